@@ -1,0 +1,30 @@
+"""mjenv: a PettingZoo four-player Mahjong environment with a knowledge-aware deficiency core.
+
+``mjenv.parallel_env()`` (PettingZoo ParallelEnv), ``mjenv.env()`` (AEC with the standard wrappers),
+``mjenv.raw_env``, ``mjenv.vector_env()``, ``mjenv.replay(log)``. The deficiency core is
+``mjenv.deficiency``; the pure game is ``mjenv.game``. Heavy modules (pettingzoo, gymnasium) are
+imported only when an environment is asked for, so ``import mjenv.deficiency`` stays light.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "parallel_env": ("mjenv.env", "parallel_env"),
+    "env": ("mjenv.env", "env"),
+    "raw_env": ("mjenv.env", "raw_env"),
+    "vector_env": ("mjenv.vector", "vector_env"),
+    "replay": ("mjenv.game", "replay"),
+}
+
+__all__ = ["__version__", *_LAZY]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module), attr)
+    raise AttributeError(f"module 'mjenv' has no attribute {name!r}")

@@ -1,0 +1,149 @@
+"""Input normalisation and validation shared by every deficiency entry point.
+
+Every public function turns its arguments into a batch first (a single hand is a batch of one) and
+hands the backends clean arrays: ``hands``/``kbs`` int8[B, T] with T in {27, 34}, ``melds_needed``
+int64[B]. Backends never validate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mjenv import tiles as _tiles
+
+METHODS = ("hbba", "bda", "dp", "ndde")
+
+
+@dataclass(frozen=True)
+class Batch:
+    """A validated batch.
+
+    Attributes:
+        hands: int8[B, T] tile counts.
+        kbs: int8[B, T] knowledge bases (hand + kb <= 4 everywhere).
+        melds_needed: int64[B] melds still needed, ``melds - exposed_melds``.
+        single: True when the caller passed one hand (the result is unwrapped to an int).
+    """
+
+    hands: np.ndarray
+    kbs: np.ndarray
+    melds_needed: np.ndarray
+    single: bool
+
+
+def _as_counts(x, name: str, length: int | None) -> np.ndarray:
+    if isinstance(x, str):
+        return _tiles.parse(x, length)
+    arr = np.asarray(x)
+    if arr.dtype == object or arr.dtype.kind not in "iub":
+        if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+            arr = arr.astype(np.int64)
+        else:
+            raise ValueError(f"{name} must hold integer tile counts, got dtype {arr.dtype}")
+    if arr.ndim not in (1, 2) or arr.shape[-1] not in (27, 34):
+        raise ValueError(
+            f"{name} must have shape (27,), (34,), (B, 27) or (B, 34) (tile counts), got shape {arr.shape}"
+        )
+    return arr
+
+
+def check_method(method: str) -> str:
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; allowed {', '.join(repr(m) for m in METHODS)}")
+    return method
+
+
+def normalize(hand, kb=None, exposed_melds=0, melds: int = 4, *, allow_any_size: bool = False) -> Batch:
+    """Validate and batch the arguments of :func:`mjenv.deficiency.deficiency`.
+
+    Args:
+        hand: str, counts (T,) or batch (B, T).
+        kb: None (means 4 - hand), str, counts (T,) or (B, T).
+        exposed_melds: int or int[B].
+        melds: melds in a complete hand (4, or 5 for 16-tile rule sets).
+        allow_any_size: accept any hand size n with (n - 2) % 3 == 0 or (n - 1) % 3 == 0 without tying it
+            to ``exposed_melds`` (used by ``is_complete``).
+
+    Raises:
+        ValueError: with what was wrong and what is allowed.
+    """
+    if not isinstance(melds, (int, np.integer)) or isinstance(melds, bool) or not 1 <= melds <= 5:
+        raise ValueError(f"melds must be an int in 1..5 (4 for 13-tile rules, 5 for 16-tile), got {melds!r}")
+    kb_len = None
+    if kb is not None and not isinstance(kb, str):
+        kb_arr = np.asarray(kb)
+        if kb_arr.ndim in (1, 2) and kb_arr.shape[-1] in (27, 34):
+            kb_len = kb_arr.shape[-1]
+    h = _as_counts(hand, "hand", kb_len)
+    single = h.ndim == 1
+    h2 = np.atleast_2d(h).astype(np.int16)
+    if kb is None:
+        k2 = None
+    else:
+        k = _as_counts(kb, "kb", h2.shape[1])
+        k2 = np.atleast_2d(k).astype(np.int16)
+        if k2.shape[1] != h2.shape[1]:
+            if isinstance(hand, str) and k2.shape[1] == 34 and h2.shape[1] == 27:
+                h2 = np.concatenate([h2, np.zeros((h2.shape[0], 7), np.int16)], axis=1)
+            elif h2.shape[1] == 34 and h2[:, 27:].any():
+                raise ValueError(
+                    "the hand holds honours (ids 27-33) but the KB has 27 entries; give a 34-entry KB"
+                )
+            else:
+                raise ValueError(
+                    f"hand has {h2.shape[1]} tile types but kb has {k2.shape[1]}; both must be 27 or both 34"
+                )
+        if k2.shape[0] != h2.shape[0]:
+            if k2.shape[0] == 1:
+                k2 = np.repeat(k2, h2.shape[0], axis=0)
+            else:
+                raise ValueError(f"batch sizes differ: {h2.shape[0]} hands but {k2.shape[0]} knowledge bases")
+    _check_range(h2, "hand")
+    if k2 is None:
+        k2 = 4 - h2
+    else:
+        _check_range(k2, "kb")
+        over = (h2 + k2) > 4
+        if over.any():
+            b, t = (int(v) for v in np.argwhere(over)[0])
+            where = f" (batch row {b})" if not single else ""
+            raise ValueError(
+                f"kb is not compatible with the hand{where}: tile {_tiles.tile_name(t)} has "
+                f"{h2[b, t]} in hand + {k2[b, t]} in kb > 4; hand + kb must be at most 4 for every tile"
+            )
+    exp = np.asarray(exposed_melds)
+    if exp.dtype.kind not in "iu" or exp.ndim > 1:
+        raise ValueError(f"exposed_melds must be an int or an int array of shape (B,), got {exposed_melds!r}")
+    exp = np.broadcast_to(exp.astype(np.int64), (h2.shape[0],)) if exp.ndim == 0 else exp.astype(np.int64)
+    if exp.shape[0] != h2.shape[0]:
+        raise ValueError(f"exposed_melds has {exp.shape[0]} entries for a batch of {h2.shape[0]} hands")
+    if (exp < 0).any() or (exp > melds).any():
+        raise ValueError(f"exposed_melds must be in 0..{melds}, got {exposed_melds!r}")
+    needed = melds - exp
+    sizes = h2.sum(axis=1)
+    if allow_any_size:
+        needed = np.where(sizes % 3 == 2, (sizes - 2) // 3, (sizes - 1) // 3)
+        bad = (sizes % 3 == 0) | (needed > 5)
+    else:
+        bad = (sizes != 3 * needed + 1) & (sizes != 3 * needed + 2)
+    if bad.any():
+        b = int(np.argmax(bad))
+        where = f" (batch row {b})" if not single else ""
+        raise ValueError(
+            f"hand size {int(sizes[b])}{where} does not fit exposed_melds={int(exp[b])}: with {melds} melds a "
+            f"hand holds {3 * int(needed[b]) + 1} or {3 * int(needed[b]) + 2} tiles "
+            "(3m+1 or 3m+2, m = melds - exposed_melds)"
+        )
+    return Batch(h2.astype(np.int8), k2.astype(np.int8), np.ascontiguousarray(needed, dtype=np.int64), single)
+
+
+def _check_range(a: np.ndarray, name: str) -> None:
+    bad = (a < 0) | (a > 4)
+    if bad.any():
+        b, t = (int(v) for v in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{name} count {int(a[b, t])} for tile {_tiles.tile_name(t)} (id {t}) is out of range; "
+            "counts must be 0..4"
+        )

@@ -1,0 +1,185 @@
+"""Knowledge-aware deficiency features for one hand or a batch.
+
+Each function builds all the modified hands it needs (one per discard, draw or claim) and evaluates
+them in one call of the exact ``dp`` backend, so a batch of B hands is one vectorized pass.
+
+A useful identity: for a hand of 3m+3 tiles the definition's formula ``min_W sum max(0, W - H)``
+(W of 3m+2 tiles) equals ``min_d dfncy(H - d)``: some tile of H is always outside W, and dropping
+tiles never lowers the cost. So "draw t, then discard the best tile" is one evaluation of H + t.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mjenv.deficiency import dp
+from mjenv.deficiency._validate import Batch, normalize
+
+#: Entry of a feature that does not apply (a discard of a tile not held, an impossible claim).
+NOT_APPLICABLE = -1
+#: Columns of :func:`deficiency_after_claim`, in the order of the game's claim actions.
+CLAIM_KINDS = ("chow_low", "chow_mid", "chow_high", "pong", "kong")
+
+
+def _dp(hands: np.ndarray, kbs: np.ndarray, needed: np.ndarray) -> np.ndarray:
+    if len(hands) == 0:
+        return np.zeros(0, dtype=np.int32)
+    return dp.deficiency_batch(hands.astype(np.int8), kbs.astype(np.int8), needed.astype(np.int64))
+
+
+def _unwrap(x, single: bool):
+    return x[0] if single else x
+
+
+def deficiency_after_discard(hand, kb=None, *, exposed_melds=0, melds: int = 4) -> np.ndarray:
+    """Deficiency after discarding each tile type (the discarded tile does not return to the KB).
+
+    Args:
+        hand: a 3m+2-tile hand (str or int[T]) or a batch int[B, T].
+        kb: knowledge base; None means 4 - hand.
+        exposed_melds: int or int[B].
+        melds: melds in a complete hand.
+
+    Returns:
+        int32[T] (or [B, T]): deficiency of the 3m+1-tile hand left after discarding t;
+        ``NOT_APPLICABLE`` (-1) for tiles not held.
+    """
+    b = normalize(hand, kb, exposed_melds, melds)
+    _require_sizes(b, 2, "deficiency_after_discard")
+    n_b, n_t = b.hands.shape
+    rows, tiles = np.nonzero(b.hands > 0)
+    hands = b.hands[rows].astype(np.int16)
+    hands[np.arange(len(rows)), tiles] -= 1
+    vals = _dp(hands, b.kbs[rows], b.melds_needed[rows])
+    out = np.full((n_b, n_t), NOT_APPLICABLE, dtype=np.int32)
+    out[rows, tiles] = vals
+    return _unwrap(out, b.single)
+
+
+def effective_tiles(hand, kb=None, *, exposed_melds=0, melds: int = 4):
+    """Tiles whose draw lowers the deficiency, and how many copies of them the KB holds.
+
+    For a 3m+1-tile hand, t is effective when KB[t] > 0 and dfncy(H + t, KB - t) < dfncy(H, KB). For a
+    3m+2-tile hand, when some discard after drawing t gives a lower deficiency than now (see the
+    module docstring: one evaluation of the 3m+3-tile hand H + t).
+
+    Returns:
+        (mask, count): bool[T] (or [B, T]) effective tile types and int (or int64[B]) total KB copies
+        of them.
+    """
+    b = normalize(hand, kb, exposed_melds, melds)
+    n_b, n_t = b.hands.shape
+    now = _dp(b.hands, b.kbs, b.melds_needed)
+    rows, tiles = np.nonzero(b.kbs > 0)
+    hands = b.hands[rows].astype(np.int16)
+    kbs = b.kbs[rows].astype(np.int16)
+    hands[np.arange(len(rows)), tiles] += 1
+    kbs[np.arange(len(rows)), tiles] -= 1
+    after = _dp(hands, kbs, b.melds_needed[rows])
+    mask = np.zeros((n_b, n_t), dtype=bool)
+    mask[rows, tiles] = after < now[rows]
+    count = (mask * b.kbs).sum(axis=1).astype(np.int64)
+    if b.single:
+        return mask[0], int(count[0])
+    return mask, count
+
+
+def is_complete(hand, *, melds: int | None = None) -> bool | np.ndarray:
+    """Whether a hand of any size is complete: 3k+2 tiles forming k melds and one pair.
+
+    Args:
+        hand: str, int[T] or batch int[B, T]; any size (sizes not 3k+2 are never complete).
+        melds: if given, additionally require k == melds (e.g. 4 for a closed 14-tile hand).
+
+    Returns:
+        bool, or bool[B] for a batch.
+    """
+    b = normalize(hand, None, 0, 5, allow_any_size=True)
+    sizes = b.hands.sum(axis=1)
+    ok = sizes % 3 == 2
+    if melds is not None:
+        ok &= (sizes - 2) // 3 == melds
+    out = np.zeros(len(sizes), dtype=bool)
+    idx = np.flatnonzero(ok)
+    if len(idx):
+        zero_kb = np.zeros_like(b.hands[idx])
+        out[idx] = _dp(b.hands[idx], zero_kb, (sizes[idx] - 2) // 3) == 0
+    return bool(out[0]) if b.single else out
+
+
+def deficiency_after_claim(hand, kb=None, discard=None, *, exposed_melds=0, melds: int = 4) -> np.ndarray:
+    """Deficiency after claiming a discarded tile by chow, pong or exposed kong.
+
+    The claimed tile was discarded, so it is already out of the KB; the KB is unchanged. After a chow
+    or pong the hand holds 3(m-1)+2 tiles and must discard; after a kong it holds 3(m-1)+1 and draws a
+    replacement, so its deficiency counts that draw.
+
+    Args:
+        hand: a 3m+1-tile hand or a batch.
+        kb: knowledge base; None means 4 - hand - the discard.
+        discard: the discarded tile id (int, or int[B]).
+        exposed_melds: int or int[B]; each claim exposes one more meld.
+
+    Returns:
+        int32[5] (or [B, 5]) in the order of ``CLAIM_KINDS`` (chow with the claimed tile lowest,
+        middle, highest; pong; kong); ``NOT_APPLICABLE`` where the claim is impossible.
+    """
+    if discard is None:
+        raise ValueError("deficiency_after_claim needs discard=<tile id of the discarded tile>")
+    if kb is None:
+        h0 = normalize(hand, None, exposed_melds, melds)
+        d0 = np.broadcast_to(np.asarray(discard), (len(h0.hands),))
+        kbs = (4 - h0.hands).astype(np.int16)
+        kbs[np.arange(len(kbs)), d0] -= 1
+        if (kbs < 0).any():
+            raise ValueError("the hand already holds 4 copies of the discarded tile")
+        kb = kbs if not h0.single else kbs[0]
+    b = normalize(hand, kb, exposed_melds, melds)
+    _require_sizes(b, 1, "deficiency_after_claim")
+    n_b, n_t = b.hands.shape
+    d = np.asarray(discard)
+    d = np.broadcast_to(d, (n_b,)).astype(np.int64)
+    if (d < 0).any() or (d >= n_t).any():
+        raise ValueError(f"discard must be a tile id in 0..{n_t - 1}, got {discard!r}")
+    suited = d < 27
+    rank = d % 9
+    # tiles taken from the hand for each claim kind (offsets relative to the discard)
+    uses = {
+        "chow_low": ((1, 2), suited & (rank <= 6)),
+        "chow_mid": ((-1, 1), suited & (rank >= 1) & (rank <= 7)),
+        "chow_high": ((-2, -1), suited & (rank >= 2)),
+        "pong": ((0, 0), np.ones(n_b, bool)),
+        "kong": ((0, 0, 0), np.ones(n_b, bool)),
+    }
+    out = np.full((n_b, len(CLAIM_KINDS)), NOT_APPLICABLE, dtype=np.int32)
+    all_h, all_k, all_m, slots = [], [], [], []
+    for col, kind in enumerate(CLAIM_KINDS):
+        offsets, ok = uses[kind]
+        hands = b.hands.astype(np.int16).copy()
+        rows = np.arange(n_b)
+        for off in offsets:
+            tiles = np.clip(d + off, 0, n_t - 1)
+            hands[rows, tiles] -= 1
+        ok = ok & (hands >= 0).all(axis=1) & (b.melds_needed >= 1)
+        idx = np.flatnonzero(ok)
+        all_h.append(hands[idx])
+        all_k.append(b.kbs[idx])
+        all_m.append(b.melds_needed[idx] - 1)
+        slots.append((idx, col))
+    vals = _dp(np.concatenate(all_h), np.concatenate(all_k), np.concatenate(all_m))
+    pos = 0
+    for idx, col in slots:
+        out[idx, col] = vals[pos : pos + len(idx)]
+        pos += len(idx)
+    return _unwrap(out, b.single)
+
+
+def _require_sizes(b: Batch, remainder: int, name: str) -> None:
+    sizes = b.hands.sum(axis=1).astype(np.int64)
+    bad = sizes != 3 * b.melds_needed + remainder
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(
+            f"{name} needs a hand of 3m+{remainder} tiles (m = melds - exposed_melds = "
+            f"{int(b.melds_needed[i])}), got {int(sizes[i])} tiles"
+        )

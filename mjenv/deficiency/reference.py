@@ -1,0 +1,94 @@
+"""Slow, obviously-correct reference: enumerate the complete patterns W of the definition.
+
+DESIGN.md defines, for a hand H, knowledge base KB and m melds still needed::
+
+    dfncy(H, KB) = min over complete patterns W (m melds + 1 pair, W[t] <= H[t] + KB[t])
+                   of sum_t max(0, W[t] - H[t])
+
+This module enumerates W literally: one pair, then m melds (pongs of any tile, chows of three
+consecutive ranks of one suit) in non-decreasing meld order, so every multiset of melds is visited
+once. Two prunings keep it usable and are both obviously sound: a partial W that already exceeds
+H + KB can only grow, so it is dropped; and its cost can only grow as melds are added, so a partial W
+whose cost reaches the best complete one is dropped.
+
+It is the ground truth of the test suite and of ``benchmarks/paper_tables.py``. Do not optimise it
+beyond what keeps it obviously correct.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mjenv.deficiency._validate import normalize
+
+#: Returned when no complete pattern fits the knowledge base (same value as the public constant).
+INCOMPLETABLE = 99
+
+
+def _melds(num_tile_types: int) -> list[tuple[int, ...]]:
+    pongs = [(t, t, t) for t in range(num_tile_types)]
+    chows = [(9 * s + r, 9 * s + r + 1, 9 * s + r + 2) for s in range(3) for r in range(7)]
+    return pongs + chows
+
+
+def reference_one(hand: np.ndarray, kb: np.ndarray, melds_needed: int) -> int:
+    """Deficiency of one hand by enumerating complete patterns W.
+
+    Args:
+        hand: int[T] tile counts, T in {27, 34}.
+        kb: int[T] knowledge base, hand + kb <= 4.
+        melds_needed: m, the melds a complete hand still needs.
+
+    Returns:
+        The minimum of sum(max(0, W - H)) over complete W <= H + KB, or INCOMPLETABLE.
+    """
+    h = [int(v) for v in hand]
+    avail = [int(a) + int(b) for a, b in zip(hand, kb)]
+    n = len(h)
+    melds = _melds(n)
+    w = [0] * n
+    best = [INCOMPLETABLE]
+
+    def add(tile: int) -> int:
+        # extra cost of putting one more `tile` into W
+        w[tile] += 1
+        return 1 if w[tile] > h[tile] else 0
+
+    def remove(tile: int) -> None:
+        w[tile] -= 1
+
+    def search(start: int, remaining: int, cost: int) -> None:
+        if cost >= best[0]:
+            return
+        if remaining == 0:
+            best[0] = cost
+            return
+        for i in range(start, len(melds)):
+            meld = melds[i]
+            if any(w[t] + meld.count(t) > avail[t] for t in set(meld)):
+                continue
+            extra = sum(add(t) for t in meld)
+            search(i, remaining - 1, cost + extra)
+            for t in meld:
+                remove(t)
+
+    # Pairs the hand already holds first, so a good bound is found early.
+    pair_order = sorted(range(n), key=lambda t: -min(h[t], 2))
+    for p in pair_order:
+        if avail[p] < 2:
+            continue
+        extra = add(p) + add(p)
+        search(0, melds_needed, extra)
+        remove(p)
+        remove(p)
+    return best[0]
+
+
+def reference_deficiency(hand, kb=None, *, exposed_melds=0, melds: int = 4):
+    """Reference deficiency with the same arguments and return convention as ``deficiency``."""
+    batch = normalize(hand, kb, exposed_melds, melds)
+    out = np.array(
+        [reference_one(h, k, int(m)) for h, k, m in zip(batch.hands, batch.kbs, batch.melds_needed)],
+        dtype=np.int32,
+    )
+    return int(out[0]) if batch.single else out
