@@ -124,8 +124,10 @@ def normalize(hand, kb=None, exposed_melds=0, melds: int = 4, *, allow_any_size:
     needed = melds - exp
     sizes = h2.sum(axis=1)
     if allow_any_size:
-        needed = np.where(sizes % 3 == 2, (sizes - 2) // 3, (sizes - 1) // 3)
-        bad = (sizes % 3 == 0) | (needed > 5)
+        needed = np.where(sizes % 3 == 2, (sizes - 2) // 3, sizes // 3)
+        if (sizes > 17).any():
+            raise ValueError(f"a hand holds at most 17 tiles (5 melds + 1 pair), got {int(sizes.max())}")
+        bad = np.zeros(len(sizes), dtype=bool)
     else:
         bad = (sizes != 3 * needed + 1) & (sizes != 3 * needed + 2)
     if bad.any():

@@ -1,0 +1,57 @@
+"""Shared test helpers: random hands and knowledge bases of every shape the definition allows."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.load_profile("ci")
+
+SUITS = {0: range(0, 9), 1: range(9, 18), 2: range(18, 27), 3: range(27, 34)}
+KB_MODES = ("full", "empty", "random", "tiny", "suit")
+
+
+def random_case(rng: np.random.Generator, *, suits=(0, 1, 2), num_tile_types: int = 27, exposed: int = 0,
+                extra: int = 1, kb_mode: str = "random", four_copies: bool = False, melds: int = 4):
+    """A random hand (3m+1 or 3m+2 tiles, m = melds - exposed) drawn from the given suits, and a KB.
+
+    Args:
+        suits: suit indices the hand is drawn from (3 = honours, needs num_tile_types=34).
+        extra: 1 for a 3m+1-tile hand, 2 for 3m+2.
+        kb_mode: "full" (4 - H), "empty", "random" (each unseen copy kept with one random probability),
+            "tiny" (1-3 copies), "suit" (random, restricted to the hand's suits).
+        four_copies: force four copies of one tile into the hand.
+    """
+    tiles = np.concatenate([np.array(SUITS[s]) for s in suits])
+    m = melds - exposed
+    n = 3 * m + extra
+    wall = np.repeat(tiles, 4)
+    hand = np.zeros(num_tile_types, dtype=np.int64)
+    if four_copies and n >= 4:
+        t = rng.choice(tiles)
+        hand[t] = 4
+        wall = wall[wall != t]
+        n -= 4
+    n = min(n, len(wall))
+    pick = rng.choice(len(wall), size=n, replace=False)
+    np.add.at(hand, wall[pick], 1)
+    rest = 4 - hand
+    if kb_mode == "full":
+        kb = rest
+    elif kb_mode == "empty":
+        kb = np.zeros_like(rest)
+    elif kb_mode == "tiny":
+        kb = np.zeros_like(rest)
+        pool = np.repeat(np.arange(num_tile_types), rest)
+        if len(pool):
+            np.add.at(kb, rng.choice(pool, size=min(len(pool), int(rng.integers(1, 4))), replace=False), 1)
+    elif kb_mode in ("random", "suit"):
+        kb = rng.binomial(rest, rng.uniform(0.0, 1.0))
+        if kb_mode == "suit":
+            mask = np.zeros(num_tile_types, dtype=bool)
+            mask[tiles] = True
+            kb = np.where(mask, kb, 0)
+    else:
+        raise ValueError(kb_mode)
+    return hand.astype(np.int8), kb.astype(np.int8)
