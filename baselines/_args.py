@@ -1,0 +1,63 @@
+"""Command-line parsing for the training scripts' ``Args`` dataclasses.
+
+Each field becomes ``--field-name`` with its default, its type and, as help text, the docstring
+written under the field (CleanRL's convention), read from the class source with ``ast``. Booleans get
+``--flag/--no-flag``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import inspect
+import textwrap
+import types
+import typing
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstring under each field of a dataclass, by field name ('' when there is none)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError):  # source not available (frozen app): no help texts
+        return {}
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+    docs: dict[str, str] = {}
+    for node, nxt in zip(body, body[1:] + [None]):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            if isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant) and isinstance(nxt.value.value, str):
+                docs[node.target.id] = " ".join(nxt.value.value.split())
+    return docs
+
+
+def _base_type(annotation: Any) -> type:
+    """int / float / str / bool out of ``X`` or ``X | None``."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return _base_type(args[0])
+    if annotation in (int, float, str, bool):
+        return annotation
+    raise TypeError(f"unsupported Args field type {annotation!r}")
+
+
+def parse_args(cls: type[T], argv: list[str] | None = None, prog: str | None = None) -> T:
+    """Build ``cls`` (a dataclass with defaults for every field) from command-line arguments."""
+    docs = field_docs(cls)
+    hints = typing.get_type_hints(cls)
+    parser = argparse.ArgumentParser(prog=prog, description=(cls.__doc__ or "").strip().splitlines()[0])
+    for f in dataclasses.fields(cls):
+        kind = _base_type(hints[f.name])
+        flag = "--" + f.name.replace("_", "-")
+        help_text = f"{docs.get(f.name, '')} (default: {f.default!r})"
+        if kind is bool:
+            action = argparse.BooleanOptionalAction
+            parser.add_argument(flag, dest=f.name, action=action, default=f.default, help=help_text)
+        else:
+            parser.add_argument(flag, dest=f.name, type=kind, default=f.default, help=help_text)
+    return cls(**vars(parser.parse_args(argv)))

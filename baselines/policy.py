@@ -1,0 +1,320 @@
+"""A learned policy as an agent: a small torch MLP with masked logits, save/load, and the shipped policy.
+
+``PolicyAgent.act(observation_dict) -> int`` works wherever a baseline agent does (the evaluation
+harness, ``mjenv eval policy:PATH``, the single-agent wrapper's opponents). The network
+(:class:`PolicyNet`) reads the flat observation of :mod:`mjenv.observation` and returns one logit per
+action id (``ActionLayout``, ``2T + 7``) and a state value. Illegal actions get ``-inf`` logits, so
+they have probability exactly 0; an all-zero mask is a ``ValueError`` (the environment never produces
+one: a seat with nothing to decide has only PASS legal).
+
+The network has two parts whose logits add up:
+
+* a trunk MLP over the normalised observation (every view scaled to about [-1, 1]) that gives a
+  context-dependent logit per action id and the value;
+* an *action-feature head*: a tiny MLP shared by all actions that maps what the deficiency core says
+  about each action (the change of the knowledge-aware deficiency after a discard or a claim, read
+  from the ``deficiency``, ``deficiency_after_discard`` and ``deficiency_after_claim`` views) and the
+  action's kind to a logit. The deficiency-greedy strategy of the BDA/HBBA papers is a simple
+  function of exactly these features, so behaviour cloning from it needs little data.
+
+Checkpoints are ``torch.save`` dicts ``{"format", "config", "state_dict"}`` holding only tensors and
+plain Python values, so ``torch.load(weights_only=True)`` reads them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+CHECKPOINT_FORMAT = "mjenv-policy-v1"
+#: File name of the shipped policy under ``mjenv/baselines/data/``.
+PRETRAINED_FILE = "pretrained_policy.pt"
+
+# Bins of the per-action deficiency change: <= -1, 0, +1, >= +2, not applicable.
+_DELTA_BINS = 5
+# Action kinds: discard, kong, chow low/mid/high, pong, exposed kong, win, pass.
+_NUM_KINDS = 9
+# Deficiencies above this are all "far" (INCOMPLETABLE is 99): clip before scaling.
+_DEFICIENCY_CLIP = 8.0
+
+# (low, high, scale) per view: x -> clip(x, low, high) / scale. Views not listed get the default.
+_VIEW_NORMALISATION: dict[str, tuple[float, float, float]] = {
+    "hand": (0.0, 4.0, 4.0),
+    "melds": (0.0, 4.0, 4.0),
+    "num_melds": (0.0, 5.0, 4.0),
+    "last_discard": (0.0, 1.0, 1.0),
+    "last_discarder": (0.0, 1.0, 1.0),
+    "knowledge_base": (0.0, 4.0, 4.0),
+    "wall_count": (0.0, 200.0, 100.0),
+    "dealer": (0.0, 1.0, 1.0),
+    "phase": (0.0, 1.0, 1.0),
+    "deficiency": (0.0, _DEFICIENCY_CLIP, _DEFICIENCY_CLIP),
+    "deficiency_after_discard": (-1.0, _DEFICIENCY_CLIP, _DEFICIENCY_CLIP),
+    "effective_tiles": (0.0, 1.0, 1.0),
+    "effective_count": (0.0, 80.0, 40.0),
+    "deficiency_after_claim": (-1.0, _DEFICIENCY_CLIP, _DEFICIENCY_CLIP),
+    "oracle_hands": (0.0, 4.0, 4.0),
+}
+_DEFAULT_NORMALISATION = (-200.0, 200.0, 50.0)
+
+
+def _view_offsets(views: Mapping[str, Sequence[int]]) -> dict[str, tuple[int, int]]:
+    """Start and stop of each named view in the flat observation (the spec's order)."""
+    out, pos = {}, 0
+    for name, shape in views.items():
+        size = int(math.prod(shape))
+        out[name] = (pos, pos + size)
+        pos += size
+    return out
+
+
+def _layer(layer: nn.Linear, std: float = math.sqrt(2.0), bias: float = 0.0) -> nn.Linear:
+    # Orthogonal init with small actor gain, as in CleanRL's ppo.py: the initial policy is near uniform.
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.constant_(layer.bias, bias)
+    return layer
+
+
+class PolicyNet(nn.Module):
+    """Masked actor-critic MLP over the flat observation.
+
+    Args:
+        views: ordered view name -> shape, exactly ``ObservationSpec(rules).views``.
+        num_tile_types: T (27 or 34); the action space has ``2T + 7`` ids.
+        hidden: widths of the trunk's hidden layers.
+    """
+
+    def __init__(self, views: Mapping[str, Sequence[int]], num_tile_types: int, hidden: Sequence[int] = (256, 256)):
+        super().__init__()
+        if num_tile_types not in (27, 34):
+            raise ValueError(f"num_tile_types must be 27 or 34, got {num_tile_types}")
+        if not hidden or any(int(h) <= 0 for h in hidden):
+            raise ValueError(f"hidden must be a non-empty list of positive widths, got {list(hidden)}")
+        self.views = {str(k): tuple(int(s) for s in v) for k, v in views.items()}
+        self.num_tile_types = int(num_tile_types)
+        self.num_actions = 2 * self.num_tile_types + 7
+        self.hidden = tuple(int(h) for h in hidden)
+        offsets = _view_offsets(self.views)
+        self.obs_size = max(stop for _, stop in offsets.values()) if offsets else 0
+        missing = [v for v in ("deficiency", "deficiency_after_discard", "deficiency_after_claim") if v not in offsets]
+        if missing:
+            raise ValueError(f"the observation must contain the deficiency views; missing {missing}")
+        self._def = offsets["deficiency"][0]
+        self._dad = offsets["deficiency_after_discard"]
+        self._dac = offsets["deficiency_after_claim"]
+
+        low = torch.empty(self.obs_size)
+        high = torch.empty(self.obs_size)
+        scale = torch.empty(self.obs_size)
+        for name, (a, b) in offsets.items():
+            lo, hi, sc = _VIEW_NORMALISATION.get(name, _DEFAULT_NORMALISATION)
+            if name == "discards":  # tile id + 1, 0 = none
+                lo, hi, sc = 0.0, float(self.num_tile_types + 1), float(self.num_tile_types + 1)
+            low[a:b], high[a:b], scale[a:b] = lo, hi, sc
+        self.register_buffer("obs_low", low)
+        self.register_buffer("obs_high", high)
+        self.register_buffer("obs_scale", scale)
+
+        t = self.num_tile_types
+        kinds = torch.zeros(self.num_actions, _NUM_KINDS)
+        kinds[:t, 0] = 1.0
+        kinds[t : 2 * t, 1] = 1.0
+        for j in range(7):
+            kinds[2 * t + j, 2 + j] = 1.0
+        self.register_buffer("action_kinds", kinds)
+
+        layers: list[nn.Module] = []
+        width = self.obs_size
+        for h in self.hidden:
+            layers += [_layer(nn.Linear(width, h)), nn.Tanh()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
+        self.actor = _layer(nn.Linear(width, self.num_actions), std=0.01)
+        self.critic = _layer(nn.Linear(width, 1), std=1.0)
+        self.action_head = nn.Sequential(
+            _layer(nn.Linear(_DELTA_BINS + _NUM_KINDS, 32)), nn.Tanh(), _layer(nn.Linear(32, 1), std=0.01)
+        )
+
+    def config(self) -> dict[str, Any]:
+        """Everything needed to rebuild this network (stored in checkpoints)."""
+        return {
+            "views": {k: list(v) for k, v in self.views.items()},
+            "num_tile_types": self.num_tile_types,
+            "hidden": list(self.hidden),
+        }
+
+    def action_features(self, obs: torch.Tensor) -> torch.Tensor:
+        """Per-action deficiency-change bins and kinds.
+
+        Args:
+            obs: float32[B, obs_size] raw observations.
+
+        Returns:
+            float32[B, A, 14]: one-hot of the deficiency change (<= -1, 0, +1, >= +2, n/a) and one-hot
+            of the action kind.
+        """
+        n_b, t = obs.shape[0], self.num_tile_types
+        now = obs[:, self._def].clamp(0.0, _DEFICIENCY_CLIP)
+        after = torch.full((n_b, self.num_actions), -1.0, device=obs.device)
+        after[:, :t] = obs[:, self._dad[0] : self._dad[1]]
+        after[:, 2 * t : 2 * t + 5] = obs[:, self._dac[0] : self._dac[1]]
+        applicable = after >= 0
+        delta = (after.clamp(0.0, _DEFICIENCY_CLIP) - now[:, None]).round().clamp(-1.0, 2.0) + 1.0
+        bins = torch.where(applicable, delta, torch.full_like(delta, _DELTA_BINS - 1)).long()
+        onehot = torch.nn.functional.one_hot(bins, _DELTA_BINS).to(obs.dtype)
+        kinds = self.action_kinds.expand(n_b, -1, -1)
+        return torch.cat([onehot, kinds], dim=-1)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits and values.
+
+        Args:
+            obs: float32[B, obs_size] raw observations.
+            mask: int8/bool[B, A] legal actions (1 = legal); every row needs at least one.
+
+        Returns:
+            (logits float32[B, A] with ``-inf`` at illegal actions, values float32[B]).
+        """
+        if obs.ndim != 2 or obs.shape[1] != self.obs_size:
+            raise ValueError(f"obs must have shape (B, {self.obs_size}), got {tuple(obs.shape)}")
+        if mask.shape != (obs.shape[0], self.num_actions):
+            raise ValueError(f"mask must have shape ({obs.shape[0]}, {self.num_actions}), got {tuple(mask.shape)}")
+        legal = mask.bool()
+        if not legal.any(dim=1).all():
+            row = int(torch.nonzero(~legal.any(dim=1))[0, 0])
+            raise ValueError(f"action mask row {row} is all zero; every observation needs a legal action (PASS)")
+        x = torch.clamp(obs, self.obs_low, self.obs_high) / self.obs_scale
+        h = self.trunk(x)
+        logits = self.actor(h) + self.action_head(self.action_features(obs)).squeeze(-1)
+        logits = logits.masked_fill(~legal, -math.inf)
+        return logits, self.critic(h).squeeze(-1)
+
+
+def build_net(rules: Any = "basic", hidden: Sequence[int] = (256, 256)) -> PolicyNet:
+    """A fresh :class:`PolicyNet` for the default observation of a rule set."""
+    from mjenv.observation import ObservationSpec
+
+    from mjenv.rules import get_rules
+
+    return PolicyNet(ObservationSpec(rules=rules).views, get_rules(rules).num_tile_types, hidden)
+
+
+class PolicyAgent:
+    """An agent that acts with a :class:`PolicyNet` from its own observation only.
+
+    Args:
+        net: the network; None builds a fresh (untrained) one for ``rules``.
+        rules: rule set name or ``Rules`` (used only when ``net`` is None).
+        seed: seeds the sampling generator (``np.random.Generator``).
+        greedy: True picks the most likely legal action; False samples from the masked softmax.
+        device: torch device for inference.
+    """
+
+    def __init__(
+        self,
+        net: PolicyNet | None = None,
+        *,
+        rules: Any = "basic",
+        seed: int | None = 0,
+        greedy: bool = True,
+        device: str = "cpu",
+    ):
+        self.net = (net if net is not None else build_net(rules)).to(device)
+        self.net.eval()
+        self.device = torch.device(device)
+        self.greedy = bool(greedy)
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.name = "policy"
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed the sampling generator (None keeps the constructor's seed)."""
+        self.rng = np.random.default_rng(self.seed if seed is None else seed)
+
+    @torch.no_grad()
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Actions for a batch of observations.
+
+        Args:
+            observations: float32[B, obs_size].
+            masks: int8[B, A] legal-action masks.
+
+        Returns:
+            int64[B] action ids, each legal under its mask.
+        """
+        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32), device=self.device)
+        mask = torch.as_tensor(np.asarray(masks), device=self.device)
+        if obs.ndim == 1:
+            obs, mask = obs[None], mask[None]
+        logits, _ = self.net(obs, mask)
+        if self.greedy:
+            return logits.argmax(dim=1).cpu().numpy().astype(np.int64)
+        probs = torch.softmax(logits, dim=1).double().cpu().numpy()
+        # inverse-CDF sampling with our own generator keeps results reproducible under a seed
+        u = self.rng.random(len(probs))
+        cdf = np.cumsum(probs, axis=1)
+        cdf[:, -1] = 1.0 + 1e-12
+        idx = (cdf < u[:, None]).sum(axis=1)
+        legal = np.asarray(masks).reshape(len(probs), -1) > 0
+        # a zero-probability pick can only come from float round-off at a boundary: step to a legal id
+        for i in np.flatnonzero(~legal[np.arange(len(idx)), idx]):
+            idx[i] = int(np.flatnonzero(legal[i])[np.argmax(probs[i][legal[i]])])
+        return idx.astype(np.int64)
+
+    def act(self, observation: Mapping[str, np.ndarray]) -> int:
+        """One action from an observation dict ``{"observation", "action_mask"}``."""
+        if not isinstance(observation, Mapping) or "observation" not in observation or "action_mask" not in observation:
+            raise ValueError("act() takes the observation dict {'observation': array, 'action_mask': array}")
+        return int(self.act_batch(observation["observation"][None], observation["action_mask"][None])[0])
+
+    def __call__(self, observation: Mapping[str, np.ndarray]) -> int:
+        return self.act(observation)
+
+    def save(self, path: str | Path, **extra: Any) -> Path:
+        """Write the network (config + weights) to ``path``; ``extra`` plain values are stored too."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        save_policy(self.net, path, **extra)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path, *, seed: int | None = 0, greedy: bool = True, device: str = "cpu") -> PolicyAgent:
+        """An agent from a checkpoint written by :meth:`save` or by the training scripts."""
+        return cls(load_net(path, device=device), seed=seed, greedy=greedy, device=device)
+
+
+def save_policy(net: PolicyNet, path: str | Path, **extra: Any) -> None:
+    """Save a network as a policy checkpoint (float32 weights, config, extra plain values)."""
+    state = {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
+    torch.save({"format": CHECKPOINT_FORMAT, "config": net.config(), "state_dict": state, "extra": extra}, path)
+
+
+def load_net(path: str | Path, device: str = "cpu") -> PolicyNet:
+    """Rebuild a :class:`PolicyNet` from a checkpoint file (policy or training checkpoint)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"no policy checkpoint at {str(path)!r}")
+    ckpt = torch.load(path, map_location=device, weights_only=True)
+    if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{str(path)!r} is not an mjenv policy checkpoint (expected format {CHECKPOINT_FORMAT!r})")
+    cfg = ckpt["config"]
+    net = PolicyNet(cfg["views"], cfg["num_tile_types"], cfg["hidden"])
+    net.load_state_dict(ckpt["state_dict"])
+    return net.to(device)
+
+
+def pretrained_path() -> Path:
+    """Path of the shipped policy file (package data of ``mjenv.baselines``)."""
+    return Path(str(resources.files("mjenv.baselines") / "data" / PRETRAINED_FILE))
+
+
+def load_pretrained(*, seed: int | None = 0, greedy: bool = True, device: str = "cpu") -> PolicyAgent:
+    """The small policy shipped with mjenv (``basic`` rules; see ``docs/TRAINING.md`` for how it was trained)."""
+    return PolicyAgent.load(pretrained_path(), seed=seed, greedy=greedy, device=device)
