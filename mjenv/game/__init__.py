@@ -1,0 +1,84 @@
+"""The pure game: wall, hands, melds, discards, phases, legal actions, claims, scoring, logs.
+
+Numpy only (no pettingzoo, gymnasium or torch). ``Game(rules="basic", seed=0)`` deals at once; the
+wall order is the only chance event. Every decision is one :meth:`Game.step` with one action per
+acting seat; simultaneous decisions (the claim window) take all answers in one step.
+
+Actions (``mjenv.game.actions.ActionLayout``; T tile types, ``A = 2T + 7`` ids):
+
+==============  =================  =============================================================
+id              name               legal when
+==============  =================  =============================================================
+0 .. T-1        ``discard(t)``     own turn (``DISCARD``) and t is in the hand
+T .. 2T-1       ``kong(t)``        own turn after a draw (not after a chow/pong), the wall is not
+                                   empty, and the hand holds four t (concealed kong) or one t and
+                                   the seat has an exposed pong of t (added kong)
+2T + 0          ``CHOW_LOW``       ``CLAIM``, the seat is next after the discarder, chow allowed,
+                                   the hand holds d+1, d+2 (d = discard, suited, same suit)
+2T + 1          ``CHOW_MID``       as above with d-1, d+1
+2T + 2          ``CHOW_HIGH``      as above with d-2, d-1
+2T + 3          ``PONG``           ``CLAIM``, any other seat holding two d
+2T + 4          ``EXPOSED_KONG``   ``CLAIM``, any other seat holding three d, the wall not empty
+2T + 5          ``WIN``            own turn after a draw and the hand is complete (self-draw); or
+                                   ``CLAIM`` / ``ROB_KONG`` and hand + the tile is complete
+2T + 6          ``PASS``           ``CLAIM`` / ``ROB_KONG`` for an acting seat; the only legal
+                                   action of every seat with nothing to decide (and after ``END``)
+==============  =================  =============================================================
+
+A complete hand is ``melds - declared melds`` melds plus one pair from the concealed tiles (with the
+drawn or claimed tile), or seven pairs (14 concealed tiles, each count 0 or 2) when
+``rules.seven_pairs`` is on. No furiten or other riichi restrictions.
+
+Phases (``Phase``, an IntEnum 0..3; ``acting_seats()`` lists who decides):
+
+* ``DISCARD`` (0): ``current_player`` holds ``3k + 2`` concealed tiles and acts alone. After a draw:
+  discard, concealed/added kong, or win by self-draw. After a chow or pong: discard only (no draw, no
+  kong, no win). The dealer's first turn counts as after a draw (her extra tile is ``last_drawn``).
+* ``CLAIM`` (1): after a discard d by ``last_discarder``, every other seat with a possible claim
+  answers at once (others have only PASS and are not acting). The window opens only when some seat
+  can claim; otherwise the next seat draws at once. Resolution: WIN beats PONG / EXPOSED_KONG beats
+  CHOW; ties go by turn order from the discarder. With ``rules.multiple_winners`` every seat that
+  declared WIN wins. Pong or chow: the claimant discards next. Exposed kong: the claimant draws a
+  replacement tile (from the wall's end) and takes a normal turn. All pass: the seat after the
+  discarder draws. ``current_player`` stays the discarder during the window.
+* ``ROB_KONG`` (2): after an added kong of t by ``current_player``, every other seat whose hand + t is
+  complete may WIN (robbing the kong; the declarer pays as on a discard) or PASS. The kong is shown
+  (in ``melds`` and ``meld_counts``) during the window; if robbed, it falls back to a pong and t
+  goes to the winner's hand. If nobody robs, the declarer draws a replacement tile. Concealed kongs
+  cannot be robbed. The window opens only when some seat can win on t.
+* ``END`` (3): a win (``winners``, ``deal_in`` = the discarder / kong declarer or -1 for a self-draw,
+  ``winning_tile``) or an exhaustive draw (no winners). No actions are accepted.
+
+Exhaustive draw: when a seat must draw (after a discard that nobody claims) and the wall is empty, the
+hand ends with no winner. The last discard may still be claimed by WIN, PONG or CHOW (not kong: kongs
+need a replacement tile, so kongs are illegal while the wall is empty); after such a pong or chow the
+claimant discards once more, and that discard may be claimed too.
+
+Scores (``scores``, int64[4], this hand's deltas): a win on a discard or robbed kong takes
+``rules.discard_win_points`` from the discarder per winner; a self-draw takes
+``rules.self_draw_points`` from each opponent; an exhaustive draw scores 0. Zero-sum.
+
+Logs: ``Game.log`` (a JSON-able dict), ``Game.to_jsonl(path)``, :func:`replay`, :func:`read_jsonl`.
+Scripted hands: ``Game(rules, wall=make_wall(rules, hands=..., draws=..., replacements=...))``.
+"""
+
+from __future__ import annotations
+
+from mjenv.game._win import is_winning
+from mjenv.game.actions import ActionLayout
+from mjenv.game.engine import MELD_KINDS, NUM_SEATS, Game, Meld, Phase, make_wall
+from mjenv.game.log import read_jsonl, replay, write_jsonl
+
+__all__ = [
+    "MELD_KINDS",
+    "NUM_SEATS",
+    "ActionLayout",
+    "Game",
+    "Meld",
+    "Phase",
+    "is_winning",
+    "make_wall",
+    "read_jsonl",
+    "replay",
+    "write_jsonl",
+]

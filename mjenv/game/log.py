@@ -1,0 +1,112 @@
+"""Hand logs as JSON lines, and replay.
+
+A hand is written as JSON lines::
+
+    {"type": "header", "format": "mjenv-hand", "version": 1, "rules": {...}, "seed": 7, "dealer": 0, "wall": [...]}
+    {"type": "step", "i": 0, "actions": [[0, 12]]}
+    {"type": "step", "i": 1, "actions": [[2, 61], [3, 60]]}
+    ...
+    {"type": "result", "phase": "END", "winners": [2], "deal_in": 0, "winning_tile": 12, "scores": [...], ...}
+
+``actions`` lists ``[seat, action]`` for every acting seat of the step. Several hands may follow each
+other in one file (each starts with its header). :func:`replay` rebuilds the game from the header
+(the stored wall; the seed is kept for reference) and re-applies every step through
+:meth:`Game.step`, so every action is checked again; when the log holds a result, the replayed result
+must equal it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from mjenv.game.engine import LOG_FORMAT, Game
+
+__all__ = ["read_jsonl", "replay", "write_jsonl"]
+
+
+def _lines(game: Game) -> list[dict[str, Any]]:
+    log = game.log
+    header = {"type": "header", **{k: v for k, v in log.items() if k not in ("steps", "result")}}
+    out = [header]
+    out += [{"type": "step", "i": i, "actions": s} for i, s in enumerate(log["steps"])]
+    if "result" in log:
+        out.append({"type": "result", **log["result"]})
+    return out
+
+
+def write_jsonl(game: Game, path: str | os.PathLike[str], append: bool = False) -> None:
+    """Write ``game`` (header, steps, result when over) as JSON lines to ``path``."""
+    with open(path, "a" if append else "w", encoding="utf-8") as f:
+        for line in _lines(game):
+            f.write(json.dumps(line, separators=(",", ":")) + "\n")
+
+
+def _from_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    logs: list[dict[str, Any]] = []
+    for i, rec in enumerate(records):
+        kind = rec.get("type")
+        if kind == "header":
+            log = {k: v for k, v in rec.items() if k != "type"}
+            log["steps"] = []
+            logs.append(log)
+        elif kind in ("step", "result"):
+            if not logs:
+                raise ValueError(f"log record {i} ({kind}) comes before any header record")
+            if kind == "step":
+                logs[-1]["steps"].append(rec["actions"])
+            else:
+                logs[-1]["result"] = {k: v for k, v in rec.items() if k != "type"}
+        else:
+            raise ValueError(f"log record {i} has type {kind!r}; allowed 'header', 'step', 'result'")
+    return logs
+
+
+def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Read every hand of a JSON-lines file as log dicts (the form of :attr:`Game.log`)."""
+    with open(path, encoding="utf-8") as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    return _from_records(records)
+
+
+def replay(
+    log: dict[str, Any] | str | os.PathLike[str] | Iterable[dict[str, Any]], *, steps: int | None = None
+) -> Game:
+    """Rebuild a hand from its log, state for state.
+
+    Args:
+        log: a :attr:`Game.log` dict, a path to a JSON-lines file (its first hand), or the list of its
+            records.
+        steps: replay only the first ``steps`` steps (None: all).
+
+    Returns:
+        The game after the replayed steps.
+
+    Raises:
+        ValueError: not a hand log, an action that is illegal on replay, or a replayed result that
+            differs from the result stored in the log.
+    """
+    if isinstance(log, (str, os.PathLike)):
+        hands = read_jsonl(log)
+        if not hands:
+            raise ValueError(f"{log!s} holds no hand")
+        log = hands[0]
+    elif not isinstance(log, dict):
+        hands = _from_records(list(log))
+        if not hands:
+            raise ValueError("the records hold no hand")
+        log = hands[0]
+    if log.get("format") != LOG_FORMAT:
+        raise ValueError(f"not a hand log: format is {log.get('format')!r}, expected {LOG_FORMAT!r}")
+    game = Game(log["rules"], log["seed"], dealer=log["dealer"], wall=log.get("wall"))
+    todo = log["steps"] if steps is None else log["steps"][:steps]
+    for i, step in enumerate(todo):
+        try:
+            game.step({int(s): int(a) for s, a in step})
+        except ValueError as e:
+            raise ValueError(f"replay step {i}: {e}") from e
+    if steps is None and "result" in log and game.result() != log["result"]:
+        raise ValueError(f"replayed result {game.result()} differs from the logged result {log['result']}")
+    return game

@@ -1,0 +1,57 @@
+"""Each seat's knowledge base (KB): the copies of each tile that seat has not seen.
+
+BDA paper, Sec. 4.1 (Definition 8 and the update rules after Eq. (2)): initially ``KB(t) = 4``; once
+the hands are dealt, ``KB(t) = 4 - H[t]``; then the KB drops with what the game shows: a discard of t
+takes one t, and when a discard of t is ponged by another player the KB loses 3 t in all (the claimed
+discard is counted once: one for the discard, two more for the tiles shown from the claimant's hand);
+a chow or an exposed kong likewise; drawing a tile moves it from the KB into the own hand.
+
+Here, for seat s:
+
+    KB = 4 - own concealed hand - every discard - every tile in declared melds (claimed discard once)
+
+which the game keeps as one running count, ``Game.public_counts`` (tiles every seat has seen), so
+a KB is one subtraction of two int8 rows.
+
+Choices (documented deviations from a real table):
+
+* Concealed kongs are treated as revealed: all four tiles leave every seat's KB. Many rule sets show
+  them face down, but the game has no way to hide a declared meld's tiles from the observation, and
+  the papers do not cover it.
+* The papers' second kind of update, inference ("player A won on C2, so she must hold C1 and C3"),
+  is not made: the KB counts only what was seen.
+* Once a hand ends with a win on a discard or a robbed kong, that tile counts as in the winner's
+  concealed hand, no longer as a discard (so ``hands`` + melds + discards + wall conserve every tile).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mjenv.game import Game
+from mjenv.tiles import COPIES
+
+__all__ = ["knowledge_base", "knowledge_bases"]
+
+
+def knowledge_base(game: Game, seat: int) -> np.ndarray:
+    """The knowledge base of ``seat``.
+
+    Args:
+        game: the game.
+        seat: 0..3.
+
+    Returns:
+        int8[T]: copies of each tile the seat has not seen (0..4).
+
+    Raises:
+        ValueError: a seat outside 0..3.
+    """
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < 4:
+        raise ValueError(f"seat must be 0..3, got {seat!r}")
+    return COPIES - game.hands[seat] - game.public_counts
+
+
+def knowledge_bases(game: Game) -> np.ndarray:
+    """int8[4, T]: the knowledge base of every seat (row s is ``knowledge_base(game, s)``)."""
+    return COPIES - game.hands - game.public_counts[None, :]

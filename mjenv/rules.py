@@ -1,0 +1,162 @@
+"""Rule sets of the game: a frozen :class:`Rules` dataclass and named presets.
+
+=============  ======  ==========  =====  =======  ===========================================
+preset         tiles   hand size   melds  chow     notes
+=============  ======  ==========  =====  =======  ===========================================
+``basic``      108     13          4      yes      the papers' game (suited tiles only); default
+``honours``    136     13          4      yes      adds winds and dragons (tile ids 27-33)
+``sichuan``    108     13          4      no       pong / kong / win only
+``taiwan16``   136     16          5      yes      16-tile hands, 5 melds + 1 pair
+=============  ======  ==========  =====  =======  ===========================================
+
+Every preset: four players, the dealer starts with one more tile, chow only from the previous
+player's discard, pong and exposed kong from anyone, concealed and added kongs with a replacement
+draw from the wall's end, win by self-draw or on a discard, robbing an added kong, exhaustive draw
+when the wall is empty. Options (any preset): ``seven_pairs`` (an extra winning form for 14-tile
+hands), ``multiple_winners`` (every seat that declares a win on one discard wins, instead of only the
+first in turn order from the discarder).
+
+Scoring is zero-sum by default: a win on a discard (or on a robbed kong) takes
+``discard_win_points`` from the discarder (the kong declarer when robbed) per winner; a self-draw
+takes ``self_draw_points`` from each of the three opponents; an exhaustive draw scores 0.
+
+Example::
+
+    rules = get_rules("basic")
+    rules = dataclasses.replace(get_rules("sichuan"), seven_pairs=True)
+    rules = get_rules({"name": "basic", "multiple_winners": True})
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from mjenv.tiles import COPIES, NUM_SUITED, NUM_TILES
+
+PRESET_NAMES = ("basic", "honours", "sichuan", "taiwan16")
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One rule set. Validated on construction; bad values raise ``ValueError``.
+
+    Attributes:
+        name: preset this rule set started from (informational; the fields decide).
+        num_tile_types: 27 (suited tiles only, 108 tiles) or 34 (with honours, 136 tiles).
+        hand_size: tiles in a hand between turns: 13 or 16.
+        melds: melds in a complete hand (plus one pair): 4 for 13-tile hands, 5 for 16-tile hands.
+        allow_chow: whether the next player may chow a discard.
+        seven_pairs: whether seven distinct pairs (14 concealed tiles, no declared melds) also win.
+        multiple_winners: True: every seat declaring a win on one discard / robbed kong wins.
+            False: only the first of them in turn order from the discarder.
+        discard_win_points: points each winner on a discard or robbed kong takes from the discarder.
+        self_draw_points: points a self-drawing winner takes from each opponent.
+    """
+
+    name: str = "basic"
+    num_tile_types: int = NUM_SUITED
+    hand_size: int = 13
+    melds: int = 4
+    allow_chow: bool = True
+    seven_pairs: bool = False
+    multiple_winners: bool = False
+    discard_win_points: int = 3
+    self_draw_points: int = 1
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str):
+            raise ValueError(f"Rules.name must be a str, got {self.name!r}")
+        if self.num_tile_types not in (NUM_SUITED, NUM_TILES):
+            raise ValueError(f"Rules.num_tile_types must be 27 or 34, got {self.num_tile_types!r}")
+        if self.hand_size not in (13, 16):
+            raise ValueError(f"Rules.hand_size must be 13 or 16, got {self.hand_size!r}")
+        if self.melds not in (4, 5):
+            raise ValueError(f"Rules.melds must be 4 or 5, got {self.melds!r}")
+        if self.hand_size != 3 * self.melds + 1:
+            raise ValueError(
+                f"Rules.hand_size={self.hand_size} does not fit Rules.melds={self.melds}; "
+                "allowed pairs: (hand_size=13, melds=4), (hand_size=16, melds=5)"
+            )
+        for field in ("allow_chow", "seven_pairs", "multiple_winners"):
+            if not isinstance(getattr(self, field), bool):
+                raise ValueError(f"Rules.{field} must be True or False, got {getattr(self, field)!r}")
+        for field in ("discard_win_points", "self_draw_points"):
+            v = getattr(self, field)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValueError(f"Rules.{field} must be an int >= 0, got {v!r}")
+        if self.seven_pairs and self.hand_size != 13:
+            raise ValueError(
+                f"Rules.seven_pairs=True needs hand_size=13 (14-tile winning hands), got hand_size={self.hand_size}"
+            )
+        if self.num_tiles - 4 * self.hand_size - 1 < 1:
+            raise ValueError("the wall is too small for four hands")
+
+    @property
+    def num_tiles(self) -> int:
+        """Tiles in the full set: 108 or 136."""
+        return COPIES * self.num_tile_types
+
+    @property
+    def dead_wall_start(self) -> int:
+        """Tiles left in the wall after the deal (the dealer's extra tile not yet drawn)."""
+        return self.num_tiles - 4 * self.hand_size
+
+    @property
+    def max_discards(self) -> int:
+        """Upper bound on one seat's discards in a hand: the padded length of discard histories.
+
+        A seat's turns are its draw turns plus its chow/pong claims; draw turns are at most the
+        tiles left after the deal and claims at most ``melds``.
+        """
+        return self.dead_wall_start + self.melds
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able dict of every field (``get_rules`` accepts it back)."""
+        return dataclasses.asdict(self)
+
+
+_PRESETS: dict[str, Rules] = {
+    "basic": Rules(),
+    "honours": Rules(name="honours", num_tile_types=NUM_TILES),
+    "sichuan": Rules(name="sichuan", allow_chow=False),
+    "taiwan16": Rules(name="taiwan16", num_tile_types=NUM_TILES, hand_size=16, melds=5),
+}
+
+
+def get_rules(name_or_rules: str | Rules | dict[str, Any] | None = "basic") -> Rules:
+    """Resolve a preset name, a :class:`Rules`, or a dict of fields into a :class:`Rules`.
+
+    Args:
+        name_or_rules: ``"basic"`` (default), ``"honours"``, ``"sichuan"``, ``"taiwan16"``; a
+            ``Rules`` (returned as is); or a dict whose ``"name"`` (default ``"basic"``) picks the
+            preset and whose other keys override its fields (as written by ``Rules.to_dict``).
+            None means ``"basic"``.
+
+    Returns:
+        The rule set.
+
+    Raises:
+        ValueError: an unknown preset name or field, or a bad field value.
+    """
+    if name_or_rules is None:
+        return _PRESETS["basic"]
+    if isinstance(name_or_rules, Rules):
+        return name_or_rules
+    if isinstance(name_or_rules, str):
+        if name_or_rules not in _PRESETS:
+            raise ValueError(f"unknown rules {name_or_rules!r}; allowed presets: {', '.join(PRESET_NAMES)}")
+        return _PRESETS[name_or_rules]
+    if isinstance(name_or_rules, dict):
+        fields = dict(name_or_rules)
+        base = get_rules(fields.pop("name", "basic"))
+        allowed = {f.name for f in dataclasses.fields(Rules)}
+        unknown = sorted(set(fields) - allowed)
+        if unknown:
+            raise ValueError(f"unknown Rules fields {unknown}; allowed: {sorted(allowed)}")
+        return dataclasses.replace(base, **fields)
+    raise ValueError(
+        f"rules must be a preset name ({', '.join(PRESET_NAMES)}), a Rules or a dict, "
+        f"got {type(name_or_rules).__name__}"
+    )
