@@ -20,8 +20,8 @@ Choices (documented deviations from a real table):
   the papers do not cover it.
 * The papers' second kind of update, inference ("player A won on C2, so she must hold C1 and C3"),
   is not made: the KB counts only what was seen.
-* Once a hand ends with a win on a discard or a robbed kong, that tile counts as in the winner's
-  concealed hand, no longer as a discard (so ``hands`` + melds + discards + wall conserve every tile).
+* A robbed kong's tile is entered as the declarer's discard (it was shown when the kong was
+  declared), so it stays out of every KB.
 """
 
 from __future__ import annotations

@@ -108,9 +108,10 @@ class Rules:
         """Upper bound on one seat's discards in a hand: the padded length of discard histories.
 
         A seat's turns are its draw turns plus its chow/pong claims; draw turns are at most the
-        tiles left after the deal and claims at most ``melds``.
+        tiles left after the deal and claims at most ``melds``; a robbed kong's tile is entered as the
+        declarer's last discard (one more).
         """
-        return self.dead_wall_start + self.melds
+        return self.dead_wall_start + self.melds + 1
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able dict of every field (``get_rules`` accepts it back)."""

@@ -43,11 +43,16 @@ Phases (``Phase``, an IntEnum 0..3; ``acting_seats()`` lists who decides):
   discarder draws. ``current_player`` stays the discarder during the window.
 * ``ROB_KONG`` (2): after an added kong of t by ``current_player``, every other seat whose hand + t is
   complete may WIN (robbing the kong; the declarer pays as on a discard) or PASS. The kong is shown
-  (in ``melds`` and ``meld_counts``) during the window; if robbed, it falls back to a pong and t
-  goes to the winner's hand. If nobody robs, the declarer draws a replacement tile. Concealed kongs
-  cannot be robbed. The window opens only when some seat can win on t.
+  (in ``melds`` and ``meld_counts``) during the window; if robbed, it falls back to a pong and t is
+  entered as the declarer's last discard. If nobody robs, the declarer draws a replacement tile.
+  Concealed kongs cannot be robbed. The window opens only when some seat can win on t.
 * ``END`` (3): a win (``winners``, ``deal_in`` = the discarder / kong declarer or -1 for a self-draw,
-  ``winning_tile``) or an exhaustive draw (no winners). No actions are accepted.
+  ``winning_tile``) or an exhaustive draw (no winners). ``end_reason`` is ``"self_draw"``,
+  ``"discard"``, ``"robbed_kong"`` or ``"exhaustive_draw"`` ("" before the end). A self-drawn
+  winning tile is in the winner's hand; a won discard (or robbed tile) stays in the discarder's
+  history and the winners' hands hold ``3k + 1`` tiles (several seats may win on one tile), so
+  hands + melds + unclaimed discards + wall always hold every tile exactly 4 times. No actions are
+  accepted after the end.
 
 Exhaustive draw: when a seat must draw (after a discard that nobody claims) and the wall is empty, the
 hand ends with no winner. The last discard may still be claimed by WIN, PONG or CHOW (not kong: kongs

@@ -151,7 +151,7 @@ class Game:
         "rules", "layout", "num_tile_types", "seed", "dealer", "wall", "_head", "_tail", "_tiles",
         "hands", "meld_counts", "public_counts", "melds", "discards", "num_discards", "phase",
         "current_player", "last_discard", "last_discarder", "last_drawn", "winners", "deal_in",
-        "winning_tile", "scores", "_masks", "_acting", "_claimed_turn", "_kong_tile", "_steps",
+        "winning_tile", "end_reason", "scores", "_masks", "_acting", "_claimed_turn", "_kong_tile", "_steps",
         "_A", "_win", "_pass", "_seven",
     )  # fmt: skip
 
@@ -201,6 +201,7 @@ class Game:
         self.winners: list[int] = []
         self.deal_in = -1
         self.winning_tile = -1
+        self.end_reason = ""
         self.scores = np.zeros(NUM_SEATS, dtype=np.int64)
         self.last_discard = -1
         self.last_discarder = -1
@@ -272,9 +273,10 @@ class Game:
         return out
 
     def result(self) -> dict[str, Any]:
-        """Summary of the hand: winners, deal_in, winning_tile, scores, phase, wall_remaining."""
+        """Summary: phase, end_reason, winners, deal_in, winning_tile, scores, wall_remaining, steps."""
         return {
             "phase": self.phase.name,
+            "end_reason": self.end_reason,
             "winners": list(self.winners),
             "deal_in": self.deal_in,
             "winning_tile": self.winning_tile,
@@ -313,6 +315,7 @@ class Game:
         g.winners = list(self.winners)
         g.deal_in = self.deal_in
         g.winning_tile = self.winning_tile
+        g.end_reason = self.end_reason
         g.scores = self.scores.copy()
         g._masks = self._masks
         g._acting = self._acting
@@ -397,7 +400,7 @@ class Game:
         elif a < 2 * t_count:
             self._kong(p, a - t_count)
         else:  # the only other legal own-turn action is a self-drawn win
-            self._finish([p], deal_in=-1, tile=self.last_drawn)
+            self._finish([p], deal_in=-1, tile=self.last_drawn, win_type="self_draw")
 
     def _discard(self, p: int, t: int) -> None:
         self.hands[p, t] -= 1
@@ -475,11 +478,8 @@ class Game:
         if winners:
             if not self.rules.multiple_winners:
                 winners = winners[:1]
-            # the won discard leaves the river for the winner's hand
-            self.public_counts[t] -= 1
-            for w in winners:
-                self.hands[w, t] += 1
-            self._finish(winners, deal_in=p, tile=t)
+            # the won discard stays in the discarder's history (several seats may win on it)
+            self._finish(winners, deal_in=p, tile=t, win_type="discard")
             return
         for s in order:
             a = chosen[s]
@@ -571,21 +571,21 @@ class Game:
             return
         if not self.rules.multiple_winners:
             winners = winners[:1]
-        # the robbed kong falls back to a pong; the tile goes to the winner's hand
+        # the robbed kong falls back to a pong; the robbed tile counts as the declarer's discard
+        # (public, in her history), as a won discard does
         melds = self.melds[p]
         for i, m in enumerate(melds):
             if m.kind == "added_kong" and m.tiles[0] == t:
                 melds[i] = Meld("pong", (t,) * 3, m.from_seat, m.claimed)
                 break
         self.meld_counts[p, t] -= 1
-        self.public_counts[t] -= 1
-        for w in winners:
-            self.hands[w, t] += 1
-        self._finish(winners, deal_in=p, tile=t)
+        self.discards[p, self.num_discards[p]] = t
+        self.num_discards[p] += 1
+        self._finish(winners, deal_in=p, tile=t, win_type="robbed_kong")
 
     def _draw(self, p: int, replacement: bool) -> None:
         if self._tail == self._head:
-            self._finish([], deal_in=-1, tile=-1)
+            self._finish([], deal_in=-1, tile=-1, win_type="exhaustive_draw")
             return
         if replacement:
             self._tail -= 1
@@ -620,8 +620,9 @@ class Game:
         self._masks = masks
         self._acting = [p]
 
-    def _finish(self, winners: list[int], deal_in: int, tile: int) -> None:
+    def _finish(self, winners: list[int], deal_in: int, tile: int, win_type: str) -> None:
         self.phase = Phase.END
+        self.end_reason = win_type
         self.winners = sorted(winners)
         self.deal_in = deal_in
         self.winning_tile = tile
