@@ -1,0 +1,490 @@
+"""The observation of one seat: one spec of named views -> one flat float32 array.
+
+Everything about the observation is derived from :meth:`ObservationSpec.views` (one place per fact):
+the offsets of each view in the flat array, the gymnasium ``Box`` space with per-entry bounds, the
+markdown table in the env's documentation (:meth:`ObservationSpec.markdown_table`) and
+:meth:`ObservationSpec.decode`, which returns named, shaped views into the array (OpenSpiel style).
+
+Seat-relative order everywhere: index 0 = the observing seat (self), 1 = right (the next seat to act
+after it), 2 = across, 3 = left.
+
+Deficiency features (knowledge-aware, under the seat's own knowledge base, ``../shared/DESIGN.md``)
+are computed for the four seats together by :class:`DeficiencyFeatures`: every modified hand the
+features need (after each possible draw, discard and claim) is one row of a single call of the
+exact ``dp`` backend per step, and a seat whose position repeats (the three seats that did not
+draw, between a claim window and the next draw) is served from a cache. The results equal
+``mjenv.deficiency``'s feature functions (a test compares them).
+
+INCOMPLETABLE (``mjenv.deficiency.INCOMPLETABLE`` = 99) appears as is in the deficiency views.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from mjenv.deficiency import INCOMPLETABLE
+from mjenv.deficiency import dp as _dp
+from mjenv.deficiency.features import CLAIM_KINDS, NOT_APPLICABLE
+from mjenv.rules import Rules, get_rules
+
+__all__ = [
+    "DeficiencyFeatures",
+    "ObservationSpec",
+    "View",
+    "decode",
+    "relative_order",
+]
+
+#: Phases of the game (``mjenv.game.Phase``): DISCARD, CLAIM, ROB_KONG, END.
+NUM_PHASES = 4
+
+
+def relative_order(seat: int) -> np.ndarray:
+    """Absolute seats in the seat-relative order of ``seat``: (self, right, across, left).
+
+    Returns:
+        int64[4] with ``order[i] = (seat + i) % 4``.
+    """
+    return (seat + np.arange(4)) % 4
+
+
+# ----------------------------------------------------------------------------------------------
+# The spec
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class View:
+    """One named view of the observation.
+
+    Attributes:
+        name: the key :meth:`ObservationSpec.decode` returns it under.
+        shape: its shape inside the flat array (row-major).
+        low, high: bounds of every entry (the ``Box`` space's).
+        description: one line for the documentation table.
+    """
+
+    name: str
+    shape: tuple[int, ...]
+    low: float
+    high: float
+    description: str
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+
+class ObservationSpec:
+    """The ordered named views of a seat's observation for one rule set.
+
+    Args:
+        rules: a preset name, a :class:`mjenv.rules.Rules` or a dict (see ``get_rules``).
+        oracle: append the hidden views ``oracle_hands`` and ``oracle_wall`` (for oracle-guided
+            training; never use them as a playing agent's input).
+
+    Attributes:
+        views: ``dict[str, tuple[int, ...]]`` ordered name -> shape.
+        size: length of the flat array.
+        space: ``gymnasium.spaces.Box`` of float32[size] with each view's bounds.
+    """
+
+    def __init__(self, rules: str | Rules | dict | None = "basic", oracle: bool = False):
+        if not isinstance(oracle, bool):
+            raise ValueError(f"oracle must be True or False, got {oracle!r}")
+        self.rules = get_rules(rules)
+        self.oracle = oracle
+        t = self.rules.num_tile_types
+        r = self.rules
+        self.num_tile_types = t
+        self.max_discards = r.max_discards
+        defi = float(INCOMPLETABLE)
+        v = [
+            View("hand", (t,), 0, 4, "own concealed tile counts (the drawn tile included)"),
+            View("melds", (4, t), 0, 4, "tiles in each seat's declared melds"),
+            View("num_melds", (4,), 0, r.melds, "declared melds per seat (concealed kongs included)"),
+            View("discards", (4, r.max_discards), 0, t, "ordered discards per seat, tile id + 1 (0 = none)"),
+            View("last_discard", (t,), 0, 1, "one-hot of the discard awaiting claims (all 0 when none)"),
+            View("last_discarder", (4,), 0, 1, "one-hot seat of that discard"),
+            View("knowledge_base", (t,), 0, 4, "copies of each tile the seat has not seen"),
+            View("wall_count", (1,), 0, r.num_tiles, "tiles left in the wall"),
+            View("dealer", (4,), 0, 1, "one-hot seat of the dealer"),
+            View("phase", (NUM_PHASES,), 0, 1, "one-hot of the game phase: discard, claim, rob kong, end"),
+            View("deficiency", (1,), 0, defi, f"knowledge-aware deficiency of the own hand ({INCOMPLETABLE} = "
+                 "incompletable)"),
+            View("deficiency_after_discard", (t,), NOT_APPLICABLE, defi,
+                 "deficiency after discarding t; -1 where t is not held or it is not the seat's discard turn"),
+            View("effective_tiles", (t,), 0, 1, "1 where drawing t (KB > 0) lowers the deficiency"),
+            View("effective_count", (1,), 0, 4 * t, "KB copies of the effective tiles"),
+            View("deficiency_after_claim", (len(CLAIM_KINDS),), NOT_APPLICABLE, defi,
+                 "after chow low/mid/high, pong, kong of last_discard by this seat; -1 where not possible"),
+        ]
+        if oracle:
+            v += [
+                View("oracle_hands", (4, t), 0, 4, "HIDDEN: every seat's concealed tiles (seat-relative)"),
+                View("oracle_wall", (r.dead_wall_start,), 0, t,
+                     "HIDDEN: the wall in drawing order, tile id + 1 (0 = drawn / none)"),
+            ]
+        self._views = v
+        self.views: dict[str, tuple[int, ...]] = {x.name: x.shape for x in v}
+        self.slices: dict[str, slice] = {}
+        pos = 0
+        for x in v:
+            self.slices[x.name] = slice(pos, pos + x.size)
+            pos += x.size
+        self.size = pos
+
+    def view(self, name: str) -> View:
+        """The :class:`View` called ``name``."""
+        for x in self._views:
+            if x.name == name:
+                return x
+        raise ValueError(f"no view {name!r}; views: {', '.join(self.views)}")
+
+    @cached_property
+    def low(self) -> np.ndarray:
+        """float32[size] lower bound of each entry."""
+        return np.concatenate([np.full(x.size, x.low, np.float32) for x in self._views])
+
+    @cached_property
+    def high(self) -> np.ndarray:
+        """float32[size] upper bound of each entry."""
+        return np.concatenate([np.full(x.size, x.high, np.float32) for x in self._views])
+
+    @cached_property
+    def space(self):
+        """``gymnasium.spaces.Box(low, high, (size,), float32)``; gymnasium is imported lazily."""
+        from gymnasium import spaces
+
+        return spaces.Box(self.low, self.high, (self.size,), np.float32)
+
+    def markdown_table(self) -> str:
+        """The documentation table of the views (name, shape, offset, range, content)."""
+        rows = ["| view | shape | offset | range | content |", "|---|---|---|---|---|"]
+        for x in self._views:
+            sl = self.slices[x.name]
+            rows.append(
+                f"| `{x.name}` | {x.shape} | {sl.start} | {x.low:g}..{x.high:g} | {x.description} |"
+            )
+        rows.append(f"| total | ({self.size},) | | | float32 |")
+        return "\n".join(rows)
+
+    def decode(self, observation) -> dict[str, np.ndarray]:
+        """Named views of an observation.
+
+        Args:
+            observation: float32[size], or the env's dict ``{"observation": ..., "action_mask": ...}``,
+                or a batch float32[B, size].
+
+        Returns:
+            ``dict[name, np.ndarray]``: views (no copy) of shape ``views[name]`` (or ``(B, *shape)``).
+
+        Raises:
+            ValueError: the array's last dimension is not ``size`` (another rule set or oracle flag).
+        """
+        if isinstance(observation, dict):
+            if "observation" not in observation:
+                raise ValueError("a dict observation must have the key 'observation'")
+            observation = observation["observation"]
+        arr = np.asarray(observation)
+        if arr.ndim not in (1, 2) or arr.shape[-1] != self.size:
+            raise ValueError(
+                f"observation has shape {arr.shape}; this spec (rules={self.rules.name!r}, oracle={self.oracle}) "
+                f"needs ({self.size},) or (B, {self.size}); decode with the rules and oracle flag it was made with"
+            )
+        lead = arr.shape[:-1]
+        return {x.name: arr[..., self.slices[x.name]].reshape(*lead, *x.shape) for x in self._views}
+
+    # ------------------------------------------------------------------------------------------
+    # Encoding
+    # ------------------------------------------------------------------------------------------
+
+    @cached_property
+    def features(self) -> DeficiencyFeatures:
+        """The feature engine (with its caches) this spec encodes with."""
+        return DeficiencyFeatures(self.num_tile_types, self.rules.melds)
+
+    def encode(self, game, seat: int) -> np.ndarray:
+        """The observation of one seat. Shape float32[size]."""
+        if seat not in (0, 1, 2, 3):
+            raise ValueError(f"seat must be 0..3, got {seat!r}")
+        return self.encode_all(game)[seat]
+
+    def encode_all(self, game, knowledge_bases: np.ndarray | None = None, features: dict | None = None) -> np.ndarray:
+        """The observations of all four seats, with their deficiency features in one batched call.
+
+        Args:
+            game: a ``mjenv.game.Game``.
+            knowledge_bases: int8[4, T] each seat's KB, when the caller has them already.
+            features: the result of :meth:`seat_features` for this state, when already computed.
+
+        Returns:
+            float32[4, size]; row s is seat s's observation.
+        """
+        from mjenv.knowledge import knowledge_base
+
+        t = self.num_tile_types
+        if knowledge_bases is None:
+            knowledge_bases = np.stack([knowledge_base(game, s) for s in range(4)])
+        if features is None:
+            features = self.seat_features(game, knowledge_bases)
+        order = (np.arange(4)[:, None] + np.arange(4)[None, :]) % 4  # order[s, i] = seat at position i
+        out = np.zeros((4, self.size), dtype=np.float32)
+        sl = self.slices
+        hands = np.asarray(game.hands)
+        meld_counts = np.asarray(game.meld_counts)
+        num_melds = np.array([game.num_melds(s) for s in range(4)], dtype=np.float32)
+        discards = np.asarray(game.discards)[:, : self.max_discards].astype(np.float32) + 1.0
+        out[:, sl["hand"]] = hands
+        out[:, sl["melds"]] = meld_counts[order].reshape(4, 4 * t)
+        out[:, sl["num_melds"]] = num_melds[order]
+        dsl = sl["discards"]
+        out[:, dsl.start : dsl.start + 4 * discards.shape[1]] = discards[order].reshape(4, -1)
+        last, who = int(game.last_discard), int(game.last_discarder)
+        if last >= 0:
+            out[:, sl["last_discard"].start + last] = 1.0
+            out[np.arange(4), sl["last_discarder"].start + (who - np.arange(4)) % 4] = 1.0
+        out[:, sl["knowledge_base"]] = knowledge_bases
+        out[:, sl["wall_count"]] = float(game.wall_remaining)
+        out[np.arange(4), sl["dealer"].start + (int(game.dealer) - np.arange(4)) % 4] = 1.0
+        out[:, sl["phase"].start + int(game.phase)] = 1.0
+        out[:, sl["deficiency"]] = features["deficiency"][:, None]
+        out[:, sl["deficiency_after_discard"]] = features["deficiency_after_discard"]
+        out[:, sl["effective_tiles"]] = features["effective_tiles"]
+        out[:, sl["effective_count"]] = features["effective_count"][:, None]
+        out[:, sl["deficiency_after_claim"]] = features["deficiency_after_claim"]
+        if self.oracle:
+            out[:, sl["oracle_hands"]] = hands[order].reshape(4, 4 * t)
+            wall = oracle_wall(game, self.rules.dead_wall_start)
+            out[:, sl["oracle_wall"]] = wall[None, :]
+        return out
+
+    def seat_features(self, game, knowledge_bases: np.ndarray) -> dict[str, np.ndarray]:
+        """Deficiency features of all four seats (one batched engine call).
+
+        Returns:
+            dict with ``deficiency`` int32[4], ``deficiency_after_discard`` int32[4, T],
+            ``effective_tiles`` bool[4, T], ``effective_count`` int64[4], ``deficiency_after_claim``
+            int32[4, 5].
+        """
+        from mjenv.game import Phase
+
+        r = self.rules
+        phase = int(game.phase)
+        hands = np.asarray(game.hands)
+        needed = np.array([r.melds - game.num_melds(s) for s in range(4)], dtype=np.int64)
+        discard_turn = np.zeros(4, dtype=bool)
+        if phase == Phase.DISCARD:
+            discard_turn[int(game.current_player)] = True
+        claim_tile = np.full(4, -1, dtype=np.int64)
+        chow_ok = np.zeros(4, dtype=bool)
+        last, who = int(game.last_discard), int(game.last_discarder)
+        if phase == Phase.CLAIM and last >= 0:
+            claim_tile[:] = last
+            claim_tile[who] = -1
+            chow_ok[(who + 1) % 4] = r.allow_chow
+        return self.features.compute(hands, knowledge_bases, needed, discard_turn, claim_tile, chow_ok)
+
+
+def oracle_wall(game, length: int) -> np.ndarray:
+    """The tiles left in the wall in drawing order as tile id + 1, zero padded (float32[length]).
+
+    Front draws take ``game.wall`` from the head, replacement draws (after kongs) from the tail; the
+    game keeps the head and tail positions in ``_head`` and ``_tail`` (no public accessor yet), and
+    ``wall_remaining == _tail - _head``.
+    """
+    out = np.zeros(length, dtype=np.float32)
+    rest = np.asarray(game.wall)[int(game._head) : int(game._tail)][:length]
+    out[: len(rest)] = rest.astype(np.float32) + 1.0
+    return out
+
+
+def decode(observation, rules: str | Rules | dict | None = "basic", oracle: bool = False) -> dict[str, np.ndarray]:
+    """Named views of an observation made under ``rules`` (see :meth:`ObservationSpec.decode`)."""
+    return _spec(get_rules(rules), oracle).decode(observation)
+
+
+_SPECS: dict[tuple, ObservationSpec] = {}
+
+
+def _spec(rules: Rules, oracle: bool) -> ObservationSpec:
+    key = (rules, oracle)
+    if key not in _SPECS:
+        _SPECS[key] = ObservationSpec(rules, oracle)
+    return _SPECS[key]
+
+
+# ----------------------------------------------------------------------------------------------
+# Deficiency features: every seat's rows in one batched backend call, cached per seat
+# ----------------------------------------------------------------------------------------------
+
+
+class DeficiencyFeatures:
+    """Exact knowledge-aware deficiency features of many seats, batched, with a per-seat cache.
+
+    Every modified hand the features need (one per draw, discard and claim of every seat) becomes
+    one row of a single call of the exact ``dp`` backend (``mjenv.deficiency.dp.deficiency_batch``,
+    per-suit lookup tables), so a step costs one batched call however many seats changed. A seat
+    whose (hand, KB, melds, turn, claimable discard) repeats is served from the cache.
+
+    Args:
+        num_tile_types: 27 or 34.
+        melds: melds in a complete hand (4 or 5).
+        max_cache: entries kept in the cache before it is cleared (bounded memory in long runs).
+    """
+
+    def __init__(self, num_tile_types: int, melds: int = 4, max_cache: int = 100_000):
+        if num_tile_types not in (27, 34):
+            raise ValueError(f"num_tile_types must be 27 or 34, got {num_tile_types}")
+        self.num_tile_types = num_tile_types
+        self.melds = melds
+        self.max_cache = max_cache
+        self._seat_cache: dict[tuple, tuple] = {}
+        self.stats = {"seat_hits": 0, "seat_misses": 0, "rows": 0, "calls": 0}
+
+    def deficiency(self, hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> np.ndarray:
+        """Deficiency of each row in one backend call.
+
+        Args:
+            hands: int[R, T] tile counts (any size: features pass 3m+3-tile hands too).
+            kbs: int[R, T] knowledge bases (hands + kbs <= 4).
+            melds_needed: int[R] melds still needed.
+
+        Returns:
+            int32[R]: the deficiency, ``INCOMPLETABLE`` where no pattern fits.
+        """
+        self.stats["rows"] += len(hands)
+        self.stats["calls"] += 1
+        if len(hands) == 0:
+            return np.zeros(0, dtype=np.int32)
+        return np.asarray(
+            _dp.deficiency_batch(
+                np.ascontiguousarray(hands, dtype=np.int8),
+                np.ascontiguousarray(kbs, dtype=np.int8),
+                np.ascontiguousarray(melds_needed, dtype=np.int64),
+            ),
+            dtype=np.int32,
+        )
+
+    def compute(self, hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok) -> dict[str, np.ndarray]:
+        """Features of S seats at once.
+
+        Args:
+            hands: int[S, T] concealed counts.
+            kbs: int[S, T] each seat's knowledge base.
+            melds_needed: int[S] melds still needed.
+            discard_turn: bool[S] whether the seat must discard now (``deficiency_after_discard``).
+            claim_tile: int[S] the discard this seat could claim, -1 for none.
+            chow_ok: bool[S] whether this seat may chow it.
+
+        Returns:
+            dict with ``deficiency`` int32[S], ``deficiency_after_discard`` int32[S, T],
+            ``effective_tiles`` bool[S, T], ``effective_count`` int64[S], ``deficiency_after_claim``
+            int32[S, 5].
+        """
+        hands = np.asarray(hands, dtype=np.int8)
+        kbs = np.asarray(kbs, dtype=np.int8)
+        s_n, t = hands.shape
+        keys = []
+        results: list[tuple | None] = []
+        for s in range(s_n):
+            key = (hands[s].tobytes(), kbs[s].tobytes(), int(melds_needed[s]), bool(discard_turn[s]),
+                   int(claim_tile[s]), bool(chow_ok[s]))
+            keys.append(key)
+            results.append(self._seat_cache.get(key))
+        todo = [s for s in range(s_n) if results[s] is None]
+        self.stats["seat_hits"] += s_n - len(todo)
+        self.stats["seat_misses"] += len(todo)
+        if todo:
+            for s, res in zip(todo, self._compute_rows(hands[todo], kbs[todo], np.asarray(melds_needed)[todo],
+                                                         np.asarray(discard_turn)[todo],
+                                                         np.asarray(claim_tile)[todo], np.asarray(chow_ok)[todo])):
+                results[s] = res
+                if len(self._seat_cache) >= self.max_cache:
+                    self._seat_cache.clear()
+                self._seat_cache[keys[s]] = res
+        return {
+            "deficiency": np.array([r[0] for r in results], dtype=np.int32),
+            "deficiency_after_discard": np.stack([r[1] for r in results]),
+            "effective_tiles": np.stack([r[2] for r in results]),
+            "effective_count": np.array([r[3] for r in results], dtype=np.int64),
+            "deficiency_after_claim": np.stack([r[4] for r in results]),
+        }
+
+    # -- internals --------------------------------------------------------------------------------
+
+    def _compute_rows(self, hands, kbs, needed, discard_turn, claim_tile, chow_ok) -> list[tuple]:
+        s_n, t = hands.shape
+        h16 = hands.astype(np.int16)
+        k16 = kbs.astype(np.int16)
+        rows_h, rows_k, rows_m = [h16], [k16], [needed]
+        # draws: one copy of t moves from the KB into the hand
+        ds, dt = np.nonzero(k16 > 0)
+        hd = h16[ds].copy()
+        kd = k16[ds].copy()
+        hd[np.arange(len(ds)), dt] += 1
+        kd[np.arange(len(ds)), dt] -= 1
+        rows_h.append(hd)
+        rows_k.append(kd)
+        rows_m.append(needed[ds])
+        # discards: the discarded copy leaves the hand and does not return to the KB
+        xs, xt = np.nonzero((h16 > 0) & discard_turn[:, None])
+        hx = h16[xs].copy()
+        hx[np.arange(len(xs)), xt] -= 1
+        rows_h.append(hx)
+        rows_k.append(k16[xs])
+        rows_m.append(needed[xs])
+        # claims: the meld's own tiles leave the hand, the KB stays (the discard is already seen);
+        # one meld fewer is needed
+        cs, ck, ch, ckb, cm = [], [], [], [], []
+        for s in np.flatnonzero(claim_tile >= 0):
+            d = int(claim_tile[s])
+            for col, offsets in enumerate(self._claim_offsets(d, bool(chow_ok[s]))):
+                if offsets is None or needed[s] < 1:
+                    continue
+                hh = h16[s].copy()
+                for off in offsets:
+                    hh[d + off] -= 1
+                if (hh < 0).any():
+                    continue
+                cs.append(s)
+                ck.append(col)
+                ch.append(hh)
+                ckb.append(k16[s])
+                cm.append(needed[s] - 1)
+        if ch:
+            rows_h.append(np.stack(ch))
+            rows_k.append(np.stack(ckb))
+            rows_m.append(np.array(cm, dtype=np.int64))
+        vals = self.deficiency(np.concatenate(rows_h), np.concatenate(rows_k), np.concatenate(rows_m))
+        now = vals[:s_n]
+        pos = s_n
+        after_draw = vals[pos : pos + len(ds)]
+        pos += len(ds)
+        after_discard = vals[pos : pos + len(xs)]
+        pos += len(xs)
+        after_claim = vals[pos:]
+        eff = np.zeros((s_n, t), dtype=bool)
+        eff[ds, dt] = after_draw < now[ds]
+        count = (eff * k16).sum(axis=1)
+        disc = np.full((s_n, t), NOT_APPLICABLE, dtype=np.int32)
+        disc[xs, xt] = after_discard
+        claim = np.full((s_n, len(CLAIM_KINDS)), NOT_APPLICABLE, dtype=np.int32)
+        if cs:
+            claim[np.array(cs), np.array(ck)] = after_claim
+        return [(int(now[s]), disc[s], eff[s], int(count[s]), claim[s]) for s in range(s_n)]
+
+    def _claim_offsets(self, d: int, chow_ok: bool) -> list[tuple[int, ...] | None]:
+        """Hand tiles each claim kind uses, as offsets from the discard (None: impossible)."""
+        suited = d < 27
+        rank = d % 9
+        return [
+            (1, 2) if chow_ok and suited and rank <= 6 else None,
+            (-1, 1) if chow_ok and suited and 1 <= rank <= 7 else None,
+            (-2, -1) if chow_ok and suited and rank >= 2 else None,
+            (0, 0),
+            (0, 0, 0),
+        ]
