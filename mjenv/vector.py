@@ -1,0 +1,288 @@
+"""Many hands of four-player Mahjong stepped together, with one batched deficiency-feature call per step.
+
+```python
+import mjenv
+venv = mjenv.vector_env(16, rules="basic")              # 16 independent tables
+obs, infos = venv.reset(seed=0)                          # table i is seeded with seed + i
+# obs["observation"]: float32[16, 4, N], obs["action_mask"]: int8[16, 4, A] (seat-relative, per seat)
+actions = ...                                            # int[16, 4]: one action per seat (PASS if not deciding)
+obs, rewards, terminations, truncations, infos = venv.step(actions)   # rewards float32[16, 4]
+```
+
+Each table is exactly :func:`mjenv.parallel_env` with the same arguments: table ``i`` after
+``reset(seed=s)`` deals, observes and rewards as ``mjenv.parallel_env().reset(seed=s + i)`` and its
+later ``reset()`` calls (a test compares them step by step). What is batched is the expensive part:
+after the games have moved, the deficiency features of all ``4 * num_envs`` seats (and of the final
+states of hands that just ended) are computed in ONE call of the observation module's feature engine
+(``mjenv.observation.DeficiencyFeatures.compute``), whose suit tables are then built in one vectorized
+pass over all tables instead of one pass per table.
+
+Gymnasium vector conventions: ``num_envs``, ``single_observation_space`` / ``single_action_space``
+(one seat's, as the PettingZoo env's), batched ``observation_space`` / ``action_space`` with a leading
+``(num_envs, 4)``, and an explicit autoreset mode, ``metadata["autoreset_mode"] =
+AutoresetMode.SAME_STEP``: when a hand ends, ``step`` returns its rewards and ``terminations[i] =
+True`` together with the first observation of the next hand; the final observation is in
+``infos["final_obs"]`` and the end-of-hand results (``scores``, ``winners``, ``illegal_action``, all
+``[num_envs, 4]``) are in ``infos["final_info"]``, valid where ``infos["_final_obs"]`` /
+``infos["_final_info"]`` are True. Hands never truncate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from mjenv.env import AGENTS, ILLEGAL_REWARD, _Table
+from mjenv.knowledge import knowledge_bases
+from mjenv.observation import ObservationSpec
+
+__all__ = ["MahjongVectorEnv", "vector_env"]
+
+
+class _DeferredTable(_Table):
+    """A table whose observations are refreshed by the vector env, in a batch, not by itself."""
+
+    def _refresh(self) -> None:
+        self.stale = True
+
+
+class _InputRecorder:
+    """Stands in for the feature engine to capture the inputs ``ObservationSpec.seat_features`` builds.
+
+    The observation module owns how a game state turns into feature inputs (whose turn it is to
+    discard, which discard can be claimed, who may chow); recording them keeps that logic in one
+    place while the vector env evaluates the inputs of all tables in one engine call.
+    """
+
+    def __init__(self) -> None:
+        self.inputs: tuple | None = None
+
+    def compute(self, *inputs):
+        self.inputs = inputs
+        return None
+
+
+class MahjongVectorEnv:
+    """``num_envs`` independent tables (see the module docstring).
+
+    Args:
+        num_envs: number of tables, >= 1.
+        rules, observation, shaping, gamma, illegal_action, log_dir: as :func:`mjenv.parallel_env`.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        rules: Any = "basic",
+        observation: str = "default",
+        shaping: str | None = None,
+        gamma: float = 1.0,
+        illegal_action: str = "penalize",
+        log_dir: str | None = None,
+    ):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        from gymnasium import spaces
+        from gymnasium.vector import AutoresetMode
+
+        self.metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+        self.num_envs = int(num_envs)
+        self.possible_agents = list(AGENTS)
+        self.tables = [
+            _DeferredTable(rules, None, observation, shaping, gamma, illegal_action, log_dir, None)
+            for _ in range(self.num_envs)
+        ]
+        first = self.tables[0]
+        self.rules, self.layout = first.rules, first.layout
+        self.spec: ObservationSpec = first.spec
+        self.features = self.spec.features  # the engine every table's features go through
+        self._recording_spec = ObservationSpec(self.rules, oracle=self.spec.oracle)
+        self._recorder = _InputRecorder()
+        self._recording_spec.__dict__["features"] = self._recorder  # overrides the cached_property
+        size, n_act = self.spec.size, self.layout.size
+        self.single_observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(self.spec.low, self.spec.high, (size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (n_act,), np.int8),
+            }
+        )
+        self.single_action_space = spaces.Discrete(n_act)
+        lead = (self.num_envs, 4)
+        self.observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    np.broadcast_to(self.spec.low, (*lead, size)), np.broadcast_to(self.spec.high, (*lead, size)),
+                    (*lead, size), np.float32,
+                ),
+                "action_mask": spaces.Box(0, 1, (*lead, n_act), np.int8),
+            }
+        )
+        self.action_space = spaces.MultiDiscrete(np.full(lead, n_act))
+        self._started = False
+
+    # -- the batched refresh ----------------------------------------------------------------------
+
+    def _refresh(self, games: list) -> list[tuple[np.ndarray, np.ndarray, dict]]:
+        """Knowledge bases, observations and features of many game states in one engine call.
+
+        Returns:
+            per game: (kbs int8[4, T], observations float32[4, N], features dict of [4, ...] arrays).
+        """
+        if not games:
+            return []
+        kbs_all, inputs = [], []
+        for g in games:
+            kbs = knowledge_bases(g).astype(np.int8)
+            self._recording_spec.seat_features(g, kbs)
+            kbs_all.append(kbs)
+            inputs.append(self._recorder.inputs)
+        stacked = [np.concatenate([np.asarray(x[j]) for x in inputs]) for j in range(len(inputs[0]))]
+        feats = self.features.compute(*stacked)  # the one core call
+        out = []
+        for i, (g, kbs) in enumerate(zip(games, kbs_all)):
+            f = {k: v[4 * i : 4 * i + 4] for k, v in feats.items()}
+            out.append((kbs, self.spec.encode_all(g, kbs, f), f))
+        return out
+
+    @staticmethod
+    def _install(table: _Table, obs: np.ndarray, feats: dict) -> None:
+        # what _Table._refresh sets, from the batched results
+        g = table.game
+        table.obs = obs
+        table.deficiency = feats["deficiency"]
+        table.masks = np.stack([np.asarray(g.legal_action_mask(s), dtype=np.int8) for s in range(4)])
+        table.acting = [] if g.is_over else [int(s) for s in g.acting_seats()]
+        table.stale = False
+
+    def _batch_obs(self) -> dict[str, np.ndarray]:
+        return {
+            "observation": np.stack([t.obs for t in self.tables]),
+            "action_mask": np.stack([t.masks for t in self.tables]),
+        }
+
+    def _infos(self) -> dict[str, np.ndarray]:
+        return {
+            "needs_action": np.array([[s in t.acting for s in range(4)] for t in self.tables]),
+            "deficiency": np.stack([np.asarray(t.deficiency, dtype=np.int64) for t in self.tables]),
+            "potential": np.stack([t.potentials() for t in self.tables]).astype(np.float32),
+        }
+
+    # -- API ----------------------------------------------------------------------------------------
+
+    def reset(self, seed: int | Sequence[int] | None = None, options: dict | None = None):
+        """Deal a new hand at every table.
+
+        Args:
+            seed: None (continue each table's generator), an int s (table i gets s + i) or one seed per
+                table.
+
+        Returns:
+            (observations, infos): ``{"observation": float32[N, 4, D], "action_mask": int8[N, 4, A]}`` and
+            ``{"needs_action": bool[N, 4], "deficiency": int64[N, 4], "potential": float32[N, 4]}``.
+        """
+        if seed is None:
+            seeds: list[int | None] = [None] * self.num_envs
+        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            seeds = [int(seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"reset got {len(seeds)} seeds for {self.num_envs} tables; give one per table")
+        for t, s in zip(self.tables, seeds):
+            t.reset(s)
+        for t, (_, obs, f) in zip(self.tables, self._refresh([t.game for t in self.tables])):
+            self._install(t, obs, f)
+        self._started = True
+        return self._batch_obs(), self._infos()
+
+    def step(self, actions):
+        """Apply one action per seat at every table.
+
+        Args:
+            actions: int[N, 4]; seats that are not deciding must send PASS (their only legal action).
+
+        Returns:
+            (observations, rewards float32[N, 4], terminations bool[N], truncations bool[N], infos); see the
+            module docstring for autoreset.
+        """
+        if not self._started:
+            raise ValueError("step() before reset(); call reset() first")
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs, 4) or acts.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions must be an int array of shape ({self.num_envs}, 4), got {acts.dtype} {acts.shape}"
+            )
+        n = self.num_envs
+        rewards = np.zeros((n, 4), dtype=np.float64)
+        before = np.zeros((n, 4))
+        done = np.zeros(n, dtype=bool)
+        # phase 1: move every game (what _Table.apply does before its refresh)
+        for i, t in enumerate(self.tables):
+            chosen = {s: t.check_action(s, acts[i, s]) for s in range(4)}
+            before[i] = t.potentials()
+            bad = t.illegal(chosen)
+            if bad:
+                t.ended_by_illegal = True
+                t.illegal_seats = bad
+                rewards[i, bad] = ILLEGAL_REWARD
+            else:
+                t.game.step({s: a for s, a in chosen.items() if s in t.acting})
+            done[i] = t.over
+        # phase 2: finish ended hands (rewards, results, log) and deal the next ones (autoreset), so that
+        # live states, final states and first states of new hands all go into the same feature call
+        final_obs = {
+            "observation": np.zeros((n, 4, self.spec.size), dtype=np.float32),
+            "action_mask": np.zeros((n, 4, self.layout.size), dtype=np.int8),
+        }
+        scores = np.zeros((n, 4), dtype=np.int64)
+        winners = np.zeros((n, 4), dtype=bool)
+        illegal = np.zeros((n, 4), dtype=bool)
+        batch: list = []
+        roles: list[tuple[str, int]] = []
+        for i, t in enumerate(self.tables):
+            if not done[i]:
+                batch.append(t.game)
+                roles.append(("live", i))
+                continue
+            if t.ended_by_illegal:  # the env keeps the observation from before the illegal action
+                final_obs["observation"][i], final_obs["action_mask"][i] = t.obs, t.masks
+                illegal[i, t.illegal_seats] = True
+            else:
+                rewards[i] += np.asarray(t.game.scores, dtype=np.float64)
+                scores[i] = np.asarray(t.game.scores)
+                winners[i, [int(w) for w in t.game.winners]] = True
+                batch.append(t.game)
+                roles.append(("final", i))
+            if t.shaping == "deficiency":
+                rewards[i] -= before[i]  # gamma * Phi(end) - Phi(s) with Phi(end) = 0
+            t.acting = []
+            t.write_log()
+            t.reset(None)
+            batch.append(t.game)
+            roles.append(("new", i))
+        # phase 3: the one feature call, then install observations and the shaping of live tables
+        for (role, i), game, (_, obs, f) in zip(roles, batch, self._refresh(batch)):
+            t = self.tables[i]
+            if role == "final":
+                final_obs["observation"][i] = obs
+                final_obs["action_mask"][i] = [game.legal_action_mask(s) for s in range(4)]
+                continue
+            self._install(t, obs, f)
+            if role == "live" and t.shaping == "deficiency":
+                rewards[i] += t.gamma * t.potentials() - before[i]
+        infos: dict[str, Any] = self._infos()
+        infos["final_obs"] = final_obs
+        infos["_final_obs"] = done.copy()
+        infos["final_info"] = {"scores": scores, "winners": winners, "illegal_action": illegal}
+        infos["_final_info"] = done.copy()
+        return self._batch_obs(), rewards.astype(np.float32), done, np.zeros(n, dtype=bool), infos
+
+    def close(self) -> None:
+        pass
+
+
+def vector_env(num_envs: int, **kwargs) -> MahjongVectorEnv:
+    """``num_envs`` tables stepped together (keyword arguments of :func:`mjenv.parallel_env`)."""
+    return MahjongVectorEnv(num_envs, **kwargs)
