@@ -1,0 +1,246 @@
+"""Rendering of a hand: text with Unicode tiles (``ansi`` / ``human``) and an RGB image (``rgb_array``).
+
+Both show either the full table (every hand face up) or one seat's view (the other concealed hands
+face down). The image is drawn with Pillow: each seat has a panel on its side of the table (the
+viewing seat, or seat 0, at the bottom) with its concealed hand, declared melds and discards; the
+centre shows the wall count, the phase, the discard awaiting claims and whose turn it is. Tiles are
+drawn as cards with the rank and a suit letter in the suit's colour (s bamboo green, m characters
+red, p dots blue; honours E S W N Wh Gr Rd), so no mahjong font is needed.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from mjenv.tiles import UNICODE_TILES, format_hand, tile_name
+
+__all__ = ["render_rgb", "render_text"]
+
+SEAT_NAMES = ("player_0", "player_1", "player_2", "player_3")
+PHASE_NAMES = ("discard", "claim", "rob kong", "end")
+_BACK = "\U0001f02b"  # a tile seen from the back
+_HONOURS = ("E", "S", "W", "N", "Wh", "Gr", "Rd")
+_SUIT_COLOURS = ((24, 128, 56), (190, 30, 40), (30, 70, 170), (30, 30, 30))
+
+
+def _tiles_of(counts) -> list[int]:
+    c = np.asarray(counts)
+    return [int(t) for t in np.repeat(np.arange(len(c)), c.astype(np.int64))]
+
+
+def _uni(tiles) -> str:
+    return "".join(UNICODE_TILES[t] for t in tiles)
+
+
+def _state(game, acting) -> tuple[str, list[int]]:
+    acting = list(game.acting_seats()) if acting is None else list(acting)
+    return PHASE_NAMES[int(game.phase)], acting
+
+
+def _result_line(game) -> str:
+    if not game.is_over:
+        return ""
+    if not game.winners:
+        return "result: exhaustive draw"
+    who = ", ".join(SEAT_NAMES[w] for w in game.winners)
+    how = "self-draw" if game.deal_in < 0 else f"on {SEAT_NAMES[game.deal_in]}'s tile"
+    tile = f" {tile_name(int(game.winning_tile))}" if game.winning_tile >= 0 else ""
+    return f"result: {who} wins{tile} {how}; scores {list(map(int, game.scores))}"
+
+
+def render_text(game, seat: int | None = None, acting: list[int] | None = None) -> str:
+    """The table as text with Unicode tiles (and mps notation beside them).
+
+    Args:
+        game: a ``mjenv.game.Game``.
+        seat: None shows every hand; a seat 0..3 shows what that seat sees (other hands face down).
+        acting: seats deciding now (default ``game.acting_seats()``).
+
+    Returns:
+        A multi-line string.
+    """
+    phase, acting = _state(game, acting)
+    last = int(game.last_discard)
+    head = (
+        f"mjenv {game.rules.name} | phase {phase} | wall {game.wall_remaining} | dealer {SEAT_NAMES[game.dealer]}"
+        f" | to act: {', '.join(SEAT_NAMES[s] for s in acting) or '-'}"
+    )
+    if last >= 0:
+        head += f" | last discard {UNICODE_TILES[last]} {tile_name(last)} by {SEAT_NAMES[game.last_discarder]}"
+    lines = [head + (f" | view of {SEAT_NAMES[seat]}" if seat is not None else "")]
+    order = range(4) if seat is None else [(seat + i) % 4 for i in range(4)]
+    for s in order:
+        marks = ("D" if s == game.dealer else " ") + (">" if s in acting else " ")
+        hand = np.asarray(game.hands[s])
+        if seat is None or s == seat:
+            shown = f"{_uni(_tiles_of(hand))}  {format_hand(hand)}"
+        else:
+            shown = f"{_BACK * int(hand.sum())}  ({int(hand.sum())} tiles)"
+        melds = "  ".join(f"{m.kind}:{_uni(m.tiles)}" for m in game.melds[s])
+        n = int(game.num_discards[s])
+        disc = _uni(int(t) for t in game.discards[s][:n])
+        lines.append(f"{marks} {SEAT_NAMES[s]}  hand {shown}")
+        if melds:
+            lines.append(f"     melds    {melds}")
+        lines.append(f"     discards {disc or '-'}")
+    res = _result_line(game)
+    if res:
+        lines.append(res)
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------------------------
+# image
+# ----------------------------------------------------------------------------------------------
+
+W, H = 1200, 880
+_BG = (22, 96, 62)
+_PANEL = (16, 78, 50)
+_TEXT = (240, 240, 230)
+_HIGHLIGHT = (255, 200, 40)
+
+
+@cache
+def _font(size: int, bold: bool = False):
+    from PIL import ImageFont
+
+    name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
+    for path in (name, f"/usr/share/fonts/truetype/dejavu/{name}"):
+        try:
+            return ImageFont.truetype(path, size)
+        except OSError:
+            continue
+    return ImageFont.load_default(size)
+
+
+def _draw_tile(draw, x: int, y: int, w: int, h: int, tile: int | None, mark: bool = False) -> None:
+    """One tile card at (x, y); ``tile=None`` draws its back."""
+    r = max(3, w // 7)
+    if tile is None:
+        draw.rounded_rectangle((x, y, x + w, y + h), r, fill=(40, 120, 170), outline=(10, 40, 60), width=2)
+        return
+    outline = _HIGHLIGHT if mark else (90, 80, 60)
+    draw.rounded_rectangle((x, y, x + w, y + h), r, fill=(250, 246, 232), outline=outline, width=3 if mark else 1)
+    suit = min(tile // 9, 3)
+    colour = _SUIT_COLOURS[suit]
+    if suit == 3:
+        label, small = _HONOURS[tile - 27], ""
+    else:
+        label, small = str(tile % 9 + 1), "smp"[suit]
+    big = _font(int(h * 0.48), bold=True)
+    draw.text((x + w / 2, y + h * 0.40), label, fill=colour, font=big, anchor="mm")
+    if small:
+        draw.text((x + w / 2, y + h * 0.80), small, fill=colour, font=_font(int(h * 0.28)), anchor="mm")
+
+
+def _row(draw, x: int, y: int, width: int, tiles, w: int, h: int, gap: int = 2, mark_last: bool = False) -> int:
+    """Tiles left to right, wrapping at ``width``; returns the y below the last row."""
+    if not tiles:
+        return y
+    per_row = max(1, (width + gap) // (w + gap))
+    for i, t in enumerate(tiles):
+        cx = x + (i % per_row) * (w + gap)
+        cy = y + (i // per_row) * (h + gap)
+        _draw_tile(draw, cx, cy, w, h, t, mark=mark_last and i == len(tiles) - 1)
+    return y + ((len(tiles) - 1) // per_row + 1) * (h + gap)
+
+
+def _panel(draw, box, game, s: int, face_up: bool, acting: list[int], big: tuple[int, int], small: tuple[int, int]):
+    x0, y0, x1, y1 = box
+    turn = s in acting
+    draw.rounded_rectangle(box, 10, fill=_PANEL, outline=_HIGHLIGHT if turn else (10, 50, 30), width=4 if turn else 2)
+    x, y, width = x0 + 10, y0 + 8, x1 - x0 - 20
+    label = SEAT_NAMES[s] + ("  (dealer)" if s == game.dealer else "")
+    if turn:
+        label += "  - to act"
+    if game.is_over and s in game.winners:
+        label += "  - WINS"
+    draw.text((x, y), label, fill=_HIGHLIGHT if turn else _TEXT, font=_font(18, bold=True))
+    y += 26
+    hand = _tiles_of(game.hands[s])
+    if face_up:
+        y = _row(draw, x, y, width, hand, *big)
+    else:
+        y = _row(draw, x, y, width, [None] * len(hand), *big)
+    y += 6
+    if game.melds[s]:
+        draw.text((x, y), "melds", fill=(190, 220, 200), font=_font(13))
+        y += 17
+        mx = x
+        for m in game.melds[s]:
+            need = len(m.tiles) * (small[0] + 2) + 10
+            if mx + need > x + width:
+                mx = x
+                y += small[1] + 4
+            for t in m.tiles:
+                _draw_tile(draw, mx, y, small[0], small[1], None if m.kind == "concealed_kong" and not face_up else t)
+                mx += small[0] + 2
+            mx += 10
+        y += small[1] + 6
+    n = int(game.num_discards[s])
+    disc = [int(t) for t in game.discards[s][:n]]
+    draw.text((x, y), "discards", fill=(190, 220, 200), font=_font(13))
+    y += 17
+    mark = int(game.last_discarder) == s and int(game.last_discard) >= 0
+    _row(draw, x, y, width, disc, small[0], small[1], mark_last=mark)
+
+
+def render_rgb(game, seat: int | None = None, acting: list[int] | None = None) -> np.ndarray:
+    """The table as an image.
+
+    Args:
+        game: a ``mjenv.game.Game``.
+        seat: None: every hand face up, seat 0 at the bottom; a seat 0..3: that seat at the bottom and
+            the other concealed hands face down.
+        acting: seats deciding now (default ``game.acting_seats()``).
+
+    Returns:
+        uint8[880, 1200, 3] RGB image.
+    """
+    from PIL import Image, ImageDraw
+
+    phase, acting = _state(game, acting)
+    img = Image.new("RGB", (W, H), _BG)
+    draw = ImageDraw.Draw(img)
+    bottom = 0 if seat is None else seat
+    boxes = {
+        0: (300, 610, 900, 872),  # self / bottom
+        1: (905, 150, 1192, 740),  # right
+        2: (300, 8, 900, 270),  # across / top
+        3: (8, 150, 295, 740),  # left
+    }
+    for i in range(4):
+        s = (bottom + i) % 4
+        side = i in (1, 3)
+        big = (26, 36) if side else (38, 52)
+        small = (20, 27) if side else (24, 32)
+        _panel(draw, boxes[i], game, s, seat is None or s == seat, acting, big, small)
+    # centre: the state of the hand
+    cx0, cy0, cx1, cy1 = 320, 290, 880, 590
+    draw.rounded_rectangle((cx0, cy0, cx1, cy1), 14, fill=(12, 64, 40), outline=(10, 40, 25), width=2)
+    f = _font(20, bold=True)
+    y = cy0 + 16
+    draw.text(((cx0 + cx1) / 2, y), f"mjenv  {game.rules.name}", fill=_TEXT, font=_font(24, bold=True), anchor="mt")
+    y += 40
+    draw.text((cx0 + 24, y), f"wall: {game.wall_remaining} tiles left", fill=_TEXT, font=f)
+    y += 32
+    draw.text((cx0 + 24, y), f"phase: {phase}", fill=_TEXT, font=f)
+    y += 32
+    who = ", ".join(SEAT_NAMES[s] for s in acting) or "-"
+    draw.text((cx0 + 24, y), f"to act: {who}", fill=_HIGHLIGHT, font=f)
+    y += 32
+    if seat is not None:
+        draw.text((cx0 + 24, y), f"view of {SEAT_NAMES[seat]}", fill=_TEXT, font=_font(16))
+    last = int(game.last_discard)
+    if last >= 0:
+        draw.text((cx1 - 150, cy0 + 70), "last discard", fill=_TEXT, font=_font(16), anchor="mt")
+        _draw_tile(draw, cx1 - 180, cy0 + 95, 60, 82, last, mark=True)
+        draw.text((cx1 - 150, cy0 + 186), f"by {SEAT_NAMES[game.last_discarder]}", fill=_TEXT, font=_font(16),
+                  anchor="mt")
+    res = _result_line(game)
+    if res:
+        draw.text(((cx0 + cx1) / 2, cy1 - 20), res.replace("result: ", ""), fill=_HIGHLIGHT, font=_font(16),
+                  anchor="mb")
+    return np.asarray(img, dtype=np.uint8)
