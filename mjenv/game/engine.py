@@ -15,6 +15,7 @@ State is a few small numpy arrays plus scalars, so :meth:`Game.clone` is a handf
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Mapping, Sequence
 from enum import IntEnum
@@ -76,7 +77,8 @@ def make_wall(
         rules: the rule set (its tile count and hand size).
         hands: up to 4 hands (tile id lists or mps strings) for seats 0..3 (absolute seats, not
             relative to the dealer); missing or short hands are filled from the leftover tiles.
-        draws: the tiles drawn from the front after the deal, in order (the dealer's first).
+        draws: the tiles drawn from the front after the deal, in order (the dealer's first). A str
+            in mps notation keeps the written order (``"9s7p1s"``); other notations are sorted.
         replacements: the replacement draws, in order (taken from the wall's end).
         dealer: the dealer seat of the game this wall is for.
 
@@ -86,14 +88,21 @@ def make_wall(
     Raises:
         ValueError: a hand longer than ``hand_size``, or more copies of a tile than the set holds.
     """
-    from mjenv.tiles import parse, to_tiles
+    from mjenv.tiles import MPS_OFFSET, parse, to_tiles
 
     r = get_rules(rules)
     t_count = r.num_tile_types
 
     def as_tiles(x: Sequence[int] | str) -> list[int]:
         if isinstance(x, str):
-            return to_tiles(parse(x, t_count)) if x else []
+            text = re.sub(r"\s+", "", x)
+            if re.fullmatch(r"(?:[1-9]+[mpsz])*", text):
+                # mps in the written order (draw order matters; parse() would sort)
+                out = []
+                for digits, suit in re.findall(r"([1-9]+)([mpsz])", text):
+                    out += [MPS_OFFSET[suit] + int(d) - 1 for d in digits]
+                return out
+            return to_tiles(parse(x, t_count))
         return [int(v) for v in x]
 
     left = np.full(t_count, COPIES, dtype=np.int64)
