@@ -28,15 +28,20 @@ derived from these formulas for any (N, M); for N = 14, M = 4 they reproduce the
 Where the paper's text falls short of the definition, and what this module does instead
 (each case has a fixed test in ``tests/test_hbba.py``):
 
-* **Joint use of KB_pi in Eqs. 3-5 (Sec. 3.2, Example 1).** Eq. 4 takes f_rm (remainder tiles that
-  can join melds from KB_pi) and f_km (melds that KB_pi alone can form) separately, so a KB tile
-  can be counted twice: in Example 1 the only KB meld needs the C8 that the remainder/pmeld
-  completion also needs, and the Eqs. give 4 where the truth is incompletable. The paper names the
-  fault but its Eqs. keep it. Fix: ``um`` is the largest j such that j remainder-anchored melds and
-  k - j KB-only melds exist *simultaneously* in KB_pi (f_km is evaluated on the KB left after the
-  j melds), found by a bounded search (:func:`_um`); u (Eq. 5) tries every eye on the same footing.
+* **Example 1 (Sec. 3.2): the only KB meld needs the tile that completes a pmeld.** The paper's own
+  remedy is kept and pinned by a test: UKOS takes the pmeld's completing tile out of KB_alpha
+  (A3-A6), so UKE sees KB_pi without it and finds no meld: the hand is incompletable (BDA's ke/km
+  indicators say 4).
+* **Joint use of KB_pi in Eq. 4 (f_rm vs f_km).** Eq. 4 takes f_rm (remainder tiles that can join
+  melds with KB_pi tiles) and f_km (melds KB_pi alone can form) separately, so one KB tile can serve
+  both: R = (B1), KB_pi = (B2B3B4), two melds still needed gives f_rm = 1, f_km = 1, um = 1 and a
+  finite cost, but B1B2B3 and B2B3B4 cannot both be made (the "co-used tile" the paper warns about
+  before Example 1, which its Eqs. still allow). Fix: um is the largest j such that j
+  remainder-anchored melds and k - j KB-only melds fit KB_pi *simultaneously* (f_km is evaluated on
+  the KB left after the j melds; :func:`_um`).
 * **KB eye in Eq. 5 (ii).** The text draws the KB eye only from tiles t in R_pi with KB_pi(t) > 1;
-  an eye made wholly of KB tiles may be any tile with KB_pi(t) >= 2. Fix: every such tile is tried.
+  an eye made wholly of KB tiles may be any tile with KB_pi(t) >= 2 (e.g. R = (B1), KB_pi =
+  (B2B3)(D5D5): eye D5D5, meld B1B2B3). Fix: every such tile is tried.
 * **Eq. 3/5 when ue = 1.** u = max(1 + um_max1, um_max2) is taken over all eye choices whatever ue
   is (a remainder eye can block the only meld; a KB eye may then still complete the hand).
 * **Slots.** A qDCMP has at most M+1 parts with at most one eye: UKOS prunes nodes with
