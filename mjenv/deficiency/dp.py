@@ -1,21 +1,27 @@
-"""``method="dp"``: exact, vectorized dynamic programme over tile positions (numpy only).
+"""``method="dp"``: exact, vectorized deficiency from per-suit lookup tables (numpy; torch on a device).
 
 Not from the papers: our own exact method, used on hot paths (observation features, flat Monte
-Carlo win checks) because it costs a fixed handful of numpy operations per tile position for a whole
-batch, with no Python loop per hand.
+Carlo win checks), with no Python loop per hand.
 
-Idea. A complete pattern W is m melds plus one pair. Walk the tile ids 0..T-1 in order. At tile t,
-the pattern's count W[t] is made of chows that started at t-2 and t-1 (still open), chows starting
-at t, at most one pong of t and at most one pair of t. The walk's state is
+Idea. A complete pattern W is m melds plus one pair, and no chow crosses a suit, so W splits into
+one part per suit (and the honours) and the cost ``sum max(0, W - H)`` splits with it. For each part
+the tables of :mod:`mjenv.deficiency._dp_tables` give the minimum cost for every (melds k, pair p);
+the deficiency is the min-plus combination of the parts' (k, p) vectors at (m, 1):
 
-    (x, y, k, p) = (#chows started at t-2, #chows started at t-1, melds so far, pair used)
+- KB = 4 - H (every tile has H + KB = 4; ordinary shanten + 1): one row of a 5**9-row table per suit
+  (a 5**7-row table for the honours), three or four rows per hand.
+- any KB: the 15 per-rank options (h, a = h + KB) make 15**9 suit configurations, too many for one
+  table, so each suit is cut between ranks 5 and 6 into two parts (15**5 and 15**4 rows) that share
+  a boundary state, the chows crossing the cut; one min-plus over (boundary, k, p) joins them.
 
-and the cost of tile t is max(0, W[t] - H[t]) when W[t] <= H[t] + KB[t] (infinite otherwise). The
-answer is the cost of the state (0, 0, m, 1) after the last tile. Chows start only at ranks 1..7 of
-a suit, so no chow crosses a suit boundary and honours (ids 27-33) form pongs and pairs only.
+The min-plus combinations run on arrays laid out (k * 2 + p, ..., hand): every (k1, p1) x (k2, p2)
+pair is one gathered slab, and ``np.minimum.reduceat`` takes the minimum of the slabs of each target.
+``plain_deficiency_batch`` is the forward DP over all tile positions that the tables replace; it is
+kept as an independent check (tests compare the two on thousands of hands) and needs no tables.
 
-All transitions (state, next state, W[t]) are precomputed once per meld count and grouped by next
-state, so one position is: a gather, an add, and ``np.minimum.reduceat`` over the batch.
+The result is ``min over W of sum max(0, W - H)`` for any hand size (features pass 3m+3 tiles).
+With ``device="cpu"`` or ``"cuda"`` the same tables and combinations run in torch
+(:mod:`mjenv.deficiency._dp_torch`; torch is imported only then).
 """
 
 from __future__ import annotations
@@ -24,26 +30,257 @@ from functools import cache
 
 import numpy as np
 
+from mjenv.deficiency import _dp_tables as _tables
+
 INCOMPLETABLE = 99
-_INF = 1000
-_CHUNK = 8192
+_INF = _tables.INF
+_KMAX = _tables.KMAX
+#: Hands per block of the table path: keeps the gathered slabs (about 600 bytes per hand) in cache.
+_BLOCK = 4096
+_PLAIN_INF = 1000
+_PLAIN_CHUNK = 8192
+
+
+# ----------------------------------------------------------------------------- min-plus combinations
+@cache
+def combos(kmax: int, final: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Index pairs of the min-plus combination of two (k, p) vectors, grouped by target.
+
+    Args:
+        kmax: largest meld count needed.
+        final: only the targets (k, 1) (a whole hand has exactly one pair); else (k, p) for p in 0, 1.
+
+    Returns:
+        (left, right, bounds): int64 rows ``k * 2 + p`` of each operand for every pair with
+        k1 + k2 = k, p1 + p2 = p, ordered by target (targets ``k * 2 + p``, k = 0..kmax, or k with
+        ``final``); ``bounds[i]:bounds[i + 1]`` are the pairs of target i.
+    """
+    left, right, bounds = [], [], [0]
+    for k in range(kmax + 1):
+        for p in (1,) if final else (0, 1):
+            for k1 in range(k + 1):
+                for p1 in range(p + 1):
+                    left.append(2 * k1 + p1)
+                    right.append(2 * (k - k1) + (p - p1))
+            bounds.append(len(left))
+    return np.array(left), np.array(right), np.array(bounds)
 
 
 @cache
-def _transitions(max_melds: int, chow_ok: bool):
-    """States and grouped transitions of the walk for up to ``max_melds`` melds.
+def _padded_combos(kmax: int, final: bool) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`combos` as int64[targets, longest group], short groups padded with row 12 (all INF)."""
+    left, right, bounds = combos(kmax, final)
+    width = int(np.diff(bounds).max())
+    pl = np.full((len(bounds) - 1, width), 12)
+    pr = np.full((len(bounds) - 1, width), 12)
+    for i in range(len(bounds) - 1):
+        pl[i, : bounds[i + 1] - bounds[i]] = left[bounds[i] : bounds[i + 1]]
+        pr[i, : bounds[i + 1] - bounds[i]] = right[bounds[i] : bounds[i + 1]]
+    return pl, pr
+
+
+#: Below this many (boundary x hand) columns one padded gather beats a Python loop over pairs.
+_SMALL = 8192
+
+
+def _with_inf_rows(x: np.ndarray) -> np.ndarray:
+    """x with INF rows appended up to 13 rows (row 12 is the padding row of the padded combos)."""
+    return np.concatenate([x, np.full((13 - len(x), *x.shape[1:]), _INF, dtype=np.uint8)])
+
+
+def _min_boundary(x: np.ndarray) -> np.ndarray:
+    """Minimum over the last (boundary) axis of uint8[t, n, 9], as 8 strided minimums.
+
+    (numpy's ``min(axis=-1)`` over a short last axis is a slow per-row loop.)
+    """
+    out = x[..., 0].copy()
+    for j in range(1, x.shape[-1]):
+        np.minimum(out, x[..., j], out=out)
+    return out
+
+
+def _minplus(a: np.ndarray, b: np.ndarray, kmax: int, final: bool = False) -> np.ndarray:
+    """Min-plus combination of (k, p) vectors laid out (k * 2 + p, n[, boundary]), values uint8 <= INF.
+
+    Args:
+        a, b: uint8[rows, n] or uint8[rows, n, 9]; a shared boundary axis is minimised too.
 
     Returns:
-        states: list of (x, y, k, p); src, w: int arrays of transition source state and W[t]; dst_starts:
-        start offsets (for reduceat) of each destination state's group; dst_ids: destination of each group.
+        uint8[targets, n] (see :func:`combos`), clamped at INF.
+    """
+    if a[0].size <= _SMALL:
+        # few hands: one gather of every pair (padding reads an all-INF row), few numpy calls
+        pl, pr = _padded_combos(kmax, final)
+        cand = _with_inf_rows(a)[pl]
+        cand += _with_inf_rows(b)[pr]  # both <= INF = 100: the uint8 sum does not wrap
+        out = cand.min(axis=1)
+    else:
+        # many hands: accumulate pair by pair in place on contiguous slabs, no large temporaries
+        left, right, bounds = combos(kmax, final)
+        out = np.empty((len(bounds) - 1, *a.shape[1:]), dtype=np.uint8)
+        tmp = np.empty(a.shape[1:], dtype=np.uint8)
+        for t in range(len(bounds) - 1):
+            lo, hi = bounds[t], bounds[t + 1]
+            acc = out[t]
+            np.add(a[left[lo]], b[right[lo]], out=acc)
+            for i in range(lo + 1, hi):
+                np.add(a[left[i]], b[right[i]], out=tmp)
+                np.minimum(acc, tmp, out=acc)
+    if out.ndim == 3:
+        out = _min_boundary(out)
+    return np.minimum(out, _INF, out=out)
+
+
+def _finish(parts: list[np.ndarray], melds_needed: np.ndarray, kmax: int) -> np.ndarray:
+    """Combine per-part (k, p) vectors uint8[12, n] into the deficiency at (m, 1) of each hand."""
+    acc = parts[0]
+    for part in parts[1:-1]:
+        acc = _minplus(acc, part, kmax)
+    last = _minplus(acc, parts[-1], kmax, final=True)  # rows k = 0..kmax, pair used
+    res = last[melds_needed, np.arange(last.shape[1])]
+    return np.where(res >= _INF, INCOMPLETABLE, res).astype(np.int32)
+
+
+# ----------------------------------------------------------------------------- table lookups
+@cache
+def _digit_weights(num_tile_types: int, full: bool) -> np.ndarray:
+    """float64[T, parts]: weights turning per-tile option codes into table rows by one matmul.
+
+    Columns: KB = 4 - H: each suit (5**(8-r)), then honours (5**(6-j)). Any KB: each suit's left
+    part (15**(4-r), ranks 1-5) and right part (15**(3-j), ranks 9..6), then honours 1-4 and 5-7.
+    Float64 sums of these integers are exact, and a BLAS matmul is much faster than numpy's integer one.
+    """
+    if full:
+        cols = [[(9 * s + r, 5 ** (8 - r)) for r in range(9)] for s in range(3)]
+        cols += [[(27 + j, 5 ** (6 - j)) for j in range(7)]] if num_tile_types == 34 else []
+    else:
+        cols = [[(9 * s + r, 15 ** (4 - r)) for r in range(5)] for s in range(3)]
+        cols += [[(9 * s + 8 - j, 15 ** (3 - j)) for j in range(4)] for s in range(3)]
+        if num_tile_types == 34:
+            cols += [[(27 + j, 15 ** (3 - j)) for j in range(4)], [(31 + j, 15 ** (2 - j)) for j in range(3)]]
+    w = np.zeros((num_tile_types, len(cols)), dtype=np.float64)
+    for c, col in enumerate(cols):
+        for t, v in col:
+            w[t, c] = v
+    return w
+
+
+def _table_rows(x: np.ndarray, full: bool) -> np.ndarray:
+    """int64[B, parts] table rows of per-tile codes x (h for KB = 4 - H, the (h, a) option otherwise)."""
+    return (x.astype(np.float64) @ _digit_weights(x.shape[1], full)).astype(np.int64)
+
+
+@cache
+def _full_tables() -> tuple[np.ndarray, np.ndarray]:
+    return _tables.full_suit_table().reshape(-1, 12), _tables.full_honour_table().reshape(-1, 12)
+
+
+@cache
+def _half_tables_v9() -> tuple[np.ndarray, np.ndarray]:
+    """The half tables viewed as [rows, k * 2 + p] of 9-byte boundary records.
+
+    Gathering and transposing whole 9-byte records (then viewing them as bytes) gives the layout
+    (k * 2 + p, hand, boundary) three times faster than a byte-wise transpose.
+    """
+    left, right = _tables.half_tables()
+    rec = np.dtype("V9")
+    return left.view(rec).reshape(len(left), 12), right.view(rec).reshape(len(right), 12)
+
+
+def _gather_records(table: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """uint8[12, n, 9]: the records of ``rows`` (int64[n]) laid out (k * 2 + p, hand, boundary)."""
+    return np.ascontiguousarray(table[rows].T).view(np.uint8).reshape(12, len(rows), 9)
+
+
+def _full_kb_rows(hands: np.ndarray, melds_needed: np.ndarray, kmax: int) -> np.ndarray:
+    """KB = 4 - H: one table row per suit (and honours)."""
+    n, num_t = hands.shape
+    suit_tab, hon_tab = _full_tables()
+    rows = _table_rows(hands, True)
+    # (k * 2 + p, suit, hand), contiguous: strided uint8 operands slow every later operation
+    suits = np.ascontiguousarray(suit_tab[rows[:, :3].T.ravel()].T).reshape(12, 3, n)
+    parts = [suits[:, 0], suits[:, 1], suits[:, 2]]
+    if num_t == 34:
+        parts.append(np.ascontiguousarray(hon_tab[rows[:, 3]].T))
+    return _finish(parts, melds_needed, kmax)
+
+
+def _any_kb_rows(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray, kmax: int) -> np.ndarray:
+    """Any KB: per suit, two half tables joined over the chows that cross the cut."""
+    n, num_t = hands.shape
+    left_tab, right_tab = _half_tables_v9()
+    h = hands.astype(np.int16)
+    a = h + kbs
+    rows = _table_rows((a * (a + 1)) // 2 + h, False)  # per-tile option code of (h, a), 0..14
+    # the three suits go through one combination together (suit-major hands)
+    left = _gather_records(left_tab, rows[:, :3].T.ravel())
+    right = _gather_records(right_tab, rows[:, 3:6].T.ravel())
+    suits = _minplus(left, right, kmax).reshape(-1, 3, n)
+    parts = [suits[:, 0], suits[:, 1], suits[:, 2]]
+    if num_t == 34:
+        h4, h3 = _tables.honour_tables()
+        hon = [np.ascontiguousarray(t.reshape(-1, 12)[rows[:, c]].T) for t, c in ((h4, 6), (h3, 7))]
+        parts.append(_minplus(hon[0], hon[1], kmax))
+    return _finish(parts, melds_needed, kmax)
+
+
+def deficiency_batch(
+    hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray, device: str | None = None
+) -> np.ndarray:
+    """Exact knowledge-aware deficiency of a validated batch.
+
+    Args:
+        hands: int8[B, T] tile counts (T = 27 or 34), any hand size.
+        kbs: int8[B, T] knowledge bases with hands + kbs <= 4.
+        melds_needed: int64[B] melds still needed (m), 0..5.
+        device: None for numpy; ``"cpu"``, ``"cuda"`` or ``"cuda:N"`` to run in torch on that device.
+
+    Returns:
+        int32[B]: deficiency, INCOMPLETABLE where no complete pattern fits the KB.
+
+    Raises:
+        ValueError: an unknown device, or a device asked for without torch installed.
+    """
+    if device is not None:
+        from mjenv.deficiency import _dp_torch
+
+        return _dp_torch.deficiency_batch(hands, kbs, melds_needed, device)
+    hands = np.asarray(hands, dtype=np.int8)
+    kbs = np.asarray(kbs, dtype=np.int8)
+    melds_needed = np.asarray(melds_needed, dtype=np.int64)
+    out = np.empty(len(hands), dtype=np.int32)
+    for lo in range(0, len(hands), _BLOCK):
+        hi = min(lo + _BLOCK, len(hands))
+        out[lo:hi] = _block(hands[lo:hi], kbs[lo:hi], melds_needed[lo:hi])
+    return out
+
+
+def _block(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> np.ndarray:
+    kmax = int(melds_needed.max())
+    full = (hands + kbs == 4).all(axis=1)
+    if full.all():
+        return _full_kb_rows(hands, melds_needed, kmax)
+    if not full.any():
+        return _any_kb_rows(hands, kbs, melds_needed, kmax)
+    out = np.empty(len(hands), dtype=np.int32)
+    out[full] = _full_kb_rows(hands[full], melds_needed[full], kmax)
+    rest = ~full
+    out[rest] = _any_kb_rows(hands[rest], kbs[rest], melds_needed[rest], kmax)
+    return out
+
+
+# ----------------------------------------------------------------------------- plain forward DP
+@cache
+def _transitions(max_melds: int, chow_ok: bool):
+    """States and grouped transitions of the plain walk for up to ``max_melds`` melds.
+
+    Returns:
+        states: list of (x, y, k, p); index: state -> position; src, w: int arrays of transition
+        source state and W[t]; starts: start offsets (for reduceat) of each destination state's
+        group; dst: destination of each group.
     """
     states = [
-        (x, y, k, p)
-        for k in range(max_melds + 1)
-        for x in range(5)
-        for y in range(5)
-        for p in (0, 1)
-        if x + y <= k
+        (x, y, k, p) for k in range(max_melds + 1) for x in range(5) for y in range(5) for p in (0, 1) if x + y <= k
     ]
     index = {s: i for i, s in enumerate(states)}
     trans = []
@@ -64,25 +301,21 @@ def _transitions(max_melds: int, chow_ok: bool):
     return states, index, src, w, starts, dst[starts]
 
 
-def deficiency_batch(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> np.ndarray:
-    """Exact knowledge-aware deficiency of a validated batch.
+def plain_deficiency_batch(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> np.ndarray:
+    """The forward DP over tile positions without tables (same contract as :func:`deficiency_batch`).
 
-    Args:
-        hands: int8[B, T] tile counts (T = 27 or 34).
-        kbs: int8[B, T] knowledge bases with hands + kbs <= 4.
-        melds_needed: int64[B] melds still needed (m).
-
-    Returns:
-        int32[B]: deficiency, INCOMPLETABLE where no complete pattern fits the KB.
+    State at tile t: (chows started at t-2, at t-1, melds so far, pair used), any number of equal
+    chows; the cost of tile t is max(0, W[t] - H[t]) when W[t] <= H[t] + KB[t]. Slower (about 35k
+    hands/s) but independent of the tables and of the two-equal-chows argument, so tests use it.
     """
     out = np.empty(len(hands), dtype=np.int32)
-    for lo in range(0, len(hands), _CHUNK):
-        hi = min(lo + _CHUNK, len(hands))
-        out[lo:hi] = _run(hands[lo:hi], kbs[lo:hi], melds_needed[lo:hi])
+    for lo in range(0, len(hands), _PLAIN_CHUNK):
+        hi = min(lo + _PLAIN_CHUNK, len(hands))
+        out[lo:hi] = _plain_run(hands[lo:hi], kbs[lo:hi], melds_needed[lo:hi])
     return out
 
 
-def _run(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> np.ndarray:
+def _plain_run(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> np.ndarray:
     b, n = hands.shape
     max_melds = int(melds_needed.max()) if b else 0
     h = hands.astype(np.int16)
@@ -90,17 +323,17 @@ def _run(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> np.nda
     wv = np.arange(5, dtype=np.int16)
     # cost[b, t, w] = max(0, w - H[t]) if w <= H[t] + KB[t] else INF
     cost = np.maximum(wv[None, None, :] - h[:, :, None], 0)
-    cost = np.where(wv[None, None, :] <= avail[:, :, None], cost, _INF).astype(np.int16)
+    cost = np.where(wv[None, None, :] <= avail[:, :, None], cost, _PLAIN_INF).astype(np.int16)
     states, index, *_ = _transitions(max_melds, True)
-    value = np.full((b, len(states)), _INF, dtype=np.int16)
+    value = np.full((b, len(states)), _PLAIN_INF, dtype=np.int16)
     value[:, index[(0, 0, 0, 0)]] = 0
     for t in range(n):
         chow_ok = t < 27 and t % 9 <= 6
         _, _, src, w, starts, dst_ids = _transitions(max_melds, chow_ok)
         cand = value[:, src] + cost[:, t, w]
-        new = np.full_like(value, _INF)
-        new[:, dst_ids] = np.minimum(np.minimum.reduceat(cand, starts, axis=1), _INF)
+        new = np.full_like(value, _PLAIN_INF)
+        new[:, dst_ids] = np.minimum(np.minimum.reduceat(cand, starts, axis=1), _PLAIN_INF)
         value = new
     final = np.array([index[(0, 0, int(m), 1)] for m in range(max_melds + 1)])
     res = value[np.arange(b), final[melds_needed]]
-    return np.where(res >= _INF, INCOMPLETABLE, res).astype(np.int32)
+    return np.where(res >= _PLAIN_INF, INCOMPLETABLE, res).astype(np.int32)
