@@ -1,21 +1,212 @@
-"""``mjenv`` command line (placeholder until the tournament lands; see issue 6)."""
+"""The ``mjenv`` command line: ``tournament``, ``eval``, ``play`` (and whatever other modules add).
+
+- ``mjenv tournament``: the README's main job; a short duplicate-deal tournament of the baselines
+  (random, greedy, flat Monte Carlo SP and FP at a small budget) that prints a table.
+- ``mjenv eval AGENT AGENT [AGENT AGENT]``: duplicate-deal evaluation with 95% CIs, table printed and
+  written as markdown, JSON and a PNG chart; ``--workers N`` processes or ``--ray``.
+- ``mjenv play``: you play one seat against three baselines at the terminal.
+
+Adding subcommands (e.g. the training scripts): call :func:`register_command` with a name, a help
+line and a builder ``build(parser) -> handler`` that adds the arguments and returns
+``handler(args) -> int``; or list the module in ``_PLUGIN_MODULES`` whose import registers them.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import sys
+from collections.abc import Callable
+
+Handler = Callable[[argparse.Namespace], int]
+Builder = Callable[[argparse.ArgumentParser], Handler]
+
+_COMMANDS: dict[str, tuple[str, Builder]] = {}
+#: Modules imported (if present) before parsing; each may call ``register_command``. Missing modules
+#: or modules that fail to import for lack of an optional extra (torch) are skipped.
+_PLUGIN_MODULES: tuple[str, ...] = ("mjenv.baselines.cli_train",)
+_OPTIONAL_DEPS = frozenset({"torch", "tensorboard", "ray"})
+
+#: The tournament line-up: every baseline once, flat Monte Carlo at a budget that keeps it short.
+TOURNAMENT_AGENTS = ("random", "greedy", "flatmc:sp,sims=1000", "flatmc:sims=1000")
+
+
+def register_command(name: str, help: str, build: Builder, *, replace: bool = False) -> None:
+    """Add a subcommand ``mjenv NAME``.
+
+    Args:
+        name: subcommand name.
+        help: one line for ``mjenv --help``.
+        build: adds arguments to the subparser and returns ``handler(args) -> exit code``.
+        replace: allow overriding an existing name.
+
+    Raises:
+        ValueError: the name is taken (and ``replace`` is False).
+    """
+    if name in _COMMANDS and not replace:
+        raise ValueError(f"mjenv subcommand {name!r} already exists")
+    _COMMANDS[name] = (help, build)
+
+
+def _add_eval_options(p: argparse.ArgumentParser, deals: int, workers: int) -> None:
+    p.add_argument("--deals", type=int, default=deals, help=f"duplicate deals (walls) to play (default {deals})")
+    p.add_argument("--seed", type=int, default=0, help="seed of the walls and agents (default 0)")
+    p.add_argument("--rules", default="basic", help="rules preset (default basic)")
+    p.add_argument("--workers", type=int, default=workers, help=f"worker processes (default {workers})")
+    p.add_argument("--ray", action="store_true", help="run the deals as Ray tasks (pip install 'mjenv[ray]')")
+    p.add_argument("--ray-address", default=None, help="Ray cluster address (default: start a local Ray)")
+    p.add_argument("--out", default=None, help="folder for results .md/.json/.png (default: nothing written)")
+    p.add_argument("--name", default="results", help="base name of the written files (default results)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _run_eval(args: argparse.Namespace, agents: list[str]) -> int:
+    from mjenv.baselines.evaluate import evaluate
+
+    try:
+        report = evaluate(
+            agents,
+            args.deals,
+            args.seed,
+            rules=args.rules,
+            workers=args.workers,
+            use_ray=args.ray,
+            ray_address=args.ray_address,
+            progress=not args.no_progress,
+            out_dir=args.out,
+            name=args.name,
+        )
+    except ValueError as exc:
+        print(f"mjenv: error: {exc}", file=sys.stderr)
+        return 2
+    print(report.table())
+    print(f"\n({report.config['wall_s']} s)")
+    if args.out:
+        print(f"written: {args.out}/{args.name}.md, .json, .png")
+    return 0
+
+
+def _build_tournament(p: argparse.ArgumentParser) -> Handler:
+    p.description = (
+        "A short duplicate-deal tournament of the baselines "
+        f"({', '.join(TOURNAMENT_AGENTS)}); each wall is played with all four seat rotations."
+    )
+    _add_eval_options(p, deals=8, workers=2)
+
+    def run(args: argparse.Namespace) -> int:
+        return _run_eval(args, list(TOURNAMENT_AGENTS))
+
+    return run
+
+
+def _build_eval(p: argparse.ArgumentParser) -> Handler:
+    from mjenv.baselines.registry import agent_names
+
+    names = "; ".join(f"{k}: {v}" for k, v in agent_names().items())
+    p.description = (
+        "Evaluate agents on duplicate deals. Give 4 agents (one per seat) or 2 (teams on opposite seats). "
+        f"Agents: {names}."
+    )
+    p.add_argument("agents", nargs="+", help="2 or 4 agent specs, e.g. flatmc greedy")
+    _add_eval_options(p, deals=50, workers=1)
+
+    def run(args: argparse.Namespace) -> int:
+        if len(args.agents) not in (2, 4):
+            print(f"mjenv: error: give 2 or 4 agents, got {len(args.agents)}: {args.agents}", file=sys.stderr)
+            return 2
+        return _run_eval(args, list(args.agents))
+
+    return run
+
+
+def _build_play(p: argparse.ArgumentParser) -> Handler:
+    p.description = "Play one seat against three baseline agents at the terminal."
+    p.add_argument("--opponents", nargs="+", default=["greedy"], help="1 or 3 agent specs (default greedy)")
+    p.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat 0..3 (seat 0 deals)")
+    p.add_argument("--hands", type=int, default=1, help="hands to play (default 1)")
+    p.add_argument("--seed", type=int, default=None, help="wall seed (default: random)")
+    p.add_argument("--rules", default="basic", help="rules preset (default basic)")
+
+    def run(args: argparse.Namespace) -> int:
+        return play(args)
+
+    return run
+
+
+def play(args: argparse.Namespace, input=None, output=None) -> int:
+    """Run ``mjenv play``: a HumanAgent at ``args.seat`` against ``args.opponents``."""
+    import numpy as np
+
+    from mjenv.baselines.evaluate import play_hand
+    from mjenv.baselines.human import HumanAgent
+    from mjenv.baselines.registry import make_agent
+    from mjenv.tiles import format_hand
+
+    out = output if output is not None else sys.stdout
+    opp = list(args.opponents)
+    if len(opp) == 1:
+        opp = opp * 3
+    if len(opp) != 3:
+        print(f"mjenv: error: give 1 or 3 opponents, got {len(opp)}", file=sys.stderr)
+        return 2
+    try:
+        bots = [make_agent(spec, seed=i, rules=args.rules) for i, spec in enumerate(opp)]
+    except ValueError as exc:
+        print(f"mjenv: error: {exc}", file=sys.stderr)
+        return 2
+    human = HumanAgent(rules=args.rules, input=input, output=output)
+    seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(2**31))
+    total = 0
+    for h in range(args.hands):
+        seated = list(bots)
+        seated.insert(args.seat, human)
+        games: list = []
+        try:
+            rec = play_hand(seated, seed + h, args.rules, keep_game=games)
+        except EOFError:
+            print("\ninput ended; bye", file=out)
+            return 0
+        g = games[0]
+        names = ["you" if s == args.seat else opp[s - (s > args.seat)] for s in range(4)]
+        print(f"\n=== hand {h + 1} (seed {seed + h}) over ===", file=out)
+        if rec["winners"]:
+            how = "self-draw" if rec["deal_in"] < 0 else f"on {names[rec['deal_in']]}'s tile"
+            print(f"winner: {', '.join(names[w] for w in rec['winners'])} ({how})", file=out)
+        else:
+            print("draw: the wall ran out", file=out)
+        for s in range(4):
+            print(f"  seat {s} {names[s]:>20}: {format_hand(g.hands[s])}  score {rec['scores'][s]:+d}", file=out)
+        total += rec["scores"][args.seat]
+    print(f"your total score: {total:+d}", file=out)
+    return 0
+
+
+register_command("tournament", "a short duplicate-deal tournament of the baselines (prints a table)", _build_tournament)
+register_command("eval", "evaluate agents on duplicate deals with 95% CIs (table, JSON, PNG)", _build_eval)
+register_command("play", "play one seat against three baseline agents at the terminal", _build_play)
+
+
+def _load_plugins() -> None:
+    for mod in _PLUGIN_MODULES:
+        try:
+            importlib.import_module(mod)
+        except ModuleNotFoundError as exc:
+            # optional: the module is absent, or needs an extra (torch) that is not installed
+            if exc.name == mod or (exc.name or "").split(".")[0] in _OPTIONAL_DEPS:
+                continue
+            raise
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="mjenv")
+    """Entry point of the ``mjenv`` script; returns the exit code."""
+    _load_plugins()
+    parser = argparse.ArgumentParser(prog="mjenv", description="mjenv: four-player Mahjong for RL")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("tournament", help="a short duplicate-deal tournament of the baselines")
+    handlers: dict[str, Handler] = {}
+    for name, (help_line, build) in _COMMANDS.items():
+        handlers[name] = build(sub.add_parser(name, help=help_line))
     args = parser.parse_args(argv)
-    if args.command == "tournament":
-        from mjenv.deficiency import deficiency
-
-        hand, kb = "()(C1C4C6C7C8C9)(D1D2D3D6D6D7D8)", "(001100121)(010000030)(032242321)"
-        print(f"deficiency({hand}, {kb}) = {deficiency(hand, kb, method='dp')}")
-    return 0
+    return int(handlers[args.command](args) or 0)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,148 @@
+"""What every baseline agent shares: reading its own observation, seeding, the ``act`` contract.
+
+An agent sees exactly what the environment gives its seat: ``{"observation": float32[size],
+"action_mask": int8[A]}``. It decodes the array with the observation spec of the rules it was built
+for (``mjenv.observation``, named views as in ``docs/ARCHITECTURE.md``) and turns the views it needs
+into a :class:`Situation` of small integer arrays. Agents never receive a ``Game``: this module is the
+only door between an agent and the world, and it takes an observation, nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mjenv.game.actions import ActionLayout
+from mjenv.rules import Rules, get_rules
+
+#: ``mjenv.game.Phase`` values (IntEnum 0..3), repeated here so agents read the one-hot ``phase`` view
+#: without importing the game module (agents must not touch game state).
+PHASE_DISCARD, PHASE_CLAIM, PHASE_ROB_KONG, PHASE_END = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class Situation:
+    """One seat's decision point, read from its own observation.
+
+    Attributes:
+        hand: int16[T] own concealed tile counts (the drawn tile included).
+        kb: int16[T] knowledge base: copies of each tile this seat has not seen.
+        melds_needed: melds still to form (``rules.melds`` minus own declared melds).
+        phase: one of ``PHASE_DISCARD``, ``PHASE_CLAIM``, ``PHASE_ROB_KONG``, ``PHASE_END``.
+        last_discard: tile id awaiting claims (the robbed tile in ``PHASE_ROB_KONG``), -1 when none.
+        wall_count: tiles left in the wall.
+        mask: bool[A] legal actions.
+        layout: the action ids of these rules.
+    """
+
+    hand: np.ndarray
+    kb: np.ndarray
+    melds_needed: int
+    phase: int
+    last_discard: int
+    wall_count: int
+    mask: np.ndarray
+    layout: ActionLayout
+
+    @property
+    def legal(self) -> np.ndarray:
+        """int64[k] legal action ids, ascending."""
+        return np.flatnonzero(self.mask)
+
+
+def situation_from_views(views: dict[str, np.ndarray], action_mask: np.ndarray, rules: Rules) -> Situation:
+    """Build a :class:`Situation` from decoded observation views and the legal-action mask.
+
+    Args:
+        views: decoded views (``hand``, ``knowledge_base``, ``num_melds``, ``last_discard``, ``phase``,
+            ``wall_count``; others ignored), float or int arrays.
+        action_mask: int8/bool[A] legal actions, A = 2T + 7.
+        rules: the rules the observation was encoded with.
+
+    Raises:
+        ValueError: a missing view, a mask of the wrong length or with no legal action.
+    """
+    layout = ActionLayout(rules.num_tile_types)
+    needed = ("hand", "knowledge_base", "num_melds", "last_discard", "phase", "wall_count")
+    missing = [k for k in needed if k not in views]
+    if missing:
+        raise ValueError(f"observation views missing {missing}; an agent needs {list(needed)}")
+    mask = np.asarray(action_mask).astype(bool).reshape(-1)
+    if mask.shape != (layout.size,):
+        raise ValueError(
+            f"action_mask has {mask.size} entries; rules {rules.name!r} have {layout.size} actions "
+            "(build the agent with the rules the environment uses)"
+        )
+    if not mask.any():
+        raise ValueError("action_mask has no legal action; the environment always leaves at least PASS legal")
+    hand = np.rint(np.asarray(views["hand"], dtype=np.float64)).astype(np.int16).reshape(-1)
+    kb = np.rint(np.asarray(views["knowledge_base"], dtype=np.float64)).astype(np.int16).reshape(-1)
+    num_melds = np.rint(np.asarray(views["num_melds"], dtype=np.float64)).astype(np.int64).reshape(-1)
+    last = np.asarray(views["last_discard"]).reshape(-1)
+    phase = np.asarray(views["phase"]).reshape(-1)
+    return Situation(
+        hand=hand,
+        kb=kb,
+        melds_needed=int(rules.melds - num_melds[0]),
+        phase=int(np.argmax(phase)),
+        last_discard=int(np.argmax(last)) if last.max() > 0 else -1,
+        wall_count=int(round(float(np.asarray(views["wall_count"]).reshape(-1)[0]))),
+        mask=mask,
+        layout=layout,
+    )
+
+
+class Agent:
+    """Base class: seeding, rules, and ``act(observation) -> action id``.
+
+    Subclasses implement :meth:`decide` on a :class:`Situation`. The observation spec is built once
+    per agent; ``mjenv.observation`` is imported lazily so pure decision code (and its tests) runs on
+    hand-made situations.
+
+    Args:
+        seed: seed of the agent's own ``np.random.Generator`` (reset with :meth:`reset`).
+        rules: preset name or :class:`~mjenv.rules.Rules` the observations are encoded with.
+    """
+
+    name = "agent"
+
+    def __init__(self, seed: int | None = 0, rules: str | Rules = "basic") -> None:
+        self.rules = get_rules(rules)
+        self.layout = ActionLayout(self.rules.num_tile_types)
+        self._spec = None
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed the agent (the evaluation harness calls this once per hand for reproducibility)."""
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def _decode(self, observation: np.ndarray) -> dict[str, np.ndarray]:
+        if self._spec is None:
+            from mjenv.observation import ObservationSpec
+
+            self._spec = ObservationSpec(rules=self.rules)
+        return self._spec.decode(np.asarray(observation))
+
+    def situation(self, observation: dict[str, Any]) -> Situation:
+        """Decode one seat's observation dict (``{"observation", "action_mask"}``)."""
+        if not isinstance(observation, dict) or "observation" not in observation or "action_mask" not in observation:
+            raise ValueError(
+                "act() takes one seat's observation: a dict with keys 'observation' (the array) and "
+                f"'action_mask'; got {type(observation).__name__}"
+                + (f" with keys {sorted(observation)}" if isinstance(observation, dict) else "")
+            )
+        views = self._decode(observation["observation"])
+        return situation_from_views(views, observation["action_mask"], self.rules)
+
+    def act(self, observation: dict[str, Any]) -> int:
+        """Choose a legal action id from this seat's observation dict."""
+        return int(self.decide(self.situation(observation)))
+
+    def decide(self, s: Situation) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(seed={self.seed!r}, rules={self.rules.name!r})"

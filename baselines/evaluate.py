@@ -1,0 +1,498 @@
+"""Evaluation harness: duplicate deals, per-agent rates with 95% confidence intervals, tables and a chart.
+
+Duplicate deals. Deal i fixes a wall (``Game(seed=deal_seed(seed, i))``); the wall is played once
+for every distinct seat rotation of the agents (``[A, B, C, D]`` is also played as ``[B, C, D, A]``,
+...; a team line-up ``[A, B, A, B]`` has two distinct rotations). Luck of the wall is thus shared by
+every agent, and the statistics pair by deal: for each deal and agent we average its results over
+the seats it played in that deal, and the confidence intervals are over those per-deal averages
+(t-interval, 95%). Pairwise differences between agents use the same per-deal pairing.
+
+Each agent sees only its own observation ``{"observation", "action_mask"}`` (encoded by
+``mjenv.observation``); the harness owns the ``Game`` and never hands it to an agent.
+
+Metrics per agent: win rate (hands it won), deal-in rate (hands where its discard or robbed kong gave
+the win), mean score (zero-sum points of the hand), draws (hands nobody won), and the mean time of
+its decisions (calls with more than one legal action).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mjenv.rules import Rules, get_rules
+
+#: two-sided 95% t quantiles for df = 1..30 (beyond, the normal 1.96 is within 2%)
+_T975 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+    2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+
+#: fewest deals for which a paired difference is called significant
+MIN_DEALS_FOR_TEST = 5
+
+METRICS = ("win_rate", "deal_in_rate", "mean_score", "draw_rate")
+METRIC_TITLES = {
+    "win_rate": "win rate",
+    "deal_in_rate": "deal-in rate",
+    "mean_score": "mean score",
+    "draw_rate": "draws",
+}
+
+
+def t975(df: int) -> float:
+    """Two-sided 95% quantile of Student's t with ``df`` degrees of freedom (1.96 beyond 30)."""
+    if df < 1:
+        return float("nan")
+    return _T975[df - 1] if df <= len(_T975) else 1.96
+
+
+def mean_ci(values: Sequence[float] | np.ndarray) -> tuple[float, float]:
+    """Mean and half-width of its 95% t-interval (nan half-width for fewer than two values)."""
+    x = np.asarray(values, dtype=np.float64)
+    if len(x) == 0:
+        return float("nan"), float("nan")
+    if len(x) == 1:
+        return float(x[0]), float("nan")
+    return float(x.mean()), float(t975(len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x)))
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """Wall seed of deal ``deal`` of an evaluation seeded with ``seed`` (independent streams)."""
+    return int(np.random.SeedSequence([seed, deal]).generate_state(1, dtype=np.uint64)[0] >> 1)
+
+
+def agent_seed(seed: int, deal: int, rotation: int, seat: int) -> int:
+    """Seed an agent gets for one hand, so every hand replays exactly whatever the worker layout."""
+    return int(np.random.SeedSequence([seed, deal, rotation, seat, 1]).generate_state(1, dtype=np.uint32)[0])
+
+
+def rotations(labels: Sequence[str]) -> list[tuple[int, ...]]:
+    """Distinct seat rotations of a line-up: each is the agent index per seat.
+
+    ``["a", "b", "c", "d"]`` gives four; ``["a", "b", "a", "b"]`` gives two (the other two repeat them).
+    """
+    out, seen = [], set()
+    for k in range(4):
+        idx = tuple((s + k) % 4 for s in range(4))
+        key = tuple(labels[i] for i in idx)
+        if key not in seen:
+            seen.add(key)
+            out.append(idx)
+    return out
+
+
+def play_hand(
+    agents: Sequence[Any], game_seed: int, rules: str | Rules = "basic", spec=None, keep_game: list | None = None
+) -> dict[str, Any]:
+    """Play one hand; ``agents[s]`` plays seat s from its own observations.
+
+    Args:
+        agents: four agents with ``act(observation_dict) -> int``.
+        game_seed: seed of the wall.
+        rules: the rules.
+        spec: an ``ObservationSpec`` to reuse (built when None).
+        keep_game: when a list, the finished ``Game`` is appended to it (for the caller's own display).
+
+    Returns:
+        dict with ``winners``, ``deal_in``, ``scores`` (list of 4), ``draw``, ``steps``,
+        ``decisions`` (per seat: calls with more than one legal action) and ``think_s`` (their seconds).
+
+    Raises:
+        ValueError: an agent returned an illegal action (the game names it and the legal ones).
+    """
+    from mjenv.game import Game
+    from mjenv.observation import ObservationSpec
+
+    rules = get_rules(rules)
+    spec = spec or ObservationSpec(rules=rules)
+    g = Game(rules=rules, seed=game_seed)
+    decisions = [0] * 4
+    think = [0.0] * 4
+    steps = 0
+    while not g.is_over:
+        actions = {}
+        for seat in g.acting_seats():
+            mask = g.legal_action_mask(seat)
+            obs = {"observation": spec.encode(g, seat), "action_mask": mask}
+            t0 = time.perf_counter()
+            a = agents[seat].act(obs)
+            dt = time.perf_counter() - t0
+            if int(mask.sum()) > 1:
+                decisions[seat] += 1
+                think[seat] += dt
+            actions[seat] = int(a)
+        g.step(actions)
+        steps += 1
+    if keep_game is not None:
+        keep_game.append(g)
+    return {
+        "winners": [int(w) for w in g.winners],
+        "deal_in": int(g.deal_in),
+        "scores": [int(x) for x in g.scores],
+        "draw": not g.winners,
+        "steps": steps,
+        "decisions": decisions,
+        "think_s": think,
+    }
+
+
+def _build(spec_or_agent, seed: int, rules: Rules):
+    if isinstance(spec_or_agent, str):
+        from mjenv.baselines.registry import make_agent
+
+        return make_agent(spec_or_agent, seed=seed, rules=rules)
+    spec_or_agent.reset(seed)
+    return spec_or_agent
+
+
+def play_deal(agents: Sequence[Any], labels: Sequence[str], deal: int, seed: int, rules: str | Rules) -> list[dict]:
+    """Play deal ``deal`` with every distinct rotation; one record per hand (labels per seat added)."""
+    rules = get_rules(rules)
+    from mjenv.observation import ObservationSpec
+
+    spec = ObservationSpec(rules=rules)
+    out = []
+    for r, idx in enumerate(rotations(labels)):
+        seated = [_build(agents[i], agent_seed(seed, deal, r, s), rules) for s, i in enumerate(idx)]
+        rec = play_hand(seated, deal_seed(seed, deal), rules, spec)
+        rec.update(deal=deal, rotation=r, seats=[labels[i] for i in idx])
+        out.append(rec)
+    return out
+
+
+_WORKER_STATE: dict[str, Any] = {}
+
+
+def _worker_init(agents, labels, seed, rules) -> None:
+    # keep one set of agents per worker process: flat MC and policies are costly to build
+    _WORKER_STATE.update(agents=agents, labels=labels, seed=seed, rules=rules)
+
+
+def _worker_deal(deal: int) -> list[dict]:
+    s = _WORKER_STATE
+    return play_deal(s["agents"], s["labels"], deal, s["seed"], s["rules"])
+
+
+@dataclass
+class Report:
+    """Result of :func:`evaluate`.
+
+    Attributes:
+        labels: agent labels in line-up order (duplicates merged).
+        stats: label -> metric -> (mean, 95% CI half-width); plus ``ms_per_decision``.
+        pairwise: list of dicts (a, b, metric, diff, ci, significant) for win rate, a minus b.
+        hands: every hand record.
+        config: how it was run.
+    """
+
+    labels: list[str]
+    stats: dict[str, dict[str, tuple[float, float]]]
+    pairwise: list[dict[str, Any]]
+    hands: list[dict[str, Any]] = field(repr=False)
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def table(self) -> str:
+        """Markdown table of the per-agent statistics and the paired differences."""
+        lines = [
+            f"{self.config.get('num_deals')} duplicate deals x {self.config.get('rotations')} rotations = "
+            f"{len(self.hands)} hands (rules {self.config.get('rules')!r}, seed {self.config.get('seed')}); "
+            "mean ± 95% CI over per-deal averages",
+            "",
+            "| agent | seats/hand | win rate | deal-in rate | mean score | draws | ms/decision |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for lab in self.labels:
+            st = self.stats[lab]
+            cells = [_fmt_pct(*st[m]) if m != "mean_score" else _fmt_num(*st[m]) for m in METRICS]
+            lines.append(
+                f"| {lab} | {st['seats_per_hand'][0]:g} | " + " | ".join(cells) + f" | {st['ms_per_decision'][0]:.1f} |"
+            )
+        if self.pairwise:
+            lines += ["", "| win rate difference | mean ± 95% CI | significant at 95% |", "|---|---|---|"]
+            for p in self.pairwise:
+                lines.append(
+                    f"| {p['a']} − {p['b']} | {100 * p['diff']:+.1f} ± {100 * p['ci']:.1f} pp | "
+                    f"{'yes' if p['significant'] else 'no'} |"
+                )
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "config": self.config,
+            "labels": self.labels,
+            "stats": {k: {m: list(v) for m, v in d.items()} for k, d in self.stats.items()},
+            "pairwise": self.pairwise,
+            "hands": self.hands,
+        }
+
+    def save(self, out_dir: str | os.PathLike, name: str = "results") -> dict[str, Path]:
+        """Write ``name.md``, ``name.json`` and ``name.png`` into ``out_dir``; returns their paths."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        paths = {"md": out / f"{name}.md", "json": out / f"{name}.json", "png": out / f"{name}.png"}
+        paths["md"].write_text(self.table() + "\n")
+        paths["json"].write_text(json.dumps(self.to_json(), indent=1) + "\n")
+        plot_report(self, paths["png"])
+        return paths
+
+
+def _fmt_pct(m: float, ci: float) -> str:
+    ci_s = "n/a" if math.isnan(ci) else f"{100 * ci:.1f}"
+    return f"{100 * m:.1f}% ± {ci_s}"
+
+
+def _fmt_num(m: float, ci: float) -> str:
+    ci_s = "n/a" if math.isnan(ci) else f"{ci:.2f}"
+    return f"{m:+.2f} ± {ci_s}"
+
+
+def summarize(hands: list[dict[str, Any]], labels: Sequence[str]) -> tuple[dict, list]:
+    """Per-agent statistics paired by deal (see the module docstring) and win-rate differences."""
+    uniq = list(dict.fromkeys(labels))
+    deals = sorted({h["deal"] for h in hands})
+    per_deal = {lab: {m: [] for m in METRICS} for lab in uniq}
+    decisions = dict.fromkeys(uniq, 0)
+    think = dict.fromkeys(uniq, 0.0)
+    seats = dict.fromkeys(uniq, 0)
+    by_deal: dict[int, list[dict]] = {d: [] for d in deals}
+    for h in hands:
+        by_deal[h["deal"]].append(h)
+    for d in deals:
+        acc = {lab: {m: [] for m in METRICS} for lab in uniq}
+        for h in by_deal[d]:
+            for seat, lab in enumerate(h["seats"]):
+                acc[lab]["win_rate"].append(float(seat in h["winners"]))
+                acc[lab]["deal_in_rate"].append(float(h["deal_in"] == seat and bool(h["winners"])))
+                acc[lab]["mean_score"].append(float(h["scores"][seat]))
+                acc[lab]["draw_rate"].append(float(h["draw"]))
+                decisions[lab] += h["decisions"][seat]
+                think[lab] += h["think_s"][seat]
+                seats[lab] += 1
+        for lab in uniq:
+            for m in METRICS:
+                per_deal[lab][m].append(float(np.mean(acc[lab][m])))
+    stats = {}
+    for lab in uniq:
+        st = {m: mean_ci(per_deal[lab][m]) for m in METRICS}
+        st["ms_per_decision"] = (1000 * think[lab] / max(decisions[lab], 1), float("nan"))
+        st["seats_per_hand"] = (seats[lab] / max(len(hands), 1), float("nan"))
+        stats[lab] = st
+    pairwise = []
+    for i, a in enumerate(uniq):
+        for b in uniq[i + 1 :]:
+            diff = np.array(per_deal[a]["win_rate"]) - np.array(per_deal[b]["win_rate"])
+            m, ci = mean_ci(diff)
+            # too few deals make a t-interval meaningless (a zero spread over 2 deals is not evidence)
+            significant = len(diff) >= MIN_DEALS_FOR_TEST and bool(abs(m) > ci)
+            pairwise.append({"a": a, "b": b, "metric": "win_rate", "diff": m, "ci": ci, "significant": significant})
+    return stats, pairwise
+
+
+def evaluate(
+    agents: Sequence[Any],
+    num_deals: int,
+    seed: int = 0,
+    *,
+    rules: str | Rules = "basic",
+    labels: Sequence[str] | None = None,
+    workers: int = 1,
+    use_ray: bool = False,
+    ray_address: str | None = None,
+    progress: bool = True,
+    out_dir: str | os.PathLike | None = None,
+    name: str = "results",
+) -> Report:
+    """Evaluate agents on duplicate deals.
+
+    Args:
+        agents: four agents (or specs like ``"greedy"``, ``"flatmc:sp"``, ``"policy:PATH"``), one per
+            seat of the base line-up; two means teams on opposite seats (``[a, b, a, b]``).
+        num_deals: walls to play; each is played with every distinct rotation of the line-up.
+        seed: seeds the walls and the agents (the same seed replays the same evaluation exactly).
+        rules: rules preset or :class:`~mjenv.rules.Rules`.
+        labels: names in the table (default: the specs, or the agents' ``name``; equal labels are one
+            agent, e.g. a team).
+        workers: processes (1 = in this process).
+        use_ray: run the deals as Ray tasks (``ray_address`` or a local Ray started here).
+        ray_address: address of a running Ray cluster (e.g. ``"auto"``); None starts a local one.
+        progress: show a tqdm progress bar.
+        out_dir: when given, write ``name.md``, ``name.json`` and ``name.png`` there.
+        name: base name of the written files.
+
+    Returns:
+        :class:`Report`.
+
+    Raises:
+        ValueError: a line-up that is not 2 or 4 agents, num_deals < 1, workers < 1, an unknown spec.
+    """
+    agents = list(agents)
+    if len(agents) == 2:
+        agents = [agents[0], agents[1], agents[0], agents[1]]
+        if labels is not None and len(labels) == 2:
+            labels = [labels[0], labels[1], labels[0], labels[1]]
+    if len(agents) != 4:
+        raise ValueError(f"give 4 agents (one per seat) or 2 (teams on opposite seats), got {len(agents)}")
+    if not isinstance(num_deals, (int, np.integer)) or num_deals < 1:
+        raise ValueError(f"num_deals must be a positive int, got {num_deals!r}")
+    if not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be a positive int, got {workers!r}")
+    rules = get_rules(rules)
+    if labels is None:
+        labels = [a if isinstance(a, str) else getattr(a, "name", type(a).__name__) for a in agents]
+    labels = list(labels)
+    if len(labels) != 4:
+        raise ValueError(f"labels must name the 4 seats (or the 2 teams), got {labels!r}")
+    # check every spec before any process starts, so a typo fails at once with the list of names
+    for a in agents:
+        if isinstance(a, str):
+            from mjenv.baselines.registry import make_agent
+
+            make_agent(a, seed=0, rules=rules)
+    n_rot = len(rotations(labels))
+    t0 = time.perf_counter()
+    hands: list[dict] = []
+    bar = _progress(num_deals * n_rot, progress)
+    if use_ray:
+        hands = _run_ray(agents, labels, num_deals, seed, rules, workers, ray_address, bar)
+    elif workers == 1:
+        for d in range(num_deals):
+            recs = play_deal(agents, labels, d, seed, rules)
+            hands.extend(recs)
+            bar.update(len(recs))
+    else:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        ctx = mp.get_context("fork") if hasattr(os, "fork") else mp.get_context()
+        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
+                                 initargs=(agents, labels, seed, rules)) as pool:  # fmt: skip
+            futures = [pool.submit(_worker_deal, d) for d in range(num_deals)]
+            for f in as_completed(futures):
+                recs = f.result()
+                hands.extend(recs)
+                bar.update(len(recs))
+    bar.close()
+    hands.sort(key=lambda h: (h["deal"], h["rotation"]))
+    stats, pairwise = summarize(hands, labels)
+    config = {
+        "agents": [a if isinstance(a, str) else repr(a) for a in agents],
+        "labels": labels,
+        "num_deals": int(num_deals),
+        "rotations": n_rot,
+        "seed": int(seed),
+        "rules": rules.name,
+        "workers": int(workers),
+        "ray": bool(use_ray),
+        "wall_s": round(time.perf_counter() - t0, 2),
+    }
+    report = Report(list(dict.fromkeys(labels)), stats, pairwise, hands, config)
+    if out_dir is not None:
+        report.save(out_dir, name)
+    return report
+
+
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(total: int, enabled: bool):
+    if not enabled:
+        return _NoBar()
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="hand", desc="evaluate", dynamic_ncols=True)
+
+
+def _run_ray(agents, labels, num_deals, seed, rules, workers, address, bar) -> list[dict]:
+    try:
+        import ray
+    except ImportError as exc:
+        raise ValueError("--ray needs Ray: pip install 'mjenv[ray]'") from exc
+    started = False
+    if not ray.is_initialized():
+        if address is None:
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+        else:
+            ray.init(address=address, log_to_driver=False)
+        started = True
+    try:
+        remote = ray.remote(num_cpus=1)(play_deal)
+        pending = [remote.remote(agents, labels, d, seed, rules) for d in range(num_deals)]
+        hands = []
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            recs = ray.get(done[0])
+            hands.extend(recs)
+            bar.update(len(recs))
+        return hands
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def plot_report(report: Report, path: str | os.PathLike) -> Path:
+    """Bar chart of win rate, deal-in rate, draws (percent) and mean score per agent with 95% CIs."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = report.labels
+    n = len(labels)
+    colors = plt.get_cmap("tab10")(np.arange(n) % 10)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [3, 1.3]})
+    ax = axes[0]
+    metrics = ("win_rate", "deal_in_rate", "draw_rate")
+    width = 0.8 / n
+    x = np.arange(len(metrics))
+    for i, lab in enumerate(labels):
+        means = [100 * report.stats[lab][m][0] for m in metrics]
+        cis = [100 * np.nan_to_num(report.stats[lab][m][1]) for m in metrics]
+        pos = x - 0.4 + width * (i + 0.5)
+        bars = ax.bar(pos, means, width, yerr=cis, capsize=3, color=colors[i], label=lab, edgecolor="black", lw=0.5)
+        for b, v in zip(bars, means):
+            ax.annotate(f"{v:.0f}", (b.get_x() + b.get_width() / 2, 0), xytext=(0, 2), textcoords="offset points",
+                        ha="center", va="bottom", fontsize=8, color="white" if v > 8 else "black")  # fmt: skip
+    ax.set_xticks(x, [METRIC_TITLES[m] for m in metrics])
+    ax.set_ylabel("% of hands played")
+    ax.set_ylim(0, max(5.0, ax.get_ylim()[1]))
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+    ax.legend(fontsize=8, loc="upper right", frameon=False)
+    ax2 = axes[1]
+    means = [report.stats[lab]["mean_score"][0] for lab in labels]
+    cis = [np.nan_to_num(report.stats[lab]["mean_score"][1]) for lab in labels]
+    ax2.bar(np.arange(n), means, yerr=cis, capsize=3, color=colors, edgecolor="black", lw=0.5)
+    ax2.axhline(0, color="black", lw=0.8)
+    ax2.set_xticks(np.arange(n), [_short(lab) for lab in labels], rotation=30, ha="right", fontsize=8)
+    ax2.set_title("mean score per hand", fontsize=10)
+    ax2.grid(axis="y", alpha=0.3)
+    ax2.set_axisbelow(True)
+    cfg = report.config
+    fig.suptitle(
+        f"{cfg.get('num_deals')} duplicate deals × {cfg.get('rotations')} rotations = {len(report.hands)} hands "
+        f"(rules {cfg.get('rules')}); error bars: 95% CI over deals",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _short(label: str, width: int = 18) -> str:
+    return label if len(label) <= width else label[: width - 1] + "…"

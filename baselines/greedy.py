@@ -1,0 +1,179 @@
+"""``GreedyAgent``: the deficiency-greedy strategy of the BDA/HBBA papers, knowledge-aware.
+
+The BDA paper (Sec. 3, "It is one basic requirement for a Mahjong AI ...") describes the strategy:
+declare a win when the hand is complete; otherwise discard the tile that leaves the best hand; claim
+a pong only when it reduces (or does not increase) the deficiency. We apply it with the
+knowledge-aware deficiency (BDA Def. 9: the KB is what this seat has not seen), and to chows and
+kongs in the same way:
+
+- **win** whenever ``WIN`` is legal;
+- **discard** the tile t minimising ``dfncy(H - t, KB)``; ties go to the larger number of effective
+  tiles left in the KB (copies whose draw lowers the deficiency), then to the lowest tile id;
+- **concealed kong** of t when ``dfncy(H - 4t, KB)`` with one more meld is at most the best discard's
+  deficiency; **added kong** of t when discarding t is among the best discards (the hand left is the
+  same ``H - t`` and the kong draws a replacement tile on top);
+- **claims** (chow / pong / exposed kong of the discard d): the claim with the lowest deficiency after
+  it, taken when that is at most the deficiency of the hand now; ties prefer kong, pong, then chows
+  (low, mid, high); otherwise ``PASS``.
+
+All deficiencies come from the exact batched ``dp`` core, one call per feature.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from mjenv.baselines._common import PHASE_CLAIM, PHASE_DISCARD, Agent, Situation
+
+from mjenv.deficiency import dp
+from mjenv.deficiency.features import NOT_APPLICABLE
+
+
+def _dfncy(hands: np.ndarray, kb: np.ndarray, needed: np.ndarray | int) -> np.ndarray:
+    """Exact knowledge-aware deficiency of a batch sharing one KB.
+
+    Args:
+        hands: int[B, T] tile counts (3m+1 or 3m+2 tiles, m = ``needed``).
+        kb: int[T] knowledge base (hand + kb <= 4 for every row).
+        needed: melds still needed, int or int[B].
+
+    Returns:
+        int32[B].
+    """
+    hands = np.atleast_2d(np.asarray(hands)).astype(np.int8)
+    kbs = np.broadcast_to(np.asarray(kb, dtype=np.int8), hands.shape).copy()
+    m = np.broadcast_to(np.asarray(needed, dtype=np.int64), (len(hands),)).copy()
+    if len(hands) == 0:
+        return np.zeros(0, dtype=np.int32)
+    return dp.deficiency_batch(hands, kbs, m)
+
+
+def discard_scores(hand: np.ndarray, kb: np.ndarray, needed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Deficiency and effective-tile count after discarding each held tile.
+
+    Args:
+        hand: int[T] a 3m+2-tile hand.
+        kb: int[T] knowledge base.
+        needed: m, melds still needed.
+
+    Returns:
+        (dfncy, effective): int32[T] deficiency of ``hand - t`` (``NOT_APPLICABLE`` where t is not
+        held) and int64[T] KB copies of the tiles whose draw lowers that deficiency (0 where not held).
+    """
+    hand = np.asarray(hand, dtype=np.int16)
+    kb = np.asarray(kb, dtype=np.int16)
+    n_t = len(hand)
+    held = np.flatnonzero(hand > 0)
+    after = np.repeat(hand[None], len(held), axis=0)
+    after[np.arange(len(held)), held] -= 1
+    d = _dfncy(after, kb, needed)
+    # effective tiles of each 3m+1 hand: draw t from the KB, one batched call for all (hand, t) pairs
+    draws = np.flatnonzero(kb > 0)
+    rows = np.repeat(np.arange(len(held)), len(draws))
+    cols = np.tile(draws, len(held))
+    drawn = after[rows].copy()
+    drawn[np.arange(len(rows)), cols] += 1
+    kbs = np.repeat(kb[None], len(rows), axis=0)
+    kbs[np.arange(len(rows)), cols] -= 1
+    if len(rows):
+        d_drawn = dp.deficiency_batch(drawn.astype(np.int8), kbs.astype(np.int8), np.full(len(rows), needed))
+    else:
+        d_drawn = np.zeros(0, dtype=np.int32)
+    lowers = d_drawn < d[rows]
+    eff = np.zeros(len(held), dtype=np.int64)
+    np.add.at(eff, rows[lowers], kb[cols[lowers]])
+    out_d = np.full(n_t, NOT_APPLICABLE, dtype=np.int32)
+    out_e = np.zeros(n_t, dtype=np.int64)
+    out_d[held] = d
+    out_e[held] = eff
+    return out_d, out_e
+
+
+def best_discard(hand: np.ndarray, kb: np.ndarray, needed: int, allowed: np.ndarray | None = None) -> tuple[int, int]:
+    """The greedy discard: lowest deficiency, then most effective tiles, then lowest tile id.
+
+    Args:
+        hand: int[T] a 3m+2-tile hand.
+        kb: int[T] knowledge base.
+        needed: m.
+        allowed: optional bool[T] of discards allowed (default: every held tile).
+
+    Returns:
+        (tile, deficiency after discarding it).
+    """
+    d, eff = discard_scores(hand, kb, needed)
+    ok = d != NOT_APPLICABLE
+    if allowed is not None:
+        ok &= np.asarray(allowed, dtype=bool)
+    cand = np.flatnonzero(ok)
+    if len(cand) == 0:
+        raise ValueError("no tile to discard: the hand holds none of the allowed tiles")
+    # lexicographic: min deficiency, max effective count, min tile id
+    order = np.lexsort((cand, -eff[cand], d[cand]))
+    t = int(cand[order[0]])
+    return t, int(d[t])
+
+
+class GreedyAgent(Agent):
+    """Deficiency-greedy agent (see the module docstring for the exact rule).
+
+    Args:
+        seed: seed (the strategy is deterministic; kept for a uniform agent interface).
+        rules: preset name or :class:`~mjenv.rules.Rules` the observations are encoded with.
+    """
+
+    name = "greedy"
+
+    def decide(self, s: Situation) -> int:
+        legal = s.legal
+        lay = s.layout
+        if len(legal) == 1:
+            return int(legal[0])
+        if s.mask[lay.win]:
+            return lay.win
+        if s.phase == PHASE_DISCARD and s.mask[: lay.num_tile_types].any():
+            return self._own_turn(s)
+        if s.phase == PHASE_CLAIM and s.last_discard >= 0:
+            return self._claim(s)
+        return lay.pass_ if s.mask[lay.pass_] else int(legal[0])
+
+    def _own_turn(self, s: Situation) -> int:
+        lay, n_t = s.layout, s.layout.num_tile_types
+        tile, d_best = best_discard(s.hand, s.kb, s.melds_needed, allowed=s.mask[:n_t])
+        kongs = np.flatnonzero(s.mask[n_t : 2 * n_t])
+        for t in kongs:
+            if s.hand[t] >= 4:
+                # concealed kong: four tiles leave the hand, one more meld is declared
+                after = s.hand.copy()
+                after[t] -= 4
+                ok = int(_dfncy(after[None], s.kb, s.melds_needed - 1)[0]) <= d_best
+            else:
+                # added kong: the hand left is H - t, exactly the discard of t
+                after = s.hand.copy()
+                after[t] -= 1
+                ok = int(_dfncy(after[None], s.kb, s.melds_needed)[0]) <= d_best
+            if ok:
+                return lay.kong(int(t))
+        return lay.discard(tile)
+
+    def _claim(self, s: Situation) -> int:
+        from mjenv.deficiency.features import deficiency_after_claim
+
+        lay = s.layout
+        now = int(_dfncy(s.hand[None], s.kb, s.melds_needed)[0])
+        exposed = self.rules.melds - s.melds_needed
+        after = deficiency_after_claim(
+            s.hand.astype(np.int8), s.kb.astype(np.int8), s.last_discard, exposed_melds=exposed, melds=self.rules.melds
+        )
+        # columns of CLAIM_KINDS: chow_low, chow_mid, chow_high, pong, kong; ties prefer kong, pong, chows
+        actions = (lay.chow_low, lay.chow_mid, lay.chow_high, lay.pong, lay.exposed_kong)
+        preference = (4, 3, 0, 1, 2)
+        best, best_d = lay.pass_, None
+        for col in preference:
+            a, d = actions[col], int(after[col])
+            if not s.mask[a] or d == NOT_APPLICABLE or d > now:
+                continue
+            if best_d is None or d < best_d:
+                best, best_d = a, d
+        if best == lay.pass_ and not s.mask[lay.pass_]:
+            return int(s.legal[0])
+        return int(best)

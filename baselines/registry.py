@@ -1,0 +1,146 @@
+"""Agents by name, as the command line writes them: ``random``, ``greedy``, ``flatmc``, ``flatmc:sp``,
+``flatmc:sims=500,pruning=off,twice=original``, ``policy:PATH``.
+
+A spec is ``name`` or ``name:argument``. Other modules add names with :func:`register_agent` (the
+training scripts register their own policies this way); ``policy:PATH`` loads a checkpoint through
+``mjenv.baselines.policy`` and says clearly what is missing when that module or torch is not there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mjenv.rules import Rules, get_rules
+
+#: factory(argument or None, seed, rules) -> agent with ``act(obs) -> int`` and ``reset(seed)``.
+AgentFactory = Callable[[str | None, int | None, Rules], Any]
+
+_FACTORIES: dict[str, AgentFactory] = {}
+_HELP: dict[str, str] = {}
+
+
+def register_agent(name: str, factory: AgentFactory, help: str = "", *, replace: bool = False) -> None:
+    """Make ``name[:argument]`` resolvable by :func:`make_agent`.
+
+    Args:
+        name: the prefix before ``:`` (letters, digits, ``_``).
+        factory: ``factory(argument, seed, rules)`` returning an agent.
+        help: one line for ``--help`` listings.
+        replace: allow overriding an existing name (e.g. the training helper replacing ``policy``).
+
+    Raises:
+        ValueError: a bad name, or a name already taken without ``replace``.
+    """
+    if not name or not name.replace("_", "").isalnum():
+        raise ValueError(f"agent name must be letters, digits or '_', got {name!r}")
+    if name in _FACTORIES and not replace:
+        raise ValueError(f"agent name {name!r} is already registered (pass replace=True to override)")
+    _FACTORIES[name] = factory
+    _HELP[name] = help
+
+
+def agent_names() -> dict[str, str]:
+    """Registered names and their help lines."""
+    return dict(_HELP)
+
+
+def make_agent(spec: str, seed: int | None = 0, rules: str | Rules = "basic"):
+    """Build an agent from its command-line spec.
+
+    Args:
+        spec: ``name`` or ``name:argument`` (see the module docstring).
+        seed: the agent's seed.
+        rules: the rules of the observations it will get.
+
+    Raises:
+        ValueError: an unknown name (the known ones are listed) or a bad argument.
+    """
+    if not isinstance(spec, str) or not spec:
+        raise ValueError(f"agent spec must be a non-empty string like 'greedy' or 'flatmc:sp', got {spec!r}")
+    name, _, arg = spec.partition(":")
+    if name not in _FACTORIES:
+        known = ", ".join(sorted(_FACTORIES))
+        raise ValueError(f"unknown agent {name!r} in {spec!r}; known agents: {known} (form name or name:argument)")
+    return _FACTORIES[name](arg or None, seed, get_rules(rules))
+
+
+def _no_arg(name: str, arg: str | None) -> None:
+    if arg is not None:
+        raise ValueError(f"agent {name!r} takes no argument, got {name}:{arg}")
+
+
+def _random(arg, seed, rules):
+    from mjenv.baselines.random_agent import RandomAgent
+
+    _no_arg("random", arg)
+    return RandomAgent(seed=seed, rules=rules)
+
+
+def _greedy(arg, seed, rules):
+    from mjenv.baselines.greedy import GreedyAgent
+
+    _no_arg("greedy", arg)
+    return GreedyAgent(seed=seed, rules=rules)
+
+
+_BOOL = {"on": True, "off": False, "true": True, "false": False, "1": True, "0": False, "yes": True, "no": False}
+
+
+def parse_flatmc_options(arg: str | None) -> dict[str, Any]:
+    """``"sp"`` or ``"sims=500,model=fp,pruning=off,twice=h1,time=0.2,rounds=6"`` -> FlatMCAgent kwargs.
+
+    Raises:
+        ValueError: an unknown key or a bad value (allowed keys and values are listed).
+    """
+    out: dict[str, Any] = {}
+    if not arg:
+        return out
+    allowed = "sp | fp | sims=INT | model=sp|fp | pruning=on|off | twice=h2+h1|h1|original | time=SECONDS | rounds=INT"
+    for token in arg.split(","):
+        key, eq, value = token.strip().partition("=")
+        try:
+            if not eq and key in ("sp", "fp"):
+                out["model"] = key
+            elif key == "model":
+                out["model"] = value
+            elif key in ("sims", "simulations"):
+                out["simulations"] = int(value)
+            elif key == "pruning":
+                out["pruning"] = _BOOL[value.lower()]
+            elif key == "twice":
+                out["discard_twice"] = value.lower()
+            elif key == "time":
+                out["time_limit"] = float(value)
+            elif key == "rounds":
+                out["max_rounds"] = int(value)
+            else:
+                raise KeyError(key)
+        except (KeyError, ValueError):
+            raise ValueError(f"bad flatmc option {token!r} in 'flatmc:{arg}'; allowed: {allowed}") from None
+    return out
+
+
+def _flatmc(arg, seed, rules):
+    from mjenv.baselines.flatmc import FlatMCAgent
+
+    return FlatMCAgent(seed=seed, rules=rules, **parse_flatmc_options(arg))
+
+
+def _policy(arg, seed, rules):
+    if not arg:
+        raise ValueError("policy agents need a checkpoint: policy:PATH (e.g. policy:runs/ppo/policy.pt)")
+    try:
+        from mjenv.baselines.policy import PolicyAgent
+    except ImportError as exc:
+        raise ValueError(
+            f"policy:{arg} needs the policy module and torch ({exc}); install the training extra: "
+            "pip install 'mjenv[train]'"
+        ) from exc
+    return PolicyAgent.load(arg, seed=seed)
+
+
+register_agent("random", _random, "uniform over the legal actions")
+register_agent("greedy", _greedy, "deficiency-greedy (BDA/HBBA papers' strategy)")
+register_agent("flatmc", _flatmc, "SIMCAT flat Monte Carlo; flatmc:sp, flatmc:sims=N,pruning=off,twice=h1|original")
+register_agent("policy", _policy, "a trained policy checkpoint: policy:PATH")
