@@ -61,6 +61,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import product
 
 import numpy as np
 
@@ -444,25 +445,61 @@ def _hbb_plan(num_tiles: int, melds: int):
     return groups, suffix, index, sorted(layers.items(), reverse=True)
 
 
+@lru_cache(maxsize=_LRU_SIZE)
+def _feature_classes(
+    counts: tuple[int, ...], kb: tuple[int, ...], chows: bool, max_parts: int, num_rem: int
+) -> tuple[tuple[int, int, int, tuple[LocalQ, ...]], ...]:
+    """A block's local qDCMPs with ``num_rem`` remainder tiles, grouped by local features (m, n, e).
+
+    HBB groups qDCMPs by (m, n, e) (Table 2) and a combined qDCMP's features are the sums of the
+    local ones (Sec. 3.4), so combinations are formed class by class and a class's members are only
+    expanded when the group is evaluated.
+    """
+    classes: dict[tuple[int, int, int], list[LocalQ]] = {}
+    for q in ukos_exact(counts, kb, chows, max_parts, num_rem):
+        classes.setdefault((q[1], q[2], q[4]), []).append(q)
+    return tuple((m, n, e, tuple(qs)) for (m, n, e), qs in classes.items())
+
+
 def _combine(blocks, reach, i, left, m, n, e, melds, picks, index, found) -> None:
-    """Sec. 3.4: choose one local qDCMP per block (features added, at most one eye) so that the
-    blocks' remainders hold ``left`` tiles in all; each qDCMP is filed under its HBB group."""
+    """Sec. 3.4: choose a feature class per block (features added, at most one eye) so that the
+    blocks' remainders hold ``left`` tiles in all; each choice is filed under its HBB group."""
     if i == len(blocks):
         found.setdefault(index[(m, n, e)], []).append(tuple(picks))
         return
-    off, buckets = blocks[i]
+    off, by_rem = blocks[i]
     nxt = reach[i + 1]
-    for r, qs in buckets.items():
+    for r, classes in by_rem.items():
         if left - r not in nxt:
             continue
-        for q in qs:
-            e2 = e + q[4]
-            m2 = m + q[1]
-            n2 = n + q[2]
+        for cm, cn, ce, qs in classes:
+            e2 = e + ce
+            m2 = m + cm
+            n2 = n + cn
             if e2 > 1 or m2 + n2 - e2 > melds:
                 continue
-            picks[i] = (off, q)
+            picks[i] = (off, qs)
             _combine(blocks, reach, i + 1, left - r, m2, n2, e2, melds, picks, index, found)
+
+
+def _best_in_class_combo(choice, m, n, e, kb, size, melds, least, best) -> int:
+    """Least UKE cost (Alg. 4) over the qDCMPs of one class combination, stopping at ``least``."""
+    if e and m + n - e == melds:
+        return melds - m  # Prop. 1 holds for every member: no need to look at them
+    for combo in product(*[qs for _, qs in choice]):
+        rem = [0] * size
+        kbp = list(kb)
+        for (off, _), q in zip(choice, combo):
+            for i in q[5]:
+                rem[off + i] += 1
+            for i in q[6]:
+                kbp[off + i] -= 1
+        cost = uke_cost(m, n, e, rem, kbp, melds)
+        if cost < best:
+            best = cost
+            if best <= least:
+                break
+    return best
 
 
 def hbba_one(hand: Sequence[int], kb: Sequence[int], melds: int) -> int:
@@ -470,8 +507,8 @@ def hbba_one(hand: Sequence[int], kb: Sequence[int], melds: int) -> int:
 
     Layers are visited with the most tiles first (Alg. 5). A layer with L tiles leaves N - L tiles
     in the remainder, so its qDCMPs are combined from local qDCMPs whose remainders hold at most
-    N - L tiles: UKOS is run per block only that deep (:func:`ukos_exact`), and the
-    lower layers that HBB never reaches are never generated.
+    N - L tiles: UKOS is run per block only that deep (:func:`ukos_exact`), and the lower layers
+    that HBB never reaches are never generated.
 
     Args:
         hand: int[T] tile counts (T = 27 or 34), 3M+1 or 3M+2 tiles.
@@ -485,7 +522,7 @@ def hbba_one(hand: Sequence[int], kb: Sequence[int], melds: int) -> int:
     kb = [int(v) for v in kb]
     num_tiles = sum(hand)
     size = len(hand)
-    # Step 1: KB-blocks, each as (offset, local counts, local KB, chows allowed).
+    # Step 1: KB-blocks, each as (offset, local counts, local KB, chows allowed, tiles).
     keys = []
     for b in kb_blocks(hand, kb):
         off = 9 * b.suit
@@ -502,46 +539,36 @@ def hbba_one(hand: Sequence[int], kb: Sequence[int], melds: int) -> int:
     groups, suffix, index, layers = _hbb_plan(num_tiles, melds)
     best = INF_COST
     picks: list = [None] * len(keys)
-    bucket_cache: list[list[tuple[LocalQ, ...]]] = [[] for _ in keys]  # per block, by remainder size
+    by_rem: list[dict[int, tuple]] = [{} for _ in keys]  # per block: remainder size -> classes
     for tiles, group_ids in layers:
         if best <= suffix[group_ids[0]]:
             break  # Table 4: no layer from here on can beat `best`
         depth = num_tiles - tiles
         # Step 2: UKOS per block, down to this layer's remainder size (memoized).
-        blocks = []
-        for off, c, k, ch, w in keys:
-            got = bucket_cache[len(blocks)]
-            for r in range(len(got), min(depth, w) + 1):
-                qs = ukos_exact(c, k, ch, melds, r)
-                got.append(qs)
-            blocks.append((off, {r: qs for r, qs in enumerate(got) if qs}))
-        reach: list[set[int]] = [set() for _ in range(len(blocks) + 1)]
+        for (_, c, k, ch, w), got in zip(keys, by_rem):
+            if depth <= w and depth not in got:
+                classes = _feature_classes(c, k, ch, melds, depth)
+                if classes:
+                    got[depth] = classes
+        reach: list[set[int]] = [set() for _ in range(len(keys) + 1)]
         reach[-1].add(0)
-        for i in range(len(blocks) - 1, -1, -1):
-            reach[i] = {a + b for a in blocks[i][1] for b in reach[i + 1] if a + b <= depth}
+        for i in range(len(keys) - 1, -1, -1):
+            reach[i] = {a + b for a in by_rem[i] for b in reach[i + 1] if a + b <= depth}
         if depth not in reach[0]:
             continue
-        # Step 3: this layer's qDCMPs, filed by group (m, n, e).
+        # Step 3: this layer's qDCMPs as combinations of feature classes, filed by group.
         found: dict[int, list[tuple]] = {}
+        blocks = [(key[0], got) for key, got in zip(keys, by_rem)]
         _combine(blocks, reach, 0, depth, 0, 0, 0, melds, picks, index, found)
         # Step 4: UKE costs group by group (Alg. 5), Group 1 first.
         for gi in group_ids:
             if best <= suffix[gi]:
                 break
             _, m, n, e, least = groups[gi]
-            for combo in found.get(gi, ()):
-                rem = [0] * size
-                kbp = list(kb)
-                for off, q in combo:
-                    for i in q[5]:
-                        rem[off + i] += 1
-                    for i in q[6]:
-                        kbp[off + i] -= 1
-                cost = uke_cost(m, n, e, rem, kbp, melds)
-                if cost < best:
-                    best = cost
-                    if best <= least:
-                        break  # the group's minimal cost (Table 3)
+            for choice in found.get(gi, ()):
+                best = _best_in_class_combo(choice, m, n, e, kb, size, melds, least, best)
+                if best <= least:
+                    break  # the group's minimal cost (Table 3)
     return INCOMPLETABLE if best >= INF_COST else int(best)
 
 
