@@ -540,16 +540,19 @@ def hbba_one(hand: Sequence[int], kb: Sequence[int], melds: int) -> int:
     best = INF_COST
     picks: list = [None] * len(keys)
     by_rem: list[dict[int, tuple]] = [{} for _ in keys]  # per block: remainder size -> classes
+    done = [0] * len(keys)  # per block: remainder sizes searched so far
     for tiles, group_ids in layers:
         if best <= suffix[group_ids[0]]:
             break  # Table 4: no layer from here on can beat `best`
         depth = num_tiles - tiles
         # Step 2: UKOS per block, down to this layer's remainder size (memoized).
-        for (_, c, k, ch, w), got in zip(keys, by_rem):
-            if depth <= w and depth not in got:
-                classes = _feature_classes(c, k, ch, melds, depth)
+        for i, (_, c, k, ch, w) in enumerate(keys):
+            got = by_rem[i]
+            for r in range(done[i], min(depth, w) + 1):
+                classes = _feature_classes(c, k, ch, melds, r)
                 if classes:
-                    got[depth] = classes
+                    got[r] = classes
+            done[i] = max(done[i], min(depth, w) + 1)
         reach: list[set[int]] = [set() for _ in range(len(keys) + 1)]
         reach[-1].add(0)
         for i in range(len(keys) - 1, -1, -1):
