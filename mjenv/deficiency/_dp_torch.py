@@ -1,0 +1,201 @@
+"""The ``dp`` backend in torch: the same tables and min-plus combinations on a CPU or CUDA device.
+
+Used through ``deficiency(..., method="dp", device="cuda")`` (or ``"cpu"``). Torch is imported only
+here, and this module is imported only when a device is asked for. The tables are built by numpy
+(:mod:`mjenv.deficiency._dp_tables`) and copied once to each device.
+
+Layout differs from the numpy path: hands stay the leading axis and every (k1, p1) x (k2, p2) pair
+of a min-plus combination is gathered at once (groups padded with an all-INF row), so one
+combination is a handful of kernels whatever the batch size. Large batches run in chunks to bound
+memory (about 3 KB per hand in flight).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from mjenv.deficiency import _dp_tables as _tables
+from mjenv.deficiency import dp as _dp
+
+_INF = _tables.INF
+_ALLOWED = "'cpu', 'cuda' or 'cuda:N'"
+#: Hands per chunk: bounds the gathered pairs (about 3 KB per hand) on each device type.
+_CHUNK = {"cpu": 1 << 15, "cuda": 1 << 20}
+
+
+def _import_torch():
+    try:
+        import torch
+    except ImportError as err:  # torch is optional: only the device path needs it
+        raise ValueError("device=... needs torch (pip install torch); leave device=None for the numpy backend") from err
+    return torch
+
+
+def resolve_device(device):
+    """Turn a device argument into a ``torch.device``.
+
+    Args:
+        device: ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or a ``torch.device``.
+
+    Returns:
+        torch.device.
+
+    Raises:
+        ValueError: torch missing, an unknown device, or CUDA asked for but not available.
+    """
+    torch = _import_torch()
+    if not isinstance(device, (str, torch.device)):
+        raise ValueError(f"device must be a string ({_ALLOWED}) or a torch.device, got {device!r}")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, ValueError) as err:
+        raise ValueError(f"unknown device {device!r}; allowed {_ALLOWED}") from err
+    if dev.type not in ("cpu", "cuda"):
+        raise ValueError(f"unknown device {device!r}; allowed {_ALLOWED}")
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} asked for but CUDA is not available here; use 'cpu' or device=None")
+    return dev
+
+
+@cache
+def _device_tables(dev_str: str) -> dict:
+    """The tables as torch uint8 tensors on one device, flattened to [rows, record]."""
+    torch = _import_torch()
+    dev = torch.device(dev_str)
+    left, right = _tables.half_tables()
+    h4, h3 = _tables.honour_tables()
+    host = {
+        "suit": _tables.full_suit_table().reshape(-1, 12),
+        "honour": _tables.full_honour_table().reshape(-1, 12),
+        "left": left.reshape(len(left), 12, 9),
+        "right": right.reshape(len(right), 12, 9),
+        "h4": h4.reshape(-1, 12),
+        "h3": h3.reshape(-1, 12),
+    }
+    return {k: torch.from_numpy(np.ascontiguousarray(v)).to(dev) for k, v in host.items()}
+
+
+@cache
+def _device_combos(dev_str: str, kmax: int, final: bool):
+    """The padded pair indices of :func:`mjenv.deficiency.dp._padded_combos` on one device."""
+    torch = _import_torch()
+    return tuple(torch.from_numpy(x).to(torch.device(dev_str)) for x in _dp._padded_combos(kmax, final))
+
+
+@cache
+def _device_weights(dev_str: str, num_t: int, full: bool):
+    """The table-row weights of :func:`mjenv.deficiency.dp._digit_weights` on one device."""
+    torch = _import_torch()
+    return torch.from_numpy(_dp._digit_weights(num_t, full)).to(torch.device(dev_str))
+
+
+def _minplus(a, b, kmax: int, final: bool = False):
+    """Min-plus of (k, p) vectors uint8[n, rows(, 9)] (hands first); a trailing boundary axis is minimised.
+
+    Returns:
+        uint8[n, targets], clamped at INF.
+    """
+    torch = _import_torch()
+    pl, pr = _device_combos(str(a.device), kmax, final)
+    pad = 13 - a.shape[1]
+    a = torch.cat([a, a.new_full((a.shape[0], pad, *a.shape[2:]), _INF)], 1)
+    pad = 13 - b.shape[1]
+    b = torch.cat([b, b.new_full((b.shape[0], pad, *b.shape[2:]), _INF)], 1)
+    cand = a[:, pl] + b[:, pr]  # both <= INF = 100: the uint8 sum does not wrap
+    dims = (2, 3) if cand.dim() == 4 else (2,)
+    return cand.amin(dim=dims).clamp_(max=_INF)
+
+
+def _finish(parts, melds_needed, kmax: int):
+    torch = _import_torch()
+    acc = parts[0]
+    for part in parts[1:-1]:
+        acc = _minplus(acc, part, kmax)
+    last = _minplus(acc, parts[-1], kmax, final=True)
+    res = last.gather(1, melds_needed.view(-1, 1)).view(-1).to(torch.int32)
+    return torch.where(res >= _INF, torch.full_like(res, _dp.INCOMPLETABLE), res)
+
+
+def _rows(x, full: bool):
+    torch = _import_torch()
+    w = _device_weights(str(x.device), x.shape[1], full)
+    # float64 sums of these integers (< 2**24) are exact; integer matmul is unsupported on CUDA
+    return (x.to(torch.float64) @ w).to(torch.int64)
+
+
+def _full_kb(hands, melds_needed, kmax: int, tabs):
+    n, num_t = hands.shape
+    rows = _rows(hands, True)
+    parts = [tabs["suit"][rows[:, s]] for s in range(3)]
+    if num_t == 34:
+        parts.append(tabs["honour"][rows[:, 3]])
+    return _finish(parts, melds_needed, kmax)
+
+
+def _any_kb(hands, kbs, melds_needed, kmax: int, tabs):
+    torch = _import_torch()
+    n, num_t = hands.shape
+    h = hands.to(torch.int16)
+    a = h + kbs.to(torch.int16)
+    rows = _rows(torch.div(a * (a + 1), 2, rounding_mode="floor") + h, False)
+    left = tabs["left"][rows[:, :3].T.reshape(-1)]  # (suit-major hand, k * 2 + p, boundary)
+    right = tabs["right"][rows[:, 3:6].T.reshape(-1)]
+    suits = _minplus(left, right, kmax).view(3, n, -1)
+    parts = [suits[0], suits[1], suits[2]]
+    if num_t == 34:
+        parts.append(_minplus(tabs["h4"][rows[:, 6]], tabs["h3"][rows[:, 7]], kmax))
+    return _finish(parts, melds_needed, kmax)
+
+
+def deficiency_tensor(hands, kbs, melds_needed):
+    """Deficiency of a batch already on a torch device (results stay there).
+
+    Args:
+        hands: int8/int16/int32/int64 tensor [B, T] (T = 27 or 34) of tile counts.
+        kbs: tensor [B, T], hands + kbs <= 4 (not checked here; validate with ``normalize`` first).
+        melds_needed: int64 tensor [B], 0..5.
+
+    Returns:
+        int32 tensor [B] on the same device; INCOMPLETABLE where no pattern fits.
+    """
+    torch = _import_torch()
+    dev = hands.device
+    tabs = _device_tables(str(dev))
+    out = torch.empty(len(hands), dtype=torch.int32, device=dev)
+    chunk = _CHUNK.get(dev.type, 1 << 15)
+    for lo in range(0, len(hands), chunk):
+        h = hands[lo : lo + chunk]
+        k = kbs[lo : lo + chunk]
+        m = melds_needed[lo : lo + chunk].to(torch.int64)
+        kmax = int(m.max())
+        full = (h.to(torch.int16) + k.to(torch.int16) == 4).all(dim=1)
+        idx = torch.nonzero(full).view(-1)
+        rest = torch.nonzero(~full).view(-1)
+        part = out[lo : lo + chunk]
+        if len(idx):
+            part[idx] = _full_kb(h[idx], m[idx], kmax, tabs)
+        if len(rest):
+            part[rest] = _any_kb(h[rest], k[rest], m[rest], kmax, tabs)
+    return out
+
+
+def deficiency_batch(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray, device) -> np.ndarray:
+    """numpy in, numpy out: copy the batch to ``device``, run :func:`deficiency_tensor`, copy back.
+
+    Args:
+        hands: int8[B, T]; kbs: int8[B, T]; melds_needed: int64[B] (validated).
+        device: ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or a ``torch.device``.
+
+    Returns:
+        int32[B].
+    """
+    torch = _import_torch()
+    dev = resolve_device(device)
+    if len(hands) == 0:
+        return np.zeros(0, dtype=np.int32)
+    h = torch.from_numpy(np.ascontiguousarray(hands, dtype=np.int8)).to(dev)
+    k = torch.from_numpy(np.ascontiguousarray(kbs, dtype=np.int8)).to(dev)
+    m = torch.from_numpy(np.ascontiguousarray(melds_needed, dtype=np.int64)).to(dev)
+    return deficiency_tensor(h, k, m).cpu().numpy()
