@@ -1,0 +1,314 @@
+"""Behaviour cloning warm start: imitate the deficiency-greedy (or flat Monte Carlo) agents.
+
+CleanRL style: read top to bottom. Teacher agents play all four seats of many games stepped together
+in the vector env (or their recorded game logs are replayed); every decision with more than one legal
+action becomes a sample ``(observation, action_mask, action)``; a :class:`PolicyNet` is fitted by
+masked cross-entropy. The result is a policy checkpoint that ``PolicyAgent.load`` and
+``train_ppo --init`` read.
+
+Run: ``python -m mjenv.baselines.train_bc --hands 2000`` or ``mjenv train bc --hands 2000``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from mjenv.baselines._args import parse_args
+from mjenv.baselines.policy import PolicyAgent, PolicyNet, build_net, load_net, save_policy
+from tqdm.auto import tqdm
+
+
+@dataclass
+class Args:
+    """Behaviour cloning of a baseline agent into a PolicyNet."""
+
+    seed: int = 0
+    """seed of the deals, the teachers and torch"""
+    rules: str = "basic"
+    """rule set preset"""
+    teacher: str = "greedy"
+    """agent whose decisions are cloned: greedy | flatmc | flatmc:sp | random"""
+    hands: int = 2000
+    """hands generated on the fly (ignored when --logs is given)"""
+    logs: str | None = None
+    """a JSON-lines file of game logs (one hand per line, as Game.to_jsonl writes) whose actions are cloned"""
+    num_envs: int = 16
+    """games stepped together while generating"""
+    epochs: int = 8
+    """passes over the data set"""
+    batch_size: int = 512
+    """samples per gradient step"""
+    learning_rate: float = 1e-3
+    """Adam learning rate (annealed linearly to 10% over training)"""
+    hidden: str = "256,256"
+    """widths of the trunk's hidden layers, comma separated"""
+    init: str | None = None
+    """start from this policy checkpoint instead of a fresh network"""
+    val_fraction: float = 0.1
+    """fraction of the hands held out to measure accuracy"""
+    out_dir: str = "runs/bc"
+    """folder for policy.pt, bc_log.csv, TensorBoard events and bc_curve.png"""
+    tensorboard: bool = True
+    """write TensorBoard events"""
+    eval_hands: int = 0
+    """duplicate-deal hands vs three greedy agents through the evaluation harness after training (0 = skip)"""
+    progress: bool = True
+    """show tqdm progress bars"""
+
+
+def make_agent(spec: str, *, seed: int, rules: str):
+    """An agent from a short name: random | greedy | flatmc | flatmc:sp | policy:PATH."""
+    if spec == "random":
+        from mjenv.baselines.random_agent import RandomAgent
+
+        return RandomAgent(seed=seed, rules=rules)
+    if spec == "greedy":
+        from mjenv.baselines.greedy import GreedyAgent
+
+        return GreedyAgent(seed=seed, rules=rules)
+    if spec in ("flatmc", "flatmc:fp", "flatmc:sp"):
+        from mjenv.baselines.flatmc import FlatMCAgent
+
+        return FlatMCAgent(seed=seed, model="sp" if spec.endswith(":sp") else "fp", rules=rules)
+    if spec.startswith("policy:"):
+        return PolicyAgent.load(spec.split(":", 1)[1], seed=seed)
+    raise ValueError(f"unknown agent {spec!r}; allowed: random, greedy, flatmc, flatmc:sp, policy:PATH")
+
+
+def generate(teacher: str, hands: int, *, rules: str, seed: int, num_envs: int, progress: bool = True):
+    """Decisions of ``teacher`` playing all four seats of ``hands`` hands.
+
+    Returns:
+        (obs float32[M, D], masks int8[M, A], actions int64[M], hand_ids int64[M]): one row per decision
+        with more than one legal action; ``hand_ids`` numbers the hands 0..hands-1 in finishing order.
+    """
+    import mjenv
+
+    if hands <= 0:
+        raise ValueError(f"hands must be positive, got {hands}")
+    num_envs = max(1, min(num_envs, hands))
+    venv = mjenv.vector_env(num_envs, rules=rules)
+    agents = [[make_agent(teacher, seed=seed * 1000 + 4 * e + s, rules=rules) for s in range(4)]
+              for e in range(num_envs)]
+    obs, _ = venv.reset(seed=seed)
+    pass_id = venv.single_action_space.n - 1
+    out_obs, out_mask, out_act, out_hand = [], [], [], []
+    pending: list[list[tuple]] = [[] for _ in range(num_envs)]
+    done_hands = 0
+    bar = tqdm(total=hands, desc=f"BC data ({teacher})", unit="hand", disable=not progress)
+    while done_hands < hands:
+        masks = obs["action_mask"]
+        actions = np.full((num_envs, 4), pass_id, dtype=np.int64)
+        for e, s in zip(*np.nonzero(masks.sum(axis=2) > 1)):
+            o = {"observation": obs["observation"][e, s], "action_mask": masks[e, s]}
+            actions[e, s] = agents[e][s].act(o)
+            pending[e].append((o["observation"].copy(), o["action_mask"].copy(), actions[e, s]))
+        obs, _, term, trunc, _ = venv.step(actions)
+        for e in np.flatnonzero(term | trunc):
+            if done_hands < hands:
+                for o, m, a in pending[e]:
+                    out_obs.append(o)
+                    out_mask.append(m)
+                    out_act.append(a)
+                    out_hand.append(done_hands)
+                done_hands += 1
+                bar.update(1)
+            pending[e] = []
+    bar.close()
+    venv.close()
+    return (
+        np.asarray(out_obs, dtype=np.float32),
+        np.asarray(out_mask, dtype=np.int8),
+        np.asarray(out_act, dtype=np.int64),
+        np.asarray(out_hand, dtype=np.int64),
+    )
+
+
+def from_logs(path: str, *, rules: str, progress: bool = True):
+    """Decisions recorded in game logs, replayed through the game engine and encoded as observations.
+
+    Each line of ``path`` is one hand's log (``Game.log``); the replay re-creates the state before each
+    recorded step and encodes every acting seat's observation with :class:`ObservationSpec`.
+
+    Returns:
+        the same arrays as :func:`generate`.
+    """
+    from mjenv.game import Game
+    from mjenv.observation import ObservationSpec
+
+    spec = ObservationSpec(rules=rules)
+    out_obs, out_mask, out_act, out_hand = [], [], [], []
+    lines = [ln for ln in Path(path).read_text().splitlines() if ln.strip()]
+    if not lines:
+        raise ValueError(f"no game logs in {path!r}")
+    for hand_id, line in enumerate(tqdm(lines, desc="BC data (logs)", unit="hand", disable=not progress)):
+        log = json.loads(line)
+        game = Game(rules=log.get("rules", rules), seed=log["seed"])
+        for step in log["actions"]:
+            acts = {int(k): int(v) for k, v in step.items()} if isinstance(step, dict) else dict(enumerate(step))
+            for seat in game.acting_seats():
+                mask = game.legal_action_mask(seat)
+                if mask.sum() > 1 and seat in acts:
+                    out_obs.append(spec.encode(game, seat))
+                    out_mask.append(mask)
+                    out_act.append(acts[seat])
+                    out_hand.append(hand_id)
+            game.step(acts)
+    return (
+        np.asarray(out_obs, dtype=np.float32),
+        np.asarray(out_mask, dtype=np.int8),
+        np.asarray(out_act, dtype=np.int64),
+        np.asarray(out_hand, dtype=np.int64),
+    )
+
+
+def accuracy(net: PolicyNet, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray, batch: int = 4096) -> float:
+    """Fraction of decisions where the network's most likely legal action is the teacher's."""
+    if len(obs) == 0:
+        return float("nan")
+    hits = 0
+    with torch.no_grad():
+        for i in range(0, len(obs), batch):
+            logits, _ = net(torch.as_tensor(obs[i : i + batch]), torch.as_tensor(masks[i : i + batch]))
+            hits += int((logits.argmax(1).numpy() == actions[i : i + batch]).sum())
+    return hits / len(obs)
+
+
+def plot_curve(csv_path: Path, png_path: Path, x: str, ys: list[str], title: str) -> None:
+    """Plot columns of a CSV log against ``x`` into a PNG (one panel per column)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with open(csv_path) as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return
+    fig, axes = plt.subplots(1, len(ys), figsize=(4.2 * len(ys), 3.4), squeeze=False)
+    for ax, y in zip(axes[0], ys):
+        pts = [(float(r[x]), float(r[y])) for r in rows if r.get(y) not in (None, "", "nan")]
+        if pts:
+            ax.plot(*zip(*pts), marker="o", markersize=3)
+        ax.set_xlabel(x)
+        ax.set_title(y)
+        ax.grid(alpha=0.3)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> Path:
+    args = parse_args(Args, argv, prog="mjenv train bc")
+    if not 0.0 <= args.val_fraction < 1.0:
+        raise ValueError(f"val_fraction must be in [0, 1), got {args.val_fraction}")
+    out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "args.json").write_text(json.dumps(asdict(args), indent=2))
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+
+    # --- data: teacher decisions ---------------------------------------------------------------
+    t0 = time.time()
+    if args.logs:
+        obs, masks, actions, hand_ids = from_logs(args.logs, rules=args.rules, progress=args.progress)
+    else:
+        obs, masks, actions, hand_ids = generate(
+            args.teacher, args.hands, rules=args.rules, seed=args.seed, num_envs=args.num_envs, progress=args.progress
+        )
+    if len(obs) == 0:
+        raise ValueError("the teacher games produced no decisions to clone")
+    gen_s = time.time() - t0
+    n_hands = int(hand_ids.max()) + 1
+    val = hand_ids >= n_hands - int(round(args.val_fraction * n_hands))  # split by hand: no leakage within a hand
+    tr_idx, va_idx = np.flatnonzero(~val), np.flatnonzero(val)
+    print(f"{len(obs)} decisions from {n_hands} hands in {gen_s:.0f}s ({len(tr_idx)} train / {len(va_idx)} val)")
+
+    # --- network and optimiser ----------------------------------------------------------------------
+    hidden = tuple(int(h) for h in args.hidden.split(","))
+    net = load_net(args.init) if args.init else build_net(args.rules, hidden)
+    if net.obs_size != obs.shape[1]:
+        raise ValueError(f"network expects {net.obs_size} observation entries, the data has {obs.shape[1]}")
+    optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate)
+    steps_per_epoch = max(1, int(np.ceil(len(tr_idx) / args.batch_size)))
+    total_steps = args.epochs * steps_per_epoch
+    writer = None
+    if args.tensorboard:
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(str(out_dir / "tb"))
+    csv_path = out_dir / "bc_log.csv"
+    fields = ["epoch", "step", "loss", "train_accuracy", "val_accuracy", "learning_rate", "seconds"]
+    with open(csv_path, "w", newline="") as f:
+        csv.writer(f).writerow(fields)
+
+    obs_t, mask_t, act_t = torch.as_tensor(obs), torch.as_tensor(masks), torch.as_tensor(actions)
+    rng = np.random.default_rng(args.seed)
+    step = 0
+    for epoch in range(1, args.epochs + 1):
+        net.train()
+        perm = rng.permutation(tr_idx)
+        losses = []
+        for i in tqdm(range(0, len(perm), args.batch_size), desc=f"epoch {epoch}", leave=False,
+                      disable=not args.progress):
+            lr = args.learning_rate * (1.0 - 0.9 * step / max(1, total_steps))
+            for g in optimizer.param_groups:
+                g["lr"] = lr
+            b = torch.as_tensor(perm[i : i + args.batch_size])
+            logits, _ = net(obs_t[b], mask_t[b])
+            loss = torch.nn.functional.cross_entropy(logits, act_t[b])
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+            optimizer.step()
+            losses.append(loss.item())
+            step += 1
+        net.eval()
+        sub = tr_idx[: min(len(tr_idx), 20000)]
+        row = {
+            "epoch": epoch,
+            "step": step,
+            "loss": float(np.mean(losses)),
+            "train_accuracy": accuracy(net, obs[sub], masks[sub], actions[sub]),
+            "val_accuracy": accuracy(net, obs[va_idx], masks[va_idx], actions[va_idx]),
+            "learning_rate": lr,
+            "seconds": time.time() - t0,
+        }
+        with open(csv_path, "a", newline="") as f:
+            csv.writer(f).writerow([row[k] for k in fields])
+        if writer is not None:
+            for k in ("loss", "train_accuracy", "val_accuracy", "learning_rate"):
+                writer.add_scalar(f"bc/{k}", row[k], step)
+        print(f"epoch {epoch}: loss {row['loss']:.4f} train acc {row['train_accuracy']:.3f} "
+              f"val acc {row['val_accuracy']:.3f}")
+
+    policy_path = out_dir / "policy.pt"
+    save_policy(net, policy_path, trained_by="train_bc", teacher=args.teacher, hands=n_hands, rules=args.rules)
+    plot_curve(csv_path, out_dir / "bc_curve.png", "epoch", ["loss", "train_accuracy", "val_accuracy"],
+               f"behaviour cloning of {args.teacher}")
+    if writer is not None:
+        writer.close()
+    print(f"saved {policy_path}")
+
+    if args.eval_hands > 0:
+        from mjenv.baselines.train_ppo import evaluate_vs_greedy
+
+        result = evaluate_vs_greedy(str(policy_path), hands=args.eval_hands, seed=args.seed + 10_000,
+                                    rules=args.rules, out_dir=out_dir / "eval")
+        print(json.dumps(result, indent=2))
+    return policy_path
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,441 @@
+"""Masked PPO self-play for four-player Mahjong (CleanRL style: one file, read top to bottom).
+
+The learner is a :class:`~mjenv.baselines.policy.PolicyNet` (masked logits: illegal actions get
+``-inf``). Many games are stepped together in the vector env (``mjenv.vector_env``), whose
+observations are seat-relative. In every game one seat is the learner; each other seat is drawn from
+the opponent pool when the game starts:
+
+* ``self``: the current policy (its decisions are trained on too: self-play),
+* ``greedy`` / ``random`` / ``flatmc``: the baselines,
+* ``past``: a frozen snapshot of the learner from earlier in training (the newest ``pool_size`` kept).
+
+Only decisions with more than one legal action enter the policy loss; every learner step enters
+GAE and the value loss (rewards of forced steps, such as the end-of-hand score while passing, still
+reach the decisions before them). Rewards are the env's end-of-hand score changes, optionally with its
+potential-based deficiency shaping (``--shaping deficiency``), times ``--reward-scale``.
+
+Outputs in ``--out-dir``: ``checkpoint.pt`` (resume with ``--resume``), ``policy.pt`` (the latest
+policy, ``PolicyAgent.load``), ``snapshots/``, ``ppo_log.csv``, TensorBoard events in ``tb/``,
+``ppo_curve.png``, and evaluations against three greedy agents through the evaluation harness in
+``eval/``.
+
+Run: ``python -m mjenv.baselines.train_ppo --total-timesteps 200000`` or ``mjenv train ppo ...``.
+PPO as in Schulman et al. 2017 (clipped surrogate, GAE), with the CleanRL ``ppo.py`` loop layout.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from mjenv.baselines._args import parse_args
+from mjenv.baselines.policy import PolicyNet, build_net, load_net, save_policy
+from mjenv.baselines.train_bc import make_agent, plot_curve
+from tqdm.auto import tqdm
+
+
+@dataclass
+class Args:
+    """Masked PPO self-play against a pool of baselines and past checkpoints."""
+
+    seed: int = 0
+    """seed of the deals, the opponent draws, the agents and torch"""
+    rules: str = "basic"
+    """rule set preset"""
+    total_timesteps: int = 200_000
+    """env steps to train for, summed over the games stepped together"""
+    num_envs: int = 16
+    """games stepped together"""
+    num_steps: int = 128
+    """env steps per game per rollout (rollout = num_envs * num_steps env steps)"""
+    learning_rate: float = 3e-4
+    """Adam learning rate"""
+    anneal_lr: bool = True
+    """anneal the learning rate linearly to 0"""
+    gamma: float = 0.999
+    """discount per env step (a hand lasts about 100 env steps)"""
+    gae_lambda: float = 0.95
+    """lambda of generalised advantage estimation"""
+    num_minibatches: int = 4
+    """minibatches per update epoch"""
+    update_epochs: int = 4
+    """passes over each rollout"""
+    norm_adv: bool = True
+    """normalise advantages within a minibatch"""
+    clip_coef: float = 0.2
+    """PPO surrogate clipping"""
+    clip_vloss: bool = True
+    """clip the value loss as in the PPO paper's implementation"""
+    ent_coef: float = 0.01
+    """entropy bonus"""
+    vf_coef: float = 0.5
+    """value loss weight"""
+    max_grad_norm: float = 0.5
+    """gradient norm clipping"""
+    target_kl: float | None = None
+    """stop the update epochs early above this approximate KL (None = never)"""
+    reward_scale: float = 0.1
+    """multiplies the env rewards (score changes) before learning"""
+    shaping: str | None = None
+    """None or 'deficiency': the env's potential-based shaping (potential = -deficiency)"""
+    opponents: str = "self,greedy,past"
+    """opponent pool, comma separated, drawn uniformly per seat per game: self, greedy, random, flatmc, past"""
+    pool_size: int = 5
+    """past snapshots kept in the pool"""
+    snapshot_every: int = 10
+    """updates between snapshots added to the pool"""
+    hidden: str = "256,256"
+    """trunk widths of a fresh network (ignored with --init or --resume)"""
+    init: str | None = None
+    """start from this policy checkpoint (e.g. the behaviour-cloning warm start)"""
+    resume: bool = False
+    """continue from out_dir/checkpoint.pt (network, optimiser, counters, pool, logs)"""
+    checkpoint_every: int = 5
+    """updates between checkpoints"""
+    eval_every: int = 20
+    """updates between evaluations against three greedy agents (0 = only at the end)"""
+    eval_hands: int = 64
+    """duplicate-deal hands per evaluation (each played in all four seat rotations; 0 = no evaluation)"""
+    out_dir: str = "runs/ppo"
+    """folder for checkpoints, logs and plots"""
+    tensorboard: bool = True
+    """write TensorBoard events"""
+    progress: bool = True
+    """show a tqdm progress bar"""
+    torch_threads: int = 2
+    """torch intra-op threads"""
+
+
+LEARNER = -1  # role of a seat played by the current policy
+
+
+def evaluate_vs_greedy(policy_path: str, *, hands: int, seed: int, rules: str = "basic",
+                       out_dir: str | Path | None = None, workers: int = 1) -> dict:
+    """The policy seated with three GreedyAgents on duplicate deals, through the evaluation harness.
+
+    Args:
+        policy_path: a policy checkpoint (``policy:PATH`` for the harness).
+        hands: duplicate deals; each is played in the four seat rotations (4 * hands hands).
+        seed: the harness's seed (walls and agents).
+        out_dir: when given, the harness writes its markdown, JSON and PNG there.
+
+    Returns:
+        ``{"deals", "hands", "policy_win_rate", "policy_win_rate_ci", "greedy_win_rate" (mean greedy
+        seat), "greedy_win_rate_ci", "policy_mean_score", "greedy_mean_score", "win_rate_diff",
+        "win_rate_diff_ci", "table"}``.
+    """
+    from mjenv.baselines.evaluate import evaluate
+
+    report = evaluate(
+        [f"policy:{policy_path}", "greedy", "greedy", "greedy"], hands, seed, rules=rules,
+        labels=["policy", "greedy", "greedy", "greedy"], workers=workers, progress=False,
+        out_dir=None if out_dir is None else str(out_dir), name="policy_vs_greedy",
+    )
+    pol, gre = report.stats["policy"], report.stats["greedy"]
+    pair = next(p for p in report.pairwise if {p["a"], p["b"]} == {"policy", "greedy"})
+    sign = 1.0 if pair["a"] == "policy" else -1.0
+    return {
+        "deals": hands,
+        "hands": len(report.hands),
+        "policy_win_rate": pol["win_rate"][0],
+        "policy_win_rate_ci": pol["win_rate"][1],
+        "greedy_win_rate": gre["win_rate"][0],
+        "greedy_win_rate_ci": gre["win_rate"][1],
+        "policy_mean_score": pol["mean_score"][0],
+        "greedy_mean_score": gre["mean_score"][0],
+        "win_rate_diff": sign * pair["diff"],
+        "win_rate_diff_ci": pair["ci"],
+        "table": report.table(),
+    }
+
+
+def main(argv: list[str] | None = None) -> Path:
+    args = parse_args(Args, argv, prog="mjenv train ppo")
+    if args.shaping not in (None, "deficiency"):
+        raise ValueError(f"shaping must be None or 'deficiency', got {args.shaping!r}")
+    pool_names = [p.strip() for p in args.opponents.split(",") if p.strip()]
+    allowed = {"self", "greedy", "random", "flatmc", "past"}
+    if not pool_names or set(pool_names) - allowed:
+        raise ValueError(f"opponents must be a comma-separated subset of {sorted(allowed)}, got {args.opponents!r}")
+    batch_size = args.num_envs * args.num_steps
+    num_iterations = max(1, args.total_timesteps // batch_size)
+    out_dir = Path(args.out_dir)
+    (out_dir / "snapshots").mkdir(parents=True, exist_ok=True)
+    ckpt_path, policy_path = out_dir / "checkpoint.pt", out_dir / "policy.pt"
+    csv_path = out_dir / "ppo_log.csv"
+
+    # --- seeding ------------------------------------------------------------------------------------
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(max(1, args.torch_threads))
+    rng = np.random.default_rng(args.seed)
+
+    # --- network, optimiser, resume -------------------------------------------------------------------
+    start_iteration, global_step, hands_done = 1, 0, 0
+    pool_paths: list[str] = []
+    if args.resume:
+        if not ckpt_path.is_file():
+            raise ValueError(f"--resume needs {ckpt_path}; none there")
+        ckpt = torch.load(ckpt_path, weights_only=False)  # our own file: holds rng states
+        net = PolicyNet(**{k: ckpt["net_config"][k] for k in ("views", "num_tile_types", "hidden")})
+        net.load_state_dict(ckpt["net"])
+        optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
+        optimizer.load_state_dict(ckpt["optimizer"])
+        start_iteration, global_step, hands_done = ckpt["iteration"] + 1, ckpt["global_step"], ckpt["hands"]
+        pool_paths = list(ckpt["pool"])
+        rng.bit_generator.state = ckpt["rng"]
+        torch.set_rng_state(ckpt["torch_rng"])
+        print(f"resumed at iteration {start_iteration} (global step {global_step})")
+    else:
+        net = load_net(args.init) if args.init else build_net(args.rules, tuple(int(h) for h in args.hidden.split(",")))
+        optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
+        with open(csv_path, "w", newline="") as f:
+            csv.writer(f).writerow(LOG_FIELDS)
+    (out_dir / "args.json").write_text(json.dumps(asdict(args), indent=2))
+    writer = None
+    if args.tensorboard:
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(str(out_dir / "tb"))
+
+    # --- environments and opponents ---------------------------------------------------------------------
+    import mjenv
+
+    venv = mjenv.vector_env(args.num_envs, rules=args.rules, shaping=args.shaping)
+    n_env, n_act = args.num_envs, venv.single_action_space.n
+    obs_size = venv.single_observation_space["observation"].shape[0]
+    if obs_size != net.obs_size:
+        raise ValueError(f"network expects {net.obs_size} observation entries, the env gives {obs_size}")
+    baseline_agents = {
+        name: [[make_agent(name, seed=args.seed * 7919 + 4 * e + s, rules=args.rules) for s in range(4)]
+               for e in range(n_env)]
+        for name in pool_names if name in ("greedy", "random", "flatmc")
+    }
+    past_nets: dict[str, PolicyNet] = {}
+
+    def past_net(path: str) -> PolicyNet:
+        if path not in past_nets:
+            past_nets[path] = load_net(path).eval()
+        return past_nets[path]
+
+    def draw_roles(e: int) -> list:
+        """Roles of the four seats of a new game in env e: one learner seat, the rest from the pool."""
+        seats: list = []
+        for _ in range(4):
+            name = pool_names[rng.integers(len(pool_names))]
+            if name == "self" or (name == "past" and not pool_paths):
+                seats.append(LEARNER)
+            elif name == "past":
+                seats.append(pool_paths[rng.integers(len(pool_paths))])
+            else:
+                seats.append(name)
+        seats[int(rng.integers(4))] = LEARNER
+        return seats
+
+    roles = [draw_roles(e) for e in range(n_env)]
+    next_obs, _ = venv.reset(seed=args.seed + 1000 * (start_iteration - 1))
+
+    # --- rollout storage: (step, env, seat) ------------------------------------------------------------------
+    shape = (args.num_steps, n_env, 4)
+    obs_buf = np.zeros((*shape, obs_size), dtype=np.float32)
+    mask_buf = np.zeros((*shape, n_act), dtype=np.int8)
+    act_buf = np.zeros(shape, dtype=np.int64)
+    logp_buf = np.zeros(shape, dtype=np.float32)
+    val_buf = np.zeros(shape, dtype=np.float32)
+    rew_buf = np.zeros(shape, dtype=np.float32)
+    done_buf = np.zeros(shape[:2], dtype=np.float32)
+    learn_buf = np.zeros(shape, dtype=bool)
+    episode_return = np.zeros((n_env, 4), dtype=np.float64)
+    finished: list[dict] = []  # per finished game: learner returns and wins
+
+    t_start = time.time()
+    bar = tqdm(total=num_iterations, initial=start_iteration - 1, desc="PPO", unit="update", disable=not args.progress)
+    for iteration in range(start_iteration, num_iterations + 1):
+        if args.anneal_lr:
+            optimizer.param_groups[0]["lr"] = args.learning_rate * (1.0 - (iteration - 1.0) / num_iterations)
+
+        # --- collect a rollout --------------------------------------------------------------------------------
+        net.eval()
+        for step in range(args.num_steps):
+            o, m = next_obs["observation"], next_obs["action_mask"]
+            obs_buf[step], mask_buf[step] = o, m
+            is_learner = np.array([[r == LEARNER for r in roles[e]] for e in range(n_env)])
+            learn_buf[step] = is_learner
+            actions = np.argmax(m, axis=2)  # forced seats: their only legal action (PASS)
+            le, ls = np.nonzero(is_learner)
+            with torch.no_grad():
+                logits, values = net(torch.as_tensor(o[le, ls]), torch.as_tensor(m[le, ls]))
+                dist = torch.distributions.Categorical(logits=logits)
+                a = dist.sample()
+                logp_buf[step, le, ls] = dist.log_prob(a).numpy()
+                val_buf[step, le, ls] = values.numpy()
+            actions[le, ls] = a.numpy()
+            # opponents decide only where they have a choice; frozen snapshots are batched per snapshot
+            by_snapshot: dict[str, list[tuple[int, int]]] = {}
+            for e, s in zip(*np.nonzero(~is_learner & (m.sum(axis=2) > 1))):
+                role = roles[e][s]
+                if role in baseline_agents:
+                    actions[e, s] = baseline_agents[role][e][s].act({"observation": o[e, s], "action_mask": m[e, s]})
+                else:
+                    by_snapshot.setdefault(role, []).append((e, s))
+            for path, seats in by_snapshot.items():
+                pe, ps = np.array(seats).T
+                with torch.no_grad():
+                    snap_logits, _ = past_net(path)(torch.as_tensor(o[pe, ps]), torch.as_tensor(m[pe, ps]))
+                    actions[pe, ps] = torch.distributions.Categorical(logits=snap_logits).sample().numpy()
+            act_buf[step] = actions
+
+            next_obs, rewards, terms, truncs, infos = venv.step(actions)
+            rew_buf[step] = rewards * args.reward_scale
+            done = terms | truncs
+            done_buf[step] = done
+            episode_return += rewards
+            global_step += n_env
+            for e in np.flatnonzero(done):
+                final = infos.get("final_info", {})
+                scores = np.asarray(final["scores"][e]) if "scores" in final else episode_return[e]
+                for s in range(4):
+                    if roles[e][s] == LEARNER:
+                        finished.append({"return": float(episode_return[e, s]), "win": float(scores[s] > 0)})
+                episode_return[e] = 0.0
+                hands_done += 1
+                roles[e] = draw_roles(e)
+
+        # --- bootstrap and GAE, per (env, seat) ---------------------------------------------------------------
+        with torch.no_grad():
+            o, m = next_obs["observation"], next_obs["action_mask"]
+            next_value = np.zeros((n_env, 4), dtype=np.float32)
+            next_value[:] = net(torch.as_tensor(o.reshape(-1, obs_size)),
+                                torch.as_tensor(m.reshape(-1, n_act)))[1].numpy().reshape(n_env, 4)
+        advantages = np.zeros(shape, dtype=np.float32)
+        last_gae = np.zeros((n_env, 4), dtype=np.float32)
+        for t in reversed(range(args.num_steps)):
+            nonterminal = 1.0 - done_buf[t][:, None]
+            nv = next_value if t == args.num_steps - 1 else val_buf[t + 1]
+            delta = rew_buf[t] + args.gamma * nv * nonterminal - val_buf[t]
+            last_gae = delta + args.gamma * args.gae_lambda * nonterminal * last_gae
+            advantages[t] = last_gae
+        returns = advantages + val_buf
+
+        # --- PPO update on the learner's steps ------------------------------------------------------------------
+        idx = np.flatnonzero(learn_buf.reshape(-1))
+        b_obs = torch.as_tensor(obs_buf.reshape(-1, obs_size)[idx])
+        b_mask = torch.as_tensor(mask_buf.reshape(-1, n_act)[idx])
+        b_act = torch.as_tensor(act_buf.reshape(-1)[idx])
+        b_logp = torch.as_tensor(logp_buf.reshape(-1)[idx])
+        b_adv = torch.as_tensor(advantages.reshape(-1)[idx])
+        b_ret = torch.as_tensor(returns.reshape(-1)[idx])
+        b_val = torch.as_tensor(val_buf.reshape(-1)[idx])
+        b_decide = (b_mask.sum(dim=1) > 1).float()  # only real choices carry policy gradient
+        net.train()
+        clipfracs, stats = [], {}
+        mb_size = max(1, len(idx) // args.num_minibatches)
+        for _epoch in range(args.update_epochs):
+            perm = torch.as_tensor(rng.permutation(len(idx)))
+            for start in range(0, len(idx), mb_size):
+                mb = perm[start : start + mb_size]
+                logits, newvalue = net(b_obs[mb], b_mask[mb])
+                dist = torch.distributions.Categorical(logits=logits)
+                newlogp = dist.log_prob(b_act[mb])
+                logratio = newlogp - b_logp[mb]
+                ratio = logratio.exp()
+                w = b_decide[mb]
+                n_dec = w.sum().clamp(min=1.0)
+                with torch.no_grad():
+                    approx_kl = (((ratio - 1) - logratio) * w).sum() / n_dec
+                    clipfracs.append(float((((ratio - 1.0).abs() > args.clip_coef).float() * w).sum() / n_dec))
+                mb_adv = b_adv[mb]
+                if args.norm_adv and w.sum() > 1:
+                    mean = (mb_adv * w).sum() / n_dec
+                    std = (((mb_adv - mean) ** 2 * w).sum() / n_dec).sqrt()
+                    mb_adv = (mb_adv - mean) / (std + 1e-8)
+                pg_loss = (torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef))
+                           * w).sum() / n_dec
+                if args.clip_vloss:
+                    v_unclipped = (newvalue - b_ret[mb]) ** 2
+                    v_clipped = b_val[mb] + (newvalue - b_val[mb]).clamp(-args.clip_coef, args.clip_coef)
+                    v_loss = 0.5 * torch.max(v_unclipped, (v_clipped - b_ret[mb]) ** 2).mean()
+                else:
+                    v_loss = 0.5 * ((newvalue - b_ret[mb]) ** 2).mean()
+                entropy = (dist.entropy() * w).sum() / n_dec
+                loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
+                optimizer.step()
+                stats = {"pg_loss": float(pg_loss), "v_loss": float(v_loss), "entropy": float(entropy),
+                         "approx_kl": float(approx_kl)}
+            if args.target_kl is not None and stats.get("approx_kl", 0.0) > args.target_kl:
+                break
+        y_pred, y_true = b_val.numpy(), b_ret.numpy()
+        var_y = np.var(y_true)
+        explained_var = float("nan") if var_y == 0 else float(1 - np.var(y_true - y_pred) / var_y)
+
+        # --- bookkeeping: snapshots, checkpoints, evaluation, logs -------------------------------------------
+        if iteration % args.snapshot_every == 0 and "past" in pool_names:
+            snap = out_dir / "snapshots" / f"update_{iteration:05d}.pt"
+            save_policy(net, snap, iteration=iteration)
+            pool_paths = (pool_paths + [str(snap)])[-args.pool_size :]
+        is_last = iteration == num_iterations
+        eval_row: dict = {}
+        if args.eval_hands > 0 and (is_last or (args.eval_every > 0 and iteration % args.eval_every == 0)):
+            save_policy(net, policy_path, iteration=iteration)
+            eval_row = evaluate_vs_greedy(str(policy_path), hands=args.eval_hands, seed=args.seed + 10_000,
+                                          rules=args.rules, out_dir=out_dir / "eval" / f"update_{iteration:05d}")
+        recent = finished[-200:]
+        row = {
+            "iteration": iteration,
+            "global_step": global_step,
+            "hands": hands_done,
+            "seconds": time.time() - t_start,
+            "learning_rate": optimizer.param_groups[0]["lr"],
+            "learner_return": float(np.mean([f["return"] for f in recent])) if recent else float("nan"),
+            "learner_win_rate": float(np.mean([f["win"] for f in recent])) if recent else float("nan"),
+            "explained_variance": explained_var,
+            "clipfrac": float(np.mean(clipfracs)) if clipfracs else float("nan"),
+            **{k: stats.get(k, float("nan")) for k in ("pg_loss", "v_loss", "entropy", "approx_kl")},
+            "eval_policy_win_rate": eval_row.get("policy_win_rate", ""),
+            "eval_greedy_win_rate": eval_row.get("greedy_win_rate", ""),
+            "eval_policy_mean_score": eval_row.get("policy_mean_score", ""),
+        }
+        finished = finished[-200:]
+        with open(csv_path, "a", newline="") as f:
+            csv.writer(f).writerow([row[k] for k in LOG_FIELDS])
+        if writer is not None:
+            for k, v in row.items():
+                if k != "iteration" and v != "":
+                    writer.add_scalar(f"ppo/{k}", float(v), global_step)
+        if iteration % args.checkpoint_every == 0 or is_last:
+            save_policy(net, policy_path, iteration=iteration)
+            torch.save({"net": net.state_dict(), "net_config": net.config(), "optimizer": optimizer.state_dict(),
+                        "iteration": iteration, "global_step": global_step, "hands": hands_done,
+                        "pool": pool_paths, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
+                        "args": asdict(args)}, ckpt_path)
+            plot_curve(csv_path, out_dir / "ppo_curve.png", "global_step",
+                       ["learner_return", "learner_win_rate", "eval_policy_win_rate", "entropy"], "masked PPO")
+        bar.set_postfix(win=f"{row['learner_win_rate']:.3f}", ret=f"{row['learner_return']:.2f}", hands=hands_done)
+        bar.update(1)
+    bar.close()
+    venv.close()
+    if writer is not None:
+        writer.close()
+    print(f"saved {policy_path}")
+    return policy_path
+
+
+LOG_FIELDS = [
+    "iteration", "global_step", "hands", "seconds", "learning_rate", "learner_return", "learner_win_rate",
+    "explained_variance", "clipfrac", "pg_loss", "v_loss", "entropy", "approx_kl",
+    "eval_policy_win_rate", "eval_greedy_win_rate", "eval_policy_mean_score",
+]
+
+
+if __name__ == "__main__":
+    main()
