@@ -1,0 +1,54 @@
+"""Regenerate the golden hand logs (see README.md here). Run from the repository root:
+
+    .venv/bin/python -m tests.golden.make_golden
+
+Each golden hand is a seeded game played with masked random legal actions (``random_action`` of
+``tests/game_helpers.py``, eager for wins and kongs, numpy ``default_rng(policy_seed)``). For each
+rule set the first wall seed (counting up from ``start``) whose hand shows the wanted events is kept,
+so the logs cover wins, kongs and claims. Writes ``<name>.jsonl`` (the log) and ``<name>.final.json``
+(the state summary after replaying it, ``tests.game_helpers.state_summary``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from mjenv.game import Game
+from tests.game_helpers import play_random, state_summary
+
+HERE = Path(__file__).parent
+
+# name -> (rules, first wall seed, wanted end reasons, wanted meld kinds)
+CASES = {
+    "basic_discard_win": ("basic", 100, {"discard"}, {"pong", "chow"}),
+    "basic_self_draw_kong": ("basic", 200, {"self_draw"}, {"concealed_kong"}),
+    "honours_added_kong": ("honours", 300, {"discard", "self_draw", "exhaustive_draw"}, {"added_kong"}),
+    "sichuan_exposed_kong": ("sichuan", 400, {"discard", "self_draw"}, {"exposed_kong"}),
+    "taiwan16_draw": ("taiwan16", 500, {"exhaustive_draw"}, {"pong"}),
+    "basic_two_winners": ({"name": "basic", "multiple_winners": True}, 600, {"discard"}, set()),
+    "basic_robbed_kong": ("basic", 700, {"robbed_kong"}, set()),
+}
+
+
+def find(rules, start: int, reasons: set[str], kinds: set[str], two_winners: bool) -> Game:
+    for seed in range(start, start + 5000):
+        g = play_random(Game(rules, seed=seed, dealer=seed % 4), np.random.default_rng(seed))
+        shown = {m.kind for ms in g.melds for m in ms}
+        if g.end_reason in reasons and kinds <= shown and (not two_winners or len(g.winners) >= 2):
+            return g
+    raise RuntimeError(f"no seed in {start}..{start + 4999} gives {reasons} with {kinds}")
+
+
+def main() -> None:
+    for name, (rules, start, reasons, kinds) in CASES.items():
+        g = find(rules, start, reasons, kinds, two_winners=name.endswith("two_winners"))
+        g.to_jsonl(HERE / f"{name}.jsonl")
+        (HERE / f"{name}.final.json").write_text(json.dumps(state_summary(g), indent=1) + "\n")
+        print(f"{name}: seed {g.seed}, {g.end_reason}, winners {g.winners}, {len(g.log['steps'])} steps")
+
+
+if __name__ == "__main__":
+    main()
