@@ -321,7 +321,12 @@ def test_golden_logs_replay_to_their_stored_final_states():
 
 
 def test_scripted_self_draw_win():
-    hands = ["123s 456s 789s 123p 5p", "2s4s6s8s 2p4p6p8p 2m4m6m8m 9s", "1m1m 3m3m 5m5m 7m7m 9m9m 6s 7p 9p", "2m4m6m8m 2s4s6s8s 3m 4m 5m 9p 1p"]
+    hands = [
+        "123s 456s 789s 123p 5p",
+        "2s4s6s8s 2p4p6p8p 2m4m6m8m 9s",
+        "1m1m 3m3m 5m5m 7m7m 9m9m 6s 7p 9p",
+        "2m4m6m8m 2s4s6s8s 3m 4m 5m 9p 1p",
+    ]
     g = script(hands, draws="5p")
     win = g.layout.win
     assert win in g.legal_actions(0)

@@ -10,7 +10,7 @@ from mjenv.knowledge import knowledge_base, knowledge_bases
 from mjenv.rules import PRESET_NAMES
 from mjenv.tiles import parse
 from tests.game_helpers import play_random, random_action, recount_kb, script, tid
-from tests.test_game_claims import CHOW_VS_PONG, L, M5
+from tests.test_game_claims import CHOW_VS_PONG, M5, L
 
 
 def test_initial_kb_is_four_minus_the_own_hand():

@@ -95,7 +95,12 @@ def test_deal_sizes(preset):
 
 # ---------------------------------------------------------------- each preset's winning form
 def test_honours_win_with_winds_and_dragons():
-    hands = ["1z1z1z 2z2z2z 3z3z3z 4z4z4z 5z", "123s 456s 789s 123m 4m", "123p 456p 789p 456m 7m", "9s9s9s 9p9p9p 9m9m9m 7z7z7z 1s"]
+    hands = [
+        "1z1z1z 2z2z2z 3z3z3z 4z4z4z 5z",
+        "123s 456s 789s 123m 4m",
+        "123p 456p 789p 456m 7m",
+        "9s9s9s 9p9p9p 9m9m9m 7z7z7z 1s",
+    ]
     g = script(hands, draws="5z", rules="honours")
     assert g.layout.win in g.legal_actions(0)
     g.step({0: g.layout.win})
@@ -118,7 +123,12 @@ def test_taiwan16_needs_five_melds_and_a_pair():
     assert g.layout.win not in g.legal_actions(0)
 
 
-SEVEN_PAIRS = ["1s1s 3s3s 5s5s 7s7s 1p1p 3p3p 5p", "2s4s6s8s 2p4p6p8p 2m4m6m8m 9s", "1m1m 3m3m 5m5m 7m7m 9m9m 6s 7p 9p", "2m4m6m8m 2s4s6s8s 2p4p6p8p 9p"]
+SEVEN_PAIRS = [
+    "1s1s 3s3s 5s5s 7s7s 1p1p 3p3p 5p",
+    "2s4s6s8s 2p4p6p8p 2m4m6m8m 9s",
+    "1m1m 3m3m 5m5m 7m7m 9m9m 6s 7p 9p",
+    "2m4m6m8m 2s4s6s8s 2p4p6p8p 9p",
+]
 
 
 def test_seven_pairs_only_with_the_option():
@@ -142,7 +152,12 @@ def test_four_of_a_kind_is_not_two_pairs():
 
 def test_scoring_values_are_configurable():
     rules = dataclasses.replace(get_rules("basic"), self_draw_points=2)
-    hands = ["123s 456s 789s 123p 5p", "2s4s6s8s 2p4p6p8p 2m4m6m8m 9s", "1m1m 3m3m 5m5m 7m7m 9m9m 6s 7p 9p", "2m4m6m8m 2s4s6s8s 3m 4m 5m 9p 1p"]
+    hands = [
+        "123s 456s 789s 123p 5p",
+        "2s4s6s8s 2p4p6p8p 2m4m6m8m 9s",
+        "1m1m 3m3m 5m5m 7m7m 9m9m 6s 7p 9p",
+        "2m4m6m8m 2s4s6s8s 3m 4m 5m 9p 1p",
+    ]
     g = script(hands, draws="5p", rules=rules)
     g.step({0: g.layout.win})
     assert g.scores.tolist() == [6, -2, -2, -2]
