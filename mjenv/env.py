@@ -99,6 +99,7 @@ actions. `reset()` without a seed deals the next hand from the same generator.
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 import types
@@ -201,14 +202,15 @@ class _Table:
         self._refresh()
 
     def _refresh(self) -> None:
-        from mjenv.knowledge import knowledge_base
+        from mjenv.knowledge import knowledge_bases
 
         g = self.game
-        kbs = np.stack([knowledge_base(g, s) for s in range(4)]).astype(np.int8)
+        kbs = np.asarray(knowledge_bases(g), dtype=np.int8)
         feats = self.spec.seat_features(g, kbs)
         self.obs = self.spec.encode_all(g, kbs, feats)
         self.deficiency = feats["deficiency"]
-        self.masks = np.stack([np.asarray(g.legal_action_mask(s), dtype=np.int8) for s in range(4)])
+        self._potentials = -np.minimum(self.deficiency, POTENTIAL_CAP).astype(np.float64)
+        self.masks = np.stack([g.legal_action_mask(s) for s in range(4)]).astype(np.int8, copy=False)
         self.acting = [] if g.is_over else [int(s) for s in g.acting_seats()]
 
     @property
@@ -219,17 +221,19 @@ class _Table:
         """float64[4] shaping potential of each seat in the current state (0 once the hand is over)."""
         if self.over:
             return np.zeros(4)
-        return -np.minimum(self.deficiency, POTENTIAL_CAP).astype(np.float64)
+        return self._potentials
 
     def observation(self, seat: int) -> dict[str, np.ndarray]:
         return {"observation": self.obs[seat], "action_mask": self.masks[seat]}
 
-    def info(self, seat: int) -> dict[str, Any]:
+    def info(self, seat: int, potentials: np.ndarray | None = None) -> dict[str, Any]:
+        if potentials is None:
+            potentials = self.potentials()
         out = {
             "seat": seat,
             "needs_action": seat in self.acting,
             "deficiency": int(self.deficiency[seat]),
-            "potential": float(self.potentials()[seat]),
+            "potential": float(potentials[seat]),
         }
         if self.over:
             out["illegal_action"] = seat in self.illegal_seats
@@ -318,23 +322,15 @@ class _Table:
 
 
 def _spaces(table: _Table):
-    obs_spaces = {
-        a: spaces.Dict(
-            {
-                "observation": table.spec.space,
-                "action_mask": spaces.Box(0, 1, (table.layout.size,), np.int8),
-            }
-        )
-        for a in AGENTS
-    }
-    # one copy per agent, so seeding one agent's space does not touch another's
-    for a in AGENTS[1:]:
-        obs_spaces[a] = spaces.Dict(
-            {
-                "observation": spaces.Box(table.spec.low, table.spec.high, (table.spec.size,), np.float32),
-                "action_mask": spaces.Box(0, 1, (table.layout.size,), np.int8),
-            }
-        )
+    """Observation and action spaces, one object per agent (seeding one agent's leaves the others)."""
+    template = spaces.Dict(
+        {
+            "observation": table.spec.space,
+            "action_mask": spaces.Box(0, 1, (table.layout.size,), np.int8),
+        }
+    )
+    # deepcopy, not a new Box: Box.__init__ formats its bounds for repr, slow for 1000+ entries
+    obs_spaces = {a: copy.deepcopy(template) for a in AGENTS}
     act_spaces = {a: spaces.Discrete(table.layout.size) for a in AGENTS}
     return obs_spaces, act_spaces
 
@@ -392,7 +388,8 @@ class MahjongParallelEnv(ParallelEnv):
         rew = {a: float(rewards[i]) for i, a in enumerate(AGENTS)}
         term = {a: over for a in AGENTS}
         trunc = {a: False for a in AGENTS}
-        infos = {a: t.info(i) for i, a in enumerate(AGENTS)}
+        pot = t.potentials()
+        infos = {a: t.info(i, pot) for i, a in enumerate(AGENTS)}
         if over:
             self.agents = []
         return obs, rew, term, trunc, infos
@@ -468,9 +465,10 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC c
             return
         pending, self._pending = self._pending, {}
         rewards = t.apply({seat: a} if bad else pending)
+        pot = t.potentials()
         for i, ag in enumerate(AGENTS):
             self.rewards[ag] = float(rewards[i])
-            self.infos[ag] = t.info(i)
+            self.infos[ag] = t.info(i, pot)
         if t.over:
             for ag in AGENTS:
                 self.terminations[ag] = True

@@ -224,11 +224,11 @@ class ObservationSpec:
         Returns:
             float32[4, size]; row s is seat s's observation.
         """
-        from mjenv.knowledge import knowledge_base
+        from mjenv.knowledge import knowledge_bases as _knowledge_bases
 
         t = self.num_tile_types
         if knowledge_bases is None:
-            knowledge_bases = np.stack([knowledge_base(game, s) for s in range(4)])
+            knowledge_bases = np.asarray(_knowledge_bases(game), dtype=np.int8)
         if features is None:
             features = self.seat_features(game, knowledge_bases)
         order = (np.arange(4)[:, None] + np.arange(4)[None, :]) % 4  # order[s, i] = seat at position i
@@ -328,7 +328,7 @@ class DeficiencyFeatures:
     Every modified hand the features need (one per draw, discard and claim of every seat) becomes
     one row of a single call of the exact ``dp`` backend (``mjenv.deficiency.dp.deficiency_batch``,
     per-suit lookup tables), so a step costs one batched call however many seats changed. A seat
-    whose (hand, KB, melds, turn, claimable discard) repeats is served from the cache.
+    whose (hand, KB, melds) repeats is served from the cache.
 
     Args:
         num_tile_types: 27 or 34.
@@ -372,6 +372,11 @@ class DeficiencyFeatures:
     def compute(self, hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok) -> dict[str, np.ndarray]:
         """Features of S seats at once.
 
+        Three parts are cached separately under the seat's (hand, KB, melds needed): the deficiency
+        and effective tiles (every seat, every step), the deficiency after each discard (the seat on
+        turn) and after each claim (seats that may claim, also keyed by the discard), so a seat whose
+        position did not change between two steps costs a dictionary lookup.
+
         Args:
             hands: int[S, T] concealed counts.
             kbs: int[S, T] each seat's knowledge base.
@@ -387,95 +392,125 @@ class DeficiencyFeatures:
         """
         hands = np.asarray(hands, dtype=np.int8)
         kbs = np.asarray(kbs, dtype=np.int8)
+        needed = np.asarray(melds_needed, dtype=np.int64)
         s_n, t = hands.shape
-        keys = []
-        results: list[tuple | None] = []
-        for s in range(s_n):
-            key = (hands[s].tobytes(), kbs[s].tobytes(), int(melds_needed[s]), bool(discard_turn[s]),
-                   int(claim_tile[s]), bool(chow_ok[s]))
-            keys.append(key)
-            results.append(self._seat_cache.get(key))
-        todo = [s for s in range(s_n) if results[s] is None]
-        self.stats["seat_hits"] += s_n - len(todo)
-        self.stats["seat_misses"] += len(todo)
-        if todo:
-            for s, res in zip(todo, self._compute_rows(hands[todo], kbs[todo], np.asarray(melds_needed)[todo],
-                                                         np.asarray(discard_turn)[todo],
-                                                         np.asarray(claim_tile)[todo], np.asarray(chow_ok)[todo])):
-                results[s] = res
-                if len(self._seat_cache) >= self.max_cache:
-                    self._seat_cache.clear()
-                self._seat_cache[keys[s]] = res
-        return {
-            "deficiency": np.array([r[0] for r in results], dtype=np.int32),
-            "deficiency_after_discard": np.stack([r[1] for r in results]),
-            "effective_tiles": np.stack([r[2] for r in results]),
-            "effective_count": np.array([r[3] for r in results], dtype=np.int64),
-            "deficiency_after_claim": np.stack([r[4] for r in results]),
-        }
-
-    # -- internals --------------------------------------------------------------------------------
-
-    def _compute_rows(self, hands, kbs, needed, discard_turn, claim_tile, chow_ok) -> list[tuple]:
-        s_n, t = hands.shape
+        out_def = np.zeros(s_n, dtype=np.int32)
+        out_eff = np.zeros((s_n, t), dtype=bool)
+        out_cnt = np.zeros(s_n, dtype=np.int64)
+        out_disc = np.full((s_n, t), NOT_APPLICABLE, dtype=np.int32)
+        out_claim = np.full((s_n, len(CLAIM_KINDS)), NOT_APPLICABLE, dtype=np.int32)
+        cache = self._seat_cache
+        if len(cache) >= self.max_cache:
+            cache.clear()
         h16 = hands.astype(np.int16)
         k16 = kbs.astype(np.int16)
-        rows_h, rows_k, rows_m = [h16], [k16], [needed]
-        # draws: one copy of t moves from the KB into the hand
-        ds, dt = np.nonzero(k16 > 0)
-        hd = h16[ds].copy()
-        kd = k16[ds].copy()
-        hd[np.arange(len(ds)), dt] += 1
-        kd[np.arange(len(ds)), dt] -= 1
-        rows_h.append(hd)
-        rows_k.append(kd)
-        rows_m.append(needed[ds])
-        # discards: the discarded copy leaves the hand and does not return to the KB
-        xs, xt = np.nonzero((h16 > 0) & discard_turn[:, None])
-        hx = h16[xs].copy()
-        hx[np.arange(len(xs)), xt] -= 1
-        rows_h.append(hx)
-        rows_k.append(k16[xs])
-        rows_m.append(needed[xs])
-        # claims: the meld's own tiles leave the hand, the KB stays (the discard is already seen);
-        # one meld fewer is needed
-        cs, ck, ch, ckb, cm = [], [], [], [], []
-        for s in np.flatnonzero(claim_tile >= 0):
-            d = int(claim_tile[s])
-            for col, offsets in enumerate(self._claim_offsets(d, bool(chow_ok[s]))):
-                if offsets is None or needed[s] < 1:
-                    continue
-                hh = h16[s].copy()
-                for off in offsets:
-                    hh[d + off] -= 1
-                if (hh < 0).any():
-                    continue
-                cs.append(s)
-                ck.append(col)
-                ch.append(hh)
-                ckb.append(k16[s])
-                cm.append(needed[s] - 1)
-        if ch:
-            rows_h.append(np.stack(ch))
-            rows_k.append(np.stack(ckb))
-            rows_m.append(np.array(cm, dtype=np.int64))
-        vals = self.deficiency(np.concatenate(rows_h), np.concatenate(rows_k), np.concatenate(rows_m))
-        now = vals[:s_n]
-        pos = s_n
-        after_draw = vals[pos : pos + len(ds)]
-        pos += len(ds)
-        after_discard = vals[pos : pos + len(xs)]
-        pos += len(xs)
-        after_claim = vals[pos:]
-        eff = np.zeros((s_n, t), dtype=bool)
-        eff[ds, dt] = after_draw < now[ds]
-        count = (eff * k16).sum(axis=1)
-        disc = np.full((s_n, t), NOT_APPLICABLE, dtype=np.int32)
-        disc[xs, xt] = after_discard
-        claim = np.full((s_n, len(CLAIM_KINDS)), NOT_APPLICABLE, dtype=np.int32)
-        if cs:
-            claim[np.array(cs), np.array(ck)] = after_claim
-        return [(int(now[s]), disc[s], eff[s], int(count[s]), claim[s]) for s in range(s_n)]
+        rows_h: list[np.ndarray] = []
+        rows_k: list[np.ndarray] = []
+        rows_m: list[np.ndarray] = []
+        jobs = []  # (kind, seat, key, row slice, extra)
+        n_rows = 0
+
+        def add(kind, seat, key, hh, kk, mm, extra=None):
+            nonlocal n_rows
+            rows_h.append(hh)
+            rows_k.append(kk)
+            rows_m.append(mm)
+            jobs.append((kind, seat, key, slice(n_rows, n_rows + len(hh)), extra))
+            n_rows += len(hh)
+
+        # base part (every seat): the hand now, then after every draw (one copy of t moves from the
+        # KB into the hand); the rows of all seats missing from the cache are built at once
+        hand_bytes = [hands[s].tobytes() for s in range(s_n)]
+        kb_bytes = [kbs[s].tobytes() for s in range(s_n)]
+        bases = [(hand_bytes[s], kb_bytes[s], int(needed[s])) for s in range(s_n)]
+        miss = []
+        for s in range(s_n):
+            got = cache.get(bases[s])
+            if got is None:
+                miss.append(s)
+            else:
+                out_def[s], out_eff[s], out_cnt[s] = got
+        hits = s_n - len(miss)
+        if miss:
+            miss_a = np.array(miss)
+            ds, dt = np.nonzero(k16[miss_a] > 0)
+            seat_of = np.concatenate([miss_a, miss_a[ds]])
+            hh = h16[seat_of]
+            kk = k16[seat_of]
+            r = np.arange(len(miss), len(seat_of))
+            hh[r, dt] += 1
+            kk[r, dt] -= 1
+            add("base", miss_a, None, hh, kk, needed[seat_of], (ds, dt))
+        for s in range(s_n):
+            base = bases[s]
+            if discard_turn[s]:
+                key = ("discard", *base)
+                got = cache.get(key)
+                if got is None:
+                    # the discarded copy leaves the hand and does not return to the KB
+                    held = np.flatnonzero(h16[s] > 0)
+                    hh = np.repeat(h16[s : s + 1], len(held), axis=0)
+                    hh[np.arange(len(held)), held] -= 1
+                    add("discard", s, key, hh, np.repeat(k16[s : s + 1], len(held), axis=0),
+                        np.full(len(held), needed[s]), held)
+                else:
+                    out_disc[s] = got
+            if claim_tile[s] >= 0:
+                d = int(claim_tile[s])
+                key = ("claim", *base, d, bool(chow_ok[s]))
+                got = cache.get(key)
+                if got is None:
+                    # the meld's own tiles leave the hand; the KB stays (the discard is already seen)
+                    cols, hs = [], []
+                    for col, offsets in enumerate(self._claim_offsets(d, bool(chow_ok[s]))):
+                        if offsets is None or needed[s] < 1:
+                            continue
+                        hh = h16[s].copy()
+                        for off in offsets:
+                            hh[d + off] -= 1
+                        if (hh >= 0).all():
+                            cols.append(col)
+                            hs.append(hh)
+                    if hs:
+                        add("claim", s, key, np.stack(hs), np.repeat(k16[s : s + 1], len(hs), axis=0),
+                            np.full(len(hs), needed[s] - 1), np.array(cols))
+                    else:
+                        cache[key] = out_claim[s].copy()
+                else:
+                    out_claim[s] = got
+        self.stats["seat_hits"] += hits
+        self.stats["seat_misses"] += s_n - hits
+        if jobs:
+            vals = self.deficiency(np.concatenate(rows_h), np.concatenate(rows_k), np.concatenate(rows_m))
+            for kind, s, key, sl, extra in jobs:
+                v = vals[sl]
+                if kind == "base":
+                    ds, dt = extra
+                    n_miss = len(s)
+                    now = v[:n_miss]
+                    eff = np.zeros((n_miss, t), dtype=bool)
+                    eff[ds, dt] = v[n_miss:] < now[ds]
+                    cnt = (eff * k16[s]).sum(axis=1)
+                    out_def[s], out_eff[s], out_cnt[s] = now, eff, cnt
+                    for j, seat in enumerate(s.tolist()):
+                        cache[bases[seat]] = (int(now[j]), eff[j], int(cnt[j]))
+                elif kind == "discard":
+                    row = np.full(t, NOT_APPLICABLE, dtype=np.int32)
+                    row[extra] = v
+                    cache[key] = row
+                    out_disc[s] = row
+                else:
+                    row = np.full(len(CLAIM_KINDS), NOT_APPLICABLE, dtype=np.int32)
+                    row[extra] = v
+                    cache[key] = row
+                    out_claim[s] = row
+        return {
+            "deficiency": out_def,
+            "deficiency_after_discard": out_disc,
+            "effective_tiles": out_eff,
+            "effective_count": out_cnt,
+            "deficiency_after_claim": out_claim,
+        }
 
     def _claim_offsets(self, d: int, chow_ok: bool) -> list[tuple[int, ...] | None]:
         """Hand tiles each claim kind uses, as offsets from the discard (None: impossible)."""

@@ -1,0 +1,1 @@
+"""Benchmark scripts (each measures a peer in the same run and prints ratios)."""

@@ -1,0 +1,171 @@
+"""Environment speed: mjenv vs pymahjong and RLCard's mahjong env, measured in the same run.
+
+Each env plays whole hands in one process with uniformly random legal actions (masked random), and
+builds its own observation for the deciding seat at every decision:
+
+* ``mjenv``: ``mjenv.parallel_env()`` with the default observation (deficiency features on); every
+  step builds all four seats' observations (the parallel API gives every live agent one).
+* ``mjenv-aec``: ``mjenv.env()`` (AEC); the same observations are built for every step.
+* ``game-only``: ``mjenv.game.Game`` alone (no observations): what the env costs on top of its game.
+* ``pymahjong``: ``pymahjong.MahjongEnv`` (C++ riichi engine); ``get_obs`` of the deciding seat and
+  ``get_valid_actions`` at every decision.
+* ``rlcard``: ``rlcard.make("mahjong")``; the env extracts the acting player's state every step.
+
+A "step" is one call of the env's step function. Hands differ between the games (riichi has more
+rules, RLCard's game has no chow claims by others), so compare hands/s first.
+
+Usage::
+
+    python benchmarks/env_speed.py --hands 40            # all envs
+    python benchmarks/env_speed.py --hands 40 --profile  # plus a cProfile of mjenv's loop
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import time
+
+import numpy as np
+
+
+def run_mjenv(hands: int, seed: int) -> tuple[int, int]:
+    import mjenv
+
+    env = mjenv.parallel_env()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    for h in range(hands):
+        obs, _ = env.reset(seed=seed + h)
+        while env.agents:
+            acts = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents}
+            obs, *_ = env.step(acts)
+            steps += 1
+    return hands, steps
+
+
+def run_mjenv_aec(hands: int, seed: int) -> tuple[int, int]:
+    import mjenv
+
+    env = mjenv.env()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    for h in range(hands):
+        env.reset(seed=seed + h)
+        for _agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            steps += 1
+    return hands, steps
+
+
+def run_game_only(hands: int, seed: int) -> tuple[int, int]:
+    """The pure game under the env (no observations, no features): the floor of mjenv's step cost."""
+    from mjenv.game import Game
+
+    rng = np.random.default_rng(seed)
+    steps = 0
+    for h in range(hands):
+        g = Game("basic", seed=seed + h)
+        while not g.is_over:
+            g.step({s: int(rng.choice(np.flatnonzero(g.legal_action_mask(s)))) for s in g.acting_seats()})
+            steps += 1
+    return hands, steps
+
+
+def run_pymahjong(hands: int, seed: int) -> tuple[int, int]:
+    import pymahjong
+
+    env = pymahjong.MahjongEnv()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    for h in range(hands):
+        # reset(seed=...) fails in pymahjong 1.1.2 (Table has no attribute "seed"): its deals are unseeded
+        env.reset(oya=h % 4, game_wind="east")
+        while not env.is_over():
+            p = env.get_curr_player_id()
+            mask = env.get_valid_actions(nhot=True)
+            env.get_obs(p)
+            env.step(p, int(rng.choice(np.flatnonzero(mask))))
+            steps += 1
+    return hands, steps
+
+
+def run_rlcard(hands: int, seed: int) -> tuple[int, int]:
+    import rlcard
+
+    env = rlcard.make("mahjong", config={"seed": seed})
+    rng = np.random.default_rng(seed)
+    steps = 0
+    for _ in range(hands):
+        state, _ = env.reset()
+        while not env.is_over():
+            legal = list(state["legal_actions"].keys())
+            state, _ = env.step(int(legal[int(rng.integers(len(legal)))]))
+            steps += 1
+    return hands, steps
+
+
+RUNNERS = {
+    "mjenv": run_mjenv,
+    "mjenv-aec": run_mjenv_aec,
+    "game-only": run_game_only,
+    "pymahjong": run_pymahjong,
+    "rlcard": run_rlcard,
+}
+
+
+def measure(name: str, hands: int, seed: int) -> dict | None:
+    runner = RUNNERS[name]
+    try:
+        t0 = time.perf_counter()
+        runner(2, seed + 10_000)  # warm-up: imports, lookup tables, caches of first use
+        warm = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        n, steps = runner(hands, seed)
+        dt = time.perf_counter() - t0
+    except ImportError as e:
+        print(f"{name}: not installed ({e})")
+        return None
+    return {"name": name, "hands": n, "steps": steps, "seconds": dt, "warmup": warm,
+            "hands_per_s": n / dt, "steps_per_s": steps / dt}
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--hands", type=int, default=40, help="hands per env (after 2 warm-up hands)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--envs", default=",".join(RUNNERS), help=f"comma-separated subset of {list(RUNNERS)}")
+    ap.add_argument("--profile", action="store_true", help="cProfile mjenv's loop and print the top entries")
+    args = ap.parse_args(argv)
+    names = [n.strip() for n in args.envs.split(",") if n.strip()]
+    for n in names:
+        if n not in RUNNERS:
+            raise ValueError(f"unknown env {n!r}; allowed {list(RUNNERS)}")
+    rows = [r for r in (measure(n, args.hands, args.seed) for n in names) if r is not None]
+    print(f"\n{'env':<10} {'hands':>6} {'steps':>7} {'seconds':>8} {'hands/s':>9} {'steps/s':>9} {'steps/hand':>10}")
+    for r in rows:
+        print(f"{r['name']:<10} {r['hands']:>6} {r['steps']:>7} {r['seconds']:>8.2f} {r['hands_per_s']:>9.1f} "
+              f"{r['steps_per_s']:>9.0f} {r['steps'] / r['hands']:>10.1f}")
+    ours = next((r for r in rows if r["name"] == "mjenv"), None)
+    if ours is not None:
+        print("\nratios (mjenv / peer):")
+        for r in rows:
+            if r["name"] != "mjenv":
+                print(f"  vs {r['name']:<10} hands/s x{ours['hands_per_s'] / r['hands_per_s']:.2f}   "
+                      f"steps/s x{ours['steps_per_s'] / r['steps_per_s']:.2f}")
+    if args.profile:
+        prof = cProfile.Profile()
+        prof.enable()
+        run_mjenv(max(5, args.hands // 4), args.seed)
+        prof.disable()
+        buf = io.StringIO()
+        pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(15)
+        print("\ncProfile of mjenv (parallel_env, masked random), top 15 by own time:")
+        print(buf.getvalue())
+
+
+if __name__ == "__main__":
+    main()
