@@ -7,35 +7,67 @@ The game asks this question several times per discard (every other seat may win 
 draw, so it must cost microseconds. A hand is complete exactly when every suit is complete on its own
 (melds only, or melds plus the one pair) and the honours are pongs and at most one pair; the tile
 counts per suit decide cheaply which suit must hold the pair (``count % 3 == 2``), and most hands fail
-there. Whether one suit's pattern of nine counts splits into melds (plus a pair) is answered by the
-project's exact deficiency DP (:func:`mjenv.deficiency.dp.deficiency_batch`, deficiency 0 with an empty
-knowledge base means complete) and memoised per pattern: there are few distinct suit patterns, so
-after a short warm-up nearly every check is a handful of dict lookups.
+there. Whether one suit's nine counts split into melds (plus a pair) is memoised per pattern: there
+are few distinct suit patterns, so after a short warm-up nearly every check is a handful of dict
+lookups (``benchmarks/game_speed.py``: about 1 us against 360 us for ``is_complete``).
+
+On a memo miss the suit is split by the textbook leftmost-tile recursion (the lowest tile present
+is either in a pong or starts a chow), a few microseconds. The deficiency DP answers the same
+question (``mjenv.deficiency.is_complete``) but costs about 150 us per call, which made the first few
+hundred hands of a process (while the memo fills) several times slower; the tests check the two
+against each other on random and near-complete hands and at every win decision of random games.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from mjenv.deficiency import dp
-
 # suit pattern (9 count bytes) -> whether it splits into melds (count % 3 == 0) or melds + a pair
 # (count % 3 == 2); the count fixes which of the two questions is asked.
 _SUIT_MEMO: dict[bytes, bool] = {}
-_ZERO_KB = np.zeros((1, 27), dtype=np.int8)
+
+
+def _melds_only(c: list[int]) -> bool:
+    """Whether counts ``c`` (one suit, 9 ranks; modified and restored) split into chows and pongs."""
+    i = 0
+    while i < 9 and c[i] == 0:
+        i += 1
+    if i == 9:
+        return True
+    # the lowest tile present is in a pong or starts a chow (nothing lower is left to chow with it)
+    if c[i] >= 3:
+        c[i] -= 3
+        ok = _melds_only(c)
+        c[i] += 3
+        if ok:
+            return True
+    if i <= 6 and c[i + 1] and c[i + 2]:
+        c[i] -= 1
+        c[i + 1] -= 1
+        c[i + 2] -= 1
+        ok = _melds_only(c)
+        c[i] += 1
+        c[i + 1] += 1
+        c[i + 2] += 1
+        return ok
+    return False
 
 
 def _suit_complete(pattern: bytes) -> bool:
     ok = _SUIT_MEMO.get(pattern)
     if ok is None:
-        n = sum(pattern)
-        hand = np.zeros((1, 27), dtype=np.int8)
-        hand[0, :9] = np.frombuffer(pattern, dtype=np.int8)
-        if n % 3 == 0:
-            # the DP's complete pattern always has one pair: lend it one in another suit
-            hand[0, 9] = 2
-        needed = np.array([n // 3], dtype=np.int64)
-        ok = bool(dp.deficiency_batch(hand, _ZERO_KB, needed)[0] == 0)
+        c = list(pattern)
+        if sum(c) % 3 == 0:
+            ok = _melds_only(c)
+        else:
+            ok = False
+            for t in range(9):
+                if c[t] >= 2:
+                    c[t] -= 2
+                    ok = _melds_only(c)
+                    c[t] += 2
+                    if ok:
+                        break
         _SUIT_MEMO[pattern] = ok
     return ok
 
@@ -86,6 +118,6 @@ def is_winning(hand: np.ndarray, seven_pairs: bool = False) -> bool:
 
 def is_winning_with(hand: np.ndarray, tile: int, seven_pairs: bool = False) -> bool:
     """Whether concealed hand int8[T] plus one ``tile`` is complete (a win on a discard or a robbed kong)."""
-    b = bytearray(hand.tobytes())
+    b = bytearray(np.ascontiguousarray(hand, dtype=np.int8).tobytes())
     b[tile] += 1
     return is_winning_bytes(bytes(b), seven_pairs)
