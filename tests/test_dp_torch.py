@@ -17,8 +17,11 @@ torch = pytest.importorskip("torch")
 from mjenv.deficiency import _dp_torch  # noqa: E402  (needs torch, guarded above)
 
 
+@pytest.mark.parametrize("padded", [False, True], ids=["loop(cpu)", "padded(cuda)"])
 @pytest.mark.parametrize("honours", [False, True])
-def test_torch_cpu_equals_numpy(honours):
+def test_torch_cpu_equals_numpy(honours, padded, monkeypatch):
+    # the padded one-gather combination is what CUDA runs: check it here on CPU too
+    monkeypatch.setitem(_dp_torch._PADDED, "cpu", padded)
     rng = np.random.default_rng(30)
     hands, kbs, needed = _batch(rng, 1500, honours=honours)
     want = dp.deficiency_batch(hands, kbs, needed)

@@ -4,9 +4,9 @@ Used through ``deficiency(..., method="dp", device="cuda")`` (or ``"cpu"``). Tor
 here, and this module is imported only when a device is asked for. The tables are built by numpy
 (:mod:`mjenv.deficiency._dp_tables`) and copied once to each device.
 
-Layout differs from the numpy path: hands stay the leading axis and every (k1, p1) x (k2, p2) pair
-of a min-plus combination is gathered at once (groups padded with an all-INF row), so one
-combination is a handful of kernels whatever the batch size. Large batches run in chunks to bound
+Layout as in the numpy path, (k * 2 + p, hand[, boundary]), but every (k1, p1) x (k2, p2) pair of a
+min-plus combination is gathered at once (groups padded with an all-INF row), so one combination is
+a handful of kernels whatever the batch size. Large batches run in chunks to bound
 memory (about 3 KB per hand in flight).
 """
 
@@ -22,7 +22,10 @@ from mjenv.deficiency import dp as _dp
 _INF = _tables.INF
 _ALLOWED = "'cpu', 'cuda' or 'cuda:N'"
 #: Hands per chunk: bounds the gathered pairs (about 3 KB per hand) on each device type.
-_CHUNK = {"cpu": 1 << 15, "cuda": 1 << 20}
+_CHUNK = {"cpu": 1 << 12, "cuda": 1 << 20}
+#: Whether a device runs the padded one-gather combination (few kernels: GPUs) or the pair-by-pair
+#: loop (fewer bytes: CPUs). Both are exact; tests run both on CPU.
+_PADDED = {"cpu": False, "cuda": True}
 
 
 def _import_torch():
@@ -92,20 +95,41 @@ def _device_weights(dev_str: str, num_t: int, full: bool):
 
 
 def _minplus(a, b, kmax: int, final: bool = False):
-    """Min-plus of (k, p) vectors uint8[n, rows(, 9)] (hands first); a trailing boundary axis is minimised.
+    """Min-plus of (k, p) vectors uint8[rows, n(, 9)]; a trailing boundary axis is minimised too.
 
     Returns:
-        uint8[n, targets], clamped at INF.
+        uint8[targets, n], clamped at INF.
     """
     torch = _import_torch()
+    if not _PADDED.get(a.device.type, True):
+        return _minplus_loop(a, b, kmax, final)
     pl, pr = _device_combos(str(a.device), kmax, final)
-    pad = 13 - a.shape[1]
-    a = torch.cat([a, a.new_full((a.shape[0], pad, *a.shape[2:]), _INF)], 1)
-    pad = 13 - b.shape[1]
-    b = torch.cat([b, b.new_full((b.shape[0], pad, *b.shape[2:]), _INF)], 1)
-    cand = a[:, pl] + b[:, pr]  # both <= INF = 100: the uint8 sum does not wrap
-    dims = (2, 3) if cand.dim() == 4 else (2,)
-    return cand.amin(dim=dims).clamp_(max=_INF)
+    nt, width = pl.shape
+    a = torch.cat([a, a.new_full((13 - a.shape[0], *a.shape[1:]), _INF)])
+    b = torch.cat([b, b.new_full((13 - b.shape[0], *b.shape[1:]), _INF)])
+    # whole-slab gathers along the leading axis (fast on CPU too); both <= INF: the uint8 sum does not wrap
+    cand = a.index_select(0, pl.view(-1)) + b.index_select(0, pr.view(-1))
+    out = cand.view(nt, width, *a.shape[1:]).amin(dim=1)
+    if out.dim() == 3:
+        out = out.amin(dim=2)
+    return out.clamp_(max=_INF)
+
+
+def _minplus_loop(a, b, kmax: int, final: bool):
+    """:func:`_minplus` pair by pair, in place (as the numpy path): fewer bytes moved, more kernels."""
+    torch = _import_torch()
+    left, right, bounds = _dp.combos(kmax, final)
+    out = a.new_empty((len(bounds) - 1, *a.shape[1:]))
+    tmp = a.new_empty(a.shape[1:])
+    for t in range(len(bounds) - 1):
+        acc = out[t]
+        torch.add(a[int(left[bounds[t]])], b[int(right[bounds[t]])], out=acc)
+        for i in range(bounds[t] + 1, bounds[t + 1]):
+            torch.add(a[int(left[i])], b[int(right[i])], out=tmp)
+            torch.minimum(acc, tmp, out=acc)
+    if out.dim() == 3:
+        out = out.amin(dim=2)
+    return out.clamp_(max=_INF)
 
 
 def _finish(parts, melds_needed, kmax: int):
@@ -113,8 +137,8 @@ def _finish(parts, melds_needed, kmax: int):
     acc = parts[0]
     for part in parts[1:-1]:
         acc = _minplus(acc, part, kmax)
-    last = _minplus(acc, parts[-1], kmax, final=True)
-    res = last.gather(1, melds_needed.view(-1, 1)).view(-1).to(torch.int32)
+    last = _minplus(acc, parts[-1], kmax, final=True)  # (k, hand)
+    res = last.gather(0, melds_needed.view(1, -1)).view(-1).to(torch.int32)
     return torch.where(res >= _INF, torch.full_like(res, _dp.INCOMPLETABLE), res)
 
 
@@ -125,12 +149,18 @@ def _rows(x, full: bool):
     return (x.to(torch.float64) @ w).to(torch.int64)
 
 
+def _gather(table, rows):
+    """uint8[record..., n]-first layout: table rows ``rows`` moved to (k * 2 + p, hand[, boundary])."""
+    g = table.index_select(0, rows)
+    return g.movedim(0, 1).contiguous()
+
+
 def _full_kb(hands, melds_needed, kmax: int, tabs):
     n, num_t = hands.shape
     rows = _rows(hands, True)
-    parts = [tabs["suit"][rows[:, s]] for s in range(3)]
+    parts = [_gather(tabs["suit"], rows[:, s]) for s in range(3)]
     if num_t == 34:
-        parts.append(tabs["honour"][rows[:, 3]])
+        parts.append(_gather(tabs["honour"], rows[:, 3]))
     return _finish(parts, melds_needed, kmax)
 
 
@@ -140,12 +170,12 @@ def _any_kb(hands, kbs, melds_needed, kmax: int, tabs):
     h = hands.to(torch.int16)
     a = h + kbs.to(torch.int16)
     rows = _rows(torch.div(a * (a + 1), 2, rounding_mode="floor") + h, False)
-    left = tabs["left"][rows[:, :3].T.reshape(-1)]  # (suit-major hand, k * 2 + p, boundary)
-    right = tabs["right"][rows[:, 3:6].T.reshape(-1)]
-    suits = _minplus(left, right, kmax).view(3, n, -1)
-    parts = [suits[0], suits[1], suits[2]]
+    left = _gather(tabs["left"], rows[:, :3].T.reshape(-1))  # (k * 2 + p, suit-major hand, boundary)
+    right = _gather(tabs["right"], rows[:, 3:6].T.reshape(-1))
+    suits = _minplus(left, right, kmax).view(-1, 3, n)
+    parts = [suits[:, 0], suits[:, 1], suits[:, 2]]
     if num_t == 34:
-        parts.append(_minplus(tabs["h4"][rows[:, 6]], tabs["h3"][rows[:, 7]], kmax))
+        parts.append(_minplus(_gather(tabs["h4"], rows[:, 6]), _gather(tabs["h3"], rows[:, 7]), kmax))
     return _finish(parts, melds_needed, kmax)
 
 

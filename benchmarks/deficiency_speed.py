@@ -1,0 +1,213 @@
+"""Speed of the exact ``dp`` deficiency against the peers, same hands, same run.
+
+Peers (not knowledge-aware; benchmark-only dependencies: ``pip install riichienv xiangting mahjong``):
+
+- ``riichienv.calculate_shanten`` (Rust; takes 136-format tile ids),
+- ``xiangting.calculate_replacement_number`` (Rust; replacement number = shanten + 1),
+- ``mahjong`` (pure Python; ``Shanten.calculate_shanten_for_regular_hand``).
+
+With KB = 4 - H the deficiency is the regular-hand shanten + 1, so all of them answer the same question
+on the same random 14-tile three-suit hands (the peers also consider seven pairs / thirteen orphans
+where noted; the script prints how often the answers agree). Then the knowledge-aware cases no peer
+can do: ``dp`` with random knowledge bases at several batch sizes, small batches as the environment
+sends them, and the torch device path (CPU by default; ``--gpu`` for CUDA).
+
+Usage::
+
+    python -m benchmarks.deficiency_speed                # default sizes, a few minutes on 2 cores
+    python -m benchmarks.deficiency_speed --quick        # smoke run
+    python -m benchmarks.deficiency_speed --gpu --torch-sizes 1000 100000 10000000
+
+Figures are hands (or (hand, KB) pairs) per second, best of ``--repeats`` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import platform
+import time
+
+import numpy as np
+
+from mjenv.deficiency import deficiency, dp
+
+
+def random_hands(rng: np.random.Generator, n: int, size: int = 14) -> np.ndarray:
+    """int8[n, 27]: ``size`` tiles drawn without replacement from the 108-tile three-suit wall."""
+    keys = rng.random((n, 108))
+    tiles = np.argpartition(keys, size, axis=1)[:, :size] // 4
+    hands = np.zeros((n, 27), dtype=np.int8)
+    np.add.at(hands, (np.repeat(np.arange(n), size), tiles.ravel()), 1)
+    return hands
+
+
+def random_kbs(rng: np.random.Generator, hands: np.ndarray) -> np.ndarray:
+    """Knowledge bases as in the papers' protocol: each unseen copy kept with a per-hand probability."""
+    keep = rng.uniform(0.0, 1.0, size=(len(hands), 1))
+    return rng.binomial(4 - hands.astype(np.int64), keep).astype(np.int8)
+
+
+def best_rate(fn, n: int, repeats: int) -> float:
+    """Items per second of ``fn()`` processing n items: best of ``repeats`` timed runs after a warm-up."""
+    fn()
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return n / best
+
+
+def _optional(name: str):
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def peers(hands: np.ndarray, repeats: int, slow_n: int) -> dict[str, tuple[float, np.ndarray | None]]:
+    """Rate and shanten + 1 answers of each installed peer on the same hands."""
+    out = {}
+    counts34 = [list(map(int, h)) + [0] * 7 for h in hands]
+    riichienv = _optional("riichienv")
+    if riichienv is not None:
+        ids136 = []
+        for h in hands:
+            ids136.append([4 * t + c for t in range(27) for c in range(int(h[t]))])
+        f = riichienv.calculate_shanten
+        rate = best_rate(lambda: [f(x) for x in ids136], len(hands), repeats)
+        out["riichienv.calculate_shanten"] = (rate, np.array([f(x) + 1 for x in ids136]))
+    xiangting = _optional("xiangting")
+    if xiangting is not None:
+        g = xiangting.calculate_replacement_number
+        four = xiangting.PlayerCount.FOUR
+        rate = best_rate(lambda: [g(x, four) for x in counts34], len(hands), repeats)
+        out["xiangting.calculate_replacement_number"] = (rate, np.array([g(x, four) for x in counts34]))
+    shanten_mod = _optional("mahjong.shanten")
+    if shanten_mod is not None:
+        s = shanten_mod.Shanten()
+        sub = counts34[:slow_n]
+        rate = best_rate(lambda: [s.calculate_shanten_for_regular_hand(x) for x in sub], len(sub), 1)
+        out["mahjong Shanten (regular hand)"] = (
+            rate,
+            np.array([s.calculate_shanten_for_regular_hand(x) + 1 for x in sub]),
+        )
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=20000, help="hands in the peer comparison batch")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs per figure (best is kept)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--slow-peer-hands", type=int, default=2000, help="hands for the pure-Python peer")
+    parser.add_argument("--kb-sizes", type=int, nargs="+", default=[1000, 10000, 20000, 100000])
+    parser.add_argument("--torch-sizes", type=int, nargs="+", default=[1000, 10000, 100000, 1000000])
+    parser.add_argument("--gpu", action="store_true", help="run the torch sizes on CUDA too")
+    parser.add_argument(
+        "--torch-threads", type=int, default=1, help="torch CPU threads (1: the machine is shared; 0: torch default)"
+    )
+    parser.add_argument("--quick", action="store_true", help="tiny sizes (smoke test)")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.hands, args.repeats, args.slow_peer_hands = 500, 1, 100
+        args.kb_sizes, args.torch_sizes = [200, 1000], [1000]
+
+    rng = np.random.default_rng(args.seed)
+    print(f"machine: {platform.processor() or platform.machine()}, numpy {np.__version__}; one process")
+    hands = random_hands(rng, args.hands)
+    full_kb = (4 - hands).astype(np.int8)
+    needed = np.full(len(hands), 4, dtype=np.int64)
+
+    # warm the lazily built tables outside the timings, and report what building them costs
+    t0 = time.perf_counter()
+    dp.deficiency_batch(hands[:2], full_kb[:2], needed[:2])
+    dp.deficiency_batch(hands[:2], random_kbs(rng, hands[:2]), needed[:2])
+    print(f"dp tables built in {time.perf_counter() - t0:.2f} s (once per process)")
+
+    print(f"\n== KB = 4 - H: {len(hands)} random 14-tile three-suit hands, one batch ==")
+    ours = dp.deficiency_batch(hands, full_kb, needed)
+    rows = [
+        (
+            "dp backend, one batch",
+            best_rate(lambda: dp.deficiency_batch(hands, full_kb, needed), len(hands), args.repeats),
+        ),
+        (
+            "dp via deficiency() (validation included)",
+            best_rate(lambda: deficiency(hands, method="dp"), len(hands), args.repeats),
+        ),
+    ]
+    peer = peers(hands, args.repeats, args.slow_peer_hands)
+    ref_rate = peer.get("riichienv.calculate_shanten", (None,))[0]
+    for name, (rate, answers) in peer.items():
+        rows.append((name, rate))
+        agree = float(np.mean(answers == ours[: len(answers)]))
+        print(f"  {name}: agrees with dp on {agree:.1%} of the hands")
+    print(f"{'method':<48}{'hands/s':>14}{'dp backend / it':>18}")
+    for name, rate in rows:
+        print(f"{name:<48}{rate:>14,.0f}{rows[0][1] / rate:>17.2f}x")
+    if ref_rate:
+        print(f"dp (KB = 4 - H) vs riichienv: {rows[0][1] / ref_rate:.2f}x")
+
+    print("\n== knowledge-aware (no peer can do this): dp with random knowledge bases ==")
+    print(f"{'batch':>10}{'pairs/s':>14}{'vs riichienv (KB = 4 - H)':>28}")
+    for b in args.kb_sizes:
+        h = random_hands(rng, b)
+        k = random_kbs(rng, h)
+        m = np.full(b, 4, dtype=np.int64)
+        rate = best_rate(lambda h=h, k=k, m=m: dp.deficiency_batch(h, k, m), b, args.repeats)
+        ratio = f"{rate / ref_rate:>27.2f}x" if ref_rate else ""
+        print(f"{b:>10}{rate:>14,.0f}{ratio}")
+
+    print("\n== small batches (the environment sends 50-200 modified hands per feature call) ==")
+    print(f"{'batch':>10}{'us/call KB=4-H':>18}{'us/call random KB':>20}")
+    for b in (1, 50, 200):
+        h = random_hands(rng, b)
+        k = random_kbs(rng, h)
+        m = np.full(b, 4, dtype=np.int64)
+        full = (4 - h).astype(np.int8)
+        reps = 200
+        t_full = 1e6 / best_rate(lambda h=h, f=full, m=m: dp.deficiency_batch(h, f, m), 1, reps)
+        t_rand = 1e6 / best_rate(lambda h=h, k=k, m=m: dp.deficiency_batch(h, k, m), 1, reps)
+        print(f"{b:>10}{t_full:>18.1f}{t_rand:>20.1f}")
+
+    torch = _optional("torch")
+    if torch is None:
+        print("\ntorch not installed: device path skipped")
+        return
+    from mjenv.deficiency import _dp_torch
+
+    if args.torch_threads > 0:
+        torch.set_num_threads(args.torch_threads)
+
+    devices = ["cpu"] + (["cuda"] if args.gpu else [])
+    if args.gpu and not torch.cuda.is_available():
+        print("\n--gpu asked for but CUDA is not available: CPU only")
+        devices = ["cpu"]
+    for device in devices:
+        threads = f", {torch.get_num_threads()} CPU threads" if device == "cpu" else ""
+        print(f"\n== torch {torch.__version__} on {device}{threads}: dp, random KBs, batch already on the device ==")
+        if device == "cuda":
+            print(f"   {torch.cuda.get_device_name()}")
+        print(f"{'batch':>10}{'pairs/s':>16}")
+        for b in args.torch_sizes:
+            try:
+                h = random_hands(rng, b)
+                k = random_kbs(rng, h)
+                ht, kt = torch.from_numpy(h).to(device), torch.from_numpy(k).to(device)
+                mt = torch.full((b,), 4, dtype=torch.int64, device=device)
+
+                def run(ht=ht, kt=kt, mt=mt, device=device):
+                    _dp_torch.deficiency_tensor(ht, kt, mt)
+                    if device == "cuda":
+                        torch.cuda.synchronize()
+
+                rate = best_rate(run, b, max(1, min(args.repeats, 3)))
+                print(f"{b:>10}{rate:>16,.0f}")
+            except (RuntimeError, MemoryError) as err:  # out of memory at the largest sizes
+                print(f"{b:>10}  skipped: {type(err).__name__}: {str(err).splitlines()[0][:80]}")
+
+
+if __name__ == "__main__":
+    main()
