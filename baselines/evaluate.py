@@ -164,7 +164,7 @@ def play_deal(agents: Sequence[Any], labels: Sequence[str], deal: int, seed: int
     for r, idx in enumerate(rotations(labels)):
         seated = [_build(agents[i], agent_seed(seed, deal, r, s), rules) for s, i in enumerate(idx)]
         rec = play_hand(seated, deal_seed(seed, deal), rules, spec)
-        rec.update(deal=deal, rotation=r, seats=[labels[i] for i in idx])
+        rec.update(seed=int(seed), deal=deal, rotation=r, seats=[labels[i] for i in idx])
         out.append(rec)
     return out
 
@@ -258,14 +258,15 @@ def _fmt_num(m: float, ci: float) -> str:
 def summarize(hands: list[dict[str, Any]], labels: Sequence[str]) -> tuple[dict, list]:
     """Per-agent statistics paired by deal (see the module docstring) and win-rate differences."""
     uniq = list(dict.fromkeys(labels))
-    deals = sorted({h["deal"] for h in hands})
+    # a deal is (evaluation seed, deal index): reports of several seeds merge without clashes
+    deals = sorted({(h.get("seed", 0), h["deal"]) for h in hands})
     per_deal = {lab: {m: [] for m in METRICS} for lab in uniq}
     decisions = dict.fromkeys(uniq, 0)
     think = dict.fromkeys(uniq, 0.0)
     seats = dict.fromkeys(uniq, 0)
-    by_deal: dict[int, list[dict]] = {d: [] for d in deals}
+    by_deal: dict[tuple[int, int], list[dict]] = {d: [] for d in deals}
     for h in hands:
-        by_deal[h["deal"]].append(h)
+        by_deal[(h.get("seed", 0), h["deal"])].append(h)
     for d in deals:
         acc = {lab: {m: [] for m in METRICS} for lab in uniq}
         for h in by_deal[d]:
@@ -398,6 +399,37 @@ def evaluate(
     if out_dir is not None:
         report.save(out_dir, name)
     return report
+
+
+def merge_reports(paths: Sequence[str | os.PathLike]) -> Report:
+    """One report from the JSON files of several evaluations of the same line-up (different seeds).
+
+    Raises:
+        ValueError: the files disagree on the labels or rules, or two files hold the same seed.
+    """
+    hands: list[dict] = []
+    configs = []
+    for p in paths:
+        data = json.loads(Path(p).read_text())
+        configs.append(data["config"])
+        hands.extend(data["hands"])
+    labels = configs[0]["labels"]
+    for c in configs[1:]:
+        if c["labels"] != labels or c["rules"] != configs[0]["rules"]:
+            raise ValueError(f"cannot merge: line-ups {labels} / {c['labels']} or rules differ")
+    seeds = [c["seed"] for c in configs]
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"cannot merge two evaluations with the same seed: {seeds}")
+    hands.sort(key=lambda h: (h.get("seed", 0), h["deal"], h["rotation"]))
+    stats, pairwise = summarize(hands, labels)
+    config = dict(configs[0])
+    config.update(
+        num_deals=sum(c["num_deals"] for c in configs),
+        seed=seeds if len(seeds) > 1 else seeds[0],
+        wall_s=round(sum(c["wall_s"] for c in configs), 2),
+        merged=[str(p) for p in paths],
+    )
+    return Report(list(dict.fromkeys(labels)), stats, pairwise, hands, config)
 
 
 class _NoBar:

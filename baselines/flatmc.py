@@ -12,8 +12,8 @@ Paper sections implemented here:
 - **Sec. 3.1, single-player model (SP)**: the seat only picks.
 - **Sec. 3.2-3.3, four-player model (FP), OneSim**: the three dummy opponents pick a tile and discard
   it; each round every reachable hand branches into the pick, a pong of any opponent's discard, and
-  the up-to-three chows of the upper (previous) seat's discard. Every reachable hand is kept (rows
-  deduplicated per simulation) and at the end all of them, for all simulations and afterstates, are
+  the up-to-three chows of the upper (previous) seat's discard. Every reachable hand is kept and at
+  the end all of them, for all simulations and afterstates, are
   checked in ONE call of the batched deficiency core (``dp`` with an empty KB: cost 0 means the hand
   contains a complete pattern).
 - **Sec. 5.2, progressive pruning**: 300 simulations per action first, then 100 per iteration; action
@@ -56,7 +56,7 @@ R_D = 3.0
 FIRST_BATCH, NEXT_BATCH = 300, 100
 #: Default total simulations per decision: keeps the average decision within 0.5 s on one core here
 #: (``benchmarks/baselines_timing.py``; see ``docs/bench/baselines.md``).
-DEFAULT_SIMULATIONS = 10000
+DEFAULT_SIMULATIONS = 5000
 #: Default cap on the rounds foreseen in one simulation.
 DEFAULT_MAX_ROUNDS = 6
 #: Hard cap on reachable hands per simulation in the FP model; beyond it the extra branches of a
@@ -103,16 +103,6 @@ def _one_hot_counts(tiles: np.ndarray, n_t: int) -> np.ndarray:
     rows = np.repeat(np.arange(tiles.shape[0]), tiles.shape[1])
     np.add.at(out, (rows, tiles.reshape(-1).astype(np.int64)), 1)
     return out
-
-
-def _dedup(group: np.ndarray, needed: np.ndarray, hands: np.ndarray):
-    """Drop duplicate (group, needed, hand) rows."""
-    key = np.concatenate([group[:, None].astype(np.int16), needed[:, None].astype(np.int16), hands], axis=1)
-    key = np.ascontiguousarray(key)
-    view = key.view(np.dtype((np.void, key.dtype.itemsize * key.shape[1]))).reshape(-1)
-    _, first = np.unique(view, return_index=True)
-    first.sort()
-    return group[first], needed[first], hands[first]
 
 
 def _cap_per_group(group: np.ndarray, is_pick: np.ndarray, cap: int) -> np.ndarray:
@@ -180,8 +170,12 @@ def simulate(
             kids_g.append(st_group)
             kids_pick.append(np.ones(len(rows), dtype=bool))
             can_meld = st_needed >= 1
-            for t in (t_l, t_o, t_u):
+            # one pong child per distinct discarded tile (two seats discarding the same tile give the
+            # same hand), so no duplicate rows arise within a round
+            for t, same in ((t_l, None), (t_o, t_o == t_l), (t_u, (t_u == t_l) | (t_u == t_o))):
                 ok = can_meld & (st_hands[rows, t] >= 2)
+                if same is not None:
+                    ok &= ~same
                 idx = np.flatnonzero(ok)
                 if len(idx):
                     h = st_hands[idx].copy()
@@ -215,9 +209,9 @@ def simulate(
             st_needed = np.concatenate(kids_n)
             st_group = np.concatenate(kids_g)
             is_pick = np.concatenate(kids_pick)
-            if len(kids_h) > 1:
+            if len(kids_h) > 1 and np.bincount(st_group).max() > MAX_STATES_PER_SIM:
                 keep = _cap_per_group(st_group, is_pick, MAX_STATES_PER_SIM)
-                st_group, st_needed, st_hands = _dedup(st_group[keep], st_needed[keep], st_hands[keep])
+                st_group, st_needed, st_hands = st_group[keep], st_needed[keep], st_hands[keep]
             st_sim = st_group % n_s
         group, st_needed = st_group, st_needed
     # ONE call of the batched core for every reachable hand of every simulation and afterstate:

@@ -107,10 +107,24 @@ def _build_eval(p: argparse.ArgumentParser) -> Handler:
         "Evaluate agents on duplicate deals. Give 4 agents (one per seat) or 2 (teams on opposite seats). "
         f"Agents: {names}."
     )
-    p.add_argument("agents", nargs="+", help="2 or 4 agent specs, e.g. flatmc greedy")
+    p.add_argument("agents", nargs="*", help="2 or 4 agent specs, e.g. flatmc greedy")
+    p.add_argument("--merge", nargs="+", default=None, metavar="JSON",
+                   help="instead of playing, merge the results .json of earlier runs (different seeds)")  # fmt: skip
     _add_eval_options(p, deals=50, workers=1)
 
     def run(args: argparse.Namespace) -> int:
+        if args.merge:
+            from mjenv.baselines.evaluate import merge_reports
+
+            try:
+                report = merge_reports(args.merge)
+            except (ValueError, OSError, KeyError) as exc:
+                print(f"mjenv: error: cannot merge {args.merge}: {exc}", file=sys.stderr)
+                return 2
+            if args.out:
+                report.save(args.out, args.name)
+            print(report.table())
+            return 0
         if len(args.agents) not in (2, 4):
             print(f"mjenv: error: give 2 or 4 agents, got {len(args.agents)}: {args.agents}", file=sys.stderr)
             return 2
