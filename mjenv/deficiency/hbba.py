@@ -133,13 +133,16 @@ def ukos_exact(
         while s[t] == 0:
             t += 1
         room = m + n - e < max_parts  # another meld-like part still fits
-        # A1: delete t (it goes to the remainder)
-        if left:
-            s[t] -= 1
-            rem.append(t)
-            node(t, m, n, p, e, left - 1, todo - 1)
-            rem.pop()
-            s[t] += 1
+        # A1: delete t (it goes to the remainder). Parts starting at t are formed before copies of t
+        # are deleted, so A1 deletes every copy of t left: the same leaf is not reached twice (A1
+        # then A7 on t t t gives the leaf of A7 then A1).
+        c = s[t]
+        if left >= c:
+            s[t] = 0
+            rem.extend([t] * c)
+            node(t, m, n, p, e, left - c, todo - c)
+            del rem[-c:]
+            s[t] = c
         if room and chows and t + 1 < size:
             if s[t + 1]:
                 # A2: chow
@@ -470,7 +473,7 @@ def _combine(blocks, reach, i, left, m, n, e, melds, picks, index, found) -> Non
     off, by_rem = blocks[i]
     nxt = reach[i + 1]
     for r, classes in by_rem.items():
-        if left - r not in nxt:
+        if r > left or not (nxt >> (left - r)) & 1:
             continue
         for cm, cn, ce, qs in classes:
             e2 = e + ce
@@ -545,19 +548,27 @@ def hbba_one(hand: Sequence[int], kb: Sequence[int], melds: int) -> int:
         if best <= suffix[group_ids[0]]:
             break  # Table 4: no layer from here on can beat `best`
         depth = num_tiles - tiles
-        # Step 2: UKOS per block, down to this layer's remainder size (memoized).
-        for i, (_, c, k, ch, w) in enumerate(keys):
+        # Step 2: UKOS per block down to this layer's remainder size (memoized), and, as bit masks,
+        # the remainder sizes reachable from block i on (so combining never hits a dead end).
+        reach = [0] * (len(keys) + 1)
+        reach[-1] = 1
+        mask = (1 << (depth + 1)) - 1
+        for i in range(len(keys) - 1, -1, -1):
+            _, c, k, ch, w = keys[i]
             got = by_rem[i]
-            for r in range(done[i], min(depth, w) + 1):
+            last = depth if depth < w else w
+            for r in range(done[i], last + 1):
                 classes = _feature_classes(c, k, ch, melds, r)
                 if classes:
                     got[r] = classes
-            done[i] = max(done[i], min(depth, w) + 1)
-        reach: list[set[int]] = [set() for _ in range(len(keys) + 1)]
-        reach[-1].add(0)
-        for i in range(len(keys) - 1, -1, -1):
-            reach[i] = {a + b for a in by_rem[i] for b in reach[i + 1] if a + b <= depth}
-        if depth not in reach[0]:
+            if last >= done[i]:
+                done[i] = last + 1
+            nxt = reach[i + 1]
+            acc = 0
+            for r in got:
+                acc |= nxt << r
+            reach[i] = acc & mask
+        if not (reach[0] >> depth) & 1:
             continue
         # Step 3: this layer's qDCMPs as combinations of feature classes, filed by group.
         found: dict[int, list[tuple]] = {}
