@@ -42,10 +42,34 @@ __all__ = ["MahjongVectorEnv", "vector_env"]
 
 
 class _DeferredTable(_Table):
-    """A table whose observations are refreshed by the vector env, in a batch, not by itself."""
+    """A table whose deficiency features come from the vector env's batched call.
+
+    ``_Table._refresh`` runs unchanged (observations, masks, potentials exactly as in the single env);
+    only its ``spec.seat_features`` call returns the features injected by the vector env. A refresh
+    requested by the table itself (inside ``reset``) is deferred until those features are there.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._injected: dict | None = None
+        self.stale = True
+        self.spec.seat_features = self._injected_features  # instance attribute: shadows the method
+
+    def _injected_features(self, game, knowledge_bases) -> dict:
+        return self._injected
 
     def _refresh(self) -> None:
-        self.stale = True
+        if self._injected is None:
+            self.stale = True
+            return
+        super()._refresh()
+        self._injected = None
+        self.stale = False
+
+    def refresh_with(self, features: dict) -> None:
+        """Refresh observations, masks and potentials from precomputed features of this state."""
+        self._injected = features
+        self._refresh()
 
 
 class _InputRecorder:
@@ -124,37 +148,23 @@ class MahjongVectorEnv:
 
     # -- the batched refresh ----------------------------------------------------------------------
 
-    def _refresh(self, games: list) -> list[tuple[np.ndarray, np.ndarray, dict]]:
-        """Knowledge bases, observations and features of many game states in one engine call.
+    def _features(self, games: list) -> list[tuple[np.ndarray, dict]]:
+        """Knowledge bases and deficiency features of many game states in one engine call.
 
         Returns:
-            per game: (kbs int8[4, T], observations float32[4, N], features dict of [4, ...] arrays).
+            per game: (kbs int8[4, T], features dict of [4, ...] arrays as ``seat_features`` returns).
         """
         if not games:
             return []
         kbs_all, inputs = [], []
         for g in games:
-            kbs = knowledge_bases(g).astype(np.int8)
+            kbs = np.asarray(knowledge_bases(g), dtype=np.int8)
             self._recording_spec.seat_features(g, kbs)
             kbs_all.append(kbs)
             inputs.append(self._recorder.inputs)
         stacked = [np.concatenate([np.asarray(x[j]) for x in inputs]) for j in range(len(inputs[0]))]
         feats = self.features.compute(*stacked)  # the one core call
-        out = []
-        for i, (g, kbs) in enumerate(zip(games, kbs_all)):
-            f = {k: v[4 * i : 4 * i + 4] for k, v in feats.items()}
-            out.append((kbs, self.spec.encode_all(g, kbs, f), f))
-        return out
-
-    @staticmethod
-    def _install(table: _Table, obs: np.ndarray, feats: dict) -> None:
-        # what _Table._refresh sets, from the batched results
-        g = table.game
-        table.obs = obs
-        table.deficiency = feats["deficiency"]
-        table.masks = np.stack([np.asarray(g.legal_action_mask(s), dtype=np.int8) for s in range(4)])
-        table.acting = [] if g.is_over else [int(s) for s in g.acting_seats()]
-        table.stale = False
+        return [(kbs, {k: v[4 * i : 4 * i + 4] for k, v in feats.items()}) for i, kbs in enumerate(kbs_all)]
 
     def _batch_obs(self) -> dict[str, np.ndarray]:
         return {
@@ -192,8 +202,8 @@ class MahjongVectorEnv:
                 raise ValueError(f"reset got {len(seeds)} seeds for {self.num_envs} tables; give one per table")
         for t, s in zip(self.tables, seeds):
             t.reset(s)
-        for t, (_, obs, f) in zip(self.tables, self._refresh([t.game for t in self.tables])):
-            self._install(t, obs, f)
+        for t, (_, f) in zip(self.tables, self._features([t.game for t in self.tables])):
+            t.refresh_with(f)
         self._started = True
         return self._batch_obs(), self._infos()
 
@@ -263,13 +273,13 @@ class MahjongVectorEnv:
             batch.append(t.game)
             roles.append(("new", i))
         # phase 3: the one feature call, then install observations and the shaping of live tables
-        for (role, i), game, (_, obs, f) in zip(roles, batch, self._refresh(batch)):
+        for (role, i), game, (kbs, f) in zip(roles, batch, self._features(batch)):
             t = self.tables[i]
             if role == "final":
-                final_obs["observation"][i] = obs
+                final_obs["observation"][i] = self.spec.encode_all(game, kbs, f)
                 final_obs["action_mask"][i] = [game.legal_action_mask(s) for s in range(4)]
                 continue
-            self._install(t, obs, f)
+            t.refresh_with(f)
             if role == "live" and t.shaping == "deficiency":
                 rewards[i] += t.gamma * t.potentials() - before[i]
         infos: dict[str, Any] = self._infos()
