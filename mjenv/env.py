@@ -453,11 +453,12 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC c
         t = self._table
         seat = AGENTS.index(agent)
         a = t.check_action(seat, action)
+        # checked before any state changes, so a caught ValueError leaves the env as it was
+        bad = t.illegal({seat: a})
         self._cumulative_rewards[agent] = 0.0
         self._pending[seat] = a
         self._queue.pop(0)
-        # an illegal action ends the hand at once (or raises); otherwise wait for every deciding seat
-        bad = t.illegal({seat: a})
+        # an illegal action ends the hand at once; otherwise wait for every deciding seat
         if self._queue and not bad:
             self._clear_rewards()
             self.agent_selection = AGENTS[self._queue[0]]

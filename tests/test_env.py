@@ -168,6 +168,14 @@ def test_illegal_action_raise_names_agent_action_and_legal_actions(factory):
     text = str(err.value)
     assert agent in text and str(_first_illegal(mask)) in text and "legal actions" in text
     assert str(int(np.flatnonzero(mask)[0])) in text
+    # the refused action changed nothing: a legal one is accepted next and the hand goes on
+    legal = int(np.flatnonzero(mask)[0])
+    if isinstance(env, raw_env):
+        env.step(legal)
+        assert not any(env.terminations.values())
+    else:
+        _, _, term, _, _ = env.step({a: PASS for a in env.agents} | {agent: legal})
+        assert not any(term.values())
 
 
 def test_out_of_range_and_bad_arguments_raise_value_errors():
@@ -185,10 +193,9 @@ def test_out_of_range_and_bad_arguments_raise_value_errors():
             parallel_env(**kwargs)
 
 
-def test_aec_and_parallel_agree_on_a_hand():
-    """The same seed and the same choice per decision give the same rewards in both APIs."""
+def _aec_vs_parallel(seed: int):
     par = parallel_env(shaping="deficiency", gamma=0.9)
-    obs, infos = par.reset(seed=8)
+    obs, infos = par.reset(seed=seed)
     decisions = []  # per parallel step: the choices of the seats that had to decide
     total_par = dict.fromkeys(par.possible_agents, 0.0)
     while par.agents:
@@ -197,8 +204,9 @@ def test_aec_and_parallel_agree_on_a_hand():
         obs, rew, term, trunc, infos = par.step(acts)
         for a in rew:
             total_par[a] += rew[a]
+    multi = sum(len(d) > 1 for d in decisions)
     aec = mjenv.env(shaping="deficiency", gamma=0.9)
-    aec.reset(seed=8)
+    aec.reset(seed=seed)
     total_aec = dict.fromkeys(aec.possible_agents, 0.0)
     step = 0
     for agent in aec.agent_iter():
@@ -213,6 +221,16 @@ def test_aec_and_parallel_agree_on_a_hand():
             step += 1
     assert step == len(decisions)
     assert total_aec == pytest.approx(total_par)
+    return multi, {a: infos[a]["scores"] for a in infos}
+
+
+def test_aec_and_parallel_agree_on_a_hand():
+    """The same seed and the same choice per decision give the same rewards in both APIs, including
+    claim windows where several seats decide (the AEC env selects them one after another)."""
+    multi, _ = _aec_vs_parallel(11)
+    assert multi > 0
+    _, scores = _aec_vs_parallel(14)
+    assert any(scores.values())  # a hand that ends with a win
 
 
 def test_render_every_mode(capsys):
