@@ -84,7 +84,6 @@ LocalQ = tuple[int, int, int, int, int, tuple[int, ...], tuple[int, ...]]
 # ---------------------------------------------------------------------------------------------------
 # UKOS (Sec. 3.1, Alg. 3)
 # ---------------------------------------------------------------------------------------------------
-@lru_cache(maxsize=_LRU_SIZE)
 def ukos_exact(
     counts: tuple[int, ...], kb: tuple[int, ...], chows: bool, max_parts: int, num_rem: int
 ) -> tuple[LocalQ, ...]:
@@ -448,7 +447,6 @@ def _hbb_plan(num_tiles: int, melds: int):
     return groups, suffix, index, sorted(layers.items(), reverse=True)
 
 
-@lru_cache(maxsize=_LRU_SIZE)
 def _feature_classes(
     counts: tuple[int, ...], kb: tuple[int, ...], chows: bool, max_parts: int, num_rem: int
 ) -> tuple[tuple[int, int, int, tuple[LocalQ, ...]], ...]:
@@ -464,16 +462,64 @@ def _feature_classes(
     return tuple((m, n, e, tuple(qs)) for (m, n, e), qs in classes.items())
 
 
+class _BlockEntry:
+    """Memo of one KB-block under its local KB: feature classes by remainder size, filled lazily.
+
+    Attributes:
+        counts, kb, chows: the block's local counts, local KB (cut to the ranks UKOS reads), suit flag.
+        width: tiles in the block (the deepest remainder).
+        by_rem: ``by_rem[r]`` = :func:`_feature_classes` for remainder size r, for r < len(by_rem).
+    """
+
+    __slots__ = ("by_rem", "chows", "counts", "kb", "width")
+
+    def __init__(self, counts: tuple[int, ...], kb: tuple[int, ...], chows: bool) -> None:
+        self.counts = counts
+        self.kb = kb
+        self.chows = chows
+        self.width = sum(counts)
+        self.by_rem: list[tuple] = []
+
+    def upto(self, depth: int, melds: int) -> list[tuple]:
+        """The classes for remainder sizes 0..min(depth, width), searching the missing ones."""
+        last = depth if depth < self.width else self.width
+        by_rem = self.by_rem
+        while len(by_rem) <= last:
+            by_rem.append(_feature_classes(self.counts, self.kb, self.chows, melds, len(by_rem)))
+        return by_rem
+
+
+@lru_cache(maxsize=_LRU_SIZE)
+def _block_entry(ranks: tuple[int, ...], honours: bool, lo: int, kb_part: tuple[int, ...], melds: int) -> _BlockEntry:
+    """The memo of a KB-block, keyed on (block tiles, local KB near the block, M) in a bounded LRU.
+
+    Args:
+        ranks: 0-based ranks of the block's tiles in its suit, with multiplicity, sorted.
+        honours: True for an honour block (no chows).
+        lo: first rank of ``kb_part`` in the suit.
+        kb_part: the suit's KB on the ranks UKOS can read (one below the block to two above).
+        melds: M (caps the parts of a qDCMP).
+    """
+    width = 7 if honours else 9
+    counts = [0] * width
+    for r in ranks:
+        counts[r] += 1
+    kb = [0] * width
+    kb[lo : lo + len(kb_part)] = kb_part
+    return _BlockEntry(tuple(counts), tuple(kb), not honours)
+
+
 def _combine(blocks, reach, i, left, m, n, e, melds, picks, index, found) -> None:
     """Sec. 3.4: choose a feature class per block (features added, at most one eye) so that the
     blocks' remainders hold ``left`` tiles in all; each choice is filed under its HBB group."""
     if i == len(blocks):
         found.setdefault(index[(m, n, e)], []).append(tuple(picks))
         return
-    off, by_rem = blocks[i]
+    off, by_rem, last = blocks[i]
     nxt = reach[i + 1]
-    for r, classes in by_rem.items():
-        if r > left or not (nxt >> (left - r)) & 1:
+    for r in range(left if left < last else last, -1, -1):
+        classes = by_rem[r]
+        if not classes or not (nxt >> (left - r)) & 1:
             continue
         for cm, cn, ce, qs in classes:
             e2 = e + ce
@@ -525,55 +571,52 @@ def hbba_one(hand: Sequence[int], kb: Sequence[int], melds: int) -> int:
     kb = [int(v) for v in kb]
     num_tiles = sum(hand)
     size = len(hand)
-    # Step 1: KB-blocks, each as (offset, local counts, local KB, chows allowed, tiles).
-    keys = []
+    # Step 1: KB-blocks, each looked up in the per-block memo (block tiles, local KB).
+    blocks = []
     for b in kb_blocks(hand, kb):
+        tl = b.tiles
         off = 9 * b.suit
-        width = 7 if b.suit == HONOURS else 9
-        counts = [0] * width
-        for t in b.tiles:
-            counts[t - off] += 1
+        honours = b.suit == HONOURS
         # UKOS only reads KB ranks next to the block (A3 t-1 ... A4 t+2 with t+1 in the block), so
-        # the local KB is cut to them: equal blocks of different hands then share one cache entry.
-        lo = max(b.tiles[0] - off - 1, 0)
-        hi = min(b.tiles[-1] - off + 2, width)
-        local_kb = (0,) * lo + tuple(kb[off + lo : off + hi]) + (0,) * (width - hi)
-        keys.append((off, tuple(counts), local_kb, b.suit != HONOURS, len(b.tiles)))
+        # the key holds only those: equal blocks of different hands share one memo entry.
+        lo = tl[0] - off - 1
+        if lo < 0:
+            lo = 0
+        hi = tl[-1] - off + 2
+        if hi > (7 if honours else 9):
+            hi = 7 if honours else 9
+        ranks = tuple([t - off for t in tl]) if off else tl
+        blocks.append((off, _block_entry(ranks, honours, lo, tuple(kb[off + lo : off + hi]), melds)))
     groups, suffix, index, layers = _hbb_plan(num_tiles, melds)
     best = INF_COST
-    picks: list = [None] * len(keys)
-    by_rem: list[dict[int, tuple]] = [{} for _ in keys]  # per block: remainder size -> classes
-    done = [0] * len(keys)  # per block: remainder sizes searched so far
+    nb = len(blocks)
+    picks: list = [None] * nb
     for tiles, group_ids in layers:
         if best <= suffix[group_ids[0]]:
             break  # Table 4: no layer from here on can beat `best`
         depth = num_tiles - tiles
         # Step 2: UKOS per block down to this layer's remainder size (memoized), and, as bit masks,
         # the remainder sizes reachable from block i on (so combining never hits a dead end).
-        reach = [0] * (len(keys) + 1)
-        reach[-1] = 1
+        reach = [0] * (nb + 1)
+        reach[nb] = 1
         mask = (1 << (depth + 1)) - 1
-        for i in range(len(keys) - 1, -1, -1):
-            _, c, k, ch, w = keys[i]
-            got = by_rem[i]
-            last = depth if depth < w else w
-            for r in range(done[i], last + 1):
-                classes = _feature_classes(c, k, ch, melds, r)
-                if classes:
-                    got[r] = classes
-            if last >= done[i]:
-                done[i] = last + 1
+        layer_blocks = [None] * nb
+        for i in range(nb - 1, -1, -1):
+            off, entry = blocks[i]
+            by_rem = entry.upto(depth, melds)
+            last = depth if depth < entry.width else entry.width
             nxt = reach[i + 1]
             acc = 0
-            for r in got:
-                acc |= nxt << r
+            for r in range(last + 1):
+                if by_rem[r]:
+                    acc |= nxt << r
             reach[i] = acc & mask
+            layer_blocks[i] = (off, by_rem, last)
         if not (reach[0] >> depth) & 1:
             continue
         # Step 3: this layer's qDCMPs as combinations of feature classes, filed by group.
         found: dict[int, list[tuple]] = {}
-        blocks = [(key[0], got) for key, got in zip(keys, by_rem)]
-        _combine(blocks, reach, 0, depth, 0, 0, 0, melds, picks, index, found)
+        _combine(layer_blocks, reach, 0, depth, 0, 0, 0, melds, picks, index, found)
         # Step 4: UKE costs group by group (Alg. 5), Group 1 first.
         for gi in group_ids:
             if best <= suffix[gi]:

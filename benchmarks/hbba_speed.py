@@ -1,0 +1,151 @@
+"""Speed of the ``hbba`` backend, one hand per call, against peers measured in the same run.
+
+Three measurements (issue 2's targets in brackets):
+
+1. ``hbba`` backend, one hand per call (``hbba.deficiency_batch`` on a batch of one), random
+   14-tile three-suit hands with random knowledge bases [mean <= 0.79 ms]; peer: our ``dp`` backend
+   on the same hands, one per call.
+2. The same for one-suit hands (14 tiles of one suit, KB restricted to that suit) [<= 9.3 ms].
+3. The public call ``deficiency(hand, kb)`` (validation + default method ``hbba``), one hand per
+   call, in calls/s [>= 20,000]; peer: the ``mahjong`` library's regular-hand shanten on the same
+   hands (not knowledge-aware, so it gets ``kb=None`` hands: we time both ``kb=None`` and random KBs).
+
+Hands are fresh for every measurement (never timed twice). The backend's LRU caches are first warmed
+on other random hands of the same kind (steady state, as in a long game or training run); the cold
+figure (caches cleared, first sight of every block) is printed as well. Every hbba answer is checked
+against ``dp``.
+
+Run: ``python benchmarks/hbba_speed.py`` (``--hands 2000 --warm 3000 --seed 0``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from mjenv.deficiency import deficiency, dp, hbba
+
+try:  # test/bench dependency
+    from mahjong.shanten import Shanten
+except ImportError:  # pragma: no cover - the peer is optional for the first two measurements
+    Shanten = None
+
+
+def random_hands(rng: np.random.Generator, count: int, suits: tuple[int, ...], kb_mode: str):
+    """``count`` random 14-tile hands drawn from the given suits and their KBs.
+
+    kb_mode: "random" (each unseen copy of the hand's suits kept with one probability p ~ U(0, 1) per
+    hand, other suits kept likewise only for three-suit hands) or "full" (KB = 4 - H).
+
+    Returns:
+        hands, kbs: int8[count, 27].
+    """
+    tiles = np.concatenate([np.arange(9 * s, 9 * s + 9) for s in suits])
+    wall = np.repeat(tiles, 4)
+    hands = np.zeros((count, 27), dtype=np.int8)
+    kbs = np.zeros((count, 27), dtype=np.int8)
+    mask = np.zeros(27, dtype=bool)
+    mask[tiles] = True
+    for i in range(count):
+        np.add.at(hands[i], wall[rng.choice(len(wall), 14, replace=False)], 1)
+        rest = (4 - hands[i]).astype(np.int64)
+        if kb_mode == "full":
+            kbs[i] = rest
+        else:
+            kbs[i] = np.where(mask, rng.binomial(rest, rng.uniform()), 0)
+    return hands, kbs
+
+
+def clear_caches() -> None:
+    for f in (hbba._block_entry, hbba._um, hbba._suit_max_melds):
+        f.cache_clear()
+
+
+def per_call(fn, hands: np.ndarray, kbs: np.ndarray) -> tuple[float, list[int]]:
+    """Mean seconds of fn(hand_row, kb_row) over the rows, and the answers."""
+    out = []
+    t0 = time.perf_counter()
+    for h, k in zip(hands, kbs):
+        out.append(fn(h, k))
+    return (time.perf_counter() - t0) / len(hands), out
+
+
+def backend_one(module):
+    four = np.array([4], dtype=np.int64)
+
+    def call(h, k):
+        return int(module.deficiency_batch(h[None], k[None], four)[0])
+
+    return call
+
+
+def to_mahjong_34(h: np.ndarray) -> list[int]:
+    """Our ids (B=s, C=m, D=p) to the mahjong library's order (man, pin, sou, honours)."""
+    return [int(v) for v in np.concatenate([h[9:18], h[18:27], h[0:9], np.zeros(7, dtype=h.dtype)])]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--hands", type=int, default=2000, help="timed hands per three-suit measurement")
+    ap.add_argument("--suit-hands", type=int, default=300, help="timed one-suit hands")
+    ap.add_argument("--warm", type=int, default=3000, help="hands used to warm the caches first")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    rng = np.random.default_rng(args.seed)
+    hb, dpf = backend_one(hbba), backend_one(dp)
+    print(f"hbba speed, one hand per call; {args.hands} fresh hands per row, seed {args.seed}")
+
+    # 1-2: backend, one hand per call, against dp one hand per call
+    rows = [
+        ("three-suit, random KB", (0, 1, 2), args.hands, 0.79e-3),
+        ("one-suit, random KB", (0,), args.suit_hands, 9.3e-3),
+    ]
+    for name, suits, count, target in rows:
+        clear_caches()
+        cold_h, cold_k = random_hands(rng, count, suits, "random")
+        t_cold, got_cold = per_call(hb, cold_h, cold_k)
+        warm_h, warm_k = random_hands(rng, args.warm if len(suits) == 3 else args.warm // 5, suits, "random")
+        per_call(hb, warm_h, warm_k)
+        hands, kbs = random_hands(rng, count, suits, "random")
+        t_hb, got = per_call(hb, hands, kbs)
+        t_dp, want = per_call(dpf, hands, kbs)
+        assert got == want, "hbba disagrees with dp"
+        assert got_cold == per_call(dpf, cold_h, cold_k)[1], "hbba disagrees with dp (cold)"
+        print(
+            f"  {name:24s} hbba {t_hb * 1e3:7.3f} ms/hand (cold caches {t_cold * 1e3:7.3f})  "
+            f"dp {t_dp * 1e3:6.3f} ms/hand  hbba/dp time {t_hb / t_dp:5.2f}x  "
+            f"target <= {target * 1e3:.2f} ms: {'met' if t_hb <= target else 'NOT met'}"
+        )
+
+    # 3: the public call, calls/s, against the mahjong library
+    print("  public deficiency(hand, kb) (validation + hbba), one hand per call:")
+    for kb_mode in ("full", "random"):
+        warm_h, warm_k = random_hands(rng, args.warm, (0, 1, 2), kb_mode)
+        for h, k in zip(warm_h, warm_k):
+            deficiency(h, None if kb_mode == "full" else k)
+        hands, kbs = random_hands(rng, args.hands, (0, 1, 2), kb_mode)
+        if kb_mode == "full":
+            t_ours, ours = per_call(lambda h, k: deficiency(h), hands, kbs)
+        else:
+            t_ours, ours = per_call(deficiency, hands, kbs)
+        line = f"    kb={'None' if kb_mode == 'full' else 'random'}: {1 / t_ours:9,.0f} calls/s"
+        if Shanten is not None:
+            sh = Shanten()
+            tiles34 = [to_mahjong_34(h) for h in hands]
+            t0 = time.perf_counter()
+            theirs = [sh.calculate_shanten_for_regular_hand(t) for t in tiles34]
+            t_mj = (time.perf_counter() - t0) / len(hands)
+            if kb_mode == "full":
+                assert [s + 1 for s in theirs] == ours, "kb=None deficiency != mahjong shanten + 1"
+            line += f"   mahjong shanten (no KB) {1 / t_mj:9,.0f} calls/s   ours/mahjong {t_mj / t_ours:5.2f}x"
+        line += f"   target >= 20,000: {'met' if 1 / t_ours >= 20000 else 'NOT met'}"
+        print(line)
+    info = hbba._block_entry.cache_info()
+    rate = info.hits / max(1, info.hits + info.misses)
+    print(f"  per-block memo (LRU): {info.currsize} entries (max {info.maxsize}), hit rate {rate:.2f}")
+
+
+if __name__ == "__main__":
+    main()
