@@ -16,7 +16,7 @@ aec = mjenv.env(rules="basic")                    # AEC: one agent at a time (Or
 | Import | `mjenv.parallel_env()`, `mjenv.env()`, `mjenv.raw_env` |
 | Agents | `player_0`, `player_1`, `player_2`, `player_3` (seats 0..3; seat 0 deals first) |
 | Action space | `Discrete(2T + 7)`: 61 for the papers' 108-tile game (T = 27), 75 with honours (T = 34) |
-| Observation space | `Dict(observation=Box(float32[N]), action_mask=Box(int8[2T + 7]))`, N = 1050 for `"basic"` |
+| Observation space | `Dict(observation=Box(float32[N]), action_mask=Box(int8[2T + 7]))`, N = {SIZE} for `"basic"` |
 | Parallel | the pure game (`mjenv.game`) decides simultaneous claims by priority |
 
 One hand of Mahjong per episode under a rule set of `mjenv.rules` (`"basic"` is the papers' game:
@@ -44,6 +44,10 @@ Everything is seat-relative: index 0 = the observing seat, 1 = right (next to ac
 `observation="oracle"` appends the hidden views `oracle_hands` (every seat's concealed tiles) and
 `oracle_wall` (the wall in drawing order) for oracle-guided training. Nothing hidden is in the default
 observation: a seat's default observation depends only on what that seat has seen (tested).
+One known channel remains, from the game's rules of play rather than the observation: the game opens
+a claim window only when some seat can claim, so a seat that sees phase `claim` with only PASS legal
+learns that an opponent could claim that discard (closing it needs the game to open the window after
+every discard).
 
 ## Infos
 
@@ -143,8 +147,10 @@ RENDER_MODES = ("ansi", "human", "rgb_array")
 ILLEGAL_REWARD = -1.0
 
 # The documentation page above is completed from the one definition of each table.
-__doc__ = __doc__.replace("{ACTIONS}", _action_table(ActionLayout(27))).replace(
-    "{OBSERVATION}", ObservationSpec("basic").markdown_table()
+__doc__ = (
+    __doc__.replace("{ACTIONS}", _action_table(ActionLayout(27)))
+    .replace("{OBSERVATION}", ObservationSpec("basic").markdown_table())
+    .replace("{SIZE}", str(ObservationSpec("basic").size))
 )
 
 

@@ -12,6 +12,8 @@ import pytest
 import mjenv
 from mjenv.env import POTENTIAL_CAP, parallel_env, raw_env, replay_observations
 from mjenv.game import read_jsonl
+from mjenv.game.actions import CLAIM_NAMES
+from mjenv.observation import ObservationSpec
 
 PASS = 2 * 27 + 6
 
@@ -270,6 +272,14 @@ def test_logs_replay_to_the_same_observations(tmp_path):
         assert len(replayed) == len(hand)
         for x, y in zip(replayed, hand):
             np.testing.assert_array_equal(x, y)
+
+
+def test_documentation_page_tables_come_from_the_definitions():
+    page = sys.modules["mjenv.env"].__doc__
+    assert ObservationSpec("basic").markdown_table() in page
+    for name in CLAIM_NAMES:
+        assert f"| {name} |" in page
+    assert not any(p in page for p in ("{ACTIONS}", "{OBSERVATION}", "{SIZE}"))  # placeholders filled
 
 
 def test_mjenv_env_is_callable_before_and_after_importing_the_module():
