@@ -5,7 +5,7 @@ here, and this module is imported only when a device is asked for. The tables ar
 (:mod:`mjenv.deficiency._dp_tables`) and copied once to each device.
 
 Layout as in the numpy path, (k * 2 + p, hand[, boundary]), but every (k1, p1) x (k2, p2) pair of a
-min-plus combination is gathered at once (groups padded with an all-INF row), so one combination is
+min-plus combination is gathered at once (short groups repeat a pair), so one combination is
 a handful of kernels whatever the batch size. Large batches run in chunks to bound
 memory (about 3 KB per hand in flight).
 """
@@ -100,13 +100,10 @@ def _minplus(a, b, kmax: int, final: bool = False):
     Returns:
         uint8[targets, n], clamped at INF.
     """
-    torch = _import_torch()
     if not _PADDED.get(a.device.type, True):
         return _minplus_loop(a, b, kmax, final)
     pl, pr = _device_combos(str(a.device), kmax, final)
     nt, width = pl.shape
-    a = torch.cat([a, a.new_full((13 - a.shape[0], *a.shape[1:]), _INF)])
-    b = torch.cat([b, b.new_full((13 - b.shape[0], *b.shape[1:]), _INF)])
     # whole-slab gathers along the leading axis (fast on CPU too); both <= INF: the uint8 sum does not wrap
     cand = a.index_select(0, pl.view(-1)) + b.index_select(0, pr.view(-1))
     out = cand.view(nt, width, *a.shape[1:]).amin(dim=1)

@@ -68,24 +68,19 @@ def combos(kmax: int, final: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 @cache
 def _padded_combos(kmax: int, final: bool) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`combos` as int64[targets, longest group], short groups padded with row 12 (all INF)."""
+    """:func:`combos` as int64[targets, longest group]; short groups repeat their first pair (same min)."""
     left, right, bounds = combos(kmax, final)
     width = int(np.diff(bounds).max())
-    pl = np.full((len(bounds) - 1, width), 12)
-    pr = np.full((len(bounds) - 1, width), 12)
-    for i in range(len(bounds) - 1):
-        pl[i, : bounds[i + 1] - bounds[i]] = left[bounds[i] : bounds[i + 1]]
-        pr[i, : bounds[i + 1] - bounds[i]] = right[bounds[i] : bounds[i + 1]]
-    return pl, pr
+    col = np.arange(width)
+    pick = np.where(col < np.diff(bounds)[:, None], bounds[:-1, None] + col, bounds[:-1, None])
+    return left[pick], right[pick]
 
 
-#: Below this many (boundary x hand) columns one padded gather beats a Python loop over pairs.
-_SMALL = 8192
-
-
-def _with_inf_rows(x: np.ndarray) -> np.ndarray:
-    """x with INF rows appended up to 13 rows (row 12 is the padding row of the padded combos)."""
-    return np.concatenate([x, np.full((13 - len(x), *x.shape[1:]), _INF, dtype=np.uint8)])
+#: Up to this many (hand x boundary) columns one padded gather beats a Python loop over pairs.
+_SMALL = 2048
+#: Below this many hands a batch mixing KB = 4 - H rows with others runs on the any-KB path only
+#: (one pass costs less than two passes' fixed overhead).
+_SPLIT_MIN = 512
 
 
 def _min_boundary(x: np.ndarray) -> np.ndarray:
@@ -109,11 +104,13 @@ def _minplus(a: np.ndarray, b: np.ndarray, kmax: int, final: bool = False) -> np
         uint8[targets, n] (see :func:`combos`), clamped at INF.
     """
     if a[0].size <= _SMALL:
-        # few hands: one gather of every pair (padding reads an all-INF row), few numpy calls
+        # few hands: one gather of every pair, few numpy calls
         pl, pr = _padded_combos(kmax, final)
-        cand = _with_inf_rows(a)[pl]
-        cand += _with_inf_rows(b)[pr]  # both <= INF = 100: the uint8 sum does not wrap
+        cand = a[pl]
+        cand += b[pr]  # both <= INF = 100: the uint8 sum does not wrap
         out = cand.min(axis=1)
+        if out.ndim == 3:
+            out = out.min(axis=2)
     else:
         # many hands: accumulate pair by pair in place on contiguous slabs, no large temporaries
         left, right, bounds = combos(kmax, final)
@@ -126,8 +123,8 @@ def _minplus(a: np.ndarray, b: np.ndarray, kmax: int, final: bool = False) -> np
             for i in range(lo + 1, hi):
                 np.add(a[left[i]], b[right[i]], out=tmp)
                 np.minimum(acc, tmp, out=acc)
-    if out.ndim == 3:
-        out = _min_boundary(out)
+        if out.ndim == 3:
+            out = _min_boundary(out)
     return np.minimum(out, _INF, out=out)
 
 
@@ -171,56 +168,63 @@ def _table_rows(x: np.ndarray, full: bool) -> np.ndarray:
 
 
 @cache
-def _full_tables() -> tuple[np.ndarray, np.ndarray]:
-    return _tables.full_suit_table().reshape(-1, 12), _tables.full_honour_table().reshape(-1, 12)
+def _record_tables() -> dict[str, np.ndarray]:
+    """Every table viewed as one opaque record per row (e.g. ``V108`` for 12 x 9 bytes).
 
-
-@cache
-def _half_tables_v9() -> tuple[np.ndarray, np.ndarray]:
-    """The half tables viewed as [rows, k * 2 + p] of 9-byte boundary records.
-
-    Gathering and transposing whole 9-byte records (then viewing them as bytes) gives the layout
-    (k * 2 + p, hand, boundary) three times faster than a byte-wise transpose.
+    ``np.take`` of whole records is one copy per row, about three times faster on cold rows than
+    fancy-indexing bytes or 9-byte sub-records.
     """
     left, right = _tables.half_tables()
-    rec = np.dtype("V9")
-    return left.view(rec).reshape(len(left), 12), right.view(rec).reshape(len(right), 12)
+    h4, h3 = _tables.honour_tables()
+    named = {
+        "suit": _tables.full_suit_table(),
+        "honour": _tables.full_honour_table(),
+        "left": left,
+        "right": right,
+        "h4": h4,
+        "h3": h3,
+    }
+    return {k: v.reshape(len(v), -1).view(f"V{v[0].size}").reshape(len(v)) for k, v in named.items()}
 
 
-def _gather_records(table: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """uint8[12, n, 9]: the records of ``rows`` (int64[n]) laid out (k * 2 + p, hand, boundary)."""
-    return np.ascontiguousarray(table[rows].T).view(np.uint8).reshape(12, len(rows), 9)
+def _gather(name: str, rows: np.ndarray) -> np.ndarray:
+    """uint8[12, n] or uint8[12, n, 9]: the table records of ``rows`` laid out (k * 2 + p, hand[, boundary]).
+
+    The transpose moves 9-byte boundary records (or bytes) as units: three times faster than a
+    byte-wise transpose of the (hand, k * 2 + p, boundary) block.
+    """
+    got = np.take(_record_tables()[name], rows)
+    inner = got.dtype.itemsize // 12
+    if inner == 1:
+        return np.ascontiguousarray(got.view(np.uint8).reshape(len(rows), 12).T)
+    recs = got.view(f"V{inner}").reshape(len(rows), 12)
+    return np.ascontiguousarray(recs.T).view(np.uint8).reshape(12, len(rows), inner)
 
 
 def _full_kb_rows(hands: np.ndarray, melds_needed: np.ndarray, kmax: int) -> np.ndarray:
     """KB = 4 - H: one table row per suit (and honours)."""
     n, num_t = hands.shape
-    suit_tab, hon_tab = _full_tables()
     rows = _table_rows(hands, True)
-    # (k * 2 + p, suit, hand), contiguous: strided uint8 operands slow every later operation
-    suits = np.ascontiguousarray(suit_tab[rows[:, :3].T.ravel()].T).reshape(12, 3, n)
+    suits = _gather("suit", rows[:, :3].T.ravel()).reshape(12, 3, n)  # (k * 2 + p, suit, hand)
     parts = [suits[:, 0], suits[:, 1], suits[:, 2]]
     if num_t == 34:
-        parts.append(np.ascontiguousarray(hon_tab[rows[:, 3]].T))
+        parts.append(_gather("honour", rows[:, 3]))
     return _finish(parts, melds_needed, kmax)
 
 
 def _any_kb_rows(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray, kmax: int) -> np.ndarray:
     """Any KB: per suit, two half tables joined over the chows that cross the cut."""
     n, num_t = hands.shape
-    left_tab, right_tab = _half_tables_v9()
     h = hands.astype(np.int16)
     a = h + kbs
     rows = _table_rows((a * (a + 1)) // 2 + h, False)  # per-tile option code of (h, a), 0..14
     # the three suits go through one combination together (suit-major hands)
-    left = _gather_records(left_tab, rows[:, :3].T.ravel())
-    right = _gather_records(right_tab, rows[:, 3:6].T.ravel())
+    left = _gather("left", rows[:, :3].T.ravel())
+    right = _gather("right", rows[:, 3:6].T.ravel())
     suits = _minplus(left, right, kmax).reshape(-1, 3, n)
     parts = [suits[:, 0], suits[:, 1], suits[:, 2]]
     if num_t == 34:
-        h4, h3 = _tables.honour_tables()
-        hon = [np.ascontiguousarray(t.reshape(-1, 12)[rows[:, c]].T) for t, c in ((h4, 6), (h3, 7))]
-        parts.append(_minplus(hon[0], hon[1], kmax))
+        parts.append(_minplus(_gather("h4", rows[:, 6]), _gather("h3", rows[:, 7]), kmax))
     return _finish(parts, melds_needed, kmax)
 
 
@@ -260,7 +264,7 @@ def _block(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> np.n
     full = (hands + kbs == 4).all(axis=1)
     if full.all():
         return _full_kb_rows(hands, melds_needed, kmax)
-    if not full.any():
+    if not full.any() or len(hands) < _SPLIT_MIN:
         return _any_kb_rows(hands, kbs, melds_needed, kmax)
     out = np.empty(len(hands), dtype=np.int32)
     out[full] = _full_kb_rows(hands[full], melds_needed[full], kmax)
