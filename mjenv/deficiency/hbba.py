@@ -471,14 +471,19 @@ class _BlockEntry:
         by_rem: ``by_rem[r]`` = :func:`_feature_classes` for remainder size r, for r < len(by_rem).
     """
 
-    __slots__ = ("by_rem", "chows", "counts", "kb", "width")
+    __slots__ = ("by_rem", "chows", "counts", "kb", "min_rem", "width")
 
-    def __init__(self, counts: tuple[int, ...], kb: tuple[int, ...], chows: bool) -> None:
+    def __init__(self, counts: tuple[int, ...], kb: tuple[int, ...], chows: bool, melds: int) -> None:
         self.counts = counts
         self.kb = kb
         self.chows = chows
         self.width = sum(counts)
         self.by_rem: list[tuple] = []
+        # the smallest remainder any local qDCMP has (deleting every tile always works)
+        r = 0
+        while not self.upto(r, melds)[r]:
+            r += 1
+        self.min_rem = r
 
     def upto(self, depth: int, melds: int) -> list[tuple]:
         """The classes for remainder sizes 0..min(depth, width), searching the missing ones."""
@@ -506,7 +511,7 @@ def _block_entry(ranks: tuple[int, ...], honours: bool, lo: int, kb_part: tuple[
         counts[r] += 1
     kb = [0] * width
     kb[lo : lo + len(kb_part)] = kb_part
-    return _BlockEntry(tuple(counts), tuple(kb), not honours)
+    return _BlockEntry(tuple(counts), tuple(kb), not honours, melds)
 
 
 def _combine(blocks, reach, i, left, m, n, e, melds, picks, index, found) -> None:
@@ -567,8 +572,11 @@ def hbba_one(hand: Sequence[int], kb: Sequence[int], melds: int) -> int:
     Returns:
         The deficiency, or ``INCOMPLETABLE``.
     """
-    hand = [int(v) for v in hand]
-    kb = [int(v) for v in kb]
+    return _hbba([int(v) for v in hand], [int(v) for v in kb], int(melds))
+
+
+def _hbba(hand: list[int], kb: list[int], melds: int) -> int:
+    """:func:`hbba_one` on lists of Python ints."""
     num_tiles = sum(hand)
     size = len(hand)
     # Step 1: KB-blocks, each looked up in the per-block memo (block tiles, local KB).
@@ -591,9 +599,13 @@ def hbba_one(hand: Sequence[int], kb: Sequence[int], melds: int) -> int:
     best = INF_COST
     nb = len(blocks)
     picks: list = [None] * nb
+    # no qDCMP leaves fewer remainder tiles than its blocks' least remainders: skip those layers
+    top = num_tiles - sum(entry.min_rem for _, entry in blocks)
     for tiles, group_ids in layers:
         if best <= suffix[group_ids[0]]:
             break  # Table 4: no layer from here on can beat `best`
+        if tiles > top:
+            continue
         depth = num_tiles - tiles
         # Step 2: UKOS per block down to this layer's remainder size (memoized), and, as bit masks,
         # the remainder sizes reachable from block i on (so combining never hits a dead end).
@@ -643,4 +655,4 @@ def deficiency_batch(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarra
     h = hands.tolist()
     k = kbs.tolist()
     m = melds_needed.tolist()
-    return np.array([hbba_one(h[i], k[i], m[i]) for i in range(len(h))], dtype=np.int32)
+    return np.array([_hbba(h[i], k[i], m[i]) for i in range(len(h))], dtype=np.int32)
