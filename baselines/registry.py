@@ -130,6 +130,11 @@ def _flatmc(arg, seed, rules):
 def _policy(arg, seed, rules):
     if not arg:
         raise ValueError("policy agents need a checkpoint: policy:PATH (e.g. policy:runs/ppo/policy.pt)")
+    from pathlib import Path
+
+    if not Path(arg).is_file():
+        # checked before importing torch: a typo in a path should not cost a torch import to report
+        raise ValueError(f"policy:{arg}: no checkpoint file at {arg!r}")
     try:
         from mjenv.baselines.policy import PolicyAgent
     except ImportError as exc:
