@@ -54,7 +54,7 @@ def parse_args(cls: type[T], argv: list[str] | None = None, prog: str | None = N
     for f in dataclasses.fields(cls):
         kind = _base_type(hints[f.name])
         flag = "--" + f.name.replace("_", "-")
-        help_text = f"{docs.get(f.name, '')} (default: {f.default!r})"
+        help_text = f"{docs.get(f.name, '')} (default: {f.default!r})".replace("%", "%%")
         if kind is bool:
             action = argparse.BooleanOptionalAction
             parser.add_argument(flag, dest=f.name, action=action, default=f.default, help=help_text)

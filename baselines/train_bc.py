@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import random
 import time
 from dataclasses import asdict, dataclass
@@ -62,6 +61,10 @@ class Args:
     """duplicate-deal hands vs three greedy agents through the evaluation harness after training (0 = skip)"""
     progress: bool = True
     """show tqdm progress bars"""
+    save_logs: bool = True
+    """keep the generated hands' game logs in out_dir/teacher_logs/hands.jsonl (replayable with --logs)"""
+    torch_threads: int = 1
+    """torch intra-op threads"""
 
 
 def make_agent(spec: str, *, seed: int, rules: str):
@@ -83,7 +86,8 @@ def make_agent(spec: str, *, seed: int, rules: str):
     raise ValueError(f"unknown agent {spec!r}; allowed: random, greedy, flatmc, flatmc:sp, policy:PATH")
 
 
-def generate(teacher: str, hands: int, *, rules: str, seed: int, num_envs: int, progress: bool = True):
+def generate(teacher: str, hands: int, *, rules: str, seed: int, num_envs: int, progress: bool = True,
+             log_dir: str | None = None):
     """Decisions of ``teacher`` playing all four seats of ``hands`` hands.
 
     Returns:
@@ -95,7 +99,7 @@ def generate(teacher: str, hands: int, *, rules: str, seed: int, num_envs: int, 
     if hands <= 0:
         raise ValueError(f"hands must be positive, got {hands}")
     num_envs = max(1, min(num_envs, hands))
-    venv = mjenv.vector_env(num_envs, rules=rules)
+    venv = mjenv.vector_env(num_envs, rules=rules, log_dir=log_dir)
     agents = [[make_agent(teacher, seed=seed * 1000 + 4 * e + s, rules=rules) for s in range(4)]
               for e in range(num_envs)]
     obs, _ = venv.reset(seed=seed)
@@ -217,15 +221,20 @@ def main(argv: list[str] | None = None) -> Path:
     random.seed(args.seed)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
-    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    torch.set_num_threads(max(1, args.torch_threads))
 
     # --- data: teacher decisions ---------------------------------------------------------------
     t0 = time.time()
     if args.logs:
         obs, masks, actions, hand_ids = from_logs(args.logs, rules=args.rules, progress=args.progress)
     else:
+        log_dir = None
+        if args.save_logs:
+            log_dir = str(out_dir / "teacher_logs")
+            (out_dir / "teacher_logs" / "hands.jsonl").unlink(missing_ok=True)
         obs, masks, actions, hand_ids = generate(
-            args.teacher, args.hands, rules=args.rules, seed=args.seed, num_envs=args.num_envs, progress=args.progress
+            args.teacher, args.hands, rules=args.rules, seed=args.seed, num_envs=args.num_envs,
+            progress=args.progress, log_dir=log_dir,
         )
     if len(obs) == 0:
         raise ValueError("the teacher games produced no decisions to clone")
@@ -233,7 +242,8 @@ def main(argv: list[str] | None = None) -> Path:
     n_hands = int(hand_ids.max()) + 1
     val = hand_ids >= n_hands - int(round(args.val_fraction * n_hands))  # split by hand: no leakage within a hand
     tr_idx, va_idx = np.flatnonzero(~val), np.flatnonzero(val)
-    print(f"{len(obs)} decisions from {n_hands} hands in {gen_s:.0f}s ({len(tr_idx)} train / {len(va_idx)} val)")
+    print(f"{len(obs)} decisions from {n_hands} hands in {gen_s:.0f}s ({len(tr_idx)} train / {len(va_idx)} val)",
+          flush=True)
 
     # --- network and optimiser ----------------------------------------------------------------------
     hidden = tuple(int(h) for h in args.hidden.split(","))
@@ -291,7 +301,7 @@ def main(argv: list[str] | None = None) -> Path:
             for k in ("loss", "train_accuracy", "val_accuracy", "learning_rate"):
                 writer.add_scalar(f"bc/{k}", row[k], step)
         print(f"epoch {epoch}: loss {row['loss']:.4f} train acc {row['train_accuracy']:.3f} "
-              f"val acc {row['val_accuracy']:.3f}")
+              f"val acc {row['val_accuracy']:.3f}", flush=True)
 
     policy_path = out_dir / "policy.pt"
     save_policy(net, policy_path, trained_by="train_bc", teacher=args.teacher, hands=n_hands, rules=args.rules)

@@ -370,8 +370,8 @@ def main(argv: list[str] | None = None) -> Path:
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
                 optimizer.step()
-                stats = {"pg_loss": float(pg_loss), "v_loss": float(v_loss), "entropy": float(entropy),
-                         "approx_kl": float(approx_kl)}
+                stats = {"pg_loss": pg_loss.item(), "v_loss": v_loss.item(), "entropy": entropy.item(),
+                         "approx_kl": approx_kl.item()}
             if args.target_kl is not None and stats.get("approx_kl", 0.0) > args.target_kl:
                 break
         y_pred, y_true = b_val.numpy(), b_ret.numpy()
