@@ -126,7 +126,8 @@ class ObservationSpec:
             v += [
                 View("oracle_hands", (4, t), 0, 4, "HIDDEN: every seat's concealed tiles (seat-relative)"),
                 View("oracle_wall", (r.dead_wall_start,), 0, t,
-                     "HIDDEN: the wall in drawing order, tile id + 1 (0 = drawn / none)"),
+                     "HIDDEN: the undrawn wall, tile id + 1, zero padded; front draws come from its start, "
+                     "kong replacement draws from its last entry backwards"),
             ]
         self._views = v
         self.views: dict[str, tuple[int, ...]] = {x.name: x.shape for x in v}
