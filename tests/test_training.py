@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 import torch
-
-import mjenv
 from mjenv.baselines import train_bc, train_ppo
 from mjenv.baselines.policy import PolicyAgent, PolicyNet, build_net, load_net, load_pretrained, pretrained_path
+
+import mjenv
 
 
 def _rows(path):

@@ -47,7 +47,8 @@ def test_vector_env_equals_single_envs_with_the_same_seeds_and_actions(shaping):
                 assert sorted(np.flatnonzero(infos["final_info"]["winners"][i])) == inf["player_0"]["winners"]
                 o, _ = e.reset()  # the vector env autoresets from the same generator
             else:
-                assert [bool(x) for x in infos["needs_action"][i]] == [inf[a]["needs_action"] for a in e.possible_agents]
+                needs = [inf[a]["needs_action"] for a in e.possible_agents]
+                assert [bool(x) for x in infos["needs_action"][i]] == needs
             single_obs[i] = o
     assert ended >= 3  # the comparison crossed several autoresets
 
