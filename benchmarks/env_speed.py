@@ -30,11 +30,14 @@ import time
 
 import numpy as np
 
+FEATURE_STATS: dict = {}
+
 
 def run_mjenv(hands: int, seed: int) -> tuple[int, int]:
     import mjenv
 
     env = mjenv.parallel_env()
+    FEATURE_STATS["engine"] = env.spec.features  # for the cache statistics printed at the end
     rng = np.random.default_rng(seed)
     steps = 0
     for h in range(hands):
@@ -154,6 +157,12 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{r['name']:<10} {r['hands']:>6} {r['steps']:>7} {r['seconds']:>7.2f} {r['wall']:>7.2f} "
               f"{r['warmup']:>9.2f} {r['hands_per_s']:>8.1f} {r['steps_per_s']:>8.0f} {r['steps'] / r['hands']:>10.1f}")
     print("(hands/s and steps/s per CPU second of this process; warm-up = 2 hands incl. imports and tables)")
+    eng = FEATURE_STATS.get("engine")
+    if eng is not None:
+        st = eng.stats
+        looked = st["seat_hits"] + st["seat_misses"]
+        print(f"mjenv feature engine (last run): {st['seat_hits']}/{looked} seat cache hits, "
+              f"{st['rows'] / max(st['calls'], 1):.0f} rows per backend call, {st['calls']} calls")
     ours = next((r for r in rows if r["name"] == "mjenv"), None)
     if ours is not None:
         print("\nratios (mjenv / peer):")
