@@ -89,6 +89,7 @@ DEFAULT_CR = 0.5
 # Element kinds, in the paper's case order for one tile (Cases 1..5).
 _PCHOW1, _PCHOW2, _CHOW, _PAIR, _PONG = range(5)
 _KIND_NAMES = ("pchow", "pchow", "chow", "pair", "pong")
+_CHUNK = 512
 
 
 def _universe(num_tile_types: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -292,8 +293,11 @@ def deficiency_batch(
     # rows with different M have different slot counts: run each M as its own vectorized group
     for m_val in np.unique(melds_needed):
         rows = np.flatnonzero(melds_needed == m_val)
-        out[rows] = _run(hands[rows], int(m_val), rng, int(population), int(generations),
-                         float(mutation_factor), float(crossover_rate))
+        # chunks bound the memory of the [rows, NP, NP] and [rows, NP, M + 1, T] work arrays
+        for lo in range(0, len(rows), _CHUNK):
+            part = rows[lo:lo + _CHUNK]
+            out[part] = _run(hands[part], int(m_val), rng, int(population), int(generations),
+                             float(mutation_factor), float(crossover_rate))
     return out
 
 
