@@ -176,3 +176,13 @@ def test_empty_and_single_batches():
         0,
     )
     assert deficiency("123m456m789m1p2p3p5s", method="dp") == 1
+
+
+def test_speed_benchmark_runs_at_a_tiny_size(capsys):
+    # keeps benchmarks/deficiency_speed.py from rotting; figures are not checked (no timed assertions)
+    from benchmarks import deficiency_speed
+
+    deficiency_speed.main(["--quick", "--kb-sizes", "100", "--torch-sizes", "100", "--slow-peer-hands", "20"])
+    out = capsys.readouterr().out
+    assert "dp backend (deficiency_batch)" in out and "random knowledge bases" in out
+    assert "small batches" in out

@@ -84,14 +84,13 @@ _SPLIT_MIN = 512
 
 
 def _min_boundary(x: np.ndarray) -> np.ndarray:
-    """Minimum over the last (boundary) axis of uint8[t, n, 9], as 8 strided minimums.
+    """Minimum over the last (boundary) axis of uint8[t, n, 9].
 
-    (numpy's ``min(axis=-1)`` over a short last axis is a slow per-row loop.)
+    numpy reduces a short last axis one row at a time (slow); a byte transpose then a reduction over
+    the leading axis is about ten times faster.
     """
-    out = x[..., 0].copy()
-    for j in range(1, x.shape[-1]):
-        np.minimum(out, x[..., j], out=out)
-    return out
+    flat = np.ascontiguousarray(x.reshape(-1, x.shape[-1]).T)
+    return flat.min(axis=0).reshape(x.shape[:-1])
 
 
 def _minplus(a: np.ndarray, b: np.ndarray, kmax: int, final: bool = False) -> np.ndarray:
