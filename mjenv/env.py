@@ -134,7 +134,15 @@ def _action_table(layout: ActionLayout) -> str:
     return "\n".join(rows)
 
 
-__all__ = ["POTENTIAL_CAP", "MahjongParallelEnv", "env", "parallel_env", "raw_env", "replay_observations"]
+__all__ = [
+    "POTENTIAL_CAP",
+    "MahjongParallelEnv",
+    "env",
+    "parallel_env",
+    "potential",
+    "raw_env",
+    "replay_observations",
+]
 
 #: Deficiency counted for INCOMPLETABLE in the shaping potential (one more than any completable hand).
 POTENTIAL_CAP = 15
@@ -152,6 +160,18 @@ __doc__ = (
     .replace("{OBSERVATION}", ObservationSpec("basic").markdown_table())
     .replace("{SIZE}", str(ObservationSpec("basic").size))
 )
+
+
+def potential(deficiency) -> np.ndarray:
+    """Shaping potential of hands with these deficiencies: ``-min(deficiency, POTENTIAL_CAP)``.
+
+    Args:
+        deficiency: int array (any shape) of knowledge-aware deficiencies; INCOMPLETABLE (99) allowed.
+
+    Returns:
+        float64 array of the same shape, in ``[-POTENTIAL_CAP, 0]``.
+    """
+    return -np.minimum(np.asarray(deficiency), POTENTIAL_CAP).astype(np.float64)
 
 
 class _Table:
@@ -215,7 +235,7 @@ class _Table:
         feats = self.spec.seat_features(g, kbs)
         self.obs = self.spec.encode_all(g, kbs, feats)
         self.deficiency = feats["deficiency"]
-        self._potentials = -np.minimum(self.deficiency, POTENTIAL_CAP).astype(np.float64)
+        self._potentials = potential(self.deficiency)
         self.masks = np.stack([g.legal_action_mask(s) for s in range(4)]).astype(np.int8, copy=False)
         self.acting = [] if g.is_over else [int(s) for s in g.acting_seats()]
 

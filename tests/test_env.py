@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import mjenv
-from mjenv.env import POTENTIAL_CAP, parallel_env, raw_env, replay_observations
+from mjenv.deficiency import INCOMPLETABLE
+from mjenv.env import POTENTIAL_CAP, parallel_env, potential, raw_env, replay_observations
 from mjenv.game import read_jsonl
 from mjenv.game.actions import CLAIM_NAMES
 from mjenv.observation import ObservationSpec
@@ -85,6 +86,8 @@ def test_every_live_agent_is_observed_and_masks_match_needs_action():
             if not infos[a]["needs_action"]:
                 assert np.flatnonzero(mask).tolist() == [PASS]
         assert any(infos[a]["needs_action"] for a in env.agents)
+        for a in env.agents:
+            assert infos[a]["potential"] == -min(infos[a]["deficiency"], POTENTIAL_CAP)
         obs, rew, term, trunc, infos = env.step(_masked_random(obs, env.agents, rng))
         steps += 1
     assert all(term.values()) and steps > 10
@@ -111,6 +114,11 @@ def test_shaping_differs_from_the_scores_by_the_potential_terms_only(gamma):
         # telescoping: the discounted sum of F is -Phi(s_0)
         assert discounted == pytest.approx(-phi0)
         assert phi0 < 0
+
+
+def test_potential_caps_incompletable_hands():
+    np.testing.assert_array_equal(potential(np.array([INCOMPLETABLE, 3, 0, 15, 14])), [-15, -3, 0, -15, -14])
+    assert POTENTIAL_CAP == 15  # one more than the largest completable deficiency (3 * 4 + 2 = 14)
 
 
 def _first_illegal(mask):
