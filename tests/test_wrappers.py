@@ -1,0 +1,133 @@
+"""SingleAgentEnv (gymnasium check_env, sb3-contrib MaskablePPO) and the RLlib adapter (a PPO iteration)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from mjenv.wrappers import SingleAgentEnv
+
+import mjenv
+
+
+def test_single_agent_env_passes_gymnasium_check_env():
+    check_env(SingleAgentEnv(opponents="random", seat=None), skip_render_check=True)
+
+
+def test_every_step_is_a_real_decision_and_rewards_add_up_to_the_score():
+    env = SingleAgentEnv(opponents=["greedy", "random", "greedy"], seat=2)
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        obs, info = env.reset(seed=seed)
+        total, done, steps = 0.0, False, 0
+        while not done:
+            mask = env.action_masks()
+            assert mask.sum() > 1 and np.array_equal(mask, info["action_mask"])
+            assert env.observation_space.contains(obs)
+            obs, reward, done, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+            assert not truncated
+            total += reward
+            steps += 1
+        assert info["seat"] == 2 and steps > 0
+        assert total == info["scores"]  # no shaping: the only reward is the end-of-hand score
+
+
+def test_learner_sees_the_same_hand_as_the_parallel_env_seat():
+    env = SingleAgentEnv(opponents="greedy", seat=0)  # the dealer decides at once: no forced steps first
+    obs, _ = env.reset(seed=4)
+    par = mjenv.parallel_env()
+    # the wrapper seeds the env from its own generator; replay that seed on a plain parallel env
+    inner_seed = int(np.random.Generator(np.random.PCG64(4)).integers(2**31 - 1))
+    p_obs, _ = par.reset(seed=inner_seed)
+    np.testing.assert_array_equal(obs, p_obs["player_0"]["observation"])
+
+
+def test_bad_arguments_raise_value_error():
+    with pytest.raises(ValueError, match="seat"):
+        SingleAgentEnv(seat=4)
+    with pytest.raises(ValueError, match="three"):
+        SingleAgentEnv(opponents=["greedy", "greedy"])
+    with pytest.raises(ValueError, match="unknown agent"):
+        SingleAgentEnv(opponents="wizard")
+    env = SingleAgentEnv(opponents="random")
+    with pytest.raises(ValueError, match="reset"):
+        env.action_masks()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="action must be"):
+        env.step(500)
+
+
+def test_maskable_ppo_trains_a_few_steps_and_acts_legally():
+    sb3_contrib = pytest.importorskip("sb3_contrib")  # in the train extra; CI installs it
+    env = SingleAgentEnv(opponents="random", seat=None)
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=16, n_epochs=1, seed=0,
+                                    policy_kwargs={"net_arch": [32]})
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    model.learn(total_timesteps=32)
+    assert model.num_timesteps >= 32
+    assert any(not np.allclose(b.numpy(), p.detach().numpy()) for b, p in zip(before, model.policy.parameters()))
+    obs, _ = env.reset(seed=1)
+    for _ in range(10):
+        mask = env.action_masks()
+        action, _ = model.predict(obs, action_masks=mask, deterministic=False)
+        assert mask[int(action)]
+        obs, _, done, _, _ = env.step(int(action))
+        if done:
+            obs, _ = env.reset()
+
+
+def test_rllib_adapter_presents_only_seats_with_a_choice_and_keeps_every_reward():
+    from mjenv.wrappers.rllib import RLlibParallelEnv
+
+    env = RLlibParallelEnv(shaping="deficiency", gamma=1.0)
+    rng = np.random.default_rng(0)
+    obs, infos = env.reset(seed=3)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    while True:
+        assert obs, "some seat always has a choice until the hand ends"
+        for a, o in obs.items():
+            assert set(o) == {"observations", "action_mask"}
+            assert o["observations"].dtype == np.float32 and o["action_mask"].dtype == np.float32
+            assert o["action_mask"].sum() > 1
+            assert env.observation_space(a).contains(o)
+        actions = {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()}
+        obs, rewards, terms, truncs, infos = env.step(actions)
+        for a, r in rewards.items():
+            totals[a] += r
+        if terms and all(terms.values()):
+            break
+        assert not any(terms.values())
+    scores = {a: infos[a]["scores"] for a in infos}
+    # shaping telescopes to -Phi(s0) (Phi = -deficiency at the deal) on top of the score
+    for a in scores:
+        assert totals[a] == pytest.approx(scores[a] + 0.0 + _initial_deficiency(a, 3), abs=1e-9)
+
+
+def _initial_deficiency(agent: str, seed: int) -> float:
+    from mjenv.env import POTENTIAL_CAP
+
+    _, infos = mjenv.parallel_env().reset(seed=seed)
+    return float(min(infos[agent]["deficiency"], POTENTIAL_CAP))
+
+
+def test_rllib_multi_agent_ppo_trains_one_iteration_with_the_masked_module():
+    ray = pytest.importorskip("ray")
+    pytest.importorskip("ray.rllib")
+    from mjenv.wrappers.rllib import policy_agent_from_module, ppo_config
+
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        algo = ppo_config(train_batch_size=64, minibatch_size=32, num_epochs=1, hidden=(32,)).build_algo()
+        before = {k: v.clone() for k, v in algo.get_module("shared").net.state_dict().items()}
+        result = algo.train()
+        assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 64
+        assert np.isfinite(result["learners"]["shared"]["policy_loss"])
+        after = algo.get_module("shared").net.state_dict()
+        assert any(not np.allclose(before[k].numpy(), after[k].numpy()) for k in before)
+        agent = policy_agent_from_module(algo.get_module("shared"))
+        obs, _ = mjenv.parallel_env().reset(seed=0)
+        for a in obs:
+            assert obs[a]["action_mask"][agent.act(obs[a])] == 1
+        algo.stop()
+    finally:
+        ray.shutdown()
