@@ -495,12 +495,13 @@ def plot_report(report: Report, path: str | os.PathLike) -> Path:
         cis = [100 * np.nan_to_num(report.stats[lab][m][1]) for m in metrics]
         pos = x - 0.4 + width * (i + 0.5)
         bars = ax.bar(pos, means, width, yerr=cis, capsize=3, color=colors[i], label=lab, edgecolor="black", lw=0.5)
-        for b, v in zip(bars, means):
-            ax.annotate(f"{v:.0f}", (b.get_x() + b.get_width() / 2, 0), xytext=(0, 2), textcoords="offset points",
-                        ha="center", va="bottom", fontsize=8, color="white" if v > 8 else "black")  # fmt: skip
+        for b, v, c in zip(bars, means, cis):
+            # the value just above the error bar, so it never sits on the bar's own colour
+            ax.annotate(f"{v:.1f}", (b.get_x() + b.get_width() / 2, v + c), xytext=(0, 2), textcoords="offset points",
+                        ha="center", va="bottom", fontsize=7)  # fmt: skip
     ax.set_xticks(x, [METRIC_TITLES[m] for m in metrics])
     ax.set_ylabel("% of hands played")
-    ax.set_ylim(0, max(5.0, ax.get_ylim()[1]))
+    ax.set_ylim(0, max(5.0, ax.get_ylim()[1] * 1.08))
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
     ax.legend(fontsize=8, loc="upper right", frameon=False)

@@ -181,15 +181,19 @@ def play(args: argparse.Namespace, input=None, output=None) -> int:
             print("\ninput ended; bye", file=out)
             return 0
         g = games[0]
-        names = ["you" if s == args.seat else opp[s - (s > args.seat)] for s in range(4)]
+        where = ("you", "right", "across", "left")
+        names = [
+            "you" if s == args.seat else f"{where[(s - args.seat) % 4]} ({opp[s - (s > args.seat)]})" for s in range(4)
+        ]
         print(f"\n=== hand {h + 1} (seed {seed + h}) over ===", file=out)
         if rec["winners"]:
-            how = "self-draw" if rec["deal_in"] < 0 else f"on {names[rec['deal_in']]}'s tile"
+            giver = "your" if rec["deal_in"] == args.seat else f"{names[rec['deal_in']]}'s"
+            how = "self-draw" if rec["deal_in"] < 0 else f"on {giver} tile"
             print(f"winner: {', '.join(names[w] for w in rec['winners'])} ({how})", file=out)
         else:
             print("draw: the wall ran out", file=out)
         for s in range(4):
-            print(f"  seat {s} {names[s]:>20}: {format_hand(g.hands[s])}  score {rec['scores'][s]:+d}", file=out)
+            print(f"  seat {s} {names[s]:>24}: {format_hand(g.hands[s])}  score {rec['scores'][s]:+d}", file=out)
         total += rec["scores"][args.seat]
     print(f"your total score: {total:+d}", file=out)
     return 0
