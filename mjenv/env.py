@@ -82,7 +82,7 @@ agent, the action and the legal actions instead. An action outside the action sp
 | argument | default | meaning |
 |---|---|---|
 | `rules` | `"basic"` | preset name, `mjenv.rules.Rules` or dict |
-| `render_mode` | `None` | `"ansi"` (returns text), `"human"` (prints text), `"rgb_array"` (uint8[H, W, 3]) |
+| `render_mode` | `None` | `"ansi"` (text), `"human"` (printed after every reset and step), `"rgb_array"` |
 | `render_seat` | `None` | `None` renders the full table; a seat 0..3 renders what that seat sees |
 | `observation` | `"default"` | `"default"` or `"oracle"` |
 | `shaping` | `None` | `None` or `"deficiency"` |
@@ -393,6 +393,8 @@ class MahjongParallelEnv(ParallelEnv):
         t = self._table
         t.reset(seed)
         self.agents = list(AGENTS)
+        if self.render_mode == "human":
+            t.render()
         return {a: t.observation(i) for i, a in enumerate(AGENTS)}, {a: t.info(i) for i, a in enumerate(AGENTS)}
 
     def step(self, actions: dict[str, Any]):
@@ -418,6 +420,8 @@ class MahjongParallelEnv(ParallelEnv):
         infos = {a: t.info(i, pot) for i, a in enumerate(AGENTS)}
         if over:
             self.agents = []
+        if self.render_mode == "human":
+            t.render()
         return obs, rew, term, trunc, infos
 
     def render(self):
@@ -470,6 +474,8 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC c
         self._pending: dict[int, int] = {}
         self._queue = list(t.acting)
         self.agent_selection = AGENTS[self._queue[0]]
+        if self.render_mode == "human":
+            t.render()
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -505,6 +511,8 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC c
             self._queue = list(t.acting)
             self.agent_selection = AGENTS[self._queue[0]]
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            t.render()
 
     def render(self):
         return self._table.render()

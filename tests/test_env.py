@@ -253,6 +253,10 @@ def test_render_every_mode(capsys):
     assert seat_view.render().count("\U0001f02b") == 13 + 13 + 14  # the other hands face down
     human = parallel_env(render_mode="human")
     human.reset(seed=2)
+    assert "wall 55" in capsys.readouterr().out  # printed by reset itself
+    obs, *_ = human.step({a: int(np.flatnonzero(obs_mask)[0]) for a, obs_mask in
+                          ((a, human._table.masks[i]) for i, a in enumerate(human.agents))})
+    assert "player_3" in capsys.readouterr().out  # and after every step
     assert human.render() is None and "player_3" in capsys.readouterr().out
     rgb = mjenv.env(render_mode="rgb_array")
     rgb.reset(seed=2)
