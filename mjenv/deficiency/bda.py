@@ -1,0 +1,527 @@
+"""``method="bda"``: the block deficiency algorithm (BDA paper, Yan, Li & Li).
+
+Paper: ``../shared/papers/bda-block-deficiency-algorithm.txt``. Pipeline (Sec. 5, Fig. 3):
+
+1. Split the hand into KB-blocks (Definition 14; :mod:`mjenv.deficiency.blocks`).
+2. For each block, enumerate all its local quasi-decompositions (qDCMPs, Definition 11) with the
+   6-ary local search of Sec. 4.1/Sec. 6 (the quadtree's pass / chow / pong / pair actions plus the two
+   pchows (t t+1) and (t t+2)), and map each to its 7-attribute type (m, n, p, e, re, rm, em)
+   (Definition 12). The per-block type sets are memoised (bounded LRU) on the block's counts and the
+   part of its suit's KB that can matter (ranks lo-2..hi+2).
+3. Join the block type sets one by one (Alg. 3, Eqs. 5-6), dropping types no legal qDCMP has
+   (Lemma 1).
+4. Price every global type with Alg. 1 (Decide; Lemmas 2-6) using the KB attributes ke, km, and take
+   the minimum (Alg. 2).
+
+Generalisations, all following the paper's own Remark at the end of Sec. 5.2 (exposed melds raise m):
+the constants 4 / 3 / 5 of Alg. 1 and Alg. 3 are ``M`` / ``M - 1`` / ``M + 1`` for ``M = melds_needed``
+(so 16-tile rule sets with 5 melds and 0-4 exposed melds work the same way); a qDCMP holds at most
+``M + 1`` melds and pmelds. Honour tiles (ids 27-33) are each their own block and form pongs and
+pairs only; for them ``rm`` means KB holds two more copies. ``ke``/``km`` look at the whole KB
+(honours included, chows only in the suits).
+
+Hands of size 3M+1 (13 tiles). The paper defines their deficiency as
+``min over t with KB(t) > 0 of dfncy(H + t, KB - t) + 1`` (Definition 9). Theorem 2 and Alg. 1 are
+stated for "a hand" (13- or 14-tile) and count the tiles a completion borrows from the KB, which for
+a 3M+1 hand is exactly that definition, so we run Alg. 2 on the 13-tile hand directly. Measured
+against the exact ``dp`` (``tests/test_bda.py``), the direct run is the one that keeps the paper's
+guarantee (see "Where BDA differs" below); ``thirteen="draw"`` runs the literal Definition 9 recursion
+(Alg. 2 on each H + t, up to 34 calls) for comparison.
+
+Where BDA differs from the exact definition (``../shared/DESIGN.md``). BDA is not exact by design:
+Decide prices a qDCMP from its type alone, so it ignores
+
+* how many copies of a KB tile several completions need at once (two pchows that both need the last
+  copy of a tile each count as completable; a remainder tile that makes the eye with the last KB copy
+  of a tile that also completes a pmeld), which can make BDA *lower* than the true value;
+* anything beyond the seven attributes when m + n - e <= M - 2 (Lemmas 5-6 are only lower bounds on
+  the true cost, and ``mcost`` charges each new meld from scratch the same), and the case where no
+  qDCMP with few enough elements captures the cheapest use of the remainder, which can make BDA
+  *higher* than the true value.
+
+Theorem 3 states ``block_dfncy <= dfncy`` and equality when ``dfncy <= 4``; Sec. 6.4 reports the
+errors as BDA *greater* than the true value. What we measured is recorded in the table at the
+end of this docstring (``benchmarks/bda_accuracy.py``).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from mjenv.deficiency.blocks import HONOURS, kb_blocks
+from mjenv.deficiency.dp import INCOMPLETABLE
+
+#: Alg. 1 and Alg. 2 return this "large upper bound" for an incompletable qDCMP / hand.
+BIG = 100
+
+#: A qDCMP type (Definition 12): (m, n, p, e, re, rm, em).
+Type = tuple[int, int, int, int, int, int, int]
+
+__all__ = ["BIG", "decide", "deficiency_batch", "deficiency_one", "join", "kb_attributes", "local_types"]
+
+
+# --------------------------------------------------------------------------------------------------
+# Alg. 1 (Decide): the cost of a qDCMP from its type (Lemmas 2-6)
+# --------------------------------------------------------------------------------------------------
+def decide(x: Type, ke: int, km: int, melds: int = 4) -> int:
+    """Alg. 1 (Decide): cost of a qDCMP of type ``x`` under a KB with attributes ``ke``, ``km``.
+
+    Args:
+        x: the type (m, n, p, e, re, rm, em) of Definition 12.
+        ke: 1 if the KB holds a pair, else 0.
+        km: 1 if the KB holds a meld, else 0.
+        melds: melds a complete hand still needs (the paper's 4; see the module docstring).
+
+    Returns:
+        The number of tiles to borrow from the KB, or ``BIG`` (100) when the type is incompletable
+        (Lemma 2).
+    """
+    m, n, p, e, re, rm, em = x
+    big_m = melds
+    # Lemma 2 (a)-(d): incompletable
+    if p == 0 and re == 0 and ke == 0:
+        return BIG
+    if m + n <= big_m and re == 0 and ke == 0 and rm == 0 and km == 0:
+        return BIG
+    if m + n - e <= big_m - 1 and rm == 0 and km == 0:
+        return BIG
+    if m + n <= big_m - 1 and p == 0 and ke == 0 and km == 0 and em == 1:
+        return BIG
+    # Lemma 3: m + n >= M
+    if m + n >= big_m:
+        if m + n > big_m:
+            return big_m - m
+        if (e == 0 and re == 1) or (p > 0 and rm == 1):
+            return big_m - m + 1
+        return big_m - m + 2
+    # Lemmas 4 and 6: m + n - e <= M - 1 (always true here, as m + n <= M - 1)
+    mcost = 2 * rm + 3 * (1 - rm)
+    ecost = re + 2 * (1 - re)
+    if e == 1:
+        return (n - 1) + mcost * (big_m - m - n + 1)
+    if p == 0:
+        return n + mcost * (big_m - m - n) + ecost + em
+    f1 = n + mcost * (big_m - m - n) + ecost
+    f2 = n - 1 + mcost * (big_m - m - n + 1)
+    return min(f1, f2)
+
+
+def kb_attributes(kb: np.ndarray | list[int]) -> tuple[int, int]:
+    """The KB attributes (ke, km) of Sec. 4.3: does the KB hold a pair, a meld.
+
+    Args:
+        kb: int[T] knowledge base, T in {27, 34}.
+    """
+    k = [int(v) for v in kb]
+    ke = int(any(v >= 2 for v in k))
+    km = int(any(v >= 3 for v in k))
+    if not km:
+        for s in range(3):
+            b = 9 * s
+            if any(k[b + r] and k[b + r + 1] and k[b + r + 2] for r in range(7)):
+                km = 1
+                break
+    return ke, km
+
+
+# --------------------------------------------------------------------------------------------------
+# Alg. 3 (join) and Eqs. 5-6
+# --------------------------------------------------------------------------------------------------
+def join(xs, ys, melds: int = 4) -> set[tuple]:
+    """Alg. 3: combine two type sets, dropping types no legal qDCMP has (Lemma 1).
+
+    Args:
+        xs, ys: type sets of two disjoint groups of KB-blocks: 7-tuples (m, n, p, e, re, rm, em),
+            optionally followed by bit masks (which are OR-ed).
+        melds: melds still needed (the paper's 4; 5 in Alg. 3 is ``melds + 1``).
+
+    Returns:
+        The joined type set: m, n, p, e add up; re, rm take the max; em is 1 iff one side has an
+        eye-meld conflict and the other side has re = rm = 0 (Eq. 5).
+    """
+    out: set[tuple] = set()
+    cap = melds + 1
+    masked = any(len(x) > 7 for x in xs)
+    for x in xs:
+        m, n, p, e, re, rm, em = x[:7]
+        for y in ys:
+            m2, n2, p2, e2, re2, rm2, em2 = y[:7]
+            mm, nn, pp, ee = m + m2, n + n2, p + p2, e + e2
+            if ee > 1 or mm + nn > cap or (mm + nn == cap and pp == 0):
+                continue
+            emx = 1 if (em == 1 and re2 == 0 and rm2 == 0) or (em2 == 1 and re == 0 and rm == 0) else 0
+            if masked:
+                out.add((mm, nn, pp, ee, re | re2, rm | rm2, emx, x[7] | y[7], x[8] | y[8]))
+            else:
+                out.add((mm, nn, pp, ee, re | re2, rm | rm2, emx))
+    return out
+
+
+def _prune(types: set[tuple]) -> set[tuple]:
+    """Drop dominated types: same (m, n, p, e) and masks, but re, rm no larger and em no smaller.
+
+    Decide (Alg. 1) never costs more when re or rm grows or em drops, and in Alg. 3 a larger re / rm
+    only clears the other side's eye-meld conflict, so a dominated type can never give the minimum.
+    """
+    groups: dict[tuple, list[tuple[int, int, int]]] = {}
+    for x in types:
+        groups.setdefault(x[:4] + x[7:], []).append(x[4:7])
+    if len(groups) == len(types):
+        return types
+    out: set[tuple] = set()
+    for key, attrs in groups.items():
+        for a in attrs:
+            if not any(b != a and b[0] >= a[0] and b[1] >= a[1] and b[2] <= a[2] for b in attrs):
+                out.add(key[:4] + a + key[4:])
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Local qDCMPs of one KB-block and their types (Definition 11, Definition 12, 6-ary search)
+# --------------------------------------------------------------------------------------------------
+def _meldable(y: int, k: tuple[int, ...], x: int, honour: bool) -> bool:
+    """Can a meld be made from rank ``y`` and two KB tiles, after one copy of ``x`` left the KB?
+
+    ``x = -1`` means nothing left the KB. Ranks are 0-based within the suit.
+    """
+
+    def kb(z: int) -> int:
+        return k[z] - (1 if z == x else 0)
+
+    if kb(y) >= 2:  # pong (y y y)
+        return True
+    if honour:
+        return False
+    for a, b in ((y - 2, y - 1), (y - 1, y + 1), (y + 1, y + 2)):
+        if 0 <= a and b <= 8 and kb(a) >= 1 and kb(b) >= 1:
+            return True
+    return False
+
+
+@lru_cache(maxsize=1 << 16)
+def _remainder_attrs(rem: tuple[int, ...], k: tuple[int, ...], honour: bool) -> tuple[int, int, int]:
+    """(re, rm, em) of a remainder (Sec. 4.3), given as counts by rank, under the local KB ``k``."""
+    held = [r for r in range(len(rem)) if rem[r]]
+    eyes = [x for x in held if k[x] >= 1]
+    re = int(bool(eyes))
+    rm = int(any(_meldable(y, k, -1, honour) for y in held))
+    em = 0
+    if re and rm:
+        # eye-meld conflict: no eye from one remainder tile and meld from another (distinct) one
+        # that fit in the KB together (either order needs the same KB tiles).
+        em = 1
+        for x in eyes:
+            for y in held:
+                if (y != x or rem[x] >= 2) and _meldable(y, k, x, honour):
+                    em = 0
+                    break
+            if not em:
+                break
+    return re, rm, em
+
+
+@lru_cache(maxsize=1 << 16)
+def _leftover_kbs(needs: tuple[tuple[int, ...], ...], k: tuple[int, ...]) -> frozenset[tuple[int, ...]]:
+    """Every local KB left after giving each pmeld its own completing KB tile (empty: impossible).
+
+    ``needs[i]`` lists the KB ranks that complete pmeld i (one rank for a pair or a (t t+2) pchow,
+    up to two for a (t t+1) pchow). KB multiplicities are respected.
+    """
+    out: set[tuple[int, ...]] = set()
+    left = list(k)
+
+    def assign(j: int) -> None:
+        if j == len(needs):
+            out.add(tuple(left))
+            return
+        for z in needs[j]:
+            if left[z] > 0:
+                left[z] -= 1
+                assign(j + 1)
+                left[z] += 1
+
+    assign(0)
+    return frozenset(out)
+
+
+#: An internal local type: the paper's 7 attributes plus the KB ranks the block's pmeld
+#: completions use (empty when not tracked).
+_LocalType = tuple[int, int, int, int, int, int, int, tuple[int, ...]]
+
+
+@lru_cache(maxsize=1 << 16)
+def _local_search(
+    counts: tuple[int, ...], k: tuple[int, ...], honour: bool, max_elements: int, paper: bool, track: bool
+) -> frozenset[_LocalType]:
+    """All qDCMPs of one KB-block by the 6-ary local search, mapped to types (see :func:`local_types`)."""
+    size = len(counts)
+    c = list(counts)
+    rem = [0] * size
+    needs: list[tuple[int, ...]] = []  # KB ranks that complete each completable pmeld
+    found: set[tuple[int, int, int, int, tuple[int, ...], tuple[int, ...]]] = set()
+
+    def walk(t: int, m: int, n: int, p: int, e: int) -> None:
+        while t < size and c[t] == 0:
+            t += 1
+        if t == size:
+            if paper:
+                found.add((m, n, p, e, tuple(rem), k))
+            else:
+                for left in _leftover_kbs(tuple(sorted(needs)), k):
+                    found.add((m, n, p, e, tuple(rem), left))
+            return
+        avail = c[t]
+        chow_ok = not honour and t + 2 < size
+        max_chow = min(avail, c[t + 1], c[t + 2]) if chow_ok else 0
+        adj_needs = () if honour else tuple(z for z in (t - 1, t + 2) if 0 <= z < size and k[z] > 0)
+        # Definition 11 (3): pchows must be completable; pairs may be incompletable (at most one)
+        adj_ok = t + 1 < size and c[t + 1] > 0 and bool(adj_needs)
+        gap_ok = not honour and t + 2 < size and c[t + 2] > 0 and k[t + 1] > 0
+        pair_ok = k[t] > 0
+        for ch in range(max_chow + 1):
+            for pong in range(2 if avail - ch >= 3 else 1):
+                for pairs in range((avail - ch - 3 * pong) // 2 + 1):
+                    e2 = e + (0 if pair_ok else pairs)
+                    if e2 > 1:
+                        break
+                    used = ch + 3 * pong + 2 * pairs
+                    for adj in range(min(avail - used, c[t + 1] - ch) + 1 if adj_ok else 1):
+                        for gap in range(min(avail - used - adj, c[t + 2] - ch) + 1 if gap_ok else 1):
+                            if m + n + ch + pong + pairs + adj + gap > max_elements:
+                                break
+                            c[t] = 0
+                            rem[t] = avail - used - adj - gap  # the "pass" action, for the rest
+                            if ch:
+                                c[t + 1] -= ch
+                                c[t + 2] -= ch
+                            if adj:
+                                c[t + 1] -= adj
+                            if gap:
+                                c[t + 2] -= gap
+                            mark = len(needs)
+                            if pair_ok:
+                                needs.extend([(t,)] * pairs)
+                            needs.extend([adj_needs] * adj)
+                            needs.extend([(t + 1,)] * gap)
+                            walk(t + 1, m + ch + pong, n + pairs + adj + gap, p + pairs, e2)
+                            del needs[mark:]
+                            if gap:
+                                c[t + 2] += gap
+                            if adj:
+                                c[t + 1] += adj
+                            if ch:
+                                c[t + 1] += ch
+                                c[t + 2] += ch
+                            rem[t] = 0
+                            c[t] = avail
+
+    walk(0, 0, 0, 0, 0)
+    types: set[_LocalType] = set()
+    for m, n, p, e, r, left in found:
+        used = tuple(a - b for a, b in zip(k, left)) if track else ()
+        types.add((m, n, p, e, *_remainder_attrs(r, left, honour), used))
+    return frozenset(types)
+
+
+def local_types(
+    counts: tuple[int, ...],
+    k: tuple[int, ...],
+    honour: bool = False,
+    max_elements: int = 5,
+    *,
+    variant: str = "corrected",
+) -> frozenset[Type]:
+    """Types of all qDCMPs of one KB-block (Alg. 2 lines 4-9), by the 6-ary local search.
+
+    The search walks the block's ranks in order and, at each rank t, decides how many of each
+    group start there: chows (t t+1 t+2), pongs (t t t), pairs (t t), pchows (t t+1), pchows (t t+2),
+    and how many copies go to the remainder (the "pass" action). Deciding the multiplicities at once
+    visits every qDCMP (a multiset of groups plus its remainder) exactly once, which is what the
+    quadtree's ordered actions reach with repetitions. Definition 11 is enforced: pchows must be
+    completable under the KB, at most one pair is incompletable (e <= 1), and there are at most
+    ``max_elements`` (= M + 1) melds and pmelds. With ``variant="corrected"`` the pmelds must be
+    completable *together* (each gets its own KB copy) and re, rm, em are judged on the KB left after
+    those completions (see the module docstring); ``variant="paper"`` judges each pmeld and the
+    remainder on the full KB, as the paper's text does.
+
+    Args:
+        counts: block tile counts by rank within the suit (9 entries; 7 for honours).
+        k: the local KB of the suit by rank (only ranks near the block matter).
+        honour: True for an honour block (pongs and pairs only).
+        max_elements: M + 1.
+        variant: ``"corrected"`` (default) or ``"paper"``.
+
+    Returns:
+        The set of types (m, n, p, e, re, rm, em) of the block's qDCMPs (Definition 12).
+    """
+    paper = _check_variant(variant)
+    return frozenset(x[:7] for x in _local_search(tuple(counts), tuple(k), honour, max_elements, paper, False))
+
+
+def _check_variant(variant: str) -> bool:
+    if variant not in ("corrected", "paper"):
+        raise ValueError(f"variant must be 'corrected' or 'paper', got {variant!r}")
+    return variant == "paper"
+
+
+def _block_types(block, kb: np.ndarray, max_elements: int, paper: bool, track: bool) -> set[tuple]:
+    """Local type set of one KB-block as 9-tuples (7 attributes, KB pairs killed, KB melds killed).
+
+    The KB is masked to the ranks that can matter (lo-2..hi+2), so equal blocks in different KB
+    contexts share the cache. The two masks say which of the KB's pairs (bit = tile id) and melds
+    (bit = tile id for a pong, 34 + start tile id for a chow) the block's pmeld completions use up.
+    """
+    counts = block.local_counts()
+    local = block.local_kb(kb)
+    if block.suit == HONOURS:
+        # only the block's own tile matters; normalise the rank to 0 so all honours share the cache
+        tile = block.tiles[0]
+        raw = _local_search((len(block.tiles),), (local[tile - 27],), True, max_elements, paper, track)
+        tiles_of = (tile,)
+    else:
+        ranks = block.ranks
+        lo, hi = ranks[0] - 3, ranks[-1] + 1
+        masked = tuple(v if lo <= i <= hi else 0 for i, v in enumerate(local))
+        raw = _local_search(counts, masked, False, max_elements, paper, track)
+        tiles_of = tuple(range(block.offset, block.offset + 9))
+    out: set[tuple] = set()
+    for x in raw:
+        kill_e = kill_m = 0
+        for i, u in enumerate(x[7]):
+            if not u:
+                continue
+            t = tiles_of[i]
+            have = int(kb[t])
+            if have >= 2 and have - u < 2:
+                kill_e |= 1 << t
+            if have >= 3 and have - u < 3:
+                kill_m |= 1 << t
+            if have - u < 1 and t < 27:
+                r = t % 9
+                for s in range(max(0, r - 2), min(6, r) + 1):
+                    base = t - r + s
+                    if kb[base] and kb[base + 1] and kb[base + 2]:
+                        kill_m |= 1 << (34 + base)
+        out.add((*x[:7], kill_e, kill_m) if track else x[:7])
+    return _prune(out)
+
+
+def _kb_masks(kb: np.ndarray) -> tuple[int, int, int, int]:
+    """Bit masks of the KB's pairs and melds (same bits as :func:`_block_types`) and their counts."""
+    pairs = melds = 0
+    n_pairs = n_melds = 0
+    k = [int(v) for v in kb]
+    for t, v in enumerate(k):
+        if v >= 2:
+            pairs |= 1 << t
+            n_pairs += 1
+        if v >= 3:
+            melds |= 1 << t
+            n_melds += 1
+    for s in range(3):
+        for r in range(7):
+            b = 9 * s + r
+            if k[b] and k[b + 1] and k[b + 2]:
+                melds |= 1 << (34 + b)
+                n_melds += 1
+    return pairs, melds, n_pairs, n_melds
+
+
+# --------------------------------------------------------------------------------------------------
+# Alg. 2
+# --------------------------------------------------------------------------------------------------
+def _alg2(hand: np.ndarray, kb: np.ndarray, melds: int, paper: bool) -> int:
+    """Alg. 2 on one hand: KB-blocks, local type sets, join (Alg. 3), Decide (Alg. 1)."""
+    cap = melds + 1
+    ke, km = kb_attributes(kb)
+    pair_bits, meld_bits, n_pairs, n_melds = _kb_masks(kb)
+    # Completions use at most `cap` KB tiles; each can use up one KB pair and at most four KB melds
+    # (a pong and three chows), so only a KB with few pairs / melds can lose all of them.
+    track_e = not paper and 0 < n_pairs <= cap
+    track_m = not paper and 0 < n_melds <= 4 * cap
+    track = track_e or track_m
+    total = None
+    for block in kb_blocks(hand, kb):
+        ts = _block_types(block, kb, cap, paper, track)
+        total = ts if total is None else _prune(join(total, ts, melds))
+    if total is None:  # no tiles: validation never lets this through
+        total = {(0, 0, 0, 0, 0, 0, 0, 0, 0)}
+    best = BIG
+    for x in total:
+        m, n, p = x[0], x[1], x[2]
+        if m + n > cap or (m + n == cap and p == 0):
+            continue  # Lemma 1 (a single block's set is not filtered by Alg. 3)
+        ke_x = int(bool(pair_bits & ~x[7])) if track_e else ke
+        km_x = int(bool(meld_bits & ~x[8])) if track_m else km
+        d = decide(x[:7], ke_x, km_x, melds)
+        if d == 0:
+            return 0
+        best = min(best, d)
+    return best
+
+
+def deficiency_one(
+    hand: np.ndarray, kb: np.ndarray, melds_needed: int, *, thirteen: str = "direct", variant: str = "corrected"
+) -> int:
+    """BDA deficiency of one hand.
+
+    Args:
+        hand: int[T] tile counts, T in {27, 34}, 3M+1 or 3M+2 tiles.
+        kb: int[T] knowledge base.
+        melds_needed: M, melds still needed (0..5).
+        thirteen: ``"direct"`` (Alg. 2 on the 3M+1 hand) or ``"draw"`` (Definition 9's recursion
+            over the drawn tile) for 3M+1 hands; ignored for 3M+2 hands.
+        variant: ``"corrected"`` (default; see the module docstring) or ``"paper"`` (the text as
+            written).
+
+    Returns:
+        The deficiency, or ``INCOMPLETABLE`` when Alg. 2 finds no completable type.
+    """
+    paper = _check_variant(variant)
+    if thirteen not in ("direct", "draw"):
+        raise ValueError(f"thirteen must be 'direct' or 'draw', got {thirteen!r}")
+    h = np.asarray(hand)
+    k = np.asarray(kb)
+    melds = int(melds_needed)
+    if int(h.sum()) % 3 == 1 and thirteen == "draw":
+        best = BIG
+        for t in np.flatnonzero(k > 0):
+            h2 = h.copy()
+            k2 = k.copy()
+            h2[t] += 1
+            k2[t] -= 1
+            best = min(best, _alg2(h2, k2, melds, paper) + 1)
+    else:
+        best = _alg2(h, k, melds, paper)
+    return INCOMPLETABLE if best >= BIG else best
+
+
+def deficiency_batch(
+    hands: np.ndarray,
+    kbs: np.ndarray,
+    melds_needed: np.ndarray,
+    *,
+    thirteen: str = "direct",
+    variant: str = "corrected",
+) -> np.ndarray:
+    """BDA deficiency of a validated batch.
+
+    Args:
+        hands: int8[B, T] tile counts (T = 27 or 34).
+        kbs: int8[B, T] knowledge bases with hands + kbs <= 4.
+        melds_needed: int64[B] melds still needed (M).
+        thirteen: how 3M+1 hands are handled (see :func:`deficiency_one`).
+        variant: ``"corrected"`` (default) or ``"paper"`` (see the module docstring).
+
+    Returns:
+        int32[B]: the BDA deficiency, ``INCOMPLETABLE`` (99) where Alg. 2 finds nothing completable.
+    """
+    _check_variant(variant)
+    if thirteen not in ("direct", "draw"):
+        raise ValueError(f"thirteen must be 'direct' or 'draw', got {thirteen!r}")
+    out = np.empty(len(hands), dtype=np.int32)
+    for i in range(len(hands)):
+        out[i] = deficiency_one(hands[i], kbs[i], int(melds_needed[i]), thirteen=thirteen, variant=variant)
+    return out
