@@ -120,7 +120,8 @@ class ObservationSpec:
             View("effective_tiles", (t,), 0, 1, "1 where drawing t (KB > 0) lowers the deficiency"),
             View("effective_count", (1,), 0, 4 * t, "KB copies of the effective tiles"),
             View("deficiency_after_claim", (len(CLAIM_KINDS),), NOT_APPLICABLE, defi,
-                 "after chow low/mid/high, pong, kong of last_discard by this seat; -1 where not possible"),
+                 "after chow low/mid/high, pong, kong of last_discard by this seat; -1 without the tiles, "
+                 "outside a claim window, or a chow not from the left seat"),
         ]
         if oracle:
             v += [
