@@ -38,7 +38,7 @@ class Args:
     hands: int = 2000
     """hands generated on the fly (ignored when --logs is given)"""
     logs: str | None = None
-    """a JSON-lines file of game logs (one hand per line, as Game.to_jsonl writes) whose actions are cloned"""
+    """a JSON-lines file of hand logs (Game.to_jsonl / parallel_env(log_dir=...)) whose decisions are cloned"""
     num_envs: int = 16
     """games stepped together while generating"""
     epochs: int = 8
@@ -137,33 +137,42 @@ def generate(teacher: str, hands: int, *, rules: str, seed: int, num_envs: int, 
 
 
 def from_logs(path: str, *, rules: str, progress: bool = True):
-    """Decisions recorded in game logs, replayed through the game engine and encoded as observations.
+    """Decisions recorded in hand logs, replayed through the game engine and encoded as observations.
 
-    Each line of ``path`` is one hand's log (``Game.log``); the replay re-creates the state before each
-    recorded step and encodes every acting seat's observation with :class:`ObservationSpec`.
+    ``path`` is a JSON-lines file of hand logs (``Game.to_jsonl``; what ``parallel_env(log_dir=...)``
+    and ``--save-logs`` write). Each hand is rebuilt from its header (rules, dealer, wall) and every
+    logged step is re-applied; before each step the acting seats with more than one legal action
+    become samples (the observation ``ObservationSpec.encode_all`` gives, exactly the env's).
+    ``rules`` is only a fallback: each log carries its own.
 
     Returns:
         the same arrays as :func:`generate`.
     """
     from mjenv.game import Game
+    from mjenv.game.log import read_jsonl
     from mjenv.observation import ObservationSpec
 
-    spec = ObservationSpec(rules=rules)
+    if not Path(path).is_file():
+        raise ValueError(f"no hand log file at {path!r}")
+    logs = read_jsonl(path)
+    if not logs:
+        raise ValueError(f"no hand logs in {path!r}")
     out_obs, out_mask, out_act, out_hand = [], [], [], []
-    lines = [ln for ln in Path(path).read_text().splitlines() if ln.strip()]
-    if not lines:
-        raise ValueError(f"no game logs in {path!r}")
-    for hand_id, line in enumerate(tqdm(lines, desc="BC data (logs)", unit="hand", disable=not progress)):
-        log = json.loads(line)
-        game = Game(rules=log.get("rules", rules), seed=log["seed"])
-        for step in log["actions"]:
-            acts = {int(k): int(v) for k, v in step.items()} if isinstance(step, dict) else dict(enumerate(step))
-            for seat in game.acting_seats():
-                mask = game.legal_action_mask(seat)
-                if mask.sum() > 1 and seat in acts:
-                    out_obs.append(spec.encode(game, seat))
-                    out_mask.append(mask)
-                    out_act.append(acts[seat])
+    specs: dict = {}
+    for hand_id, log in enumerate(tqdm(logs, desc="BC data (logs)", unit="hand", disable=not progress)):
+        game = Game(log.get("rules", rules), log["seed"], dealer=log["dealer"], wall=log.get("wall"))
+        key = game.rules.name
+        spec = specs.setdefault(key, ObservationSpec(game.rules))
+        for step in log["steps"]:
+            acts = {int(s): int(a) for s, a in step}
+            masks = {s: game.legal_action_mask(s) for s in acts}
+            deciding = [s for s in acts if int(masks[s].sum()) > 1]
+            if deciding:
+                obs_all = spec.encode_all(game)
+                for s in deciding:
+                    out_obs.append(obs_all[s])
+                    out_mask.append(masks[s])
+                    out_act.append(acts[s])
                     out_hand.append(hand_id)
             game.step(acts)
     return (
