@@ -42,7 +42,7 @@ def tile_totals(game: Game) -> np.ndarray:
     t_count = game.num_tile_types
     total = game.hands.sum(axis=0).astype(np.int64) + game.meld_counts.sum(axis=0)
     total += discard_counts(game) - claimed_counts(game)
-    undrawn = game.wall[game._head : game._tail].astype(np.intp)
+    undrawn = game.wall[game.wall_head : game.wall_tail].astype(np.intp)
     total += np.bincount(undrawn, minlength=t_count)
     return total
 

@@ -154,6 +154,22 @@ class Game:
 
     Raises:
         ValueError: bad rules, dealer, seed or wall.
+
+    Attributes (read them; change state only through :meth:`step`):
+        rules, layout (:class:`ActionLayout`), num_tile_types (T), seed, dealer.
+        phase: :class:`Phase`; current_player: the seat whose turn it is (the discarder during a
+            claim window, the kong declarer while a kong may be robbed).
+        hands: int8[4, T] concealed tiles (the drawn tile included).
+        meld_counts: int8[4, T] tiles in each seat's declared melds; melds: per seat list[Meld].
+        public_counts: int8[T] tiles every seat has seen (discards, meld tiles with a claimed
+            discard counted once, concealed kongs); a seat's knowledge base is
+            ``4 - hands[seat] - public_counts``.
+        discards: int16[4, rules.max_discards] ordered discard history, -1 padded (claimed discards
+            stay in it); num_discards: int16[4].
+        last_discard, last_discarder: the discard awaiting claims (-1 when none).
+        last_drawn: the tile the current player just drew (-1 after a chow/pong, or none).
+        wall: int8[N] the wall in draw order (read-only); wall_remaining, wall_head, wall_tail.
+        winners (list[int], sorted), deal_in (-1: none), winning_tile, end_reason, scores (int64[4]).
     """
 
     __slots__ = (
@@ -237,6 +253,16 @@ class Game:
     def wall_remaining(self) -> int:
         """Tiles left to draw (front and replacement draws share them)."""
         return self._tail - self._head
+
+    @property
+    def wall_head(self) -> int:
+        """Index in :attr:`wall` of the next front draw (``wall[wall_head:wall_tail]`` is undrawn)."""
+        return self._head
+
+    @property
+    def wall_tail(self) -> int:
+        """One past the index in :attr:`wall` of the next replacement draw (taken from the end)."""
+        return self._tail
 
     @property
     def is_over(self) -> bool:
