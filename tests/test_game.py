@@ -347,3 +347,20 @@ def test_import_game_pulls_no_rl_framework():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, f"imported: {out.stdout} {out.stderr}"
+
+
+def test_module_docstring_action_table_matches_the_layout():
+    """The action table in mjenv.game's docstring names the ids ActionLayout defines."""
+    import re
+
+    import mjenv.game
+    from mjenv.game.actions import CLAIM_NAMES
+
+    doc = mjenv.game.__doc__
+    rows = dict(re.findall(r"^2T \+ (\d)\s+``(\w+)``", doc, flags=re.M))
+    assert {int(k): v.lower() for k, v in rows.items()} == dict(enumerate(CLAIM_NAMES))
+    layout = Game("honours", seed=0).layout
+    for i, name in enumerate(CLAIM_NAMES):
+        attr = "pass_" if name == "pass" else name
+        assert getattr(layout, attr) == 2 * 34 + i
+    assert "0 .. T-1        ``discard(t)``" in doc and "T .. 2T-1       ``kong(t)``" in doc
