@@ -78,6 +78,8 @@ class Args:
     """value loss weight"""
     max_grad_norm: float = 0.5
     """gradient norm clipping"""
+    value_warmup: int = 0
+    """first updates that train only the value head, the trunk frozen (a warm-started policy is kept meanwhile)"""
     target_kl: float | None = None
     """stop the update epochs early above this approximate KL (None = never)"""
     reward_scale: float = 0.1
@@ -208,7 +210,8 @@ def main(argv: list[str] | None = None) -> Path:
     # --- environments and opponents ---------------------------------------------------------------------
     import mjenv
 
-    venv = mjenv.vector_env(args.num_envs, rules=args.rules, shaping=args.shaping)
+    # the shaping discount must equal the learner's (Ng et al. 1999): then optimal policies are unchanged
+    venv = mjenv.vector_env(args.num_envs, rules=args.rules, shaping=args.shaping, gamma=args.gamma)
     n_env, n_act = args.num_envs, venv.single_action_space.n
     obs_size = venv.single_observation_space["observation"].shape[0]
     if obs_size != net.obs_size:
@@ -365,9 +368,18 @@ def main(argv: list[str] | None = None) -> Path:
                 else:
                     v_loss = 0.5 * ((newvalue - b_ret[mb]) ** 2).mean()
                 entropy = (dist.entropy() * w).sum() / n_dec
-                loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss
+                if iteration <= args.value_warmup:
+                    loss = args.vf_coef * v_loss
+                else:
+                    loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss
                 optimizer.zero_grad()
                 loss.backward()
+                if iteration <= args.value_warmup:
+                    # only the value head moves: the shared trunk (and so the policy) stays as it was
+                    critic = {id(p) for p in net.critic.parameters()}
+                    for p in net.parameters():
+                        if id(p) not in critic:
+                            p.grad = None
                 torch.nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
                 optimizer.step()
                 stats = {"pg_loss": pg_loss.item(), "v_loss": v_loss.item(), "entropy": entropy.item(),

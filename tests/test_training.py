@@ -234,3 +234,18 @@ def test_bad_arguments_raise_value_error(tmp_path):
         train_bc.make_agent("wizard", seed=0, rules="basic")
     with pytest.raises(ValueError, match="val_fraction"):
         train_bc.main(["--val-fraction", "1.5", "--out-dir", str(tmp_path)])
+
+
+def test_value_warmup_keeps_a_warm_started_policy_and_trains_the_value_head(tmp_path, net):
+    init = PolicyAgent(net).save(tmp_path / "init.pt")
+    out = tmp_path / "ppo"
+    train_ppo.main(["--init", str(init), "--value-warmup", "1", "--total-timesteps", "32", "--num-envs", "2",
+                    "--num-steps", "16", "--eval-hands", "0", "--opponents", "random", "--out-dir", str(out),
+                    "--no-progress", "--no-tensorboard"])
+    after = load_net(out / "policy.pt").state_dict()
+    before = net.state_dict()
+    for k, v in before.items():
+        if k.startswith("critic."):
+            assert not torch.equal(after[k], v), k
+        else:
+            assert torch.equal(after[k], v), k
