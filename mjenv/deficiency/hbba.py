@@ -252,18 +252,22 @@ def _kb_max_melds(kb: Sequence[int]) -> int:
     return total
 
 
+def _chow_partners(r: int) -> tuple[tuple[int, int], ...]:
+    """The pairs of tiles completing a chow with tile r (none for honours)."""
+    if r >= 27:
+        return ()
+    rank = r % 9
+    return tuple((r + a, r + b) for a, b in ((-2, -1), (-1, 1), (1, 2)) if 0 <= rank + a and rank + b <= 8)
+
+
+_CHOW_PARTNERS = tuple(_chow_partners(r) for r in range(34))
+
+
 def _anchored_melds(r: int, kb: Sequence[int]) -> list[tuple[int, ...]]:
     """Melds holding remainder tile r and two KB tiles: the KB tiles each one needs."""
-    out: list[tuple[int, ...]] = []
+    out: list[tuple[int, ...]] = [(a, b) for a, b in _CHOW_PARTNERS[r] if kb[a] and kb[b]]
     if kb[r] >= 2:
         out.append((r, r))
-    if r < 27:
-        rank = r % 9
-        for lo in (rank - 2, rank - 1, rank):
-            if 0 <= lo and lo + 2 <= 8:
-                need = tuple(r - rank + x for x in (lo, lo + 1, lo + 2) if x != rank)
-                if all(kb[t] > 0 for t in need):
-                    out.append(need)
     return out
 
 
@@ -288,7 +292,7 @@ def _um(rem: tuple[int, ...], kb: tuple[int, ...], k: int) -> int:
         if c:
             for need in _anchored_melds(r, kbl):
                 cands.append((r, need))
-    upper = min(k, sum(min(c, k) for r, c in enumerate(rem) if c and any(x[0] == r for x in cands)))
+    upper = min(k, sum(rem[r] for r in {x[0] for x in cands}))
     best = -INF_COST
     if _kb_max_melds(kbl) >= k:
         best = 0
@@ -335,8 +339,12 @@ def _u(rem: tuple[int, ...], kb: tuple[int, ...], k: int) -> int:
 
     ``max(1 + um_max1, um_max2)``: um_max1 over eyes made of a remainder tile t and a KB copy of t
     (R' = R - t, KB' = KB - t), um_max2 over eyes made of two KB copies of any tile (KB'' = KB - 2t).
-    -INF_COST when no eye and k melds fit together.
+    -INF_COST when no eye and k melds fit together. Taking tiles out of R and KB never raises um,
+    so um(R, KB) bounds every choice: the search stops as soon as a choice reaches it.
     """
+    um0 = _um(rem, kb, k)
+    if um0 < 0:
+        return -INF_COST  # not even the melds fit
     best = -INF_COST
     kbl = list(kb)
     reml = list(rem)
@@ -349,17 +357,21 @@ def _u(rem: tuple[int, ...], kb: tuple[int, ...], k: int) -> int:
             kbl[t] += 1
             if um >= 0 and 1 + um > best:
                 best = 1 + um
-                if best == k + 1:
+                if best > um0:
                     return best
-    for t, c in enumerate(kb):
-        if c >= 2:
-            kbl[t] -= 2
-            um = _um(rem, tuple(kbl), k)
-            kbl[t] += 2
-            if um > best:
-                best = um
-                if best == k + 1:
-                    return best
+    if best >= um0:
+        return best
+    # KB eyes, tiles away from the remainder first (they are the likeliest to leave um0 intact)
+    eyes = [t for t, c in enumerate(kb) if c >= 2]
+    eyes.sort(key=lambda t: any(rem[a] or rem[b] for a, b in _CHOW_PARTNERS[t]) or rem[t] > 0)
+    for t in eyes:
+        kbl[t] -= 2
+        um = _um(rem, tuple(kbl), k)
+        kbl[t] += 2
+        if um > best:
+            best = um
+            if best >= um0:
+                return best
     return best
 
 
