@@ -61,23 +61,45 @@ def check_invariants(g: Game, rng: np.random.Generator, cross_check: bool) -> No
         return
     assert acting
     if g.phase == Phase.DISCARD:
-        assert acting == [g.current_player]
-        assert not masks[g.current_player, pass_id]
-        assert (masks[g.current_player, :t_count] == (g.hands[g.current_player] > 0)).all()
+        p = g.current_player
+        hand = g.hands[p]
+        assert acting == [p] and g.last_discard == -1
+        assert not masks[p, pass_id]
+        assert (masks[p, :t_count] == (hand > 0)).all()
+        assert not masks[p, 2 * t_count : win_id].any()  # no chow/pong/exposed kong on one's own turn
         if g.last_drawn < 0:  # right after a chow or pong: discard only
-            assert masks[g.current_player, t_count:].sum() == 0
-        if cross_check and g.last_drawn >= 0:
-            assert bool(masks[g.current_player, win_id]) == _win_reference(g, g.current_player)
+            assert masks[p, t_count:].sum() == 0
+        else:
+            pongs = {m.tiles[0] for m in g.melds[p] if m.kind == "pong"}
+            kongs = [g.wall_remaining > 0 and (hand[t] == 4 or (hand[t] >= 1 and t in pongs)) for t in range(t_count)]
+            assert masks[p, t_count : 2 * t_count].tolist() == [int(k) for k in kongs]
+            if cross_check:
+                assert bool(masks[p, win_id]) == _win_reference(g, p)
     else:
-        tile = g.last_discard if g.phase == Phase.CLAIM else None
+        tile, who = g.last_discard, g.last_discarder
+        assert tile >= 0 and who >= 0 and who not in acting
         for s in acting:
             assert masks[s, pass_id] and masks[s].sum() >= 2
-        if cross_check and tile is not None:
-            for s in range(4):
-                if s != g.last_discarder:
-                    assert bool(masks[s, win_id]) == _win_reference(g, s, tile)
-        if g.wall_remaining == 0:
-            assert not masks[:, g.layout.exposed_kong].any()
+        for s in range(4):
+            if s == who:
+                continue
+            if cross_check:
+                assert bool(masks[s, win_id]) == _win_reference(g, s, tile)
+            if g.phase == Phase.ROB_KONG:
+                assert not masks[s, :win_id].any()  # only a win (or pass) may answer a kong
+                continue
+            h = g.hands[s]
+            assert masks[s, g.layout.pong] == (h[tile] >= 2)
+            assert masks[s, g.layout.exposed_kong] == (h[tile] >= 3 and g.wall_remaining > 0)
+            chow_ok = r.allow_chow and s == (who + 1) % 4 and tile < 27
+            rank = tile % 9
+            want = [
+                chow_ok and rank <= 6 and h[tile + 1] > 0 and h[tile + 2] > 0,
+                chow_ok and 1 <= rank <= 7 and h[tile - 1] > 0 and h[tile + 1] > 0,
+                chow_ok and rank >= 2 and h[tile - 2] > 0 and h[tile - 1] > 0,
+            ]
+            assert masks[s, 2 * t_count : 2 * t_count + 3].tolist() == [int(w) for w in want]
+            assert not masks[s, : 2 * t_count].any()  # no discards or own kongs in a claim window
 
 
 def check_refusals(g: Game, rng: np.random.Generator) -> None:

@@ -251,6 +251,7 @@ def test_robbing_an_added_kong():
     g = _to_added_kong(ADDED)
     g.step({1: L.kong(M5)})
     assert g.phase == Phase.ROB_KONG and g.acting_seats() == [3]
+    assert g.current_player == 1 and g.last_discard == M5 and g.last_discarder == 1
     assert acting_legal(g) == {3: {"win", "pass"}}
     assert g.melds[1][0].kind == "added_kong"  # shown while the window is open
     g.step({3: L.win})

@@ -42,7 +42,8 @@ Phases (``Phase``, an IntEnum 0..3; ``acting_seats()`` lists who decides):
   replacement tile (from the wall's end) and takes a normal turn. All pass: the seat after the
   discarder draws. ``current_player`` stays the discarder during the window.
 * ``ROB_KONG`` (2): after an added kong of t by ``current_player``, every other seat whose hand + t is
-  complete may WIN (robbing the kong; the declarer pays as on a discard) or PASS. The kong is shown
+  complete may WIN (robbing the kong; the declarer pays as on a discard) or PASS. ``last_discard``
+  and ``last_discarder`` hold the kong's tile and its declarer during the window. The kong is shown
   (in ``melds`` and ``meld_counts``) during the window; if robbed, it falls back to a pong and t is
   entered as the declarer's last discard. If nobody robs, the declarer draws a replacement tile.
   Concealed kongs cannot be robbed. The window opens only when some seat can win on t.

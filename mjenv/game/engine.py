@@ -166,7 +166,8 @@ class Game:
             ``4 - hands[seat] - public_counts``.
         discards: int16[4, rules.max_discards] ordered discard history, -1 padded (claimed discards
             stay in it); num_discards: int16[4].
-        last_discard, last_discarder: the discard awaiting claims (-1 when none).
+        last_discard, last_discarder: the tile awaiting claims and its seat (-1 when none): the
+            discard during ``CLAIM``, the added kong's tile and its declarer during ``ROB_KONG``.
         last_drawn: the tile the current player just drew (-1 after a chow/pong, or none).
         wall: int8[N] the wall in draw order (read-only); wall_remaining, wall_head, wall_tail.
         winners (list[int], sorted), deal_in (-1: none), winning_tile, end_reason, scores (int64[4]).
@@ -590,6 +591,9 @@ class Game:
             return
         self.phase = Phase.ROB_KONG
         self._kong_tile = t
+        # the kong's tile awaits claims (a win only), as a discard would
+        self.last_discard = t
+        self.last_discarder = p
         self.last_drawn = -1
         acting.sort()
         self._masks = masks
