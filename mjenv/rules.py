@@ -90,8 +90,6 @@ class Rules:
             raise ValueError(
                 f"Rules.seven_pairs=True needs hand_size=13 (14-tile winning hands), got hand_size={self.hand_size}"
             )
-        if self.num_tiles - 4 * self.hand_size - 1 < 1:
-            raise ValueError("the wall is too small for four hands")
 
     @property
     def num_tiles(self) -> int:
