@@ -21,8 +21,8 @@ from mjenv.deficiency import dp as _dp
 
 _INF = _tables.INF
 _ALLOWED = "'cpu', 'cuda' or 'cuda:N'"
-#: Hands per chunk: bounds the gathered pairs (about 3 KB per hand) on each device type.
-_CHUNK = {"cpu": 1 << 12, "cuda": 1 << 20}
+#: Hands per chunk. On CUDA the padded combination holds about 8 KB per hand at once (2 GB per chunk).
+_CHUNK = {"cpu": 1 << 12, "cuda": 1 << 18}
 #: Whether a device runs the padded one-gather combination (few kernels: GPUs) or the pair-by-pair
 #: loop (fewer bytes: CPUs). Both are exact; tests run both on CPU.
 _PADDED = {"cpu": False, "cuda": True}

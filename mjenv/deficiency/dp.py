@@ -14,8 +14,11 @@ the deficiency is the min-plus combination of the parts' (k, p) vectors at (m, 1
   table, so each suit is cut between ranks 5 and 6 into two parts (15**5 and 15**4 rows) that share
   a boundary state, the chows crossing the cut; one min-plus over (boundary, k, p) joins them.
 
-The min-plus combinations run on arrays laid out (k * 2 + p, ..., hand): every (k1, p1) x (k2, p2)
-pair is one gathered slab, and ``np.minimum.reduceat`` takes the minimum of the slabs of each target.
+The min-plus combinations run on uint8 arrays laid out (k * 2 + p, hand[, boundary]), so every
+(k1, p1) x (k2, p2) pair is an add and a minimum of contiguous slabs covering the whole block of
+hands (small batches gather all pairs at once instead, to make fewer numpy calls). The tables come
+from a DP whose state allows at most two equal chows per start rank, which loses nothing: three
+equal chows use the same tiles as three pongs (see :mod:`mjenv.deficiency._dp_tables`).
 ``plain_deficiency_batch`` is the forward DP over all tile positions that the tables replace; it is
 kept as an independent check (tests compare the two on thousands of hands) and needs no tables.
 
@@ -166,24 +169,25 @@ def _table_rows(x: np.ndarray, full: bool) -> np.ndarray:
     return (x.astype(np.float64) @ _digit_weights(x.shape[1], full)).astype(np.int64)
 
 
+_TABLE_BUILDERS = {
+    "suit": lambda: _tables.full_suit_table(),
+    "honour": lambda: _tables.full_honour_table(),
+    "left": lambda: _tables.half_tables()[0],
+    "right": lambda: _tables.half_tables()[1],
+    "h4": lambda: _tables.honour_tables()[0],
+    "h3": lambda: _tables.honour_tables()[1],
+}
+
+
 @cache
-def _record_tables() -> dict[str, np.ndarray]:
-    """Every table viewed as one opaque record per row (e.g. ``V108`` for 12 x 9 bytes).
+def _record_table(name: str) -> np.ndarray:
+    """One table viewed as one opaque record per row (e.g. ``V108`` for 12 x 9 bytes), built on first use.
 
     ``np.take`` of whole records is one copy per row, about three times faster on cold rows than
     fancy-indexing bytes or 9-byte sub-records.
     """
-    left, right = _tables.half_tables()
-    h4, h3 = _tables.honour_tables()
-    named = {
-        "suit": _tables.full_suit_table(),
-        "honour": _tables.full_honour_table(),
-        "left": left,
-        "right": right,
-        "h4": h4,
-        "h3": h3,
-    }
-    return {k: v.reshape(len(v), -1).view(f"V{v[0].size}").reshape(len(v)) for k, v in named.items()}
+    t = _TABLE_BUILDERS[name]()
+    return t.reshape(len(t), -1).view(f"V{t[0].size}").reshape(len(t))
 
 
 def _gather(name: str, rows: np.ndarray) -> np.ndarray:
@@ -192,7 +196,7 @@ def _gather(name: str, rows: np.ndarray) -> np.ndarray:
     The transpose moves 9-byte boundary records (or bytes) as units: three times faster than a
     byte-wise transpose of the (hand, k * 2 + p, boundary) block.
     """
-    got = np.take(_record_tables()[name], rows)
+    got = np.take(_record_table(name), rows)
     inner = got.dtype.itemsize // 12
     if inner == 1:
         return np.ascontiguousarray(got.view(np.uint8).reshape(len(rows), 12).T)
