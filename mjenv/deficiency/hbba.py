@@ -85,9 +85,10 @@ LocalQ = tuple[int, int, int, int, int, tuple[int, ...], tuple[int, ...]]
 # UKOS (Sec. 3.1, Alg. 3)
 # ---------------------------------------------------------------------------------------------------
 def ukos_exact(
-    counts: tuple[int, ...], kb: tuple[int, ...], chows: bool, max_parts: int, num_rem: int
+    counts: tuple[int, ...], kb: tuple[int, ...], chows: bool, max_parts: int, num_rem: int,
+    max_rem: int | None = None,
 ) -> tuple[LocalQ, ...]:
-    """Local qDCMPs of one KB-block whose remainder holds exactly ``num_rem`` tiles (UKOS, Alg. 3).
+    """Local qDCMPs of one KB-block whose remainder holds ``num_rem`` tiles (UKOS, Alg. 3).
 
     Each node holds (pi, KB_alpha, F = (m, n, p, e), S_alpha); its children apply the eight actions
     to the first tile t of S_alpha. A1 delete t; A2 chow (t t+ t++); A3 pchow (t t+) reserving t- in
@@ -103,7 +104,8 @@ def ukos_exact(
         kb: the local knowledge base of the suit (same length).
         chows: False for honours (A2-A5 never apply).
         max_parts: cap on meld-like parts, m + n - e <= max_parts (M, the paper's five slots).
-        num_rem: tiles in the remainder.
+        num_rem: tiles in the remainder (the least, when ``max_rem`` is given).
+        max_rem: the most tiles in the remainder (default ``num_rem``).
 
     Returns:
         Tuple of local qDCMPs ``(tiles, m, n, p, e, remainder, reserved)``; remainder and reserved are
@@ -117,9 +119,9 @@ def ukos_exact(
     res: list[int] = []
     out: dict[tuple, LocalQ] = {}
 
-    def node(t: int, m: int, n: int, p: int, e: int, left: int, todo: int) -> None:
-        # left: tiles still to delete; todo: tiles still in S_alpha
-        if left == todo:
+    def node(t: int, m: int, n: int, p: int, e: int, left: int, need: int, todo: int) -> None:
+        # left / need: the most / least tiles still to delete; todo: tiles still in S_alpha
+        if need == todo:
             # only A1 is left for every remaining tile
             r = list(rem)
             for i in range(t, size):
@@ -139,66 +141,67 @@ def ukos_exact(
         if left >= c:
             s[t] = 0
             rem.extend([t] * c)
-            node(t, m, n, p, e, left - c, todo - c)
+            node(t, m, n, p, e, left - c, need - c if need > c else 0, todo - c)
             del rem[-c:]
             s[t] = c
         if room and chows and t + 1 < size:
             if s[t + 1]:
                 # A2: chow
-                if t + 2 < size and s[t + 2] and todo - 3 >= left:
+                if t + 2 < size and s[t + 2] and todo - 3 >= need:
                     s[t] -= 1
                     s[t + 1] -= 1
                     s[t + 2] -= 1
-                    node(t, m + 1, n, p, e, left, todo - 3)
+                    node(t, m + 1, n, p, e, left, need, todo - 3)
                     s[t] += 1
                     s[t + 1] += 1
                     s[t + 2] += 1
                 # A3 / A4: pchow (t t+) completed by t- or t++, reserved in KB_alpha
-                if todo - 2 >= left:
+                if todo - 2 >= need:
                     for c in (t - 1, t + 2):
                         if 0 <= c < size and k[c] > 0:
                             s[t] -= 1
                             s[t + 1] -= 1
                             k[c] -= 1
                             res.append(c)
-                            node(t, m, n + 1, p, e, left, todo - 2)
+                            node(t, m, n + 1, p, e, left, need, todo - 2)
                             res.pop()
                             k[c] += 1
                             s[t] += 1
                             s[t + 1] += 1
             # A5: pchow (t t++) completed by t+
-            if t + 2 < size and s[t + 2] and k[t + 1] > 0 and todo - 2 >= left:
+            if t + 2 < size and s[t + 2] and k[t + 1] > 0 and todo - 2 >= need:
                 s[t] -= 1
                 s[t + 2] -= 1
                 k[t + 1] -= 1
                 res.append(t + 1)
-                node(t, m, n + 1, p, e, left, todo - 2)
+                node(t, m, n + 1, p, e, left, need, todo - 2)
                 res.pop()
                 k[t + 1] += 1
                 s[t] += 1
                 s[t + 2] += 1
-        if s[t] >= 2 and todo - 2 >= left:
+        if s[t] >= 2 and todo - 2 >= need:
             s[t] -= 2
             # A6: pair completed into a pong by a KB copy
             if room and k[t] > 0:
                 k[t] -= 1
                 res.append(t)
-                node(t, m, n + 1, p + 1, e, left, todo - 2)
+                node(t, m, n + 1, p + 1, e, left, need, todo - 2)
                 res.pop()
                 k[t] += 1
             # A7: the eye (not a meld-like part)
             if e == 0:
-                node(t, m, n + 1, p + 1, 1, left, todo - 2)
+                node(t, m, n + 1, p + 1, 1, left, need, todo - 2)
             # A8: pong
-            if room and s[t] >= 1 and todo - 3 >= left:
+            if room and s[t] >= 1 and todo - 3 >= need:
                 s[t] -= 1
-                node(t, m + 1, n, p, e, left, todo - 3)
+                node(t, m + 1, n, p, e, left, need, todo - 3)
                 s[t] += 1
             s[t] += 2
 
     total = sum(counts)
-    if 0 <= num_rem <= total:
-        node(0, 0, 0, 0, 0, num_rem, total)
+    hi = num_rem if max_rem is None else min(max_rem, total)
+    if 0 <= num_rem <= hi:
+        node(0, 0, 0, 0, 0, hi, num_rem, total)
     return tuple(out.values())
 
 
@@ -207,12 +210,9 @@ def ukos_block(
 ) -> tuple[LocalQ, ...]:
     """All local qDCMPs of one KB-block (UKOS, Sec. 3.1, Alg. 3), every remainder size.
 
-    Same arguments and result as :func:`ukos_exact` without the remainder cut.
+    Same arguments and result as :func:`ukos_exact` without the remainder cut (one walk).
     """
-    out: list[LocalQ] = []
-    for r in range(sum(counts) + 1):
-        out.extend(ukos_exact(counts, kb, chows, max_parts, r))
-    return tuple(out)
+    return ukos_exact(counts, kb, chows, max_parts, 0, sum(counts))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -459,17 +459,15 @@ def _hbb_plan(num_tiles: int, melds: int):
     return groups, suffix, index, sorted(layers.items(), reverse=True)
 
 
-def _feature_classes(
-    counts: tuple[int, ...], kb: tuple[int, ...], chows: bool, max_parts: int, num_rem: int
-) -> tuple[tuple[int, int, int, tuple[LocalQ, ...]], ...]:
-    """A block's local qDCMPs with ``num_rem`` remainder tiles, grouped by local features (m, n, e).
+def _feature_classes(leaves) -> tuple[tuple[int, int, int, tuple[LocalQ, ...]], ...]:
+    """Local qDCMPs grouped by local features (m, n, e).
 
     HBB groups qDCMPs by (m, n, e) (Table 2) and a combined qDCMP's features are the sums of the
     local ones (Sec. 3.4), so combinations are formed class by class and a class's members are only
     expanded when the group is evaluated.
     """
     classes: dict[tuple[int, int, int], list[LocalQ]] = {}
-    for q in ukos_exact(counts, kb, chows, max_parts, num_rem):
+    for q in leaves:
         classes.setdefault((q[1], q[2], q[4]), []).append(q)
     return tuple((m, n, e, tuple(qs)) for (m, n, e), qs in classes.items())
 
@@ -502,7 +500,7 @@ class _BlockEntry:
         last = depth if depth < self.width else self.width
         by_rem = self.by_rem
         while len(by_rem) <= last:
-            by_rem.append(_feature_classes(self.counts, self.kb, self.chows, melds, len(by_rem)))
+            by_rem.append(_feature_classes(ukos_exact(self.counts, self.kb, self.chows, melds, len(by_rem))))
         return by_rem
 
 
