@@ -134,7 +134,7 @@ def lean_single(hand: np.ndarray, kb: np.ndarray | None = None, exposed_melds: i
         k = kb.tolist()
         if len(k) != len(h) or min(k) < 0 or any(a + b > 4 for a, b in zip(h, k)):
             raise ValueError("fall back to normalize")
-    return hbba._hbba(h, k, m)
+    return hbba.hbba_lists(h, k, m)
 
 
 def main() -> None:

@@ -68,7 +68,16 @@ import numpy as np
 from mjenv.deficiency.blocks import HONOURS, kb_blocks
 from mjenv.deficiency.dp import INCOMPLETABLE
 
-__all__ = ["INCOMPLETABLE", "deficiency_batch", "hbb_layers", "hbba_one", "ukos_block", "ukos_exact", "uke_cost"]
+__all__ = [
+    "INCOMPLETABLE",
+    "deficiency_batch",
+    "hbb_layers",
+    "hbba_lists",
+    "hbba_one",
+    "uke_cost",
+    "ukos_block",
+    "ukos_exact",
+]
 
 #: The paper's "infinite" cost of an incompletable qDCMP (Alg. 4).
 INF_COST = 100
@@ -582,11 +591,17 @@ def hbba_one(hand: Sequence[int], kb: Sequence[int], melds: int) -> int:
     Returns:
         The deficiency, or ``INCOMPLETABLE``.
     """
-    return _hbba([int(v) for v in hand], [int(v) for v in kb], int(melds))
+    return hbba_lists([int(v) for v in hand], [int(v) for v in kb], int(melds))
 
 
-def _hbba(hand: list[int], kb: list[int], melds: int) -> int:
-    """:func:`hbba_one` on lists of Python ints."""
+def hbba_lists(hand: list[int], kb: list[int], melds: int) -> int:
+    """:func:`hbba_one` on already validated lists of Python ints (no conversion; the lean path).
+
+    Args:
+        hand: list[int] of 27 or 34 tile counts, 3M+1 or 3M+2 tiles.
+        kb: list[int] of the same length, hand + kb <= 4.
+        melds: M (0..5).
+    """
     num_tiles = sum(hand)
     size = len(hand)
     # Step 1: KB-blocks, each looked up in the per-block memo (block tiles, local KB).
@@ -665,4 +680,4 @@ def deficiency_batch(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarra
     h = hands.tolist()
     k = kbs.tolist()
     m = melds_needed.tolist()
-    return np.array([_hbba(h[i], k[i], m[i]) for i in range(len(h))], dtype=np.int32)
+    return np.array([hbba_lists(h[i], k[i], m[i]) for i in range(len(h))], dtype=np.int32)
