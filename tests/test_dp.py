@@ -186,3 +186,29 @@ def test_speed_benchmark_runs_at_a_tiny_size(capsys):
     out = capsys.readouterr().out
     assert "dp backend (deficiency_batch)" in out and "random knowledge bases" in out
     assert "small batches" in out
+
+
+@pytest.mark.parametrize("variant", ["padded", "shifted", "pairs"])
+@pytest.mark.parametrize("boundary", [False, True])
+def test_minplus_variants_equal_brute_force(variant, boundary, monkeypatch):
+    # the three ways of combining (k, p) vectors must all give the plain definition of min-plus
+    monkeypatch.setattr(dp, "_SMALL", 10**9 if variant == "padded" else 0)
+    monkeypatch.setattr(dp, "_MEDIUM", 10**9 if variant == "shifted" else 0)
+    rng = np.random.default_rng(25)
+    shape = (12, 40, 9) if boundary else (12, 40)
+    a = rng.integers(0, tables.INF + 1, shape).astype(np.uint8)
+    b = rng.integers(0, tables.INF + 1, shape).astype(np.uint8)
+    for kmax in range(6):
+        for final in (False, True):
+            got = dp._minplus(a, b, kmax, final)
+            want = []
+            for k in range(kmax + 1):
+                for p in (1,) if final else (0, 1):
+                    sums = [
+                        a[2 * k1 + p1].astype(int) + b[2 * (k - k1) + p - p1]
+                        for k1 in range(k + 1)
+                        for p1 in range(p + 1)
+                    ]
+                    best = np.min(sums, axis=0)
+                    want.append(np.minimum(best.min(axis=-1) if boundary else best, tables.INF))
+            assert (got == np.array(want)).all(), (kmax, final)
