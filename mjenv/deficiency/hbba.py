@@ -514,23 +514,16 @@ class _BlockEntry:
 
 
 @lru_cache(maxsize=_LRU_SIZE)
-def _block_entry(ranks: tuple[int, ...], honours: bool, lo: int, kb_part: tuple[int, ...], melds: int) -> _BlockEntry:
-    """The memo of a KB-block, keyed on (block tiles, local KB near the block, M) in a bounded LRU.
+def _block_entry(counts: tuple[int, ...], kb: tuple[int, ...], chows: bool, melds: int) -> _BlockEntry:
+    """The memo of a KB-block, keyed on (block tiles, local KB, M) in a bounded LRU.
 
     Args:
-        ranks: 0-based ranks of the block's tiles in its suit, with multiplicity, sorted.
-        honours: True for an honour block (no chows).
-        lo: first rank of ``kb_part`` in the suit.
-        kb_part: the suit's KB on the ranks UKOS can read (one below the block to two above).
+        counts: the block's counts on its window of ranks (see :func:`hbba_lists`).
+        kb: the local KB on the same window.
+        chows: False for honours.
         melds: M (caps the parts of a qDCMP).
     """
-    width = 7 if honours else 9
-    counts = [0] * width
-    for r in ranks:
-        counts[r] += 1
-    kb = [0] * width
-    kb[lo : lo + len(kb_part)] = kb_part
-    return _BlockEntry(tuple(counts), tuple(kb), not honours, melds)
+    return _BlockEntry(counts, kb, chows, melds)
 
 
 def _combine(blocks, reach, i, left, m, n, e, melds, picks, index, found) -> None:
@@ -604,44 +597,52 @@ def hbba_lists(hand: list[int], kb: list[int], melds: int) -> int:
     """
     num_tiles = sum(hand)
     size = len(hand)
-    # Step 1: KB-blocks, each looked up in the per-block memo (block tiles, local KB).
+    # Step 1: KB-blocks, each looked up in the per-block memo (block tiles, local KB). UKOS reads
+    # only the ranks from one below the block to one above its last tile (A3 reserves t-1, A4 t+2
+    # with t+1 in the block), so a block is searched on that window, cut at the suit's ends: the
+    # window's edges then stand for the suit's, and equal blocks anywhere share one memo entry.
     blocks = []
     for b in kb_blocks(hand, kb):
         tl = b.tiles
+        if b.suit == HONOURS:
+            t = tl[0]
+            blocks.append((t, _block_entry((len(tl),), (kb[t],), False, melds)))
+            continue
         off = 9 * b.suit
-        honours = b.suit == HONOURS
-        # UKOS only reads KB ranks next to the block (A3 t-1 ... A4 t+2 with t+1 in the block), so
-        # the key holds only those: equal blocks of different hands share one memo entry.
-        lo = tl[0] - off - 1
-        if lo < 0:
-            lo = 0
-        hi = tl[-1] - off + 2
-        if hi > (7 if honours else 9):
-            hi = 7 if honours else 9
-        ranks = tuple([t - off for t in tl]) if off else tl
-        blocks.append((off, _block_entry(ranks, honours, lo, tuple(kb[off + lo : off + hi]), melds)))
+        lo = tl[0] - 1 if tl[0] > off else off
+        hi = tl[-1] + 2 if tl[-1] < off + 8 else off + 9
+        counts = [0] * (hi - lo)
+        for t in tl:
+            counts[t - lo] += 1
+        blocks.append((lo, _block_entry(tuple(counts), tuple(kb[lo:hi]), True, melds)))
     groups, suffix, index, layers = _hbb_plan(num_tiles, melds)
     best = INF_COST
     nb = len(blocks)
     picks: list = [None] * nb
     # no qDCMP leaves fewer remainder tiles than its blocks' least remainders: skip those layers
-    top = num_tiles - sum(entry.min_rem for _, entry in blocks)
+    least_rem = sum(entry.min_rem for _, entry in blocks)
+    top = num_tiles - least_rem
     for tiles, group_ids in layers:
         if best <= suffix[group_ids[0]]:
             break  # Table 4: no layer from here on can beat `best`
         if tiles > top:
             continue
         depth = num_tiles - tiles
-        # Step 2: UKOS per block down to this layer's remainder size (memoized), and, as bit masks,
-        # the remainder sizes reachable from block i on (so combining never hits a dead end).
+        # Step 2: UKOS per block down to the remainder size this layer can ask of it (memoized):
+        # the other blocks keep at least their least remainders, so block i keeps at most its own
+        # plus the slack. As bit masks, the remainder sizes reachable from block i on (so
+        # combining never hits a dead end).
+        slack = depth - least_rem
         reach = [0] * (nb + 1)
         reach[nb] = 1
         mask = (1 << (depth + 1)) - 1
         layer_blocks = [None] * nb
         for i in range(nb - 1, -1, -1):
             off, entry = blocks[i]
-            by_rem = entry.upto(depth, melds)
-            last = depth if depth < entry.width else entry.width
+            last = entry.min_rem + slack
+            if last > entry.width:
+                last = entry.width
+            by_rem = entry.upto(last, melds)
             nxt = reach[i + 1]
             acc = 0
             for r in range(last + 1):
