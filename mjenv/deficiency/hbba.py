@@ -548,12 +548,15 @@ def _combine(blocks, reach, i, left, m, n, e, melds, picks, index, found) -> Non
             _combine(blocks, reach, i + 1, left - r, m2, n2, e2, melds, picks, index, found)
 
 
-def _best_in_class_combo(choice, m, n, e, kb, size, melds, least, best) -> int:
-    """Least UKE cost (Alg. 4) over the qDCMPs of one class combination, stopping at ``least``."""
+def _best_in_class_combo(choice, m, n, e, kb, base_rem, melds, least, best) -> int:
+    """Least UKE cost (Alg. 4) over the qDCMPs of one class combination, stopping at ``least``.
+
+    ``base_rem`` holds the remainder of the single-tile blocks (their only qDCMP deletes the tile).
+    """
     if e and m + n - e == melds:
         return melds - m  # Prop. 1 holds for every member: no need to look at them
     for combo in product(*[qs for _, qs in choice]):
-        rem = [0] * size
+        rem = list(base_rem)
         kbp = list(kb)
         for (off, _), q in zip(choice, combo):
             for i in q[5]:
@@ -602,8 +605,14 @@ def hbba_lists(hand: list[int], kb: list[int], melds: int) -> int:
     # with t+1 in the block), so a block is searched on that window, cut at the suit's ends: the
     # window's edges then stand for the suit's, and equal blocks anywhere share one memo entry.
     blocks = []
+    base_rem = [0] * size  # single-tile blocks: UKOS can only delete the tile (A1)
+    singles = 0
     for b in kb_blocks(hand, kb):
         tl = b.tiles
+        if len(tl) == 1:
+            base_rem[tl[0]] = 1
+            singles += 1
+            continue
         if b.suit == HONOURS:
             t = tl[0]
             blocks.append((t, _block_entry((len(tl),), (kb[t],), False, melds)))
@@ -620,7 +629,7 @@ def hbba_lists(hand: list[int], kb: list[int], melds: int) -> int:
     nb = len(blocks)
     picks: list = [None] * nb
     # no qDCMP leaves fewer remainder tiles than its blocks' least remainders: skip those layers
-    least_rem = sum(entry.min_rem for _, entry in blocks)
+    least_rem = singles + sum(entry.min_rem for _, entry in blocks)
     top = num_tiles - least_rem
     for tiles, group_ids in layers:
         if best <= suffix[group_ids[0]]:
@@ -635,6 +644,7 @@ def hbba_lists(hand: list[int], kb: list[int], melds: int) -> int:
         slack = depth - least_rem
         reach = [0] * (nb + 1)
         reach[nb] = 1
+        depth -= singles  # what the other blocks leave in the remainder
         mask = (1 << (depth + 1)) - 1
         layer_blocks = [None] * nb
         for i in range(nb - 1, -1, -1):
@@ -661,7 +671,7 @@ def hbba_lists(hand: list[int], kb: list[int], melds: int) -> int:
                 break
             _, m, n, e, least = groups[gi]
             for choice in found.get(gi, ()):
-                best = _best_in_class_combo(choice, m, n, e, kb, size, melds, least, best)
+                best = _best_in_class_combo(choice, m, n, e, kb, base_rem, melds, least, best)
                 if best <= least:
                     break  # the group's minimal cost (Table 3)
     return INCOMPLETABLE if best >= INF_COST else int(best)
