@@ -295,3 +295,16 @@ def test_public_api_batch_equals_single_hands():
     batch = deficiency(hands, kbs)
     assert batch.dtype.kind == "i"
     assert [deficiency(h, k) for h, k in zip(hands, kbs)] == batch.tolist()
+
+
+def test_results_do_not_depend_on_the_memo():
+    # the per-block memo is shared across hands (and positions): answers must not depend on what
+    # was computed before, nor on the LRU being cold
+    cases = [c for c in _cases(5, 120) if len(c[0]) == 27]
+    first = [hbba.hbba_one(h, k, 4 - x) for h, k, x in cases]
+    hbba._block_entry.cache_clear()
+    hbba._um.cache_clear()
+    second = [hbba.hbba_one(h, k, 4 - x) for h, k, x in reversed(cases)][::-1]
+    want = [reference_deficiency(h, k, exposed_melds=x) for h, k, x in cases[:40]]
+    assert first == second
+    assert first[:40] == want
