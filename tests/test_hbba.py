@@ -308,3 +308,32 @@ def test_results_do_not_depend_on_the_memo():
     want = [reference_deficiency(h, k, exposed_melds=x) for h, k, x in cases[:40]]
     assert first == second
     assert first[:40] == want
+
+
+def test_blocks_never_compete_for_a_reserved_kb_tile():
+    # Sec. 3.4 combines block KBs by the componentwise minimum; that is exact only if no KB tile can
+    # be reserved by pmelds of two different blocks.
+    from mjenv.deficiency.blocks import kb_blocks
+
+    def reservable(tiles_: tuple[int, ...], kb) -> set[int]:
+        held = set(tiles_)
+        out = {t for t in held if tiles_.count(t) >= 2 and kb[t] > 0}
+        for x in held:
+            if x >= 27:
+                continue
+            for y in held:
+                if y <= x or y // 9 != x // 9 or y - x > 2:
+                    continue
+                done = {x + 1} if y - x == 2 else {x - 1, y + 1}
+                out |= {c for c in done if c // 9 == x // 9 and 0 <= c < 27 and kb[c] > 0}
+        return out
+
+    checked = 0
+    for hand, kb, _ in _cases(77, 400):
+        seen: set[int] = set()
+        for b in kb_blocks(hand, kb):
+            mine = reservable(b.tiles, kb)
+            assert not (mine & seen), (tiles.format_hand(hand), kb.tolist())
+            seen |= mine
+            checked += len(mine)
+    assert checked > 100
