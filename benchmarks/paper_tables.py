@@ -113,9 +113,9 @@ NDDE_T4 = {"ndde1": {1: 1.58e-2, 2: 7.12e-3, 3: 3.97e-3}, "ndde2": {1: 2.41e-2, 
 class Args:
     """Benchmark configuration."""
 
-    hands: int = 24
+    hands: int = 30
     """Random hands per suit class (the papers: 1000)."""
-    kbs: tuple[int, int, int] = (10, 10, 10)
+    kbs: tuple[int, int, int] = (15, 15, 15)
     """Knowledge bases per hand for 1-, 2-, 3-suit hands (the HBBA paper: 50, 100, 100)."""
     reference: int = 30
     """(hand, KB) pairs per suit class checked against the slow reference."""
@@ -430,6 +430,92 @@ def _ndde_main(cls: dict) -> tuple[str, dict] | None:
     return next(iter(runs.items()), None)
 
 
+def _weighted(values, weights) -> float:
+    return float(np.dot(values, weights) / np.sum(weights))
+
+
+def differences(report: dict) -> list[str]:
+    """Where our numbers differ from the papers' and why (markdown bullets, numbers from this run)."""
+    cls = report["classes"]
+    kb_methods = [m for m in KB_METHODS if m in report["methods_run"]]
+    out = ["## Where our numbers differ from the papers', and why", ""]
+    shares = []
+    for key, c in cls.items():
+        ours = [b["pairs"] / max(1, c["pairs"]) for b in c["bins"][:-1]]
+        theirs = [p / HBBA_T9[int(key)]["pairs"][-1] for p in HBBA_T9[int(key)]["pairs"][:-1]]
+        shares.append(f"{key}-suit: ours " + "/".join(f"{100 * v:.0f}" for v in ours)
+                      + " vs HBBA paper " + "/".join(f"{100 * v:.0f}" for v in theirs))
+    out.append(
+        "- **Protocol details the papers leave open.** Neither paper gives the normal distribution's parameters "
+        "or how KB tiles are picked; we use mean K_max/2, sd K_max/4 (redrawn outside 0..K_max) and draw the KB "
+        "uniformly from the unseen tiles of the hand's suits. The KB-size shapes come out close (% of pairs per "
+        "bin: " + "; ".join(shares) + ").")
+    n_pairs = sum(c["pairs"] for c in cls.values())
+    out.append(
+        f"- **Sample size.** This run scores {n_pairs} pairs in all (the papers: 50,000 + 100,000 + 100,000). "
+        "A per-bin rate over n pairs has a binomial standard error up to 50/sqrt(n) percentage points, and the "
+        "pairs of one hand are correlated, so small bins move by several points between seeds; `--full` runs the "
+        "papers' sizes.")
+    for m in kb_methods:
+        accs = {k: c["bins"][-1]["accuracy"][m] for k, c in cls.items()}
+        if m == "hbba":
+            verdict = ("matches the paper's 100% everywhere" if all(a == 1.0 for a in accs.values())
+                       else "does NOT match the paper's 100%: a bug in our hbba to fix")
+            out.append("- **hbba** overall accuracy " + ", ".join(f"{k}-suit {_pct(a)}" for k, a in accs.items())
+                       + f": {verdict}.")
+        if m == "bda":
+            le4 = {k: c["bins"][-1].get("bda_accuracy_truth_le_4") for k, c in cls.items()}
+            above = sum(c["bins"][-1].get("bda_above_truth") or 0 for c in cls.values())
+            below = sum(c["bins"][-1].get("bda_below_truth") or 0 for c in cls.values())
+            out.append(
+                "- **bda** overall accuracy " + ", ".join(f"{k}-suit {_pct(a)} (paper {HBBA_T9[int(k)]['BDA'][-1]}%)"
+                                                         for k, a in accs.items())
+                + "; where the truth is <= 4: " + ", ".join(f"{_pct(v)}" for v in le4.values())
+                + f"; errors above the truth {above}, below {below}. The BDA paper's Theorem 3 makes BDA a lower "
+                "bound that is exact up to 4, yet its Sec. 6.4 describes its errors as 'greater than the real "
+                "deficiency'; the HBBA paper's BDA column is the HBBA authors' rerun (errors they attribute to "
+                "types merging distinct qDCMPs). Our bda is our own reading of Alg. 1-3, so its error pattern on "
+                "small KBs (where deficiencies above 4 occur) need not match theirs bin by bin.")
+    qsa1 = _weighted(HBBA_T9[1]["QSA"][:-1], HBBA_T9[1]["pairs"][:-1])
+    t8 = _weighted(HBBA_T8[1][:-1], HBBA_T9[1]["pairs"][:-1])
+    out.append(
+        f"- **Inconsistencies inside the papers' tables.** HBBA Table 9 gives QSA 99.98% overall on 1-suit hands, "
+        f"but its own bins average to {qsa1:.2f}% (weighted by the bin counts); HBBA Table 8 gives HBBA "
+        f"9.26e-2 s overall on 1-suit hands while its bins average to {t8:.3g} s. We print their figures as "
+        "published.")
+    out.append(
+        "- **Times** are not comparable in absolute terms: the papers ran Python 3.8 on an idle i7-6700; we "
+        "run on a 2-core shared machine with other jobs, so means and especially maxima carry scheduling noise. "
+        "Our hbba keeps LRU memo tables across calls (blocks and local KBs repeat across the KBs of one hand), so "
+        "its per-pair times are those of a warm process, as in the env. `dp batched` is our vectorized exact DP "
+        "over the whole class in one call: it is the way the env computes deficiencies, not a per-hand search. "
+        "QSA and WRA are not implemented here (no quadtree baseline), so only the papers' columns appear.")
+    nd = [(k, c["ndde"]) for k, c in cls.items() if c.get("ndde")]
+    if nd:
+        parts = []
+        for k, runs in nd:
+            for setting, r in runs.items():
+                parts.append(f"{k}-suit {setting} {_pct(r['accuracy_ordinary'])} (paper {_pct(r['paper_accuracy'])})")
+        text = ("- **NDDE** against the ordinary deficiency (KB = 4 - H): " + "; ".join(parts) + ". ")
+        if "ndde_paper_dataset" in report:
+            d = report["ndde_paper_dataset"]
+            text += (f"On the NDDE paper's own one-suit dataset (uniform over the {d['of']} distinct hands, "
+                     f"{d['hands']} sampled) ndde1 scores {_pct(d['accuracy_ordinary'])} vs 93.31%. ")
+        text += (
+            "With the large budget (ndde2) we reproduce the paper's 100%; with the default budget our search "
+            "converges more slowly than the paper reports. The paper leaves open which element the repair removes "
+            "(we remove the last slot), what happens when Eq. 9 leaves 1..N_S (we redraw) and whether the "
+            "population is updated in place; we tried the alternatives (first slot, clipping, in-place updates) "
+            "and none moved ndde1 on one-suit hands by more than a point, so the gap is not explained by those "
+            "choices. NDDE is not knowledge-aware, so against the knowledge-aware truth it loses most on small "
+            "KBs (see the accuracy tables). Its times: the paper stops a run as soon as the known true deficiency "
+            "is found; we cannot, so every run does all G_max + 1 generations, and a one-hand call of our "
+            "batch-vectorized code pays numpy overhead per generation (batched, it is far cheaper per hand).")
+        out.append(text)
+    out.append("")
+    return out
+
+
 def render_markdown(report: dict) -> str:
     """The tables of the report as markdown."""
     kb_methods = [m for m in KB_METHODS if m in report["methods_run"]]
@@ -515,6 +601,7 @@ def render_markdown(report: dict) -> str:
                           f"hands; {d['hands']} sampled), ndde1: {_pct(d['accuracy_ordinary'])} vs paper "
                           f"{_pct(d['paper_accuracy'])}."]
         lines.append("")
+    lines += differences(report)
     return "\n".join(lines)
 
 

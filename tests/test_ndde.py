@@ -125,25 +125,26 @@ def test_large_budget_finds_the_ordinary_deficiency(suits):
     np.testing.assert_array_equal(est, truth)
 
 
-def test_never_below_the_ordinary_deficiency_on_hard_hands():
-    # Eq. 8 does not check that completing tiles are still available, so one predecomposition can be
-    # undercharged; hands with many four-of-a-kinds and triples are where that would show. Checked
-    # here: the search never returns less than the exact KB = 4 - H deficiency on such hands.
+def test_not_an_upper_bound_eq8_undercharges_an_unpairable_eye():
+    # Eq. 8 charges 1 for an eye from a leftover single, but here every leftover (5m, 8m, 4p) already has
+    # all four copies in the hand; the paper's special case only covers m = 4, n = 0. So the search can
+    # return less than the true ordinary deficiency: NDDE is not an upper bound.
+    hand = parse("55558888m4444p12s", 27)
+    pi = [_ids("C5C5C5"), _ids("C8C8C8"), _ids("D4D4D4"), _ids("B1B2")]
+    assert predecomposition_cost(hand, pi) == 9 - 2 * 3 - 1
+    truth = deficiency(hand, method="dp")
+    assert truth == 3
+    assert deficiency(hand, method="ndde", seed=0, population=50, generations=300) == 2
+
+
+def test_not_below_truth_on_random_wall_hands():
+    # undercharging needs several four-of-a-kinds, which random wall hands rarely hold: there a fitness
+    # below the truth would mean a bug in Eq. 8, the repair or the mapping
     rng = np.random.default_rng(9)
-    rows = []
-    for _ in range(80):
-        hand = np.zeros(27, dtype=np.int8)
-        quads = rng.choice(9, size=2, replace=False)
-        hand[quads] = 4
-        free = np.flatnonzero(hand[:9] < 4)
-        extra = rng.choice(np.repeat(free, 4 - hand[free]), size=6, replace=False)
-        np.add.at(hand, extra, 1)
-        rows.append(hand)
-    hands, kbs, m = _batch(np.array(rows))
+    hands, kbs, m = _batch(np.concatenate([_wall_hands(rng, 30, s) for s in [(0,), (0, 1), (0, 1, 2)]]))
     truth = dp_backend.deficiency_batch(hands, kbs, m)
-    est = ndde.deficiency_batch(hands, kbs, m, seed=1, population=30, generations=200)
+    est = ndde.deficiency_batch(hands, kbs, m, seed=1)
     assert (est >= truth).all()
-    assert (est == truth).mean() > 0.9
 
 
 @pytest.mark.parametrize("exposed,extra", [(0, 1), (1, 2), (2, 1), (3, 2)])

@@ -18,11 +18,15 @@ Eq. 8), i.e. the implicit knowledge base ``KB = 4 - H``. Its target is therefore
 the knowledge-aware truth can be larger (or ``INCOMPLETABLE``), and NDDE never reports
 ``INCOMPLETABLE``. ``benchmarks/paper_tables.py`` reports its accuracy against both targets.
 
-Eq. 8 is a closed-form count that does not check whether the tiles that would complete the chosen
-pseudomelds are still available (two pseudochows waiting on the last copy of the same tile are each
-charged 1). So a single predecomposition's fitness can undercount its true completion cost and NDDE
-is *not* a guaranteed upper bound of ``dfncy(H, 4 - H)``; see ``tests/test_ndde.py`` for what is
-checked instead.
+Eq. 8 is a closed-form count that does not check whether the tiles it charges for are available: it
+charges one tile for an eye made from a leftover single even when every leftover tile already has all
+four copies in the hand (the paper's second special case only covers ``m = 4, n = 0``), and one tile
+per pseudochow even when two of them wait on the same last copy. So a predecomposition's fitness can
+undercount its true cost and NDDE is **not** an upper bound of ``dfncy(H, 4 - H)``: for
+``55558888m4444p12s`` the predecomposition ``(555m)(888m)(444p)(12s)`` has fitness 2 (m = 3, n = 1,
+``9 - 2m - n``), the leftovers 5m, 8m, 4p cannot become the eye, the true deficiency is 3, and NDDE
+answers 2 with any budget. Such hands need several four-of-a-kinds and are rare in random play (none
+in the default benchmark run; ``tests/test_ndde.py`` pins this example).
 
 The algorithm (paper section -> code)
 -------------------------------------
