@@ -138,13 +138,14 @@ def test_policy_agent_plays_in_the_evaluation_harness(tmp_path, net):
 
 def test_behaviour_cloning_generates_teacher_decisions_and_fits_them(tmp_path):
     out = tmp_path / "bc"
-    path = train_bc.main(["--hands", "6", "--num-envs", "3", "--epochs", "25", "--batch-size", "64",
+    path = train_bc.main(["--hands", "6", "--num-envs", "3", "--epochs", "25", "--batch-size", "32",
+                          "--learning-rate", "3e-3",
                           "--hidden", "64,64", "--val-fraction", "0.0", "--out-dir", str(out), "--no-progress",
                           "--no-tensorboard"])
     rows = _rows(out / "bc_log.csv")
     assert len(rows) == 25
     assert float(rows[-1]["loss"]) < float(rows[0]["loss"])
-    assert float(rows[-1]["train_accuracy"]) > 0.8  # six hands of greedy decisions are easy to fit
+    assert float(rows[-1]["train_accuracy"]) > 0.85  # six hands of greedy decisions are easy to fit
     assert (out / "bc_curve.png").stat().st_size > 0
     assert PolicyAgent.load(path).net.hidden == (64, 64)
 
