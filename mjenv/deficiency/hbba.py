@@ -98,7 +98,11 @@ __all__ = [
 INF_COST = 100
 #: Most melds any rule set needs (16-tile rules).
 MAX_MELDS = 5
-_LRU_SIZE = 1 << 16
+#: Entries of the UKE memos (two short tuples each).
+_LRU_SIZE = 1 << 15
+#: KB-blocks kept in the per-block memo: a few KB each for the small blocks of mixed hands (about
+#: 60 MB at most for those; large one-suit blocks hold more).
+_BLOCK_LRU_SIZE = 1 << 14
 
 # A local qDCMP: (tiles in pi, m, n, p, e, remainder, reserved); remainder and reserved are sorted
 # tuples of local rank indices with multiplicity.
@@ -528,7 +532,7 @@ class _BlockEntry:
         return by_rem
 
 
-@lru_cache(maxsize=_LRU_SIZE)
+@lru_cache(maxsize=_BLOCK_LRU_SIZE)
 def _block_entry(counts: tuple[int, ...], kb: tuple[int, ...], chows: bool, melds: int) -> _BlockEntry:
     """The memo of a KB-block, keyed on (block tiles, local KB, M) in a bounded LRU.
 
