@@ -4,10 +4,12 @@ Used through ``deficiency(..., method="dp", device="cuda")`` (or ``"cpu"``). Tor
 here, and this module is imported only when a device is asked for. The tables are built by numpy
 (:mod:`mjenv.deficiency._dp_tables`) and copied once to each device.
 
-Layout as in the numpy path, (k * 2 + p, hand[, boundary]), but every (k1, p1) x (k2, p2) pair of a
-min-plus combination is gathered at once (short groups repeat a pair), so one combination is
-a handful of kernels whatever the batch size. Large batches run in chunks to bound
-memory (about 3 KB per hand in flight).
+Layout as in the numpy path, (k * 2 + p, hand[, boundary]). On CUDA every (k1, p1) x (k2, p2) pair
+of a min-plus combination is gathered at once (short groups repeat a pair), so one combination is a
+handful of kernels whatever the batch size; on CPU the pairs go one by one, in place, as in numpy.
+Large batches run in chunks to bound memory.
+
+Also :func:`deficiency_tensor` for batches that already live on the device (results stay there).
 """
 
 from __future__ import annotations
