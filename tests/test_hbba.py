@@ -337,3 +337,13 @@ def test_blocks_never_compete_for_a_reserved_kb_tile():
             seen |= mine
             checked += len(mine)
     assert checked > 100
+
+
+def test_eq5_kb_eye_when_the_remainder_eye_blocks_the_meld():
+    # ue = 1 (B1 pairs with the KB's B1), but that eye leaves B1B2B3 without its B1; the KB eye
+    # D5D5 with B1B2B3 completes the hand: Eq. 5's max must take um_max2 even when ue = 1.
+    assert hbba.uke_cost(3, 0, 0, _kb_vec("B1"), _kb_vec("B1B2B3D5D5"), 4) == 14 - 9 - 1
+    hand = "(B1B6B9)(C1C1C1C4C4C4C7C7C7)(D9)"
+    kb = "(111000000)(000000000)(000020000)"
+    assert reference_deficiency(hand, kb) == 4
+    assert deficiency(hand, kb, method="hbba") == 4
