@@ -46,11 +46,11 @@ end of this docstring (``benchmarks/bda_accuracy.py``).
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
-from mjenv.deficiency.blocks import HONOURS, kb_blocks
+from mjenv.deficiency.blocks import HONOURS, KBBlock, kb_blocks
 from mjenv.deficiency.dp import INCOMPLETABLE
 
 #: Alg. 1 and Alg. 2 return this "large upper bound" for an incompletable qDCMP / hand.
@@ -195,7 +195,7 @@ def _meldable(y: int, k: tuple[int, ...], x: int, honour: bool) -> bool:
     if honour:
         return False
     for a, b in ((y - 2, y - 1), (y - 1, y + 1), (y + 1, y + 2)):
-        if 0 <= a and b <= 8 and kb(a) >= 1 and kb(b) >= 1:
+        if 0 <= a and b < len(k) and kb(a) >= 1 and kb(b) >= 1:
             return True
     return False
 
@@ -251,12 +251,15 @@ def _leftover_kbs(needs: tuple[tuple[int, ...], ...], k: tuple[int, ...]) -> fro
 _LocalType = tuple[int, int, int, int, int, int, int, tuple[int, ...]]
 
 
-@lru_cache(maxsize=1 << 16)
 def _local_search(
     counts: tuple[int, ...], k: tuple[int, ...], honour: bool, max_elements: int, paper: bool, track: bool
 ) -> frozenset[_LocalType]:
     """All qDCMPs of one KB-block by the 6-ary local search, mapped to types (see :func:`local_types`)."""
     size = len(counts)
+    if sum(counts) == 1:
+        # a lone tile: only the empty qDCMP; a single remainder tile cannot give both eye and meld
+        re, rm, em = _remainder_attrs(counts, k, honour)
+        return frozenset({(0, 0, 0, 0, re, rm, em, (0,) * size if track else ())})
     c = list(counts)
     rem = [0] * size
     needs: list[tuple[int, ...]] = []  # KB ranks that complete each completable pmeld
@@ -266,8 +269,13 @@ def _local_search(
         while t < size and c[t] == 0:
             t += 1
         if t == size:
-            if paper:
+            if paper or not needs:
                 found.add((m, n, p, e, tuple(rem), k))
+            elif len(needs) == 1:
+                for z in needs[0]:
+                    left = list(k)
+                    left[z] -= 1
+                    found.add((m, n, p, e, tuple(rem), tuple(left)))
             else:
                 for left in _leftover_kbs(tuple(sorted(needs)), k):
                     found.add((m, n, p, e, tuple(rem), left))
@@ -366,33 +374,40 @@ def _check_variant(variant: str) -> bool:
     return variant == "paper"
 
 
-def _block_types(block, kb: np.ndarray, max_elements: int, paper: bool, track: bool) -> set[tuple]:
-    """Local type set of one KB-block as 9-tuples (7 attributes, KB pairs killed, KB melds killed).
+def _block_types(block: KBBlock, kb: np.ndarray, max_elements: int, paper: bool, track: bool) -> frozenset[tuple]:
+    """Local type set of one KB-block (7-tuples; 9-tuples with the kill masks when ``track``).
 
-    The KB is masked to the ranks that can matter (lo-2..hi+2), so equal blocks in different KB
-    contexts share the cache. The two masks say which of the KB's pairs (bit = tile id) and melds
-    (bit = tile id for a pong, 34 + start tile id for a chow) the block's pmeld completions use up.
+    The local search only sees the ranks lo-2..hi+2 around the block (lo, hi: its lowest and highest
+    rank): a pchow is completed by a rank at most one step outside it and a remainder tile makes a
+    meld with ranks at most two steps away. Ranks past the end of the suit behave exactly like ranks
+    with no hand tile and no KB copy, so that window, zero-padded, is the memo key: blocks with the
+    same pattern share it across suits and positions.
+
+    The masks say which of the KB's pairs (bit = tile id) and melds (bit = tile id for a pong,
+    34 + start tile id for a chow) the block's pmeld completions use up.
     """
-    counts = block.local_counts()
-    local = block.local_kb(kb)
     if block.suit == HONOURS:
-        # only the block's own tile matters; normalise the rank to 0 so all honours share the cache
         tile = block.tiles[0]
-        raw = _local_search((len(block.tiles),), (local[tile - 27],), True, max_elements, paper, track)
-        tiles_of = (tile,)
+        raw = _window_types((len(block.tiles),), (int(kb[tile]),), True, max_elements, paper, track)
+        start = tile
     else:
-        ranks = block.ranks
-        lo, hi = ranks[0] - 3, ranks[-1] + 1
-        masked = tuple(v if lo <= i <= hi else 0 for i, v in enumerate(local))
-        raw = _local_search(counts, masked, False, max_elements, paper, track)
-        tiles_of = tuple(range(block.offset, block.offset + 9))
+        base = block.offset
+        start = block.tiles[0] - 2
+        stop = block.tiles[-1] + 3
+        counts = [0] * (stop - start)
+        for t in block.tiles:
+            counts[t - start] += 1
+        k = tuple(int(kb[t]) if base <= t < base + 9 else 0 for t in range(start, stop))
+        raw = _window_types(tuple(counts), k, False, max_elements, paper, track)
+    if not track:
+        return raw
     out: set[tuple] = set()
     for x in raw:
         kill_e = kill_m = 0
         for i, u in enumerate(x[7]):
             if not u:
                 continue
-            t = tiles_of[i]
+            t = start + i  # used KB tiles lie inside the suit (the padding has no KB copies)
             have = int(kb[t])
             if have >= 2 and have - u < 2:
                 kill_e |= 1 << t
@@ -400,12 +415,123 @@ def _block_types(block, kb: np.ndarray, max_elements: int, paper: bool, track: b
                 kill_m |= 1 << t
             if have - u < 1 and t < 27:
                 r = t % 9
-                for s in range(max(0, r - 2), min(6, r) + 1):
-                    base = t - r + s
-                    if kb[base] and kb[base + 1] and kb[base + 2]:
-                        kill_m |= 1 << (34 + base)
-        out.add((*x[:7], kill_e, kill_m) if track else x[:7])
-    return _prune(out)
+                for c in range(max(0, r - 2), min(6, r) + 1):
+                    first = t - r + c
+                    if kb[first] and kb[first + 1] and kb[first + 2]:
+                        kill_m |= 1 << (34 + first)
+        out.add((*x[:7], kill_e, kill_m))
+    return frozenset(_prune(out))
+
+
+@lru_cache(maxsize=1 << 16)
+def _window_types(
+    counts: tuple[int, ...], k: tuple[int, ...], honour: bool, max_elements: int, paper: bool, track: bool
+) -> frozenset[tuple]:
+    """Pruned local types of a block given as its zero-padded window (the memo behind _block_types)."""
+    raw = _local_search(counts, k, honour, max_elements, paper, track)
+    if track:
+        return raw
+    return frozenset(_prune({x[:7] for x in raw}))
+
+
+# --------------------------------------------------------------------------------------------------
+# Fast path of Alg. 2/3 when no kill masks are tracked: type sets as bitsets
+# --------------------------------------------------------------------------------------------------
+# A type (m, n, p, e, re, rm, em) is stored as bit ``(m << 12) | (n << 8) | (p << 4) | e`` of the
+# bitset of its flag class ``re * 4 + rm * 2 + em``. Four bits per field hold the sum of two legal
+# values, so the m, n, p, e sums of Alg. 3 are additions of codes: joining two classes is a sumset
+# (OR of shifts), and the Lemma 1 filter is an AND with a mask of legal codes.
+
+
+def _code(m: int, n: int, p: int, e: int) -> int:
+    return (m << 12) | (n << 8) | (p << 4) | e
+
+
+@cache
+def _legal_mask(cap: int) -> int:
+    """Codes of types a qDCMP can have (Lemma 1 / Alg. 3 line 7) with at most ``cap`` elements."""
+    mask = 0
+    for m in range(cap + 1):
+        for n in range(cap + 1 - m):
+            for p in range(n + 1):
+                for e in range(min(p, 1) + 1):
+                    if m + n == cap and p == 0:
+                        continue
+                    mask |= 1 << _code(m, n, p, e)
+    return mask
+
+
+@cache
+def _class_of_join(c1: int, c2: int) -> int:
+    re1, rm1, em1 = c1 >> 2, (c1 >> 1) & 1, c1 & 1
+    re2, rm2, em2 = c2 >> 2, (c2 >> 1) & 1, c2 & 1
+    em = 1 if (em1 and not re2 and not rm2) or (em2 and not re1 and not rm1) else 0
+    return ((re1 | re2) << 2) | ((rm1 | rm2) << 1) | em
+
+
+@lru_cache(maxsize=1 << 16)
+def _as_bitsets(types: frozenset[tuple]) -> tuple[int, ...]:
+    out = [0] * 8
+    for m, n, p, e, re, rm, em in types:
+        out[(re << 2) | (rm << 1) | em] |= 1 << _code(m, n, p, e)
+    return tuple(out)
+
+
+def _sumset(a: int, b: int) -> int:
+    """{x + y : x in a, y in b} for bitsets a, b (loops over the set bits of b)."""
+    acc = 0
+    while b:
+        low = b & -b
+        acc |= a << (low.bit_length() - 1)
+        b ^= low
+    return acc
+
+
+def _join_bits(xs: tuple[int, ...], ys: tuple[int, ...], legal: int) -> list[int]:
+    out = [0] * 8
+    for c1 in range(8):
+        a = xs[c1]
+        if not a:
+            continue
+        for c2 in range(8):
+            b = ys[c2]
+            if b:
+                if a.bit_count() < b.bit_count():
+                    s = _sumset(b, a)
+                else:
+                    s = _sumset(a, b)
+                out[_class_of_join(c1, c2)] |= s & legal
+    return out
+
+
+@cache
+def _cost_masks(cls: int, ke: int, km: int, melds: int) -> tuple[tuple[int, int], ...]:
+    """(cost, bitset of legal codes with that Decide cost) for one flag class, cheapest first."""
+    re, rm, em = cls >> 2, (cls >> 1) & 1, cls & 1
+    by_cost: dict[int, int] = {}
+    legal = _legal_mask(melds + 1)
+    for code in range(legal.bit_length()):
+        if legal >> code & 1:
+            m, n, p, e = code >> 12, (code >> 8) & 15, (code >> 4) & 15, code & 15
+            d = decide((m, n, p, e, re, rm, em), ke, km, melds)
+            if d < BIG:
+                by_cost[d] = by_cost.get(d, 0) | (1 << code)
+    return tuple(sorted(by_cost.items()))
+
+
+def _min_cost_bits(total: list[int] | tuple[int, ...], ke: int, km: int, melds: int) -> int:
+    best = BIG
+    for cls in range(8):
+        bits = total[cls]
+        if not bits:
+            continue
+        for cost, mask in _cost_masks(cls, ke, km, melds):
+            if cost >= best:
+                break
+            if bits & mask:
+                best = cost
+                break
+    return best
 
 
 def _kb_masks(kb: np.ndarray) -> tuple[int, int, int, int]:
@@ -441,9 +567,22 @@ def _alg2(hand: np.ndarray, kb: np.ndarray, melds: int, paper: bool) -> int:
     # (a pong and three chows), so only a KB with few pairs / melds can lose all of them.
     track_e = not paper and 0 < n_pairs <= cap
     track_m = not paper and 0 < n_melds <= 4 * cap
-    track = track_e or track_m
+    blocks = kb_blocks(hand, kb)
+    legal = _legal_mask(cap)
+    bits: tuple[int, ...] | list[int] = (1,) + (0,) * 7  # the empty type (0,...,0)
+    for i, block in enumerate(blocks):
+        ys = _as_bitsets(_block_types(block, kb, cap, paper, False))
+        bits = tuple(y & legal for y in ys) if i == 0 else _join_bits(bits, ys, legal)
+    best = _min_cost_bits(bits, ke, km, melds)
+    if not (track_e or track_m):
+        return best
+    # Decide never costs less with ke or km lowered to 0, so the kill masks can only matter when
+    # lowering them changes the answer; otherwise the masks need not be carried (the common case).
+    if _min_cost_bits(bits, ke if not track_e else 0, km if not track_m else 0, melds) == best:
+        return best
+    track = True
     total = None
-    for block in kb_blocks(hand, kb):
+    for block in blocks:
         ts = _block_types(block, kb, cap, paper, track)
         total = ts if total is None else _prune(join(total, ts, melds))
     if total is None:  # no tiles: validation never lets this through
