@@ -233,28 +233,32 @@ def _record_table(name: str) -> np.ndarray:
     return t.reshape(len(t), -1).view(f"V{t[0].size}").reshape(len(t))
 
 
-def _gather(name: str, rows: np.ndarray) -> np.ndarray:
-    """uint8[12, n] or uint8[12, n, 9]: the table records of ``rows`` laid out (k * 2 + p, hand[, boundary]).
+def _gather(name: str, rows: np.ndarray, kmax: int) -> np.ndarray:
+    """The table records of ``rows`` laid out (k * 2 + p, hand[, boundary]), k = 0..kmax only.
+
+    Returns:
+        uint8[2 * (kmax + 1), n] or uint8[2 * (kmax + 1), n, 9].
 
     The transpose moves 9-byte boundary records (or bytes) as units: three times faster than a
     byte-wise transpose of the (hand, k * 2 + p, boundary) block.
     """
     got = np.take(_record_table(name), rows)
     inner = got.dtype.itemsize // 12
+    keep = 2 * (kmax + 1)
     if inner == 1:
-        return np.ascontiguousarray(got.view(np.uint8).reshape(len(rows), 12).T)
-    recs = got.view(f"V{inner}").reshape(len(rows), 12)
-    return np.ascontiguousarray(recs.T).view(np.uint8).reshape(12, len(rows), inner)
+        return np.ascontiguousarray(got.view(np.uint8).reshape(len(rows), 12)[:, :keep].T)
+    recs = got.view(f"V{inner}").reshape(len(rows), 12)[:, :keep]
+    return np.ascontiguousarray(recs.T).view(np.uint8).reshape(keep, len(rows), inner)
 
 
 def _full_kb_rows(hands: np.ndarray, melds_needed: np.ndarray, kmax: int) -> np.ndarray:
     """KB = 4 - H: one table row per suit (and honours)."""
     n, num_t = hands.shape
     rows = _table_rows(hands, True)
-    suits = _gather("suit", rows[:, :3].T.ravel()).reshape(12, 3, n)  # (k * 2 + p, suit, hand)
+    suits = _gather("suit", rows[:, :3].T.ravel(), kmax).reshape(-1, 3, n)  # (k * 2 + p, suit, hand)
     parts = [suits[:, 0], suits[:, 1], suits[:, 2]]
     if num_t == 34:
-        parts.append(_gather("honour", rows[:, 3]))
+        parts.append(_gather("honour", rows[:, 3], kmax))
     return _finish(parts, melds_needed, kmax)
 
 
@@ -265,12 +269,12 @@ def _any_kb_rows(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray, k
     a = h + kbs
     rows = _table_rows((a * (a + 1)) // 2 + h, False)  # per-tile option code of (h, a), 0..14
     # the three suits go through one combination together (suit-major hands)
-    left = _gather("left", rows[:, :3].T.ravel())
-    right = _gather("right", rows[:, 3:6].T.ravel())
+    left = _gather("left", rows[:, :3].T.ravel(), kmax)
+    right = _gather("right", rows[:, 3:6].T.ravel(), kmax)
     suits = _minplus(left, right, kmax).reshape(-1, 3, n)
     parts = [suits[:, 0], suits[:, 1], suits[:, 2]]
     if num_t == 34:
-        parts.append(_minplus(_gather("h4", rows[:, 6]), _gather("h3", rows[:, 7]), kmax))
+        parts.append(_minplus(_gather("h4", rows[:, 6], kmax), _gather("h3", rows[:, 7], kmax), kmax))
     return _finish(parts, melds_needed, kmax)
 
 
