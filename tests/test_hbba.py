@@ -347,3 +347,15 @@ def test_eq5_kb_eye_when_the_remainder_eye_blocks_the_meld():
     kb = "(111000000)(000000000)(000020000)"
     assert reference_deficiency(hand, kb) == 4
     assert deficiency(hand, kb, method="hbba") == 4
+
+
+def test_threads_share_the_memo_safely():
+    # memo entries are filled lazily; threads filling the same entries at once must agree
+    from concurrent.futures import ThreadPoolExecutor
+
+    cases = [c for c in _cases(8, 160) if len(c[0]) == 27]
+    want = [hbba.hbba_one(h, k, 4 - x) for h, k, x in cases]
+    hbba._block_entry.cache_clear()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        runs = list(pool.map(lambda _: [hbba.hbba_one(h, k, 4 - x) for h, k, x in cases], range(4)))
+    assert all(run == want for run in runs)

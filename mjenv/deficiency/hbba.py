@@ -506,7 +506,8 @@ class _BlockEntry:
     Attributes:
         counts, kb, chows: the block's local counts, local KB (cut to the ranks UKOS reads), suit flag.
         width: tiles in the block (the deepest remainder).
-        by_rem: ``by_rem[r]`` = :func:`_feature_classes` for remainder size r, for r < len(by_rem).
+        by_rem: ``by_rem[r]`` = :func:`_feature_classes` for remainder size r, filled for r = 0, 1, ...
+            in order (a dict, so two threads filling one entry at once only repeat work).
     """
 
     __slots__ = ("by_rem", "chows", "counts", "kb", "min_rem", "width")
@@ -516,19 +517,21 @@ class _BlockEntry:
         self.kb = kb
         self.chows = chows
         self.width = sum(counts)
-        self.by_rem: list[tuple] = []
+        self.by_rem: dict[int, tuple] = {}
         # the smallest remainder any local qDCMP has (deleting every tile always works)
         r = 0
         while not self.upto(r, melds)[r]:
             r += 1
         self.min_rem = r
 
-    def upto(self, depth: int, melds: int) -> list[tuple]:
+    def upto(self, depth: int, melds: int) -> dict[int, tuple]:
         """The classes for remainder sizes 0..min(depth, width), searching the missing ones."""
         last = depth if depth < self.width else self.width
         by_rem = self.by_rem
-        while len(by_rem) <= last:
-            by_rem.append(_feature_classes(ukos_exact(self.counts, self.kb, self.chows, melds, len(by_rem))))
+        if last not in by_rem:  # sizes are filled in order, so all below `last` are there too
+            for r in range(last + 1):
+                if r not in by_rem:
+                    by_rem[r] = _feature_classes(ukos_exact(self.counts, self.kb, self.chows, melds, r))
         return by_rem
 
 
