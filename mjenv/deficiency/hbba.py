@@ -128,8 +128,9 @@ def ukos_exact(
     Leaves with equal (F, remainder, reserved tiles) are kept once, as UKE sees nothing else.
 
     Args:
-        counts: the block's tile counts by rank in its suit (length 9, or 7 for honours).
-        kb: the local knowledge base of the suit (same length).
+        counts: the block's tile counts on a run of consecutive ranks of its suit (its whole suit, or
+            the window :func:`hbba_lists` cuts; the run's ends act as the suit's ends).
+        kb: the local knowledge base on the same ranks.
         chows: False for honours (A2-A5 never apply).
         max_parts: cap on meld-like parts, m + n - e <= max_parts (M, the paper's five slots).
         num_rem: tiles in the remainder (the least, when ``max_rem`` is given).
@@ -137,7 +138,7 @@ def ukos_exact(
 
     Returns:
         Tuple of local qDCMPs ``(tiles, m, n, p, e, remainder, reserved)``; remainder and reserved are
-        sorted tuples of 0-based rank indices in the suit, with multiplicity (reserved = the KB
+        sorted tuples of 0-based indices into ``counts``, with multiplicity (reserved = the KB
         tiles the pmelds took out of KB_alpha).
     """
     size = len(counts)
@@ -185,15 +186,15 @@ def ukos_exact(
                     s[t + 2] += 1
                 # A3 / A4: pchow (t t+) completed by t- or t++, reserved in KB_alpha
                 if todo - 2 >= need:
-                    for c in (t - 1, t + 2):
-                        if 0 <= c < size and k[c] > 0:
+                    for x in (t - 1, t + 2):
+                        if 0 <= x < size and k[x] > 0:
                             s[t] -= 1
                             s[t + 1] -= 1
-                            k[c] -= 1
-                            res.append(c)
+                            k[x] -= 1
+                            res.append(x)
                             node(t, m, n + 1, p, e, left, need, todo - 2)
                             res.pop()
-                            k[c] += 1
+                            k[x] += 1
                             s[t] += 1
                             s[t + 1] += 1
             # A5: pchow (t t++) completed by t+
