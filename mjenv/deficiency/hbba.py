@@ -620,6 +620,9 @@ def hbba_lists(hand: list[int], kb: list[int], melds: int) -> int:
         hand: list[int] of 27 or 34 tile counts, 3M+1 or 3M+2 tiles.
         kb: list[int] of the same length, hand + kb <= 4.
         melds: M (0..5).
+
+    Returns:
+        The deficiency, or ``INCOMPLETABLE``.
     """
     num_tiles = sum(hand)
     size = len(hand)
