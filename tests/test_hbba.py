@@ -359,3 +359,41 @@ def test_threads_share_the_memo_safely():
     with ThreadPoolExecutor(max_workers=4) as pool:
         runs = list(pool.map(lambda _: [hbba.hbba_one(h, k, 4 - x) for h, k, x in cases], range(4)))
     assert all(run == want for run in runs)
+
+
+def _record_ukos(monkeypatch) -> list[int]:
+    """Remainder sizes UKOS is asked for (fresh memo)."""
+    hbba._block_entry.cache_clear()
+    asked: list[int] = []
+    real = hbba.ukos_exact
+
+    def spy(counts, kb, chows, max_parts, num_rem, max_rem=None):
+        asked.append(num_rem if max_rem is None else max_rem)
+        return real(counts, kb, chows, max_parts, num_rem, max_rem)
+
+    monkeypatch.setattr(hbba, "ukos_exact", spy)
+    return asked
+
+
+def test_hbb_stops_at_the_first_layer_for_a_complete_hand(monkeypatch):
+    asked = _record_ukos(monkeypatch)
+    assert deficiency("(B1B2B2B3B3B4B7B7B7)(C1C1)(D4D5D6)", method="hbba") == 0
+    # layer 1 (14 tiles) gives cost 0 = its minimal cost: no block is searched past remainder 0
+    assert asked and max(asked) == 0
+    hbba._block_entry.cache_clear()
+
+
+def test_hbb_goes_no_deeper_than_table4(monkeypatch):
+    costed: list[int] = []
+    real = hbba._best_in_class_combo
+
+    def spy(choice, m, n, e, *rest):
+        costed.append(3 * m + 2 * n)  # tiles of the qDCMPs costed: their layer
+        return real(choice, m, n, e, *rest)
+
+    monkeypatch.setattr(hbba, "_best_in_class_combo", spy)
+    hbba._block_entry.cache_clear()
+    assert deficiency("(B3B5B6B9)(C2C2C3C6C9)(D1D1D2D5D8)", method="hbba") == 6
+    # cost 6: Table 4 evaluates down to layer 9 (qDCMPs of 6 tiles) and no further (the layers
+    # above hold no qDCMP of this hand); no qDCMP of fewer tiles is costed
+    assert costed and min(costed) == 6
