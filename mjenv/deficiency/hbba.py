@@ -152,13 +152,18 @@ def ukos_exact(
         # left / need: the most / least tiles still to delete; todo: tiles still in S_alpha
         if need == todo:
             # only A1 is left for every remaining tile
-            r = list(rem)
-            for i in range(t, size):
-                r.extend([i] * s[i])
-            q = tuple(sorted(res))
-            key = (m, n, p, e, tuple(r), q)
+            if todo:
+                r = list(rem)
+                for i in range(t, size):
+                    if s[i]:
+                        r.extend([i] * s[i])
+                r = tuple(r)
+            else:
+                r = tuple(rem)
+            q = tuple(sorted(res)) if len(res) > 1 else tuple(res)
+            key = (m, n, p, e, r, q)
             if key not in out:
-                out[key] = (3 * m + 2 * n, m, n, p, e, key[4], q)
+                out[key] = (3 * m + 2 * n, m, n, p, e, r, q)
             return
         while s[t] == 0:
             t += 1
