@@ -1,0 +1,158 @@
+"""Speed and accuracy of the ``bda`` backend, against peers measured in the same run.
+
+1. Speed, one hand per call (``<backend>.deficiency_batch`` on a batch of one), CPU time of this
+   process, ``bda`` and ``hbba`` interleaved in chunks of 50 hands so both see the same machine load:
+   random 14-tile three-suit hands with random KBs (each unseen copy kept with one probability
+   p ~ U(0, 1) per hand), and one-suit hands (KB restricted to that suit; fewer, as BDA takes tens of ms on them). Caches are first warmed on
+   other random hands of the same kind (steady state); the cold figure clears every cache before
+   each hand.
+2. Accuracy against the exact ``dp`` backend, by KB size as in the paper's Tables 1-3 and by the true
+   deficiency: how often BDA differs, in which direction, and whether it is ever wrong when the true
+   deficiency is at most 4 (Theorem 3), for ``variant="corrected"`` (our default) and
+   ``variant="paper"`` (the text as written). Hands: 13 and 14 tiles, KB p ~ U(0, 1)^2 (more small
+   KBs, where the errors are).
+
+Run: ``python benchmarks/bda_speed.py`` (``--hands 1500 --warm 3000 --one-suit 60 --accuracy 6000``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from mjenv.deficiency import bda, dp, hbba
+
+
+def random_hands(rng: np.random.Generator, count: int, suits: tuple[int, ...], size: int = 14):
+    """``count`` random hands of ``size`` tiles from the given suits, KBs random within those suits.
+
+    Returns:
+        hands, kbs: int8[count, 27].
+    """
+    ids = np.concatenate([np.arange(9 * s, 9 * s + 9) for s in suits])
+    wall = np.repeat(ids, 4)
+    mask = np.zeros(27, dtype=bool)
+    mask[ids] = True
+    hands = np.zeros((count, 27), dtype=np.int8)
+    kbs = np.zeros((count, 27), dtype=np.int8)
+    for i in range(count):
+        np.add.at(hands[i], wall[rng.choice(len(wall), size, replace=False)], 1)
+        kbs[i] = np.where(mask, rng.binomial((4 - hands[i]).astype(np.int64), rng.uniform()), 0)
+    return hands, kbs
+
+
+def clear_caches() -> None:
+    for f in (bda._window_types, bda._remainder_attrs, bda._leftover_kbs):
+        f.cache_clear()
+    for f in (hbba._block_entry, hbba._um, hbba._suit_max_melds):
+        f.cache_clear()
+
+
+def one_call(module):
+    four = np.array([4], dtype=np.int64)
+
+    def call(h, k):
+        return int(module.deficiency_batch(h[None], k[None], four)[0])
+
+    return call
+
+
+def interleaved(fa, fb, hands, kbs, chunk: int = 50, cold: bool = False):
+    """Mean CPU seconds per call of fa and fb over the same rows (alternating chunks) and answers."""
+    ta = tb = 0.0
+    oa: list[int] = []
+    ob: list[int] = []
+    for lo in range(0, len(hands), chunk):
+        for f, acc in ((fa, oa), (fb, ob)):
+            spent = 0.0
+            for h, k in zip(hands[lo : lo + chunk], kbs[lo : lo + chunk]):
+                if cold:
+                    clear_caches()
+                t0 = time.process_time()
+                acc.append(f(h, k))
+                spent += time.process_time() - t0
+            if f is fa:
+                ta += spent
+            else:
+                tb += spent
+    return ta / len(hands), oa, tb / len(hands), ob
+
+
+def speed(rng, suits, n_hands, n_warm, label) -> None:
+    bda_f, hbba_f = one_call(bda), one_call(hbba)
+    wh, wk = random_hands(rng, n_warm, suits)
+    interleaved(bda_f, hbba_f, wh, wk)
+    h, k = random_hands(rng, n_hands, suits)
+    exact = dp.deficiency_batch(h, k, np.full(len(h), 4))
+    ta, oa, tb, ob = interleaved(bda_f, hbba_f, h, k)
+    wrong = int((np.array(oa) != exact).sum())
+    print(
+        f"{label:10s} warm: bda {ta * 1e3:7.3f} ms/hand  hbba {tb * 1e3:7.3f} ms/hand  "
+        f"bda/hbba time ratio {ta / tb:6.2f}  (bda != dp on {wrong}/{len(h)}, hbba != dp on "
+        f"{int((np.array(ob) != exact).sum())})"
+    )
+    n_cold = max(20, n_hands // 10)
+    ta, _, tb, _ = interleaved(bda_f, hbba_f, h[:n_cold], k[:n_cold], cold=True)
+    print(f"{label:10s} cold: bda {ta * 1e3:7.3f} ms/hand  hbba {tb * 1e3:7.3f} ms/hand  ratio {ta / tb:6.2f}")
+
+
+def accuracy(rng, n: int) -> None:
+    print(f"\naccuracy vs dp (exact): {n} hands of 2 and 3 colours, {n // 10} of 1 colour (slow); 13 and 14 tiles,")
+    print("KB p ~ U(0,1)^2. wrong = bda != dp; lower / higher = bda below / above dp; wrong<=4 = wrong with dp <= 4")
+    header = "colours KB-size   pairs | variant    wrong lower higher wrong<=4"
+    total = n
+    for colours in (1, 2, 3):
+        n = total // 10 if colours == 1 else total
+        suits = tuple(range(colours))
+        hands, kbs = [], []
+        for i in range(n):
+            h, k = random_hands(rng, 1, suits, size=13 + (i % 2))
+            k = rng.binomial(k.astype(np.int64), rng.uniform() ** 2).astype(np.int8)
+            hands.append(h[0])
+            kbs.append(k[0])
+        hands_a = np.array(hands)
+        kbs_a = np.array(kbs)
+        needed = np.full(n, 4)
+        exact = dp.deficiency_batch(hands_a, kbs_a, needed)
+        size = kbs_a.sum(axis=1)
+        top = int(36 * colours - 13)
+        edges = list(range(0, top, 10)) + [top + 1]
+        got = {v: bda.deficiency_batch(hands_a, kbs_a, needed, variant=v) for v in ("corrected", "paper")}
+        print(header)
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            sel = (size >= lo) & (size < hi)
+            if not sel.any():
+                continue
+            for v, b in got.items():
+                d, g = exact[sel], b[sel]
+                print(
+                    f"{colours:7d} [{lo:2d},{hi:3d}) {int(sel.sum()):6d} | {v:9s} {int((g != d).sum()):6d} "
+                    f"{int((g < d).sum()):5d} {int((g > d).sum()):6d} {int(((g != d) & (d <= 4)).sum()):9d}"
+                )
+        for v, b in got.items():
+            print(
+                f"{colours:7d} all       {n:6d} | {v:9s} {int((b != exact).sum()):6d} {int((b < exact).sum()):5d} "
+                f"{int((b > exact).sum()):6d} {int(((b != exact) & (exact <= 4)).sum()):9d}"
+            )
+        by_true = {int(t): int(((got['corrected'] != exact) & (exact == t)).sum()) for t in np.unique(exact)}
+        print(f"        corrected errors by true deficiency (99 = incompletable): {by_true}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--hands", type=int, default=1500)
+    ap.add_argument("--warm", type=int, default=3000)
+    ap.add_argument("--one-suit", type=int, default=60)
+    ap.add_argument("--accuracy", type=int, default=6000)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    rng = np.random.default_rng(args.seed)
+    speed(rng, (0, 1, 2), args.hands, args.warm, "3 suits")
+    speed(rng, (0,), args.one_suit, args.one_suit, "1 suit")
+    accuracy(rng, args.accuracy)
+
+
+if __name__ == "__main__":
+    main()
