@@ -3,7 +3,8 @@
 1. Speed, one hand per call (``<backend>.deficiency_batch`` on a batch of one), CPU time of this
    process, ``bda`` and ``hbba`` interleaved in chunks of 50 hands so both see the same machine load:
    random 14-tile three-suit hands with random KBs (each unseen copy kept with one probability
-   p ~ U(0, 1) per hand), and one-suit hands (KB restricted to that suit; fewer, as BDA takes tens of ms on them). Caches are first warmed on
+   p ~ U(0, 1) per hand), and one-suit hands (KB restricted to that suit; fewer, as BDA takes tens
+   of ms on them). Caches are first warmed on
    other random hands of the same kind (steady state); the cold figure clears every cache before
    each hand.
 2. Accuracy against the exact ``dp`` backend, by KB size as in the paper's Tables 1-3 and by the true
@@ -136,7 +137,7 @@ def accuracy(rng, n: int) -> None:
                 f"{colours:7d} all       {n:6d} | {v:9s} {int((b != exact).sum()):6d} {int((b < exact).sum()):5d} "
                 f"{int((b > exact).sum()):6d} {int(((b != exact) & (exact <= 4)).sum()):9d}"
             )
-        by_true = {int(t): int(((got['corrected'] != exact) & (exact == t)).sum()) for t in np.unique(exact)}
+        by_true = {int(t): int(((got["corrected"] != exact) & (exact == t)).sum()) for t in np.unique(exact)}
         print(f"        corrected errors by true deficiency (99 = incompletable): {by_true}")
 
 
