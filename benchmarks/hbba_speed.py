@@ -26,6 +26,8 @@ import time
 import numpy as np
 
 from mjenv.deficiency import deficiency, dp, hbba
+from mjenv.deficiency._validate import normalize
+from mjenv.deficiency.blocks import kb_blocks
 
 try:  # test/bench dependency
     from mahjong.shanten import Shanten
@@ -222,6 +224,30 @@ def main() -> None:
                 f"lean path {1 / t_rl:9,.0f} calls/s, mahjong {1 / t_mj2:9,.0f} calls/s "
                 f"(lean/mahjong {t_mj2 / t_rl:4.2f}x)"
             )
+    # where the time of one public call goes (kb=None, every block memoized), beside the peer
+    hands, kbs = random_hands(rng, args.hands, (0, 1, 2), "full")
+    lists = [(h.tolist(), k.tolist()) for h, k in zip(hands, kbs)]
+    for h in hands:
+        deficiency(h)
+    parts = {
+        "deficiency(hand)": lambda: [deficiency(h) for h in hands],
+        "  _validate.normalize": lambda: [normalize(h, None) for h in hands],
+        "  blocks.kb_blocks": lambda: [kb_blocks(h, k) for h, k in lists],
+        "  hbba.hbba_lists (incl. kb_blocks)": lambda: [hbba.hbba_lists(h, k, 4) for h, k in lists],
+    }
+    if Shanten is not None:
+        sh = Shanten()
+        peer = sh.calculate_shanten_for_regular_hand
+        parts["mahjong shanten (peer)"] = lambda: [peer(to_mahjong_34(h)) for h in hands]
+    costs = {}
+    for _ in range(3):  # best of three, alternating
+        for name, fn in parts.items():
+            t0 = time.process_time()
+            fn()
+            costs[name] = min(costs.get(name, 1e9), (time.process_time() - t0) / len(hands))
+    print("  one public call, kb=None, blocks memoized, CPU us per call:")
+    for name, c in costs.items():
+        print(f"    {name:38s} {c * 1e6:6.1f} us")
     info = hbba._block_entry.cache_info()
     rate = info.hits / max(1, info.hits + info.misses)
     print(f"  per-block memo (LRU): {info.currsize} entries (max {info.maxsize}), hit rate {rate:.2f}")
