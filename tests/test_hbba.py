@@ -397,3 +397,8 @@ def test_hbb_goes_no_deeper_than_table4(monkeypatch):
     # cost 6: Table 4 evaluates down to layer 9 (qDCMPs of 6 tiles) and no further (the layers
     # above hold no qDCMP of this hand); no qDCMP of fewer tiles is costed
     assert costed and min(costed) == 6
+
+
+def test_unknown_option_is_a_value_error():
+    with pytest.raises(ValueError, match="takes no options"):
+        deficiency("123m456p789s11z22z", method="hbba", device="cuda")

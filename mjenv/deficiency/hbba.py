@@ -708,17 +708,23 @@ def hbba_lists(hand: list[int], kb: list[int], melds: int) -> int:
     return INCOMPLETABLE if best >= INF_COST else int(best)
 
 
-def deficiency_batch(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> np.ndarray:
+def deficiency_batch(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray, **options) -> np.ndarray:
     """Exact knowledge-aware deficiency of a validated batch by HBBA, one hand at a time.
 
     Args:
         hands: int8[B, T] tile counts (T = 27 or 34).
         kbs: int8[B, T] knowledge bases with hands + kbs <= 4.
         melds_needed: int64[B] melds still needed (0..5).
+        **options: none are accepted (the backend contract allows them).
 
     Returns:
         int32[B]: deficiency, ``INCOMPLETABLE`` where no complete pattern fits the KB.
+
+    Raises:
+        ValueError: if an option is given.
     """
+    if options:
+        raise ValueError(f"method 'hbba' takes no options, got {', '.join(sorted(options))}")
     h = hands.tolist()
     k = kbs.tolist()
     m = melds_needed.tolist()
