@@ -4,44 +4,67 @@ Paper: ``../shared/papers/bda-block-deficiency-algorithm.txt``. Pipeline (Sec. 5
 
 1. Split the hand into KB-blocks (Definition 14; :mod:`mjenv.deficiency.blocks`).
 2. For each block, enumerate all its local quasi-decompositions (qDCMPs, Definition 11) with the
-   6-ary local search of Sec. 4.1/Sec. 6 (the quadtree's pass / chow / pong / pair actions plus the two
-   pchows (t t+1) and (t t+2)), and map each to its 7-attribute type (m, n, p, e, re, rm, em)
-   (Definition 12). The per-block type sets are memoised (bounded LRU) on the block's counts and the
-   part of its suit's KB that can matter (ranks lo-2..hi+2).
+   6-ary local search of Sec. 4.1 / Sec. 6 (the quadtree's pass / chow / pong / pair actions plus the
+   two pchows (t t+1) and (t t+2)) and map each to its 7-attribute type (m, n, p, e, re, rm, em)
+   (Definition 12): :func:`local_types`. The type sets are memoised (bounded LRU) on the block's
+   zero-padded window of ranks lo-2..hi+2 (hand counts and KB), the only ranks a block's types can
+   see, so equal patterns share entries across suits and positions.
 3. Join the block type sets one by one (Alg. 3, Eqs. 5-6), dropping types no legal qDCMP has
-   (Lemma 1).
-4. Price every global type with Alg. 1 (Decide; Lemmas 2-6) using the KB attributes ke, km, and take
-   the minimum (Alg. 2).
+   (Lemma 1): :func:`join`. The hot path stores a type set as 8 bitsets (one per (re, rm, em)) over
+   the code of (m, n, p, e), so a join is a few shifted ORs.
+4. Price every global type with Alg. 1 (Decide; Lemmas 2-6) using the KB attributes ke, km and take
+   the minimum (Alg. 2): :func:`decide`, :func:`kb_attributes`.
 
-Generalisations, all following the paper's own Remark at the end of Sec. 5.2 (exposed melds raise m):
-the constants 4 / 3 / 5 of Alg. 1 and Alg. 3 are ``M`` / ``M - 1`` / ``M + 1`` for ``M = melds_needed``
-(so 16-tile rule sets with 5 melds and 0-4 exposed melds work the same way); a qDCMP holds at most
-``M + 1`` melds and pmelds. Honour tiles (ids 27-33) are each their own block and form pongs and
-pairs only; for them ``rm`` means KB holds two more copies. ``ke``/``km`` look at the whole KB
-(honours included, chows only in the suits).
+Generalisations, following the paper's Remark at the end of Sec. 5.2 (exposed melds raise m): the
+constants 4 / 3 / 5 of Alg. 1 and Alg. 3 are ``M`` / ``M - 1`` / ``M + 1`` for ``M = melds_needed``
+(0..5; 16-tile rule sets use 5 melds) and a qDCMP holds at most ``M + 1`` melds and pmelds. Honours
+(ids 27-33) are each their own block and form pongs and pairs only (``rm``: two more copies in the
+KB). ``ke`` / ``km`` look at the whole KB (honour pongs included, chows only in the suits).
 
-Hands of size 3M+1 (13 tiles). The paper defines their deficiency as
-``min over t with KB(t) > 0 of dfncy(H + t, KB - t) + 1`` (Definition 9). Theorem 2 and Alg. 1 are
-stated for "a hand" (13- or 14-tile) and count the tiles a completion borrows from the KB, which for
-a 3M+1 hand is exactly that definition, so we run Alg. 2 on the 13-tile hand directly. Measured
-against the exact ``dp`` (``tests/test_bda.py``), the direct run is the one that keeps the paper's
-guarantee (see "Where BDA differs" below); ``thirteen="draw"`` runs the literal Definition 9 recursion
-(Alg. 2 on each H + t, up to 34 calls) for comparison.
+Hands of 3M+1 tiles (13 tiles). Definition 9 defines their deficiency as
+``min over t with KB(t) > 0 of dfncy(H + t, KB - t) + 1``. Theorem 2 and Alg. 1 are stated for "a
+hand" (13 or 14 tiles) and count the tiles a completion borrows from the KB, which for a 3M+1 hand is
+that same number, so by default (``thirteen="direct"``) Alg. 2 runs on the 3M+1 hand itself.
+``thirteen="draw"`` runs Definition 9's recursion literally (Alg. 2 on every H + t). On 2,500 random
+3M+1 hands both were exact whenever the true deficiency was <= 4 and erred on about the same hands
+(196 vs 207 under-estimates, all above 4), and ``direct`` is about 17x faster.
 
-Where BDA differs from the exact definition (``../shared/DESIGN.md``). BDA is not exact by design:
-Decide prices a qDCMP from its type alone, so it ignores
+Corrections (``variant="corrected"``, the default) of three places where the text, taken literally,
+breaks its own Theorem 3 (``variant="paper"`` keeps the text as written):
 
-* how many copies of a KB tile several completions need at once (two pchows that both need the last
-  copy of a tile each count as completable; a remainder tile that makes the eye with the last KB copy
-  of a tile that also completes a pmeld), which can make BDA *lower* than the true value;
-* anything beyond the seven attributes when m + n - e <= M - 2 (Lemmas 5-6 are only lower bounds on
-  the true cost, and ``mcost`` charges each new meld from scratch the same), and the case where no
-  qDCMP with few enough elements captures the cheapest use of the remainder, which can make BDA
-  *higher* than the true value.
+* Definition 11 (3), "all pmelds are completable under KB", is checked for the pmelds *together*:
+  each gets its own KB copy. Taken one by one, (B1B3) and (B3B4) with a single B2 in the KB both
+  count as completable and a hand the KB cannot complete gets deficiency 2
+  (``tests/test_bda.py::test_pchows_sharing_the_last_kb_copy``). Two pmelds that need the same KB
+  tile always lie in one KB-block (their tiles are within two ranks of that tile, which is in KB),
+  so this is a check inside the local search.
+* re, rm, em of a block (Sec. 4.3) are judged on the KB left after completing the block's pmelds
+  (one type per way of completing them).
+* ke, km (Sec. 4.3) no longer count a KB pair or meld that the pmeld completions use up
+  (``test_kb_pair_used_by_a_completion``: the only KB pair, B2B2, also completes (B1B3); the text
+  gives 3, the truth is 4). Each type carries bit masks of the KB pairs / melds its completions
+  use up; they are only carried when setting ke or km to 0 would change the answer (Decide never
+  costs less with ke or km lower), which is rare.
 
-Theorem 3 states ``block_dfncy <= dfncy`` and equality when ``dfncy <= 4``; Sec. 6.4 reports the
-errors as BDA *greater* than the true value. What we measured is recorded in the table at the
-end of this docstring (``benchmarks/bda_accuracy.py``).
+Where BDA still differs from the exact definition (``../shared/DESIGN.md``): Decide prices a qDCMP
+from its type alone. It does not count KB copies across *different* needs: a remainder tile's meld
+from scratch (rm) may need the KB tile that a pmeld in another block uses
+(``test_known_limitation_cross_block_kb_contention``: true 4, BDA 3); several melds or the eye
+from scratch may all count on the same KB tiles (``mcost * (M - m - n)`` and ke/km in Lemmas 4-6);
+and Lemmas 5-6 are lower bounds. All of these make BDA *lower* than the truth.
+
+Measured (``benchmarks/bda_speed.py``, ``docs/bench/bda.md``; ``dp`` as the exact reference):
+BDA was never above the true value (Theorem 3's first half holds in every run), so every error is
+an under-estimate, most of them on hands the KB cannot complete at all (BDA gives a finite number)
+and on small KBs (under 10-20 tiles), as Sec. 6.4 reports; Sec. 6.4's wording that errors are
+"greater than the real deficiency" contradicts Theorem 3 and what we see. Equality when the true
+deficiency is <= 4 (Theorem 3's second half) fails for the text as written (about 1 in 300 random
+(hand, small KB) pairs); with the corrections we saw no such error in the test samples and tens of
+thousands of benchmark pairs, but the cross-block case above shows it is not guaranteed.
+
+Paper errata met on the way: the type of pi5 in Sec. 5 is printed once as (2,0,0,0,1,1,1) and once
+as (1,0,0,0,1,1,1) (the latter is right: one meld); Example 3's KB lists two B8 next to the hand's
+three, which no compatible KB can.
 """
 
 from __future__ import annotations
@@ -398,7 +421,7 @@ def _block_types(block: KBBlock, kb: np.ndarray, max_elements: int, paper: bool,
         for t in block.tiles:
             counts[t - start] += 1
         k = tuple(int(kb[t]) if base <= t < base + 9 else 0 for t in range(start, stop))
-        raw = _window_types(tuple(counts), k, False, max_elements, paper, track)
+        raw = _window_types(tuple(counts), _canonical_kb(counts, k), False, max_elements, paper, track)
     if not track:
         return raw
     out: set[tuple] = set()
@@ -421,6 +444,29 @@ def _block_types(block: KBBlock, kb: np.ndarray, max_elements: int, paper: bool,
                         kill_m |= 1 << (34 + first)
         out.add((*x[:7], kill_e, kill_m))
     return frozenset(_prune(out))
+
+
+def _canonical_kb(counts: list[int], k: tuple[int, ...]) -> tuple[int, ...]:
+    """Clamp KB counts of a window to what the local search can tell apart (more memo hits).
+
+    A rank with no hand tile is never an eye or a pong of the remainder: its KB copies only
+    complete pmelds (at most one per two hand tiles within two ranks) and serve as one chow tile, so
+    ``usage + 1`` copies behave like more. The outermost ranks lo-2 and hi+2 are never used by a
+    completion and only matter next to a KB copy at lo-1 (hi+1).
+    """
+    size = len(k)
+    out = list(k)
+    for z in range(size):
+        if counts[z] == 0 and out[z] > 1:
+            near = sum(counts[max(0, z - 2) : z + 3])
+            out[z] = min(out[z], near // 2 + 1)
+    if out[1] == 0:
+        out[0] = 0
+    if out[size - 2] == 0:
+        out[size - 1] = 0
+    out[0] = min(out[0], 1)
+    out[size - 1] = min(out[size - 1], 1)
+    return tuple(out)
 
 
 @lru_cache(maxsize=1 << 16)
