@@ -71,8 +71,8 @@ def test_fast_agents_never_choose_an_illegal_action_over_thousands_of_decisions(
 
 
 def test_flatmc_with_a_tiny_budget_stays_legal_in_both_models():
-    seats = [Checked(FlatMCAgent(seed=0, simulations=40, max_rounds=3)), Checked(GreedyAgent()),
-             Checked(FlatMCAgent(seed=1, simulations=40, model="sp", pruning=False, discard_twice="h1")),
+    paper_sp = FlatMCAgent(seed=1, simulations=40, model="sp", pruning=False, discard_twice="h1", prefilter=False)
+    seats = [Checked(FlatMCAgent(seed=0, simulations=40, max_rounds=3)), Checked(GreedyAgent()), Checked(paper_sp),
              Checked(RandomAgent(seed=3))]  # fmt: skip
     spec = ObservationSpec()
     for hand in range(3):
@@ -300,6 +300,18 @@ def test_flatmc_discards_the_tile_that_keeps_the_hand_ready():
     s = _situation("123456789m11p23s9p", wall=30)
     agent = FlatMCAgent(seed=0, simulations=400)
     assert agent.decide(s) == LAYOUT.discard(tiles.parse("9p", 27).argmax())
+
+
+def test_flatmc_prefilter_simulates_only_least_deficiency_afterstates():
+    # 125m 44p with one meld to go: discarding 1m or 2m leaves deficiency 2, discarding 5m leaves 1 (12m
+    # waits on 3m); with the pre-filter that is the only afterstate, so no simulation runs at all
+    s = _situation("125m44p", melds_needed=1, wall=40)
+    agent = FlatMCAgent(seed=0, simulations=500)
+    assert agent.decide(s) == LAYOUT.discard(tiles.parse("5m", 27).argmax())
+    assert agent.last_result is None
+    paper = FlatMCAgent(seed=0, simulations=500, prefilter=False)
+    paper.decide(s)
+    assert paper.last_result is not None and len(paper.last_result.sims) == 4  # 1m, 2m, 5m, 4p
 
 
 def test_flatmc_validates_its_options():
