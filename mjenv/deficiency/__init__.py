@@ -26,7 +26,7 @@ import importlib
 
 import numpy as np
 
-from mjenv.deficiency._validate import METHODS, Batch, check_method, normalize
+from mjenv.deficiency._validate import METHODS, Batch, check_method, fast_single, normalize
 from mjenv.deficiency.dp import INCOMPLETABLE
 
 __all__ = [
@@ -79,6 +79,12 @@ def deficiency(hand, kb=None, *, method: str = "hbba", exposed_melds=0, melds: i
         ValueError: bad shape, counts outside 0..4, a hand size that does not fit ``exposed_melds``,
             a KB incompatible with the hand, an unknown method, unparseable notation.
     """
+    if method == "hbba" and not options:
+        lean = fast_single(hand, kb, exposed_melds, melds)
+        if lean is not None:  # the commonest call, validated without building a batch
+            from mjenv.deficiency.hbba import hbba_lists
+
+            return hbba_lists(*lean)
     check_method(method)
     batch = normalize(hand, kb, exposed_melds, melds)
     out = run_batch(batch, method, **options)

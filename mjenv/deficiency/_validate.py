@@ -49,6 +49,39 @@ def _as_counts(x, name: str, length: int | None) -> np.ndarray:
     return arr
 
 
+def fast_single(hand, kb, exposed_melds, melds) -> tuple[list[int], list[int], int] | None:
+    """Lean validation of the commonest call: one hand as a 1-D integer ndarray (27 or 34 entries),
+    ``kb`` None or an integer ndarray of the same shape, plain int ``exposed_melds`` and ``melds``.
+
+    Returns:
+        (hand list, kb list, melds needed) when the input is of that form and valid; None otherwise,
+        so the caller falls through to :func:`normalize`, which gives every error message.
+    """
+    if type(hand) is not np.ndarray or hand.ndim != 1 or hand.dtype.kind not in "iu":
+        return None
+    if type(exposed_melds) is not int or type(melds) is not int or not 1 <= melds <= 5:
+        return None
+    if not 0 <= exposed_melds <= melds:
+        return None
+    h = hand.tolist()
+    n = len(h)
+    if n != 27 and n != 34:
+        return None
+    if kb is None:
+        k = [4 - v for v in h]
+    elif type(kb) is np.ndarray and kb.shape == hand.shape and kb.dtype.kind in "iu":
+        k = kb.tolist()
+    else:
+        return None
+    if min(h) < 0 or min(k) < 0 or max(map(int.__add__, h, k)) > 4:
+        return None
+    m = melds - exposed_melds
+    size = sum(h)
+    if size != 3 * m + 1 and size != 3 * m + 2:
+        return None
+    return h, k, m
+
+
 def check_method(method: str) -> str:
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; allowed {', '.join(repr(m) for m in METHODS)}")
@@ -142,6 +175,8 @@ def normalize(hand, kb=None, exposed_melds=0, melds: int = 4, *, allow_any_size:
 
 
 def _check_range(a: np.ndarray, name: str) -> None:
+    if a.size == 0 or (a.min() >= 0 and a.max() <= 4):  # two reductions; locate only on error
+        return
     bad = (a < 0) | (a > 4)
     if bad.any():
         b, t = (int(v) for v in np.argwhere(bad)[0])
