@@ -38,6 +38,10 @@ from mjenv.tiles import COPIES, NUM_SUITED, NUM_TILES
 PRESET_NAMES = ("basic", "honours", "sichuan", "taiwan16")
 
 
+#: Allowed values of ``Rules.claim_window``.
+CLAIM_WINDOWS = ("always", "when_possible")
+
+
 @dataclass(frozen=True)
 class Rules:
     """One rule set. Validated on construction; bad values raise ``ValueError``.
@@ -53,6 +57,11 @@ class Rules:
             False: only the first of them in turn order from the discarder.
         discard_win_points: points each winner on a discard or robbed kong takes from the discarder.
         self_draw_points: points a self-drawing winner takes from each opponent.
+        claim_window: ``"always"`` (default): every discard (and every added kong) is followed by a
+            window in which the other seats answer, with only PASS legal for a seat that cannot claim,
+            so the sequence of phases a seat observes reveals nothing about others' hands.
+            ``"when_possible"``: a window opens only when some seat can claim or rob; fewer steps, but
+            a seat that sees a claim window it cannot use learns that an opponent could claim.
     """
 
     name: str = "basic"
@@ -64,6 +73,7 @@ class Rules:
     multiple_winners: bool = False
     discard_win_points: int = 3
     self_draw_points: int = 1
+    claim_window: str = "always"
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
@@ -86,6 +96,8 @@ class Rules:
             v = getattr(self, field)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ValueError(f"Rules.{field} must be an int >= 0, got {v!r}")
+        if self.claim_window not in CLAIM_WINDOWS:
+            raise ValueError(f"Rules.claim_window must be one of {CLAIM_WINDOWS}, got {self.claim_window!r}")
         if self.seven_pairs and self.hand_size != 13:
             raise ValueError(
                 f"Rules.seven_pairs=True needs hand_size=13 (14-tile winning hands), got hand_size={self.hand_size}"

@@ -12,15 +12,17 @@ import numpy as np
 import pytest
 
 from mjenv.deficiency import is_complete
-from mjenv.game import Game, Phase, is_winning, make_wall, read_jsonl, replay
+from mjenv.game import Game, Phase, is_winning, log_rules, make_wall, read_jsonl, replay
 from mjenv.rules import PRESET_NAMES, get_rules
-from tests.game_helpers import play_random, random_action, script, state_summary, tile_totals
+from tests.game_helpers import play_random, random_action, script, state_summary, tid, tile_totals
 
 GOLDEN = Path(__file__).parent / "golden"
 VARIANTS = [
     *PRESET_NAMES,
     {"name": "basic", "multiple_winners": True, "seven_pairs": True},
     {"name": "honours", "seven_pairs": True, "discard_win_points": 5, "self_draw_points": 2},
+    {"name": "basic", "claim_window": "when_possible"},
+    {"name": "honours", "claim_window": "when_possible", "multiple_winners": True},
 ]
 
 
@@ -59,7 +61,9 @@ def check_invariants(g: Game, rng: np.random.Generator, cross_check: bool) -> No
     if g.phase == Phase.END:
         assert acting == []
         return
-    assert acting
+    assert acting == sorted(acting)
+    if g.phase == Phase.DISCARD or r.claim_window == "when_possible":
+        assert acting, "only a window under claim_window='always' may have nobody acting"
     if g.phase == Phase.DISCARD:
         p = g.current_player
         hand = g.hands[p]
@@ -78,6 +82,8 @@ def check_invariants(g: Game, rng: np.random.Generator, cross_check: bool) -> No
     else:
         tile, who = g.last_discard, g.last_discarder
         assert tile >= 0 and who >= 0 and who not in acting
+        if g.phase == Phase.ROB_KONG:
+            assert who == g.current_player and ("added_kong", (tile,) * 4) in [(m.kind, m.tiles) for m in g.melds[who]]
         for s in acting:
             assert masks[s, pass_id] and masks[s].sum() >= 2
         for s in range(4):
@@ -107,6 +113,15 @@ def check_refusals(g: Game, rng: np.random.Generator) -> None:
     with a ValueError naming the seat, leaving the state unchanged."""
     before = state_summary(g)
     acting = g.acting_seats()
+    if not acting:  # an empty window: only {} / all PASS is accepted
+        s = int(rng.integers(0, 4))
+        with pytest.raises(ValueError, match=rf"seat {s}: action 0 \(.*\) is illegal in phase {g.phase.name}"):
+            g.step({s: 0})
+        c = g.clone()
+        c.step([g.layout.pass_] * 4)
+        g.clone().step({})
+        assert state_summary(g) == before
+        return
     seat = int(rng.choice(acting))
     others = {s: g.legal_actions(s)[-1] for s in acting if s != seat}  # PASS when it is legal
     for a in g.legal_actions(seat):
@@ -128,14 +143,26 @@ def check_refusals(g: Game, rng: np.random.Generator) -> None:
 
 def run_checked(rules, seed: int, rng: np.random.Generator, cross_check: bool, refusals: bool) -> Game:
     g = Game(rules, seed=seed, dealer=seed % 4)
+    always = g.rules.claim_window == "always"
+    empty_windows = 0
     for _ in range(3000):
         check_invariants(g, rng, cross_check)
         if g.is_over:
             break
         if refusals and rng.random() < 0.3:
             check_refusals(g, rng)
-        g.step({s: random_action(g, s, rng) for s in g.acting_seats()})
+        phase, p, t_count = g.phase, g.current_player, g.num_tile_types
+        step = {s: random_action(g, s, rng) for s in g.acting_seats()}
+        empty_windows += phase != Phase.DISCARD and not step
+        a = step.get(p, -1)
+        added_kong = phase == Phase.DISCARD and t_count <= a < 2 * t_count and g.hands[p, a - t_count] == 1
+        g.step(step)
+        if always and phase == Phase.DISCARD and (a < t_count or added_kong):
+            # every discard and every added kong is followed by a window, claimable or not
+            assert g.phase == (Phase.CLAIM if a < t_count else Phase.ROB_KONG), (a, g.phase)
     assert g.is_over, "every hand ends"
+    # a random hand discards dozens of times and most discards are unclaimable
+    assert (empty_windows > 0) == always
     assert g.scores.sum() == 0 and g.scores.dtype == np.int64
     if g.end_reason == "exhaustive_draw":
         assert g.wall_remaining == 0 and g.winners == [] and not g.scores.any()
@@ -227,7 +254,7 @@ def test_step_accepts_dict_or_sequence_and_checks_seats():
     with pytest.raises(ValueError, match="sequence of 4 actions"):
         g.step([0, 0])
     with pytest.raises(ValueError, match=r"seat \d must act in phase DISCARD; legal actions"):
-        g.step({})
+        Game("basic", seed=0).step({})
     with pytest.raises(ValueError, match="action must be an int id"):
         g.step({g.current_player: "discard"})
     with pytest.raises(ValueError, match="seat must be 0..3"):
@@ -247,6 +274,65 @@ def test_bad_constructor_arguments():
         make_wall("basic", hands=["1s1s1s1s1s 23s"])
     with pytest.raises(ValueError, match="hands\\[0\\] has 14 tiles; at most hand_size=13"):
         make_wall("basic", hands=["123s 456s 789s 123p 45p"])
+
+
+# ---------------------------------------------------------------- claim windows (Rules.claim_window)
+# Seat 0 deals and discards 9p first; no other hand holds 7p/8p/9p, so nobody can claim it.
+UNCLAIMABLE = [
+    "123s 456s 789s 123m 9p",
+    "1s 2s 3s 4s 5s 6s 1m 2m 3m 4m 5m 6m 1p",
+    "7s 8s 9s 7s 8s 9s 4m 5m 6m 7m 8m 9m 2p",
+    "1s 2s 3s 4s 5s 6s 7m 8m 9m 1m 2m 3m 3p",
+]
+
+
+def test_unclaimable_discard_opens_an_empty_window_only_under_always():
+    when_possible = dataclasses.replace(get_rules("basic"), claim_window="when_possible")
+    g = script(UNCLAIMABLE, draws="5p 4p")
+    w = script(UNCLAIMABLE, draws="5p 4p", rules=when_possible)
+    assert get_rules("basic").claim_window == "always"
+    nine_p = tid("9p")
+    for game in (g, w):
+        game.step({0: nine_p})
+    # when_possible: no window, seat 1 has drawn 4p at once
+    assert w.phase == Phase.DISCARD and w.current_player == 1 and w.last_drawn == tid("4p")
+    # always: a window in which nobody acts and every seat has only PASS
+    assert g.phase == Phase.CLAIM and g.acting_seats() == [] and g.current_player == 0
+    assert g.last_discard == nine_p and g.last_discarder == 0
+    assert all(g.legal_actions(s) == [g.layout.pass_] for s in range(4))
+    with pytest.raises(ValueError, match=r"seat 1: action 20 \(.*\) is illegal in phase CLAIM; legal actions: 60"):
+        g.step({1: 20})
+    g.step({})
+    assert g.log["steps"] == [[[0, nine_p]], []]
+    assert w.log["steps"] == [[[0, nine_p]]]
+    # after the empty window the state is the one when_possible reaches directly
+    assert {k: v for k, v in state_summary(g).items() if k != "result"} == {
+        k: v for k, v in state_summary(w).items() if k != "result"
+    }
+    assert state_summary(replay(g.log)) == state_summary(g)
+    assert state_summary(replay(w.log)) == state_summary(w)
+
+
+def test_claim_window_is_validated_and_logged():
+    with pytest.raises(ValueError, match=r"Rules.claim_window must be one of \('always', 'when_possible'\)"):
+        get_rules({"name": "basic", "claim_window": "never"})
+    for mode in ("always", "when_possible"):
+        g = play_random(Game({"name": "honours", "claim_window": mode}, seed=4), np.random.default_rng(4))
+        log = json.loads(json.dumps(g.log))
+        assert log["version"] == 2 and log["rules"]["claim_window"] == mode
+        assert replay(log).rules == g.rules and state_summary(replay(log)) == state_summary(g)
+
+
+def test_version_1_logs_replay_as_when_possible():
+    """A log written before claim_window existed (version 1, no such field) replays unchanged."""
+    g = play_random(Game({"name": "basic", "claim_window": "when_possible"}, seed=6), np.random.default_rng(6))
+    old = g.log
+    old["version"] = 1
+    del old["rules"]["claim_window"]
+    assert log_rules(old)["claim_window"] == "when_possible"
+    assert state_summary(replay(old)) == state_summary(g)
+    with pytest.raises(ValueError, match="hand log version 9 is not supported; allowed 1..2"):
+        replay({**old, "version": 9})
 
 
 def test_seed_none_is_recorded_and_replayable():

@@ -16,6 +16,8 @@ from mjenv.rules import get_rules
 from tests.game_helpers import script, tid
 
 BASIC = get_rules("basic")
+WHEN_POSSIBLE = dataclasses.replace(BASIC, claim_window="when_possible")
+WINDOWS = pytest.mark.parametrize("rules", [BASIC, WHEN_POSSIBLE], ids=["always", "when_possible"])
 L = Game("basic", seed=0).layout
 M5 = tid("5m")  # 13
 
@@ -234,21 +236,29 @@ ADDED = [
 ]
 
 
-def _to_added_kong(hands: list[str]) -> Game:
-    g = script(hands, draws="9s 7p 9p 1s 5m", replacements="9m")
+def _to_added_kong(hands: list[str], rules=BASIC) -> Game:
+    g = script(hands, draws="9s 7p 9p 1s 5m", replacements="9m", rules=rules)
     g.step({0: M5})
     g.step({1: L.pong})
-    g.step({1: tid("1m")})
+
+    def discard_unclaimable(seat: int, tile: str) -> None:
+        g.step({seat: tid(tile)})
+        if rules.claim_window == "always":  # nobody can claim it: an empty window, then the draw
+            assert g.phase == Phase.CLAIM and g.acting_seats() == []
+            g.step({})
+
+    discard_unclaimable(1, "1m")
     for seat, tile in ((2, "7p"), (3, "9p"), (0, "1s")):
         assert g.phase == Phase.DISCARD and g.current_player == seat and g.last_drawn == tid(tile)
-        g.step({seat: tid(tile)})
+        discard_unclaimable(seat, tile)
     assert g.current_player == 1 and g.last_drawn == M5
     assert L.kong(M5) in g.legal_actions(1)
     return g
 
 
-def test_robbing_an_added_kong():
-    g = _to_added_kong(ADDED)
+@WINDOWS
+def test_robbing_an_added_kong(rules):
+    g = _to_added_kong(ADDED, rules)
     g.step({1: L.kong(M5)})
     assert g.phase == Phase.ROB_KONG and g.acting_seats() == [3]
     assert g.current_player == 1 and g.last_discard == M5 and g.last_discarder == 1
@@ -262,8 +272,9 @@ def test_robbing_an_added_kong():
     assert g.discards[1, g.num_discards[1] - 1] == M5  # the robbed tile is entered as a discard
 
 
-def test_added_kong_not_robbed_gets_its_replacement():
-    g = _to_added_kong(ADDED)
+@WINDOWS
+def test_added_kong_not_robbed_gets_its_replacement(rules):
+    g = _to_added_kong(ADDED, rules)
     wall = g.wall_remaining
     g.step({1: L.kong(M5)})
     g.step({3: L.pass_})
@@ -273,13 +284,30 @@ def test_added_kong_not_robbed_gets_its_replacement():
     assert g.last_drawn == tid("9m") and g.wall_remaining == wall - 1
 
 
-def test_added_kong_without_possible_robber_opens_no_window():
-    hands = list(ADDED)
-    hands[3] = "123s 456s 789s 1p1p 4m 8m"  # no longer waits on 5m
-    g = _to_added_kong(hands)
+NO_ROBBER = [*ADDED[:3], "123s 456s 789s 1p1p 4m 8m"]  # seat 3 no longer waits on 5m
+
+
+def test_added_kong_without_possible_robber_opens_no_window_when_possible():
+    g = _to_added_kong(NO_ROBBER, WHEN_POSSIBLE)
     g.step({1: L.kong(M5)})
     assert g.phase == Phase.DISCARD and g.current_player == 1 and g.last_drawn == tid("9m")
     assert g.melds[1][0].kind == "added_kong"
+
+
+def test_added_kong_without_possible_robber_opens_an_empty_window_always():
+    g = _to_added_kong(NO_ROBBER, BASIC)
+    wall = g.wall_remaining
+    g.step({1: L.kong(M5)})
+    # the window opens although nobody can rob: nobody acts, every seat has only PASS
+    assert g.phase == Phase.ROB_KONG and g.acting_seats() == [] and g.current_player == 1
+    assert g.last_discard == M5 and g.last_discarder == 1 and g.last_drawn == -1
+    assert all(only_pass(g, s) for s in range(4))
+    assert g.melds[1][0].kind == "added_kong" and g.wall_remaining == wall
+    with pytest.raises(ValueError, match=r"seat 3: action .* \(win\) is illegal in phase ROB_KONG"):
+        g.step({3: L.win})
+    g.step({})  # everyone passes
+    assert g.phase == Phase.DISCARD and g.current_player == 1 and g.last_drawn == tid("9m")
+    assert g.wall_remaining == wall - 1 and g.log["steps"][-1] == []
 
 
 def test_kong_needs_a_tile_to_replace_it():

@@ -7,7 +7,7 @@ import pytest
 
 from mjenv.game import Game, Phase
 from mjenv.knowledge import knowledge_base, knowledge_bases
-from mjenv.rules import PRESET_NAMES
+from mjenv.rules import PRESET_NAMES, get_rules
 from mjenv.tiles import parse
 from tests.game_helpers import play_random, random_action, recount_kb, script, tid
 from tests.test_game_claims import CHOW_VS_PONG, M5, L
@@ -87,7 +87,7 @@ def _check_game(g: Game, rng: np.random.Generator) -> int:
         steps += 1
 
 
-@pytest.mark.parametrize("preset", PRESET_NAMES)
+@pytest.mark.parametrize("preset", [*PRESET_NAMES, {"name": "basic", "claim_window": "when_possible"}])
 def test_kb_equals_recount_at_every_step(preset):
     rng = np.random.default_rng(5)
     for seed in range(25):
@@ -102,10 +102,11 @@ def test_kb_equals_recount_at_every_step_many(preset):
         _check_game(Game(preset, seed=1000 + seed, dealer=seed % 4), rng)
 
 
-def test_kb_after_a_finished_hand_with_a_robbed_kong():
+@pytest.mark.parametrize("claim_window", ["always", "when_possible"])
+def test_kb_after_a_finished_hand_with_a_robbed_kong(claim_window):
     from tests.test_game_claims import ADDED, _to_added_kong
 
-    g = _to_added_kong(ADDED)
+    g = _to_added_kong(ADDED, get_rules({"name": "basic", "claim_window": claim_window}))
     g.step({1: L.kong(M5)})
     g.step({3: L.win})
     assert g.phase == Phase.END

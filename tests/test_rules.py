@@ -24,6 +24,7 @@ def test_presets(name, tiles, hand, melds, chow):
     r = get_rules(name)
     assert (r.name, r.num_tile_types, r.hand_size, r.melds, r.allow_chow) == (name, tiles, hand, melds, chow)
     assert not r.seven_pairs and not r.multiple_winners
+    assert r.claim_window == "always"  # a window after every discard: no leak through the phases
     assert (r.discard_win_points, r.self_draw_points) == (3, 1)
     assert r.num_tiles == 4 * tiles
 
@@ -41,6 +42,9 @@ def test_dict_overrides_and_round_trip():
     assert get_rules(r.to_dict()) == r
     r2 = dataclasses.replace(get_rules("basic"), discard_win_points=8, self_draw_points=2)
     assert get_rules(r2.to_dict()) == r2
+    r3 = get_rules({"name": "taiwan16", "claim_window": "when_possible"})
+    assert r3.to_dict()["claim_window"] == "when_possible" and get_rules(r3.to_dict()) == r3
+    assert r3.hand_size == 16 and get_rules("taiwan16").to_dict()["claim_window"] == "always"
 
 
 def test_rules_are_frozen():
@@ -61,6 +65,8 @@ def test_rules_are_frozen():
         ({"discard_win_points": -1}, r"discard_win_points must be an int >= 0, got -1"),
         ({"self_draw_points": 1.5}, r"self_draw_points must be an int >= 0"),
         ({"hand_size": 16, "melds": 5, "seven_pairs": True}, r"seven_pairs=True needs hand_size=13"),
+        ({"claim_window": "never"}, r"claim_window must be one of \('always', 'when_possible'\), got 'never'"),
+        ({"claim_window": True}, r"claim_window must be one of"),
     ],
 )
 def test_bad_values_name_the_field_and_the_allowed_values(kwargs, match):

@@ -35,18 +35,25 @@ Phases (``Phase``, an IntEnum 0..3; ``acting_seats()`` lists who decides):
   discard, concealed/added kong, or win by self-draw. After a chow or pong: discard only (no draw, no
   kong, no win). The dealer's first turn counts as after a draw (her extra tile is ``last_drawn``).
 * ``CLAIM`` (1): after a discard d by ``last_discarder``, every other seat with a possible claim
-  answers at once (others have only PASS and are not acting). The window opens only when some seat
-  can claim; otherwise the next seat draws at once. Resolution: WIN beats PONG / EXPOSED_KONG beats
-  CHOW; ties go by turn order from the discarder. With ``rules.multiple_winners`` every seat that
-  declared WIN wins. Pong or chow: the claimant discards next. Exposed kong: the claimant draws a
-  replacement tile (from the wall's end) and takes a normal turn. All pass: the seat after the
-  discarder draws. ``current_player`` stays the discarder during the window.
+  answers at once (others have only PASS and are not acting). With ``rules.claim_window ==
+  "always"`` (default) the window follows every discard, even when nobody can claim: then
+  ``acting_seats()`` is empty and the step (all PASS; ``step({})`` will do) goes on as if everyone
+  passed, so the phases a seat sees and the number of steps reveal nothing about other hands. With
+  ``"when_possible"`` the window opens only when some seat can claim, otherwise the next seat draws
+  at once (fewer steps, but a seat that sees a window with only PASS legal learns that an opponent
+  can claim). Resolution: WIN beats PONG / EXPOSED_KONG beats CHOW; ties go by turn order from the
+  discarder. With ``rules.multiple_winners`` every seat that declared WIN wins. Pong or chow: the
+  claimant discards next. Exposed kong: the claimant draws a replacement tile (from the wall's end)
+  and takes a normal turn. All pass: the seat after the discarder draws. ``current_player`` stays
+  the discarder during the window.
 * ``ROB_KONG`` (2): after an added kong of t by ``current_player``, every other seat whose hand + t is
   complete may WIN (robbing the kong; the declarer pays as on a discard) or PASS. ``last_discard``
   and ``last_discarder`` hold the kong's tile and its declarer during the window. The kong is shown
   (in ``melds`` and ``meld_counts``) during the window; if robbed, it falls back to a pong and t is
   entered as the declarer's last discard. If nobody robs, the declarer draws a replacement tile.
-  Concealed kongs cannot be robbed. The window opens only when some seat can win on t.
+  Concealed kongs cannot be robbed. Like the claim window, it follows every added kong with
+  ``claim_window="always"`` (nobody acting when nobody can win on t) and only when some seat can win
+  on t with ``"when_possible"``.
 * ``END`` (3): a win (``winners``, ``deal_in`` = the discarder / kong declarer or -1 for a self-draw,
   ``winning_tile``) or an exhaustive draw (no winners). ``end_reason`` is ``"self_draw"``,
   ``"discard"``, ``"robbed_kong"`` or ``"exhaustive_draw"`` ("" before the end). A self-drawn
@@ -64,7 +71,8 @@ Scores (``scores``, int64[4], this hand's deltas): a win on a discard or robbed 
 ``rules.discard_win_points`` from the discarder per winner; a self-draw takes
 ``rules.self_draw_points`` from each opponent; an exhaustive draw scores 0. Zero-sum.
 
-Logs: ``Game.log`` (a JSON-able dict), ``Game.to_jsonl(path)``, :func:`replay`, :func:`read_jsonl`.
+Logs: ``Game.log`` (a JSON-able dict), ``Game.to_jsonl(path)``, :func:`replay`, :func:`read_jsonl`,
+:func:`log_rules` (a log's rules; version-1 logs read as ``claim_window="when_possible"``).
 Scripted hands: ``Game(rules, wall=make_wall(rules, hands=..., draws=..., replacements=...))``.
 """
 
@@ -73,7 +81,7 @@ from __future__ import annotations
 from mjenv.game._win import is_winning
 from mjenv.game.actions import ActionLayout
 from mjenv.game.engine import MELD_KINDS, NUM_SEATS, Game, Meld, Phase, make_wall
-from mjenv.game.log import read_jsonl, replay, write_jsonl
+from mjenv.game.log import log_rules, read_jsonl, replay, write_jsonl
 
 __all__ = [
     "MELD_KINDS",
@@ -83,6 +91,7 @@ __all__ = [
     "Meld",
     "Phase",
     "is_winning",
+    "log_rules",
     "make_wall",
     "read_jsonl",
     "replay",

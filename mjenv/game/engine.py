@@ -31,7 +31,10 @@ from mjenv.tiles import COPIES, NUM_SUITED
 NUM_SEATS = 4
 MELD_KINDS = ("chow", "pong", "exposed_kong", "concealed_kong", "added_kong")
 LOG_FORMAT = "mjenv-hand"
-LOG_VERSION = 1
+#: 2: ``rules`` carries ``claim_window``. A version-1 log has no such field and was played with the
+#: window opened only when some seat could claim, so :func:`mjenv.game.replay` reads it as
+#: ``claim_window="when_possible"``.
+LOG_VERSION = 2
 
 
 class Phase(IntEnum):
@@ -274,7 +277,9 @@ class Game:
         return len(self.melds[seat])
 
     def acting_seats(self) -> list[int]:
-        """Seats that must decide now (empty when the hand is over)."""
+        """Seats that must decide now, ascending. Empty when the hand is over, and during a ``CLAIM`` /
+        ``ROB_KONG`` window in which nobody can claim (``rules.claim_window == "always"``): then
+        :meth:`step` takes ``{}`` (or all PASS) and the hand goes on as if everyone passed."""
         return list(self._acting)
 
     def legal_action_mask(self, seat: int) -> np.ndarray:
@@ -292,7 +297,9 @@ class Game:
     def log(self) -> dict[str, Any]:
         """JSON-able record of this hand: rules, seed, dealer, wall and every step's actions.
 
-        ``steps[i]`` lists ``[seat, action]`` for the acting seats of step i (seat order).
+        ``steps[i]`` lists ``[seat, action]`` for the acting seats of step i (seat order); ``[]`` for a
+        window in which nobody could claim. ``rules`` holds every field (``claim_window`` included),
+        so :func:`~mjenv.game.replay` rebuilds the same hand step for step.
         ``result`` is present once the hand is over.
         """
         out: dict[str, Any] = {
@@ -454,7 +461,8 @@ class Game:
             self.phase = Phase.CLAIM
 
     def _claim_masks(self, p: int, t: int) -> np.ndarray | None:
-        """Masks of the claim window on discard ``t`` by ``p``; None (and no window) when nobody can claim."""
+        """Masks of the claim window on discard ``t`` by ``p`` (sets ``_masks`` / ``_acting``); None (no
+        window) when nobody can claim and ``rules.claim_window == "when_possible"``."""
         t_count = self.num_tile_types
         lay = self.layout
         masks = None
@@ -494,6 +502,8 @@ class Game:
                 masks[s] = row
                 masks[s, self._pass] = 1
                 acting.append(s)
+        if masks is None and self.rules.claim_window == "always":
+            masks = self._pass_masks()  # an empty window: everyone passes, nothing leaks
         if masks is not None:
             acting.sort()
             self._masks = masks
@@ -586,6 +596,8 @@ class Game:
                     masks = self._pass_masks()
                 masks[s, self._win] = 1
                 acting.append(s)
+        if masks is None and self.rules.claim_window == "always":
+            masks = self._pass_masks()  # an empty rob window: everyone passes, nothing leaks
         if masks is None:
             self._draw(p, replacement=True)
             return

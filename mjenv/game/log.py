@@ -8,11 +8,14 @@ A hand is written as JSON lines::
     ...
     {"type": "result", "phase": "END", "winners": [2], "deal_in": 0, "winning_tile": 12, "scores": [...], ...}
 
-``actions`` lists ``[seat, action]`` for every acting seat of the step. Several hands may follow each
+``actions`` lists ``[seat, action]`` for every acting seat of the step (``[]`` for a claim or
+rob-kong window in which nobody could claim; see ``Rules.claim_window``). Several hands may follow each
 other in one file (each starts with its header). :func:`replay` rebuilds the game from the header
 (the stored wall; the seed is kept for reference) and re-applies every step through
 :meth:`Game.step`, so every action is checked again; when the log holds a result, the replayed result
-must equal it.
+must equal it. The header's ``rules`` holds every ``Rules`` field; a version-1 log (written before
+``Rules.claim_window`` existed, when a window opened only if some seat could claim) lacks that field
+and is read as ``claim_window="when_possible"`` (see :func:`log_rules`).
 """
 
 from __future__ import annotations
@@ -22,9 +25,33 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-from mjenv.game.engine import LOG_FORMAT, Game
+from mjenv.game.engine import LOG_FORMAT, LOG_VERSION, Game
 
-__all__ = ["read_jsonl", "replay", "write_jsonl"]
+__all__ = ["log_rules", "read_jsonl", "replay", "write_jsonl"]
+
+
+def log_rules(log: dict[str, Any]) -> dict[str, Any]:
+    """The rules of a hand log as a dict for :func:`~mjenv.rules.get_rules`, version differences resolved.
+
+    Args:
+        log: a hand log dict (:attr:`Game.log` or an entry of :func:`read_jsonl`).
+
+    Returns:
+        The header's rules; for a version-1 log without ``claim_window``, with
+        ``claim_window="when_possible"`` (the only behaviour version 1 knew).
+
+    Raises:
+        ValueError: not a hand log, or a version this code does not know.
+    """
+    if log.get("format") != LOG_FORMAT:
+        raise ValueError(f"not a hand log: format is {log.get('format')!r}, expected {LOG_FORMAT!r}")
+    version = log.get("version", 1)
+    if version not in range(1, LOG_VERSION + 1):
+        raise ValueError(f"hand log version {version!r} is not supported; allowed 1..{LOG_VERSION}")
+    rules = log["rules"]
+    if isinstance(rules, dict) and version == 1 and "claim_window" not in rules:
+        rules = {**rules, "claim_window": "when_possible"}
+    return rules
 
 
 def _lines(game: Game) -> list[dict[str, Any]]:
@@ -98,9 +125,7 @@ def replay(
         if not hands:
             raise ValueError("the records hold no hand")
         log = hands[0]
-    if log.get("format") != LOG_FORMAT:
-        raise ValueError(f"not a hand log: format is {log.get('format')!r}, expected {LOG_FORMAT!r}")
-    game = Game(log["rules"], log["seed"], dealer=log["dealer"], wall=log.get("wall"))
+    game = Game(log_rules(log), log["seed"], dealer=log["dealer"], wall=log.get("wall"))
     todo = log["steps"] if steps is None else log["steps"][:steps]
     for i, step in enumerate(todo):
         try:

@@ -5,7 +5,9 @@
 Each golden hand is a seeded game played with masked random legal actions (``random_action`` of
 ``tests/game_helpers.py``, eager for wins and kongs, numpy ``default_rng(policy_seed)``). For each
 rule set the first wall seed (counting up from ``start``) whose hand shows the wanted events is kept,
-so the logs cover wins, kongs and claims. Writes ``<name>.jsonl`` (the log) and ``<name>.final.json``
+so the logs cover wins, kongs and claims. Every case but ``basic_when_possible`` uses the default
+``claim_window="always"``, so its log has an empty step (``[]``) for every window nobody could claim.
+Writes ``<name>.jsonl`` (the log) and ``<name>.final.json``
 (the state summary after replaying it, ``tests.game_helpers.state_summary``).
 """
 
@@ -30,6 +32,8 @@ CASES = {
     "taiwan16_draw": ("taiwan16", 500, {"exhaustive_draw"}, {"pong"}),
     "basic_two_winners": ({"name": "basic", "multiple_winners": True}, 600, {"discard"}, set()),
     "basic_robbed_kong": ("basic", 700, {"robbed_kong"}, set()),
+    # the old behaviour, kept covered: a window only when some seat can claim
+    "basic_when_possible": ({"name": "basic", "claim_window": "when_possible"}, 100, {"discard"}, {"pong", "chow"}),
 }
 
 
@@ -47,7 +51,9 @@ def main() -> None:
         g = find(rules, start, reasons, kinds, two_winners=name.endswith("two_winners"))
         g.to_jsonl(HERE / f"{name}.jsonl")
         (HERE / f"{name}.final.json").write_text(json.dumps(state_summary(g), indent=1) + "\n")
-        print(f"{name}: seed {g.seed}, {g.end_reason}, winners {g.winners}, {len(g.log['steps'])} steps")
+        empty = sum(1 for s in g.log["steps"] if not s)
+        steps = len(g.log["steps"])
+        print(f"{name}: seed {g.seed}, {g.end_reason}, winners {g.winners}, {steps} steps ({empty} empty)")
 
 
 if __name__ == "__main__":
