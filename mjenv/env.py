@@ -28,9 +28,23 @@ One hand of Mahjong per episode under a rule set of `mjenv.rules` (`"basic"` is 
 
 A seat with nothing to decide has exactly one legal action, PASS; a mask is never all zero.
 In the parallel API every live agent sends an action every step (agents that are not deciding send
-PASS; an omitted one counts as PASS). In the AEC API only the seats that must decide are selected;
-several seats deciding on one discard are selected one after another and the game applies their
-choices together, so none of them sees another's choice.
+PASS; an omitted one counts as PASS).
+
+## Claim windows and the AEC order
+
+Under the default rules (`Rules.claim_window="always"`) every discard, and every added kong, is
+followed by a claim (or rob-kong) step, whether or not anyone can claim: seats that cannot claim have
+only PASS, and when nobody can, every agent just passes (`needs_action` is False for all four). So
+the number of steps, the phases and everything a seat observes are the same whether or not an
+opponent could have claimed (tested). `claim_window="when_possible"` restores the shorter game that
+opens a window only when some seat can claim; it leaks that fact (a seat that sees phase `claim` with
+only PASS legal learns that an opponent can claim) and is meant for speed, not for fair play.
+
+The AEC API selects on a seat's own turn that seat, and in a claim or rob-kong window each of the
+three other seats in turn order from the discarder (the kong's declarer), every time, including
+seats whose only legal action is PASS and windows nobody can claim. Which agents are selected thus
+depends only on public information (an agent selection is visible to every agent). The game applies
+the answers of one window together, so no seat sees another's choice.
 
 ## Observation
 
@@ -43,15 +57,14 @@ Everything is seat-relative: index 0 = the observing seat, 1 = right (next to ac
 
 `observation="oracle"` appends the hidden views `oracle_hands` (every seat's concealed tiles) and
 `oracle_wall` (the wall in drawing order) for oracle-guided training. Nothing hidden is in the default
-observation: a seat's default observation depends only on what that seat has seen (tested).
-One known channel remains, from the game's rules of play rather than the observation: the game opens
-a claim window only when some seat can claim, so a seat that sees phase `claim` with only PASS legal
-learns that an opponent could claim that discard (closing it needs the game to open the window after
-every discard).
+observation: a seat's default observation depends only on what that seat has seen (tested), and with
+the default `claim_window="always"` so do the number of steps and the AEC agent order (see above).
 
 ## Infos
 
-`infos[agent]`: `seat` (0..3), `needs_action` (the seat must decide now), `deficiency` (its own
+`infos[agent]`: `seat` (0..3), `needs_action` (the seat has a real choice now: it is in
+`game.acting_seats()`, exactly when its mask holds an action other than PASS; False for every agent in
+a window nobody can claim, and for AEC agents selected only to pass), `deficiency` (its own
 knowledge-aware deficiency; 99 = incompletable), `potential` (the shaping potential of the current
 state, see below), `illegal_action` (True only on the step an illegal action ended the hand), and on
 the last step `scores` (the seat's score change) and `winners` (winning seats).
@@ -95,10 +108,14 @@ agent, the action and the legal actions instead. An action outside the action sp
 `reset(seed=s)` seeds a `np.random.Generator`; the deal (the wall order, the only chance event of the
 game) is drawn from it, so equal seeds give equal hands, observations, rewards and infos for equal
 actions. `reset()` without a seed deals the next hand from the same generator.
+`reset(options={"wall": wall, "dealer": d})` deals a chosen wall instead (int[N] tile ids in draw
+order, e.g. from `mjenv.game.make_wall`; `dealer` defaults to 0; other keys are ignored): for scripted
+hands in tests and demos. A bad wall or dealer raises the game's `ValueError`.
 
 ## Version history
 
-* v0 (mjenv 0.1.0): first release.
+* v0 (mjenv 0.1.0): first release. Claim windows after every discard (`Rules.claim_window="always"`)
+  and the AEC order in windows (all three other seats) were settled before the release.
 """
 
 from __future__ import annotations
@@ -115,6 +132,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
+from mjenv.game import Phase
 from mjenv.game.actions import CLAIM_NAMES, ActionLayout
 from mjenv.observation import ObservationSpec
 from mjenv.rules import Rules, get_rules
@@ -216,13 +234,19 @@ class _Table:
 
     # -- state ------------------------------------------------------------------------------------
 
-    def reset(self, seed: int | None) -> None:
+    def reset(self, seed: int | None, options: dict | None = None) -> None:
         from mjenv.game import Game
 
+        wall, dealer = None, 0
+        if options is not None:
+            if not isinstance(options, dict):
+                raise ValueError(f"reset options must be a dict or None, got {type(options).__name__}")
+            # other keys are ignored, as gymnasium envs do (PettingZoo's api_test passes one)
+            wall, dealer = options.get("wall"), options.get("dealer", 0)
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
         game_seed = int(self.np_random.integers(0, 2**63 - 1))
-        self.game = Game(rules=self.rules, seed=game_seed)
+        self.game = Game(rules=self.rules, seed=game_seed, dealer=dealer, wall=wall)
         self.ended_by_illegal = False
         self.illegal_seats: list[int] = []
         self._refresh()
@@ -238,6 +262,18 @@ class _Table:
         self._potentials = potential(self.deficiency)
         self.masks = np.stack([g.legal_action_mask(s) for s in range(4)]).astype(np.int8, copy=False)
         self.acting = [] if g.is_over else [int(s) for s in g.acting_seats()]
+
+    def answering(self) -> list[int]:
+        """Seats the AEC env selects for the current decision, in order: the current player on her turn;
+        in a claim / rob-kong window the three other seats in turn order from the discarder (kong
+        declarer), whether or not they can claim, so the selection reveals nothing hidden."""
+        g = self.game
+        if self.over:
+            return []
+        if g.phase in (Phase.CLAIM, Phase.ROB_KONG):
+            d = int(g.last_discarder)
+            return [(d + k) % 4 for k in (1, 2, 3)]
+        return list(self.acting)
 
     @property
     def over(self) -> bool:
@@ -391,7 +427,7 @@ class MahjongParallelEnv(ParallelEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         t = self._table
-        t.reset(seed)
+        t.reset(seed, options)
         self.agents = list(AGENTS)
         if self.render_mode == "human":
             t.render()
@@ -464,7 +500,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC c
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         t = self._table
-        t.reset(seed)
+        t.reset(seed, options)
         self.agents = list(AGENTS)
         self.rewards = {a: 0.0 for a in AGENTS}
         self._cumulative_rewards = {a: 0.0 for a in AGENTS}
@@ -472,7 +508,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC c
         self.truncations = {a: False for a in AGENTS}
         self.infos = {a: t.info(i) for i, a in enumerate(AGENTS)}
         self._pending: dict[int, int] = {}
-        self._queue = list(t.acting)
+        self._queue = t.answering()
         self.agent_selection = AGENTS[self._queue[0]]
         if self.render_mode == "human":
             t.render()
@@ -490,7 +526,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC c
         self._cumulative_rewards[agent] = 0.0
         self._pending[seat] = a
         self._queue.pop(0)
-        # an illegal action ends the hand at once; otherwise wait for every deciding seat
+        # an illegal action ends the hand at once; otherwise wait for every selected seat
         if self._queue and not bad:
             self._clear_rewards()
             self.agent_selection = AGENTS[self._queue[0]]
@@ -508,7 +544,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC c
             self._queue = []
             self.agent_selection = AGENTS[(seat + 1) % 4]
         else:
-            self._queue = list(t.acting)
+            self._queue = t.answering()  # never empty while the hand goes on (see answering)
             self.agent_selection = AGENTS[self._queue[0]]
         self._accumulate_rewards()
         if self.render_mode == "human":
@@ -551,7 +587,7 @@ def replay_observations(log: dict | str | os.PathLike, observation: str = "defau
     Raises:
         ValueError: not a hand log, or an action that is illegal on replay.
     """
-    from mjenv.game import Game, read_jsonl
+    from mjenv.game import Game, log_rules, read_jsonl
 
     if observation not in OBSERVATIONS:
         raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
@@ -560,7 +596,7 @@ def replay_observations(log: dict | str | os.PathLike, observation: str = "defau
         if not hands:
             raise ValueError(f"{log!s} holds no hand")
         log = hands[0]
-    game = Game(log["rules"], log["seed"], dealer=log["dealer"], wall=log.get("wall"))
+    game = Game(log_rules(log), log["seed"], dealer=log["dealer"], wall=log.get("wall"))
     spec = ObservationSpec(game.rules, oracle=observation == "oracle")
     out = [spec.encode_all(game)]
     for i, step in enumerate(log["steps"]):

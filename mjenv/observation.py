@@ -294,12 +294,11 @@ class ObservationSpec:
 def oracle_wall(game, length: int) -> np.ndarray:
     """The tiles left in the wall in drawing order as tile id + 1, zero padded (float32[length]).
 
-    Front draws take ``game.wall`` from the head, replacement draws (after kongs) from the tail; the
-    game keeps the head and tail positions in ``_head`` and ``_tail`` (no public accessor yet), and
-    ``wall_remaining == _tail - _head``.
+    Front draws take ``game.wall`` from ``game.wall_head``, replacement draws (after kongs) from the
+    tail, so ``game.wall[wall_head:wall_tail]`` is the undrawn rest (``wall_remaining`` tiles).
     """
     out = np.zeros(length, dtype=np.float32)
-    rest = np.asarray(game.wall)[int(game._head) : int(game._tail)][:length]
+    rest = np.asarray(game.wall)[int(game.wall_head) : int(game.wall_tail)][:length]
     out[: len(rest)] = rest.astype(np.float32) + 1.0
     return out
 

@@ -1,9 +1,10 @@
 """Rendering of a hand: text with Unicode tiles (``ansi`` / ``human``) and an RGB image (``rgb_array``).
 
 Both show either the full table (every hand face up) or one seat's view (the other concealed hands
-face down). The image is drawn with Pillow: each seat has a panel on its side of the table (the
-viewing seat, or seat 0, at the bottom) with its concealed hand, declared melds and discards; the
-centre shows the wall count, the phase, the discard awaiting claims and whose turn it is. Tiles are
+face down; in a claim window a seat's view marks every answering seat as to act, not only those that
+can claim, so it shows nothing hidden). The image is drawn with Pillow: each seat has a panel on its
+side of the table (the viewing seat, or seat 0, at the bottom) with its concealed hand, declared melds
+and discards; the centre shows the wall count, the phase, the discard awaiting claims and whose turn it is. Tiles are
 drawn as cards with the rank and a suit letter in the suit's colour (s bamboo green, m characters
 red, p dots blue; honours E S W N Wh Gr Rd), so no mahjong font is needed.
 """
@@ -34,7 +35,12 @@ def _uni(tiles) -> str:
     return "".join(UNICODE_TILES[t] for t in tiles)
 
 
-def _state(game, acting) -> tuple[str, list[int]]:
+def _state(game, acting, seat: int | None) -> tuple[str, list[int]]:
+    if seat is not None and int(game.phase) in (1, 2) and int(game.last_discarder) >= 0:
+        # a seat's view of a claim / rob-kong window marks every seat that answers (all but the
+        # discarder), not the seats that can claim: those would reveal the other hands
+        d = int(game.last_discarder)
+        return PHASE_NAMES[int(game.phase)], [(d + k) % 4 for k in (1, 2, 3)]
     acting = list(game.acting_seats()) if acting is None else list(acting)
     return PHASE_NAMES[int(game.phase)], acting
 
@@ -56,12 +62,13 @@ def render_text(game, seat: int | None = None, acting: list[int] | None = None) 
     Args:
         game: a ``mjenv.game.Game``.
         seat: None shows every hand; a seat 0..3 shows what that seat sees (other hands face down).
-        acting: seats deciding now (default ``game.acting_seats()``).
+        acting: seats deciding now (default ``game.acting_seats()``). In a seat's view of a claim or
+            rob-kong window the three seats that answer are marked instead, whoever can claim.
 
     Returns:
         A multi-line string.
     """
-    phase, acting = _state(game, acting)
+    phase, acting = _state(game, acting, seat)
     last = int(game.last_discard)
     head = (
         f"mjenv {game.rules.name} | phase {phase} | wall {game.wall_remaining} | dealer {SEAT_NAMES[game.dealer]}"
@@ -194,14 +201,15 @@ def render_rgb(game, seat: int | None = None, acting: list[int] | None = None) -
         game: a ``mjenv.game.Game``.
         seat: None: every hand face up, seat 0 at the bottom; a seat 0..3: that seat at the bottom and
             the other concealed hands face down.
-        acting: seats deciding now (default ``game.acting_seats()``).
+        acting: seats deciding now (default ``game.acting_seats()``). In a seat's view of a claim or
+            rob-kong window the three seats that answer are marked instead, whoever can claim.
 
     Returns:
         uint8[880, 1200, 3] RGB image.
     """
     from PIL import Image, ImageDraw
 
-    phase, acting = _state(game, acting)
+    phase, acting = _state(game, acting, seat)
     img = Image.new("RGB", (W, H), _BG)
     draw = ImageDraw.Draw(img)
     bottom = 0 if seat is None else seat

@@ -12,7 +12,7 @@ import pytest
 import mjenv
 from mjenv.deficiency import INCOMPLETABLE
 from mjenv.env import POTENTIAL_CAP, parallel_env, potential, raw_env, replay_observations
-from mjenv.game import read_jsonl
+from mjenv.game import Phase, make_wall, read_jsonl
 from mjenv.game.actions import CLAIM_NAMES
 from mjenv.observation import ObservationSpec
 
@@ -76,7 +76,7 @@ def test_every_live_agent_is_observed_and_masks_match_needs_action():
     env = parallel_env()
     rng = np.random.default_rng(0)
     obs, infos = env.reset(seed=0)
-    steps = 0
+    steps = empty_windows = 0
     while env.agents:
         assert set(obs) == set(env.agents) == set(infos)
         for a in env.agents:
@@ -85,12 +85,17 @@ def test_every_live_agent_is_observed_and_masks_match_needs_action():
             assert obs[a]["observation"].dtype == np.float32
             if not infos[a]["needs_action"]:
                 assert np.flatnonzero(mask).tolist() == [PASS]
-        assert any(infos[a]["needs_action"] for a in env.agents)
+            # needs_action is read off the agent's own mask: a real choice besides PASS
+            assert infos[a]["needs_action"] == bool(np.flatnonzero(mask).tolist() != [PASS])
+        if not any(infos[a]["needs_action"] for a in env.agents):
+            # only a claim window nobody can claim has nobody deciding (claim_window="always")
+            assert env.game.phase in (Phase.CLAIM, Phase.ROB_KONG) and env.game.acting_seats() == []
+            empty_windows += 1
         for a in env.agents:
             assert infos[a]["potential"] == -min(infos[a]["deficiency"], POTENTIAL_CAP)
         obs, rew, term, trunc, infos = env.step(_masked_random(obs, env.agents, rng))
         steps += 1
-    assert all(term.values()) and steps > 10
+    assert all(term.values()) and steps > 10 and empty_windows > 0
     assert sum(rew.values()) == 0  # zero-sum score changes (no shaping)
     assert {a: infos[a]["scores"] for a in infos} == rew
 
@@ -203,43 +208,61 @@ def test_out_of_range_and_bad_arguments_raise_value_errors():
             parallel_env(**kwargs)
 
 
-def _aec_vs_parallel(seed: int):
-    par = parallel_env(shaping="deficiency", gamma=0.9)
+def _answering(game) -> list[int]:
+    """The seats the AEC env must select for the game's current decision (its documented order)."""
+    if game.phase in (Phase.CLAIM, Phase.ROB_KONG):
+        return [(game.last_discarder + k) % 4 for k in (1, 2, 3)]
+    return [game.current_player]
+
+
+def _aec_vs_parallel(seed: int, rules="basic"):
+    par = parallel_env(shaping="deficiency", gamma=0.9, rules=rules)
     obs, infos = par.reset(seed=seed)
-    decisions = []  # per parallel step: the choices of the seats that had to decide
+    decisions = []  # per parallel step: the AEC agents to select, in order, with their choices
     total_par = dict.fromkeys(par.possible_agents, 0.0)
     while par.agents:
         acts = {a: int(np.flatnonzero(obs[a]["action_mask"])[-1]) for a in par.agents}
-        decisions.append({a: acts[a] for a in par.agents if infos[a]["needs_action"]})
+        decisions.append([(f"player_{s}", acts[f"player_{s}"], infos[f"player_{s}"]["needs_action"])
+                          for s in _answering(par.game)])
         obs, rew, term, trunc, infos = par.step(acts)
         for a in rew:
             total_par[a] += rew[a]
-    multi = sum(len(d) > 1 for d in decisions)
-    aec = mjenv.env(shaping="deficiency", gamma=0.9)
+    multi = sum(sum(needs for *_, needs in d) > 1 for d in decisions)
+    aec = mjenv.env(shaping="deficiency", gamma=0.9, rules=rules)
     aec.reset(seed=seed)
     total_aec = dict.fromkeys(aec.possible_agents, 0.0)
-    step = 0
+    expected = [x for d in decisions for x in d]
+    selected = []
     for agent in aec.agent_iter():
-        _, reward, term, _, info = aec.last()
+        obs, reward, term, _, info = aec.last()
         total_aec[agent] += reward
         if term:
             aec.step(None)
             continue
-        assert info["needs_action"] and agent in decisions[step]
-        aec.step(decisions[step].pop(agent))
-        if not decisions[step]:
-            step += 1
-    assert step == len(decisions)
+        want, action, needs = expected[len(selected)]
+        assert agent == want and info["needs_action"] == needs
+        if not needs:  # selected only to answer a window: PASS is its one legal action
+            assert np.flatnonzero(obs["action_mask"]).tolist() == [PASS] and action == PASS
+        selected.append(agent)
+        aec.step(action)
+    assert len(selected) == len(expected)
     assert total_aec == pytest.approx(total_par)
-    return multi, {a: infos[a]["scores"] for a in infos}
+    return multi, {a: infos[a]["scores"] for a in infos}, decisions
 
 
-def test_aec_and_parallel_agree_on_a_hand():
+@pytest.mark.parametrize("rules", ["basic", {"name": "basic", "claim_window": "when_possible"}],
+                         ids=["always", "when_possible"])
+def test_aec_and_parallel_agree_on_a_hand(rules):
     """The same seed and the same choice per decision give the same rewards in both APIs, including
-    claim windows where several seats decide (the AEC env selects them one after another)."""
-    multi, _ = _aec_vs_parallel(11)
+    claim windows where several seats decide (the AEC env selects them one after another); in every
+    window the AEC env selects all three other seats, those with nothing to decide answering PASS."""
+    multi, _, decisions = _aec_vs_parallel(11, rules)
     assert multi > 0
-    _, scores = _aec_vs_parallel(14)
+    windows = [d for d in decisions if len(d) == 3]
+    empty = [d for d in windows if not any(needs for *_, needs in d)]
+    # always: windows nobody can claim are stepped through; when_possible: they never open
+    assert windows and (len(empty) > 0) == (rules == "basic")
+    _, scores, _ = _aec_vs_parallel(14, rules)
     assert any(scores.values())  # a hand that ends with a win
 
 
@@ -307,3 +330,96 @@ def test_mjenv_env_is_callable_before_and_after_importing_the_module():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+# ---------------------------------------------------------------- no leak through claim windows
+# Two deals that differ only in hidden tiles: seat 0 (dealer) draws and discards 9p first. In
+# CAN_PONG seat 2 holds 9p 9p and may pong it; in CANNOT seat 2 holds 9p 6p and seat 3 the other 9p
+# (instead of 6p), so nobody can claim it. Seats 0 and 1 hold the same tiles in both, and with every
+# seat discarding what it draws and passing every claim, they see the same tiles at the same times.
+_S0, _S1 = "123s 456s 789s 123m 4m", "1s 2s 3s 4s 5s 6s 1m 2m 3m 4m 5m 6m 1p"
+CAN_PONG = [_S0, _S1, "9p9p 7s8s9s 5m6m7m8m9m 2p3p4p", "1s 3s 5s 7s 2m 4m 6m 8m 1p 3p 5p 7p 6p"]
+CANNOT = [_S0, _S1, "9p6p 7s8s9s 5m6m7m8m9m 2p3p4p", "1s 3s 5s 7s 2m 4m 6m 8m 1p 3p 5p 7p 9p"]
+WHEN_POSSIBLE = {"name": "basic", "claim_window": "when_possible"}
+
+
+def _fixed_choice(game, seat: int) -> int:
+    """Discard the drawn tile on one's own turn, pass everything else (never claim, never win)."""
+    return int(game.last_drawn) if game.phase == Phase.DISCARD and seat == game.current_player else PASS
+
+
+def _parallel_view(hands, seat: int, rules="basic") -> list:
+    """Everything ``seat`` receives from the parallel env over the whole hand, step by step."""
+    env = parallel_env(rules=rules)
+    obs, infos = env.reset(seed=0, options={"wall": make_wall(rules, hands=hands, draws="9p")})
+    a = f"player_{seat}"
+    view = [(obs[a]["observation"].tobytes(), obs[a]["action_mask"].tobytes(), infos[a])]
+    while env.agents:
+        obs, rew, term, _, infos = env.step({b: _fixed_choice(env.game, i) for i, b in enumerate(env.agents)})
+        view.append((obs[a]["observation"].tobytes(), obs[a]["action_mask"].tobytes(), infos[a], rew[a], term[a]))
+    return view
+
+
+def _aec_view(hands, seat: int, rules="basic") -> list:
+    """The AEC agent order and everything ``seat`` can observe, selection by selection."""
+    env = mjenv.env(rules=rules)
+    env.reset(seed=0, options={"wall": make_wall(rules, hands=hands, draws="9p")})
+    a = f"player_{seat}"
+    view = []
+    for agent in env.agent_iter():
+        o = env.observe(a)
+        # the seat's entries go once it has stepped out after the end
+        view.append((agent, o["observation"].tobytes(), o["action_mask"].tobytes(), env.infos.get(a),
+                     env._cumulative_rewards.get(a), env.terminations.get(a)))
+        env.step(None if env.terminations[agent] else _fixed_choice(env.unwrapped.game, int(agent[-1])))
+    return view
+
+
+def test_the_scripted_deals_differ_in_a_claim_only():
+    """The premise of the no-leak tests: after the first discard seat 2 can pong in one deal only."""
+    for hands, acting in ((CAN_PONG, [2]), (CANNOT, [])):
+        env = parallel_env()
+        env.reset(options={"wall": make_wall("basic", hands=hands, draws="9p")})
+        assert env.game.hands[0, 26] == 1 and env.game.last_drawn == 26  # 9p
+        env.step({b: _fixed_choice(env.game, i) for i, b in enumerate(env.agents)})
+        assert env.game.phase == Phase.CLAIM and env.game.acting_seats() == acting
+    with pytest.raises(ValueError, match="wall must hold each tile id 0..26 exactly 4 times"):
+        parallel_env().reset(options={"wall": [0] * 108})
+    with pytest.raises(ValueError, match="dealer must be a seat 0..3"):
+        mjenv.env().reset(options={"dealer": 5})
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_no_leak_whether_an_opponent_can_claim(seat):
+    """Under the default rules a seat's whole stream (steps, observations, masks, infos, rewards) is
+    the same whether or not an opponent can claim; under claim_window="when_possible" it is not (the
+    window, and so an extra step, appears only when someone can claim), which shows the test can fail."""
+    same = _parallel_view(CAN_PONG, seat), _parallel_view(CANNOT, seat)
+    assert len(same[0]) > 100
+    _assert_same(same[0], same[1])
+    leaky = _parallel_view(CAN_PONG, seat, WHEN_POSSIBLE), _parallel_view(CANNOT, seat, WHEN_POSSIBLE)
+    # the first discard opens the pong window in one deal only: the observation right after it (its
+    # phase) differs, and so does the number of steps (more windows open in the deal with the pair)
+    assert leaky[0][1][0] != leaky[1][1][0] and len(leaky[0]) > len(leaky[1])
+
+
+def test_no_leak_in_the_aec_agent_order():
+    """In the AEC API the selected agents are public: with the default rules every window selects the
+    three other seats, so the order and the seat's observations match; with when_possible they do not."""
+    same = _aec_view(CAN_PONG, 1), _aec_view(CANNOT, 1)
+    _assert_same(same[0], same[1])
+    assert [x[0] for x in same[0][:4]] == ["player_0", "player_1", "player_2", "player_3"]
+    leaky = _aec_view(CAN_PONG, 1, WHEN_POSSIBLE), _aec_view(CANNOT, 1, WHEN_POSSIBLE)
+    assert [x[0] for x in leaky[0]] != [x[0] for x in leaky[1]]
+
+
+def test_seat_view_render_marks_every_answering_seat():
+    """A seat's rendered view of a window marks the three answering seats, whoever can claim."""
+    texts = []
+    for hands in (CAN_PONG, CANNOT):
+        env = parallel_env(render_mode="ansi", render_seat=1)
+        env.reset(options={"wall": make_wall("basic", hands=hands, draws="9p")})
+        env.step({b: _fixed_choice(env.game, i) for i, b in enumerate(env.agents)})
+        texts.append(env.render())
+    assert texts[0] == texts[1]
+    assert "phase claim" in texts[0] and "to act: player_1, player_2, player_3" in texts[0]
