@@ -350,9 +350,20 @@ def _local_search(
 
     walk(0, 0, 0, 0, 0)
     types: set[_LocalType] = set()
+    if track:
+        for m, n, p, e, r, left in found:
+            used = tuple(a - b for a, b in zip(k, left))
+            types.add((m, n, p, e, *_remainder_attrs(r, left, honour), used))
+        return frozenset(types)
+    best: set[tuple[int, int, int, int]] = set()  # (m, n, p, e) already seen with (1, 1, 0)
     for m, n, p, e, r, left in found:
-        used = tuple(a - b for a, b in zip(k, left)) if track else ()
-        types.add((m, n, p, e, *_remainder_attrs(r, left, honour), used))
+        key = (m, n, p, e)
+        if key in best:
+            continue  # (re, rm, em) = (1, 1, 0) dominates every other attribute triple
+        attrs = _remainder_attrs(r, left, honour)
+        if attrs == (1, 1, 0):
+            best.add(key)
+        types.add((m, n, p, e, *attrs, ()))
     return frozenset(types)
 
 
@@ -388,7 +399,8 @@ def local_types(
         The set of types (m, n, p, e, re, rm, em) of the block's qDCMPs (Definition 12).
     """
     paper = _check_variant(variant)
-    return frozenset(x[:7] for x in _local_search(tuple(counts), tuple(k), honour, max_elements, paper, False))
+    # track=True visits every qDCMP (the fast path skips dominated attribute triples)
+    return frozenset(x[:7] for x in _local_search(tuple(counts), tuple(k), honour, max_elements, paper, True))
 
 
 def _check_variant(variant: str) -> bool:
