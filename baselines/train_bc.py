@@ -196,7 +196,7 @@ def accuracy(net: PolicyNet, obs: np.ndarray, masks: np.ndarray, actions: np.nda
 
 
 def plot_curve(csv_path: Path, png_path: Path, x: str, ys: list[str], title: str) -> None:
-    """Plot columns of a CSV log against ``x`` into a PNG (one panel per column)."""
+    """Plot columns of a CSV log against ``x`` into a PNG (one panel per entry; ``"a+b"`` shares a panel)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -207,12 +207,15 @@ def plot_curve(csv_path: Path, png_path: Path, x: str, ys: list[str], title: str
     if not rows:
         return
     fig, axes = plt.subplots(1, len(ys), figsize=(4.2 * len(ys), 3.4), squeeze=False)
-    for ax, y in zip(axes[0], ys):
-        pts = [(float(r[x]), float(r[y])) for r in rows if r.get(y) not in (None, "", "nan")]
-        if pts:
-            ax.plot(*zip(*pts), marker="o", markersize=3)
+    for ax, panel in zip(axes[0], ys):
+        for y in panel.split("+"):  # "a+b": both columns in one panel
+            pts = [(float(r[x]), float(r[y])) for r in rows if r.get(y) not in (None, "", "nan")]
+            if pts:
+                ax.plot(*zip(*pts), marker="o", markersize=3, label=y)
+        if "+" in panel:
+            ax.legend(fontsize=8)
         ax.set_xlabel(x)
-        ax.set_title(y)
+        ax.set_title(panel.replace("+", " vs "))
         ax.grid(alpha=0.3)
     fig.suptitle(title)
     fig.tight_layout()

@@ -338,7 +338,7 @@ def main(argv: list[str] | None = None) -> Path:
         b_val = torch.as_tensor(val_buf.reshape(-1)[idx])
         b_decide = (b_mask.sum(dim=1) > 1).float()  # only real choices carry policy gradient
         net.train()
-        clipfracs, stats = [], {}
+        clipfracs, stat_lists = [], {"pg_loss": [], "v_loss": [], "entropy": [], "approx_kl": []}
         mb_size = max(1, len(idx) // args.num_minibatches)
         for _epoch in range(args.update_epochs):
             perm = torch.as_tensor(rng.permutation(len(idx)))
@@ -382,10 +382,11 @@ def main(argv: list[str] | None = None) -> Path:
                             p.grad = None
                 torch.nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
                 optimizer.step()
-                stats = {"pg_loss": pg_loss.item(), "v_loss": v_loss.item(), "entropy": entropy.item(),
-                         "approx_kl": approx_kl.item()}
-            if args.target_kl is not None and stats.get("approx_kl", 0.0) > args.target_kl:
+                for k, v in (("pg_loss", pg_loss), ("v_loss", v_loss), ("entropy", entropy), ("approx_kl", approx_kl)):
+                    stat_lists[k].append(v.item())
+            if args.target_kl is not None and stat_lists["approx_kl"] and stat_lists["approx_kl"][-1] > args.target_kl:
                 break
+        stats = {k: float(np.mean(v)) for k, v in stat_lists.items() if v}  # means over the update
         y_pred, y_true = b_val.numpy(), b_ret.numpy()
         var_y = np.var(y_true)
         explained_var = float("nan") if var_y == 0 else float(1 - np.var(y_true - y_pred) / var_y)
@@ -431,7 +432,8 @@ def main(argv: list[str] | None = None) -> Path:
                         "pool": pool_paths, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
                         "args": asdict(args)}, ckpt_path)
             plot_curve(csv_path, out_dir / "ppo_curve.png", "global_step",
-                       ["learner_return", "learner_win_rate", "eval_policy_win_rate", "entropy"], "masked PPO")
+                       ["learner_return", "learner_win_rate", "eval_policy_win_rate+eval_greedy_win_rate", "entropy"],
+                       "masked PPO")
         bar.set_postfix(win=f"{row['learner_win_rate']:.3f}", ret=f"{row['learner_return']:.2f}", hands=hands_done)
         bar.update(1)
     bar.close()
