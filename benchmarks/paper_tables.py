@@ -297,9 +297,12 @@ def run(args: Args) -> dict:
         pair_hands = hands[owner]
         needed = np.full(len(kbs), 4, dtype=np.int64)
         # ground truth: dp batched (timed), then dp one call per pair, then the reference subset
-        t0 = time.perf_counter()
-        truth = np.asarray(dp_mod.deficiency_batch(pair_hands, kbs, needed), dtype=np.int32)
-        dp_batched_s = time.perf_counter() - t0
+        # best of three runs, the usual guard against a scheduler hiccup on a shared machine
+        dp_batched_s = math.inf
+        for _ in range(3):
+            t0 = time.perf_counter()
+            truth = np.asarray(dp_mod.deficiency_batch(pair_hands, kbs, needed), dtype=np.int32)
+            dp_batched_s = min(dp_batched_s, time.perf_counter() - t0)
         results: dict[str, np.ndarray] = {}
         times: dict[str, np.ndarray] = {}
         results["dp"] = np.zeros(len(kbs), dtype=np.int32)
@@ -540,7 +543,7 @@ def render_markdown(report: dict) -> str:
         "Ours = this run (ground truth: exact `dp`, itself checked against the slow reference). "
         "Paper = HBBA paper Table 9 (accuracy; QSA/BDA/WRA/HBBA), HBBA Table 8 (HBBA mean time), "
         "BDA paper Tables 1-3 (BDA and quadtree mean/max time, ms). Times are per (hand, KB) pair, one "
-        "call each, in ms; `dp batched` is one call for the whole class divided by its pairs.",
+        "call each, in ms; `dp batched` is one call for the whole class divided by its pairs (best of 3).",
         "",
     ]
     for key, cls in report["classes"].items():
@@ -654,7 +657,8 @@ def write_figures(report: dict, folder: Path) -> list[str]:
     axes[0].set_ylim(0, 102)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=5, frameon=False, fontsize=9)
-    fig.suptitle("Accuracy vs KB size: ours (solid) and the HBBA paper's Table 9 (dashed)")
+    fig.suptitle("Accuracy vs KB size: ours (solid) and the HBBA paper's Table 9 (dashed; its HBBA is 100% everywhere, "
+                 "hidden under our hbba line)")
     fig.tight_layout(rect=(0, 0.12, 1, 1))
     p = folder / "paper_tables_accuracy.png"
     fig.savefig(p, dpi=110)
