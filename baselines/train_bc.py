@@ -208,11 +208,13 @@ def plot_curve(csv_path: Path, png_path: Path, x: str, ys: list[str], title: str
         return
     fig, axes = plt.subplots(1, len(ys), figsize=(4.2 * len(ys), 3.4), squeeze=False)
     for ax, panel in zip(axes[0], ys):
+        drawn = 0
         for y in panel.split("+"):  # "a+b": both columns in one panel
             pts = [(float(r[x]), float(r[y])) for r in rows if r.get(y) not in (None, "", "nan")]
             if pts:
                 ax.plot(*zip(*pts), marker="o", markersize=3, label=y)
-        if "+" in panel:
+                drawn += 1
+        if "+" in panel and drawn:
             ax.legend(fontsize=8)
         ax.set_xlabel(x)
         ax.set_title(panel.replace("+", " vs "))
