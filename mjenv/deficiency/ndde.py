@@ -338,16 +338,22 @@ def _run(hands, melds_needed, rng, pop, gens, f_scale, cr) -> np.ndarray:
     def repair(x: np.ndarray) -> np.ndarray:
         """Sec. 3.2.2 on x int64[b, NP, k] (in place); returns the mapped counts int16[b, NP, k, T]."""
         c = s_counts[bi, x]
-        total = c.sum(axis=2)
-        over = (total > h[:, None, :]).any(axis=(0, 1))
-        # only tiles over the hand's count need work; removals never push another tile over
-        for t in np.flatnonzero(over):
-            ct = c[:, :, :, t]
-            drop = (ct > 0) & (np.cumsum(ct, axis=2) > h[:, None, None, t])
-            if drop.any():
-                x[drop] = 0
-                c[drop] = 0
-        return c
+        hb = h[:, None, :]
+        # Each round handles, in every row at once, the lowest tile that row still over-uses; the tiles
+        # below it are settled for good (removals only lower counts), so the rounds visit a row's tiles
+        # in ascending order exactly like the paper's per-tile loop, with as many rounds as the worst
+        # row has over-used tiles rather than one per tile over-used anywhere in the batch.
+        while True:
+            over = c.sum(axis=2) > hb
+            rows = over.any(axis=2)
+            if not rows.any():
+                return c
+            t = over.argmax(axis=2)  # lowest over-used tile per row (rows without one are masked below)
+            ct = np.take_along_axis(c, t[:, :, None, None], axis=3)[..., 0]
+            limit = h[bi[:, :, 0], t]  # [b, NP]: the hand's count of that tile
+            drop = rows[:, :, None] & (ct > 0) & (np.cumsum(ct, axis=2) > limit[:, :, None])
+            x[drop] = 0
+            c[drop] = 0
 
     def fitness(x: np.ndarray, c: np.ndarray) -> np.ndarray:
         m = s_meld[bi, x].sum(axis=2)
