@@ -68,9 +68,10 @@ The algorithm (paper section -> code)
   fitness in the final population (selection is elitist, so it is the best ever seen).
 
 Everything is vectorized over the batch and the population (one numpy array ``[B, NP, M + 1]``);
-the generations are the only Python loop, plus one short loop over tiles inside the repair. The paper
-stopped a run as soon as the known true deficiency was found (to time it); we do not know the truth
-here, so a batch stops early only when every hand has reached fitness 0, which cannot change a result.
+the generations are the only Python loop, plus a few rounds inside the repair (as many as the worst
+row has over-used tiles). The paper stopped a run as soon as the known true deficiency was found (to
+time it); we do not know the truth here, so a batch stops early only when every hand has reached
+fitness 0, which cannot change a result.
 
 Limits: ``melds_needed`` may be 0..5 (the cost formula is the paper's argument for any ``M``; the
 paper itself only treats 14-tile hands, and ``tests/test_ndde.py`` checks 13-tile and exposed-meld
