@@ -212,20 +212,19 @@ def _prune(types: set[tuple]) -> set[tuple]:
 def _meldable(y: int, k: tuple[int, ...], x: int, honour: bool) -> bool:
     """Can a meld be made from rank ``y`` and two KB tiles, after one copy of ``x`` left the KB?
 
-    ``x = -1`` means nothing left the KB. Ranks are 0-based within the suit.
+    ``x = -1`` means nothing left the KB. Ranks are 0-based within the suit (or window).
     """
-
-    def kb(z: int) -> int:
-        return k[z] - (1 if z == x else 0)
-
-    if kb(y) >= 2:  # pong (y y y)
+    if k[y] - (x == y) >= 2:  # pong (y y y)
         return True
     if honour:
         return False
-    for a, b in ((y - 2, y - 1), (y - 1, y + 1), (y + 1, y + 2)):
-        if 0 <= a and b < len(k) and kb(a) >= 1 and kb(b) >= 1:
-            return True
-    return False
+    n = len(k)
+    # KB copies of the four neighbours (0 outside the window), less the one taken by x
+    m2 = k[y - 2] - (x == y - 2) if y >= 2 else 0
+    m1 = k[y - 1] - (x == y - 1) if y >= 1 else 0
+    p1 = k[y + 1] - (x == y + 1) if y + 1 < n else 0
+    p2 = k[y + 2] - (x == y + 2) if y + 2 < n else 0
+    return (m2 > 0 and m1 > 0) or (m1 > 0 and p1 > 0) or (p1 > 0 and p2 > 0)
 
 
 @lru_cache(maxsize=1 << 16)
