@@ -291,3 +291,17 @@ def test_bad_options():
         deficiency(hand, method="bda", variant="exact")
     with pytest.raises(ValueError, match="thirteen must be"):
         deficiency(hand, method="bda", thirteen="twice")
+
+
+def test_honours_form_pongs_and_pairs_only():
+    # (1z2z3z) is no chow: one honour pong is still missing (two draws)
+    assert deficiency("123456789m11s123z", method="bda") == 2
+    assert deficiency("123456789m11s111z", method="bda") == 0
+    # an honour pair whose last copies are gone cannot become a pong, only the eye
+    kb = 4 - tiles.parse("123456789m11s777z", 34)
+    kb[33] = 0
+    assert deficiency("123456789m11s777z", kb, method="bda") == 0
+    hand = tiles.parse("123456789m11s77z", 34)  # 13 tiles: 77z is the eye, 11s needs its third copy
+    kb = 4 - hand
+    kb[33] = 0
+    assert deficiency(hand, kb, method="bda") == deficiency(hand, kb, method="dp") == 1
