@@ -600,7 +600,7 @@ def _kb_masks(kb: np.ndarray) -> tuple[int, int, int, int]:
     """Bit masks of the KB's pairs and melds (same bits as :func:`_block_types`) and their counts."""
     pairs = melds = 0
     n_pairs = n_melds = 0
-    k = [int(v) for v in kb]
+    k = kb.tolist() if isinstance(kb, np.ndarray) else [int(v) for v in kb]
     for t, v in enumerate(k):
         if v >= 2:
             pairs |= 1 << t
@@ -623,8 +623,8 @@ def _kb_masks(kb: np.ndarray) -> tuple[int, int, int, int]:
 def _alg2(hand: np.ndarray, kb: np.ndarray, melds: int, paper: bool) -> int:
     """Alg. 2 on one hand: KB-blocks, local type sets, join (Alg. 3), Decide (Alg. 1)."""
     cap = melds + 1
-    ke, km = kb_attributes(kb)
     pair_bits, meld_bits, n_pairs, n_melds = _kb_masks(kb)
+    ke, km = int(n_pairs > 0), int(n_melds > 0)  # the KB attributes of Sec. 4.3 (kb_attributes)
     # Completions use at most `cap` KB tiles; each can use up one KB pair and at most four KB melds
     # (a pong and three chows), so only a KB with few pairs / melds can lose all of them.
     track_e = not paper and 0 < n_pairs <= cap

@@ -122,8 +122,8 @@ def kb_blocks(hand: Sequence[int] | np.ndarray, kb: Sequence[int] | np.ndarray) 
         The KB-blocks, ordered by suit and then by smallest tile; together they hold every hand
         tile exactly once. Each honour tile type in the hand is a block of its own.
     """
-    h = [int(v) for v in hand]
-    k = [int(v) for v in kb]
+    h = hand.tolist() if isinstance(hand, np.ndarray) else [int(v) for v in hand]
+    k = kb.tolist() if isinstance(kb, np.ndarray) else [int(v) for v in kb]
     if len(h) not in (NUM_SUITED, NUM_TILES) or len(k) != len(h):
         raise ValueError(f"hand and kb must both have 27 or 34 entries, got {len(h)} and {len(k)}")
     blocks: list[KBBlock] = []
