@@ -281,7 +281,12 @@ _LocalType = tuple[int, int, int, int, int, int, int, tuple[int, ...]]
 def _local_search(
     counts: tuple[int, ...], k: tuple[int, ...], honour: bool, max_elements: int, paper: bool, track: bool
 ) -> frozenset[_LocalType]:
-    """All qDCMPs of one KB-block by the 6-ary local search, mapped to types (see :func:`local_types`)."""
+    """All qDCMPs of one KB-block by the 6-ary local search, mapped to types (see :func:`local_types`).
+
+    With ``track`` every type is kept together with the KB copies its pmeld completions use (by
+    rank); without, types whose (re, rm, em) is dominated by (1, 1, 0) for the same (m, n, p, e) may
+    be skipped (see :func:`_prune`).
+    """
     size = len(counts)
     if sum(counts) == 1:
         # a lone tile: only the empty qDCMP; a single remainder tile cannot give both eye and meld
