@@ -114,8 +114,9 @@ hands in tests and demos. A bad wall or dealer raises the game's `ValueError`.
 
 ## Version history
 
-* v0 (mjenv 0.1.0): first release. Claim windows after every discard (`Rules.claim_window="always"`)
-  and the AEC order in windows (all three other seats) were settled before the release.
+* v0 (mjenv 0.1.0): first release. During its development the default became a claim window after
+  every discard (`Rules.claim_window="always"`) with the AEC env selecting all three other seats in
+  every window; hands logged before that replay as `claim_window="when_possible"`.
 """
 
 from __future__ import annotations
