@@ -250,3 +250,13 @@ def test_value_warmup_keeps_a_warm_started_policy_and_trains_the_value_head(tmp_
             assert not torch.equal(after[k], v), k
         else:
             assert torch.equal(after[k], v), k
+
+
+def test_mjenv_train_subcommand_passes_options_to_the_scripts(tmp_path, capsys):
+    from mjenv import cli
+
+    with pytest.raises(ValueError, match="resume"):  # reached train_ppo.main with the options
+        cli.main(["train", "ppo", "--resume", "--out-dir", str(tmp_path / "none")])
+    with pytest.raises(SystemExit):
+        cli.main(["train", "bc", "--help"])
+    assert "--teacher" in capsys.readouterr().out
