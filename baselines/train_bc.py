@@ -148,7 +148,7 @@ def from_logs(path: str, *, rules: str, progress: bool = True):
     Returns:
         the same arrays as :func:`generate`.
     """
-    from mjenv.game import Game
+    from mjenv.game import Game, log_rules
     from mjenv.game.log import read_jsonl
     from mjenv.observation import ObservationSpec
 
@@ -160,7 +160,8 @@ def from_logs(path: str, *, rules: str, progress: bool = True):
     out_obs, out_mask, out_act, out_hand = [], [], [], []
     specs: dict = {}
     for hand_id, log in enumerate(tqdm(logs, desc="BC data (logs)", unit="hand", disable=not progress)):
-        game = Game(log.get("rules", rules), log["seed"], dealer=log["dealer"], wall=log.get("wall"))
+        log_rule_set = log_rules(log) if "rules" in log else rules
+        game = Game(log_rule_set, log["seed"], dealer=log["dealer"], wall=log.get("wall"))
         key = game.rules.name
         spec = specs.setdefault(key, ObservationSpec(game.rules))
         for step in log["steps"]:
