@@ -391,3 +391,294 @@ def _plain_run(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> 
     final = np.array([index[(0, 0, int(m), 1)] for m in range(max_melds + 1)])
     res = value[np.arange(b), final[melds_needed]]
     return np.where(res >= _PLAIN_INF, INCOMPLETABLE, res).astype(np.int32)
+
+
+
+# ----------------------------------------------------------------------------- one-tile variants
+# The feature rows "draw t" (H + t, KB - t) and "discard t" (H - t, KB unchanged) differ from the
+# base hand in ONE tile, so in one part (a suit or the honours). Each part's (k, p) vector is looked
+# up once for the base configuration and once per modified configuration of that part only (one
+# half-suit gather each: the other half is the base's); each row then combines its modified part
+# with the min-plus of the OTHER parts, which is computed once per hand. A suit's vectors depend on
+# that suit alone, so a caller may cache them per suit configuration (the observation engine does).
+
+#: Variants of one part, in this order: 0 = base, 1 + r = draw the part's r-th tile, ``DISCARD0``
+#: + r = discard it (r < 9; honours use r < 7 and leave the rest INF).
+NUM_VARIANTS = 19
+DISCARD0 = 10
+#: Parts of a hand for the variant functions: three suits, then the honours (an empty part for T = 27).
+NUM_PARTS = 4
+#: Entries of a (k, p) vector (k = 0..KMAX, p = 0..1), laid out ``k * 2 + p``.
+VEC = 2 * (_KMAX + 1)
+
+_OPT = np.array(_tables.option_pairs(False), dtype=np.int64)  # option code -> (h, a)
+
+
+@cache
+def _variant_layout(n_ranks: int, cut: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Where each of the 19 variants takes its two halves from.
+
+    The first half holds ranks ``0..cut-1``, the second ``cut..n_ranks-1``. Half rows are listed as
+    (base, draws of the half's ranks, discards of them).
+
+    Returns:
+        (first_idx, second_idx, rank_of, kind): int64[19] index of each variant's first and second
+        half among that half's rows; the rank each variant modifies (-1 for the base and padding);
+        kind 0 base, 1 draw, 2 discard, 3 padding.
+    """
+    n1, n2 = cut, n_ranks - cut
+    first = np.zeros(NUM_VARIANTS, np.int64)
+    second = np.zeros(NUM_VARIANTS, np.int64)
+    rank_of = np.full(NUM_VARIANTS, -1, np.int64)
+    kind = np.full(NUM_VARIANTS, 3, np.int64)
+    kind[0] = 0
+    for off, k in ((1, 1), (DISCARD0, 2)):
+        for r in range(n_ranks):
+            v = off + r
+            rank_of[v], kind[v] = r, k
+            if r < cut:
+                first[v] = 1 + (k - 1) * n1 + r
+            else:
+                second[v] = 1 + (k - 1) * n2 + (r - cut)
+    return first, second, rank_of, kind
+
+
+def _half_rows(codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """int64[N, 1 + 2n] table rows of one half: base, each rank drawn, each rank discarded.
+
+    Args:
+        codes: int64[N, n] option codes of the half's ranks.
+        weights: int64[n] each rank's weight in the row.
+
+    A draw moves the code of (h, a) to (h + 1, a): +1; a discard to (h - 1, a - 1): -(a + 1).
+    An invalid variant gets some in-range row; the caller overwrites its vector with INF.
+    """
+    base = codes @ weights
+    a = _OPT[codes, 1]
+    h = _OPT[codes, 0]
+    draw = base[:, None] + np.where(a > h, weights, 0)
+    disc = base[:, None] - np.where(h > 0, (a + 1) * weights, 0)
+    return np.concatenate([base[:, None], draw, disc], axis=1)
+
+
+def suit_variant_vectors(codes: np.ndarray) -> np.ndarray:
+    """(k, p) vectors of suit configurations and of each one-tile variant (any KB, k up to KMAX).
+
+    Args:
+        codes: int[N, 9] per-rank option code ``a * (a + 1) // 2 + h`` (h in hand, a = h + KB).
+
+    Returns:
+        uint8[N, NUM_VARIANTS, VEC]: the minimum cost for every (melds k, pair p) of the suit as it
+        is (variant 0), after drawing rank r (1 + r) and after discarding rank r (DISCARD0 + r);
+        INF (100) everywhere for a draw with KB = 0 or a discard with h = 0.
+    """
+    codes = np.asarray(codes, dtype=np.int64)
+    n = len(codes)
+    out = np.empty((n, NUM_VARIANTS, VEC), dtype=np.uint8)
+    step = 1024
+    for lo in range(0, n, step):
+        out[lo : lo + step] = _suit_variants(codes[lo : lo + step])
+    return out
+
+
+def _suit_variants(codes: np.ndarray) -> np.ndarray:
+    n = len(codes)
+    first, second, rank_of, kind = _variant_layout(9, 5)
+    # the variants' rows are picked before the gather: gathering a repeated base row is cheaper
+    # than rearranging gathered bytes
+    left_rows = _half_rows(codes[:, :5], 15 ** np.arange(4, -1, -1))[:, first]  # ranks 1-5
+    right_rows = _half_rows(codes[:, 5:], 15 ** np.arange(4))[:, second]  # ranks 6-9 (weights 15**(r-5))
+    joined = _minplus(
+        _gather("left", left_rows.ravel(), _KMAX), _gather("right", right_rows.ravel(), _KMAX), _KMAX
+    )  # (k * 2 + p, config x variant)
+    vec = np.ascontiguousarray(joined.reshape(VEC, n, NUM_VARIANTS).transpose(1, 2, 0))
+    vec[~_variant_valid(codes, rank_of, kind)] = _INF
+    return vec
+
+
+def honour_variant_vectors(codes: np.ndarray) -> np.ndarray:
+    """:func:`suit_variant_vectors` for the seven honours (int[N, 7] codes; variants 8, 9, 17, 18 INF)."""
+    codes = np.asarray(codes, dtype=np.int64)
+    n = len(codes)
+    first, second, rank_of, kind = _variant_layout(7, 4)
+    h4 = _gather("h4", _half_rows(codes[:, :4], 15 ** np.arange(3, -1, -1))[:, first].ravel(), _KMAX)
+    h3 = _gather("h3", _half_rows(codes[:, 4:], 15 ** np.arange(2, -1, -1))[:, second].ravel(), _KMAX)
+    joined = _minplus(h4, h3, _KMAX)
+    vec = np.ascontiguousarray(joined.reshape(VEC, n, NUM_VARIANTS).transpose(1, 2, 0))
+    vec[~_variant_valid(codes, rank_of, kind)] = _INF
+    return vec
+
+
+def _variant_valid(codes: np.ndarray, rank_of: np.ndarray, kind: np.ndarray) -> np.ndarray:
+    """bool[N, NUM_VARIANTS]: the base always; a draw where KB > 0; a discard where h > 0."""
+    r = np.maximum(rank_of, 0)
+    h = _OPT[codes[:, r], 0]
+    a = _OPT[codes[:, r], 1]
+    return np.where(kind == 0, True, np.where(kind == 1, a > h, np.where(kind == 2, h > 0, False)))
+
+
+#: The (k, p) vector of an empty part (no honours under T = 27): cost 0 for (0, 0), INF otherwise.
+EMPTY_PART = np.full(VEC, _INF, dtype=np.uint8)
+EMPTY_PART[0] = 0
+
+
+def _mp_last(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Min-plus over (k, p) of uint8[..., VEC] vectors (last axis), clamped at INF."""
+    pl, pr = _padded_combos(_KMAX, False)
+    c = x[..., pl]
+    c += y[..., pr]  # both <= INF: no uint8 wrap
+    out = c.min(axis=-1)
+    return np.minimum(out, _INF, out=out)
+
+
+def other_parts(base: np.ndarray) -> np.ndarray:
+    """uint8[B, NUM_PARTS, VEC]: for each part, the min-plus of the hand's other three parts.
+
+    Args:
+        base: uint8[B, NUM_PARTS, VEC] each part's (k, p) vector as it is.
+    """
+    pairs = _mp_last(base[:, [0, 2]], base[:, [1, 3]])  # parts 0+1, parts 2+3
+    return _mp_last(base[:, [1, 0, 3, 2]], pairs[:, [1, 1, 0, 0]])
+
+
+def combine_with_others(vecs: np.ndarray, others: np.ndarray, melds_needed: np.ndarray) -> np.ndarray:
+    """Deficiency at (m, 1) of part vectors joined with the rest of their hands.
+
+    Args:
+        vecs: uint8[B, P, V, VEC] vectors of (modified) parts.
+        others: uint8[B, P, VEC] the min-plus of every other part of the same hand.
+        melds_needed: int64[B] the target m of each hand.
+
+    Returns:
+        int32[B, P, V], INCOMPLETABLE where no pattern fits.
+    """
+    tl, tr = _target_pairs(_KMAX)
+    m = np.asarray(melds_needed, dtype=np.int64)
+    if len(m) and (m == m[0]).all():  # the common case: plain indexing of the last axis
+        c = vecs[..., tl[m[0]]]
+        c += others[..., None, tr[m[0]]]  # both <= INF: no uint8 wrap
+    else:
+        c = np.take_along_axis(vecs, tl[m][:, None, None, :], axis=3)
+        c += np.take_along_axis(others, tr[m][:, None, :], axis=2)[:, :, None, :]
+    res = c.min(axis=-1)
+    return np.where(res >= _INF, INCOMPLETABLE, res).astype(np.int32)
+
+
+@cache
+def _target_pairs(kmax: int) -> tuple[np.ndarray, np.ndarray]:
+    """int64[kmax + 1, 2 * (kmax + 1)] rows ``k * 2 + p`` of the two operands for the target (m, 1).
+
+    Row m lists the pairs (k1, p1) x (m - k1, 1 - p1); short rows repeat their first pair.
+    """
+    n = 2 * (kmax + 1)
+    left = np.zeros((kmax + 1, n), dtype=np.int64)
+    right = np.zeros((kmax + 1, n), dtype=np.int64)
+    for m in range(kmax + 1):
+        pairs = [(2 * k1 + p1, 2 * (m - k1) + 1 - p1) for k1 in range(m + 1) for p1 in (0, 1)]
+        pairs += [pairs[0]] * (n - len(pairs))
+        left[m], right[m] = zip(*pairs)
+    return left, right
+
+
+def option_codes(hands: np.ndarray, kbs: np.ndarray) -> np.ndarray:
+    """int64[B, T] per-tile option code ``a * (a + 1) // 2 + h`` (a = h + KB), 0..14."""
+    h = np.asarray(hands, dtype=np.int64)
+    a = h + np.asarray(kbs, dtype=np.int64)
+    return (a * (a + 1)) // 2 + h
+
+
+def hand_variant_vectors(codes: np.ndarray) -> np.ndarray:
+    """uint8[B, NUM_PARTS, NUM_VARIANTS, VEC]: every part's variant vectors (:func:`suit_variant_vectors`).
+
+    Args:
+        codes: int64[B, T] from :func:`option_codes` (T = 27 or 34).
+    """
+    n_b, n_t = codes.shape
+    out = np.empty((n_b, NUM_PARTS, NUM_VARIANTS, VEC), dtype=np.uint8)
+    out[:, :3] = suit_variant_vectors(codes[:, :27].reshape(-1, 9)).reshape(n_b, 3, NUM_VARIANTS, VEC)
+    if n_t == 34:
+        out[:, 3] = honour_variant_vectors(codes[:, 27:])
+    else:
+        out[:, 3] = _INF
+        out[:, 3, 0] = EMPTY_PART
+    return out
+
+
+@cache
+def variant_columns(num_tile_types: int) -> tuple[np.ndarray, np.ndarray]:
+    """int64[T] flat index ``part * NUM_VARIANTS + variant`` of each tile's draw and discard variant."""
+    t = np.arange(num_tile_types)
+    flat = np.minimum(t // 9, 3) * NUM_VARIANTS + np.where(t < 27, t % 9, t - 27)
+    return flat + 1, flat + DISCARD0
+
+
+def variant_rows(vecs: np.ndarray, melds_needed: np.ndarray, num_tile_types: int):
+    """Deficiency now, after each draw and after each discard from precomputed variant vectors.
+
+    Args:
+        vecs: uint8[B, NUM_PARTS, NUM_VARIANTS, VEC] (:func:`hand_variant_vectors`, or cached parts).
+        melds_needed: int64[B].
+        num_tile_types: T.
+
+    Returns:
+        (now int32[B], after_draw int32[B, T], after_discard int32[B, T], others uint8[B, 4, VEC]);
+        a draw with KB = 0 or a discard with h = 0 reads INCOMPLETABLE here (callers mask them).
+    """
+    others = other_parts(vecs[:, :, 0])
+    res = combine_with_others(vecs, others, melds_needed).reshape(len(vecs), -1)
+    draw_col, disc_col = variant_columns(num_tile_types)
+    return res[:, 0], res[:, draw_col], res[:, disc_col], others
+
+
+def deficiency_one_tile_rows(
+    hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Exact deficiency of each hand and of all its one-tile modifications.
+
+    Equal row by row to :func:`deficiency_batch` of the modified hands: per hand every part is
+    looked up once as it is and once per modified configuration of that part only (one half-suit
+    gather each), and the other parts are combined once.
+
+    Args:
+        hands: int8[B, T] tile counts (T = 27 or 34), any hand size.
+        kbs: int8[B, T] knowledge bases with hands + kbs <= 4.
+        melds_needed: int64[B] melds still needed (m), 0..5; the modified hands keep m.
+
+    Returns:
+        (now int32[B], after_draw int32[B, T], after_discard int32[B, T]): after_draw[b, t] is the
+        deficiency of (hand + t, KB - t) where KB[t] > 0, after_discard[b, t] that of (hand - t, KB)
+        where hand[t] > 0 (the discarded copy does not return to the KB); -1 where a row does not
+        apply.
+    """
+    hands = np.asarray(hands, dtype=np.int8)
+    kbs = np.asarray(kbs, dtype=np.int8)
+    needed = np.asarray(melds_needed, dtype=np.int64)
+    n_b, n_t = hands.shape
+    now = np.empty(n_b, dtype=np.int32)
+    draw = np.empty((n_b, n_t), dtype=np.int32)
+    disc = np.empty((n_b, n_t), dtype=np.int32)
+    step = 512
+    for lo in range(0, n_b, step):
+        sl = slice(lo, min(lo + step, n_b))
+        vecs = hand_variant_vectors(option_codes(hands[sl], kbs[sl]))
+        now[sl], draw[sl], disc[sl], _ = variant_rows(vecs, needed[sl], n_t)
+    draw[kbs <= 0] = -1
+    disc[hands <= 0] = -1
+    return now, draw, disc
+
+
+def deficiency_after_each_draw(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> np.ndarray:
+    """int32[B, T]: deficiency of (hand + t, KB - t) for every t with KB[t] > 0, -1 elsewhere.
+
+    Args as :func:`deficiency_one_tile_rows`; m stays ``melds_needed`` (a 3m+1-tile hand becomes
+    3m+2 tiles, a 3m+2-tile hand 3m+3 tiles: "draw t, then the best discard").
+    """
+    return deficiency_one_tile_rows(hands, kbs, melds_needed)[1]
+
+
+def deficiency_after_each_discard(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> np.ndarray:
+    """int32[B, T]: deficiency of (hand - t, KB) for every t with hand[t] > 0, -1 elsewhere.
+
+    The discarded copy does not return to the KB. Args as :func:`deficiency_one_tile_rows`.
+    """
+    return deficiency_one_tile_rows(hands, kbs, melds_needed)[2]

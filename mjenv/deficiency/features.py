@@ -1,7 +1,9 @@
 """Knowledge-aware deficiency features for one hand or a batch.
 
-Each function builds all the modified hands it needs (one per discard, draw or claim) and evaluates
-them in one call of the exact ``dp`` backend, so a batch of B hands is one vectorized pass.
+Each function evaluates all the modified hands it needs (one per discard, draw or claim) in one
+vectorized pass of the exact ``dp`` backend. Draw and discard rows differ from the hand in one tile,
+so they go through ``dp.deficiency_one_tile_rows`` (each part looked up once as it is and once per
+modification of that part only); claim rows through ``dp.deficiency_batch``.
 
 A useful identity: for a hand of 3m+3 tiles the definition's formula ``min_W sum max(0, W - H)``
 (W of 3m+2 tiles) equals ``min_d dfncy(H - d)``: some tile of H is always outside W, and dropping
@@ -46,13 +48,9 @@ def deficiency_after_discard(hand, kb=None, *, exposed_melds=0, melds: int = 4) 
     """
     b = normalize(hand, kb, exposed_melds, melds)
     _require_sizes(b, 2, "deficiency_after_discard")
-    n_b, n_t = b.hands.shape
-    rows, tiles = np.nonzero(b.hands > 0)
-    hands = b.hands[rows].astype(np.int16)
-    hands[np.arange(len(rows)), tiles] -= 1
-    vals = _dp(hands, b.kbs[rows], b.melds_needed[rows])
-    out = np.full((n_b, n_t), NOT_APPLICABLE, dtype=np.int32)
-    out[rows, tiles] = vals
+    # every row differs from the hand in one tile: one lookup per modified suit half (dp module)
+    _, _, out = dp.deficiency_one_tile_rows(b.hands, b.kbs, b.melds_needed)
+    out[b.hands <= 0] = NOT_APPLICABLE
     return _unwrap(out, b.single)
 
 
@@ -68,16 +66,9 @@ def effective_tiles(hand, kb=None, *, exposed_melds=0, melds: int = 4):
         of them.
     """
     b = normalize(hand, kb, exposed_melds, melds)
-    n_b, n_t = b.hands.shape
-    now = _dp(b.hands, b.kbs, b.melds_needed)
-    rows, tiles = np.nonzero(b.kbs > 0)
-    hands = b.hands[rows].astype(np.int16)
-    kbs = b.kbs[rows].astype(np.int16)
-    hands[np.arange(len(rows)), tiles] += 1
-    kbs[np.arange(len(rows)), tiles] -= 1
-    after = _dp(hands, kbs, b.melds_needed[rows])
-    mask = np.zeros((n_b, n_t), dtype=bool)
-    mask[rows, tiles] = after < now[rows]
+    # the rows (H + t, KB - t) differ from the hand in one tile: see dp.deficiency_one_tile_rows
+    now, after, _ = dp.deficiency_one_tile_rows(b.hands, b.kbs, b.melds_needed)
+    mask = (b.kbs > 0) & (after < now[:, None])
     count = (mask * b.kbs).sum(axis=1).astype(np.int64)
     if b.single:
         return mask[0], int(count[0])
