@@ -319,22 +319,45 @@ def _spec(rules: Rules, oracle: bool) -> ObservationSpec:
 
 
 # ----------------------------------------------------------------------------------------------
-# Deficiency features: every seat's rows in one batched backend call, cached per seat
+# Deficiency features: every seat's rows from cached per-suit variant vectors, one pass per step
 # ----------------------------------------------------------------------------------------------
 
 
-class DeficiencyFeatures:
-    """Exact knowledge-aware deficiency features of many seats, batched, with a per-seat cache.
+def _remove_codes() -> list[list[int]]:
+    """``_REMOVE[u][code]``: the option code of (h - u, a - u) for the code of (h, a); -1 if h < u."""
+    from mjenv.deficiency._dp_tables import option_pairs
 
-    Every modified hand the features need (one per draw, discard and claim of every seat) becomes
-    one row of a single call of the exact ``dp`` backend (``mjenv.deficiency.dp.deficiency_batch``,
-    per-suit lookup tables), so a step costs one batched call however many seats changed. A seat
-    whose (hand, KB, melds) repeats is served from the cache.
+    opts = option_pairs(False)
+    index = {o: i for i, o in enumerate(opts)}
+    return [[index[(h - u, a - u)] if h >= u else -1 for h, a in opts] for u in range(4)]
+
+
+_REMOVE = _remove_codes()
+
+
+class DeficiencyFeatures:
+    """Exact knowledge-aware deficiency features of many seats, batched, with two caches.
+
+    The deficiency core splits a hand into parts (three suits and the honours) and combines their
+    (melds, pair) cost vectors by min-plus (``mjenv.deficiency.dp``). Every row a feature needs (the
+    hand after each draw, each discard, each claim) differs from the seat's hand in ONE part, so the
+    engine keeps, per part configuration (its tiles in hand and in the KB), the cost vectors of that
+    part as it is and after each one-tile draw or discard (``dp.suit_variant_vectors``). A step
+    changes about one part per seat (the discarded or drawn tile's suit), so nearly every part is a
+    dictionary lookup; the configurations that are new are evaluated in one batched table pass, and
+    all seats' rows are then combined in one vectorized pass (``dp.variant_rows``). A seat whose
+    (hand, KB, melds) repeats is served whole from a second cache. The results equal the feature
+    functions of ``mjenv.deficiency`` exactly (tests compare them).
 
     Args:
         num_tile_types: 27 or 34.
         melds: melds in a complete hand (4 or 5).
-        max_cache: entries kept in the cache before it is cleared (bounded memory in long runs).
+        max_cache: entries kept in each cache before it is cleared (bounded memory in long runs).
+
+    Attributes:
+        stats: ``seat_hits`` / ``seat_misses`` (seat cache), ``part_hits`` / ``part_misses`` (part
+            cache), ``rows`` (part configurations evaluated in the tables), ``calls`` (passes that
+            evaluated anything).
     """
 
     def __init__(self, num_tile_types: int, melds: int = 4, max_cache: int = 100_000):
@@ -343,8 +366,11 @@ class DeficiencyFeatures:
         self.num_tile_types = num_tile_types
         self.melds = melds
         self.max_cache = max_cache
-        self._seat_cache: dict[tuple, tuple] = {}
-        self.stats = {"seat_hits": 0, "seat_misses": 0, "rows": 0, "calls": 0}
+        self._step_cache: dict = {}
+        self._part_cache: dict[bytes, np.ndarray] = {}
+        self.stats = {"seat_hits": 0, "seat_misses": 0, "part_hits": 0, "part_misses": 0, "rows": 0, "calls": 0}
+        # T = 27 has no honours: its fourth part is empty (cost 0 for no meld and no pair)
+        self._empty = _dp.EMPTY_VARIANTS
 
     def deficiency(self, hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> np.ndarray:
         """Deficiency of each row in one backend call.
@@ -357,8 +383,6 @@ class DeficiencyFeatures:
         Returns:
             int32[R]: the deficiency, ``INCOMPLETABLE`` where no pattern fits.
         """
-        self.stats["rows"] += len(hands)
-        self.stats["calls"] += 1
         if len(hands) == 0:
             return np.zeros(0, dtype=np.int32)
         return np.asarray(
@@ -370,13 +394,34 @@ class DeficiencyFeatures:
             dtype=np.int32,
         )
 
+    def _parts(self, keys: list[bytes]) -> list[np.ndarray]:
+        """The variant vectors uint8[NUM_VARIANTS, VEC] of each part key (suit: 9 code bytes,
+        honours: 7), evaluating the missing ones in one batched pass per kind."""
+        cache = self._part_cache
+        miss = {k for k in keys if k not in cache}
+        self.stats["part_misses"] += len(miss)
+        self.stats["part_hits"] += len(keys) - len(miss)
+        if miss:
+            self.stats["rows"] += len(miss)
+            self.stats["calls"] += 1
+            if len(cache) + len(miss) > self.max_cache:
+                cache.clear()
+            for n_ranks, fn in ((9, _dp.suit_variant_vectors), (7, _dp.honour_variant_vectors)):
+                ks = [k for k in miss if len(k) == n_ranks]
+                if ks:
+                    codes = np.frombuffer(b"".join(ks), dtype=np.uint8).reshape(len(ks), n_ranks)
+                    for k, v in zip(ks, fn(codes)):
+                        cache[k] = v
+        return [cache[k] for k in keys]
+
+    def _part_keys(self, codes_row: bytes) -> list[bytes]:
+        keys = [codes_row[0:9], codes_row[9:18], codes_row[18:27]]
+        if self.num_tile_types == 34:
+            keys.append(codes_row[27:34])
+        return keys
+
     def compute(self, hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok) -> dict[str, np.ndarray]:
         """Features of S seats at once.
-
-        Three parts are cached separately under the seat's (hand, KB, melds needed): the deficiency
-        and effective tiles (every seat, every step), the deficiency after each discard (the seat on
-        turn) and after each claim (seats that may claim, also keyed by the discard), so a seat whose
-        position did not change between two steps costs a dictionary lookup.
 
         Args:
             hands: int[S, T] concealed counts.
@@ -389,129 +434,81 @@ class DeficiencyFeatures:
         Returns:
             dict with ``deficiency`` int32[S], ``deficiency_after_discard`` int32[S, T],
             ``effective_tiles`` bool[S, T], ``effective_count`` int64[S], ``deficiency_after_claim``
-            int32[S, 5].
+            int32[S, 5] (fresh arrays the caller may modify).
         """
         hands = np.asarray(hands, dtype=np.int8)
         kbs = np.asarray(kbs, dtype=np.int8)
         needed = np.asarray(melds_needed, dtype=np.int64)
+        discard_turn = np.asarray(discard_turn, dtype=bool)
+        claim_tile = np.asarray(claim_tile, dtype=np.int64)
+        chow_ok = np.asarray(chow_ok, dtype=bool)
         s_n, t = hands.shape
-        out_def = np.zeros(s_n, dtype=np.int32)
-        out_eff = np.zeros((s_n, t), dtype=bool)
-        out_cnt = np.zeros(s_n, dtype=np.int64)
-        out_disc = np.full((s_n, t), NOT_APPLICABLE, dtype=np.int32)
-        out_claim = np.full((s_n, len(CLAIM_KINDS)), NOT_APPLICABLE, dtype=np.int32)
-        cache = self._seat_cache
-        if len(cache) >= self.max_cache:
-            cache.clear()
+        # per-tile option code of (h, a = h + KB), 0..14: the part tables' digits and the cache keys
         h16 = hands.astype(np.int16)
-        k16 = kbs.astype(np.int16)
-        rows_h: list[np.ndarray] = []
-        rows_k: list[np.ndarray] = []
-        rows_m: list[np.ndarray] = []
-        jobs = []  # (kind, seat, key, row slice, extra)
-        n_rows = 0
-
-        def add(kind, seat, key, hh, kk, mm, extra=None):
-            nonlocal n_rows
-            rows_h.append(hh)
-            rows_k.append(kk)
-            rows_m.append(mm)
-            jobs.append((kind, seat, key, slice(n_rows, n_rows + len(hh)), extra))
-            n_rows += len(hh)
-
-        # base part (every seat): the hand now, then after every draw (one copy of t moves from the
-        # KB into the hand); the rows of all seats missing from the cache are built at once
-        hand_bytes = [hands[s].tobytes() for s in range(s_n)]
-        kb_bytes = [kbs[s].tobytes() for s in range(s_n)]
-        bases = [(hand_bytes[s], kb_bytes[s], int(needed[s])) for s in range(s_n)]
-        miss = []
+        a16 = h16 + kbs
+        codes = ((a16 * (a16 + 1)) // 2 + h16).astype(np.uint8)
+        flat = codes.tobytes()
+        step_key = (flat, needed.tobytes(), discard_turn.tobytes(), claim_tile.tobytes(), chow_ok.tobytes())
+        got = self._step_cache.get(step_key)
+        if got is not None:  # the same position again (e.g. encode after step): nothing to evaluate
+            self.stats["seat_hits"] += s_n
+            return {k: v.copy() for k, v in got.items()}
+        self.stats["seat_misses"] += s_n
+        if len(self._step_cache) >= self.max_cache:
+            self._step_cache.clear()
+        # every part of every seat, then the claim rows' modified parts
+        keys = []
+        empty = self.num_tile_types == 27
         for s in range(s_n):
-            got = cache.get(bases[s])
-            if got is None:
-                miss.append(s)
-            else:
-                out_def[s], out_eff[s], out_cnt[s] = got
-        hits = s_n - len(miss)
-        if miss:
-            miss_a = np.array(miss)
-            ds, dt = np.nonzero(k16[miss_a] > 0)
-            seat_of = np.concatenate([miss_a, miss_a[ds]])
-            hh = h16[seat_of]
-            kk = k16[seat_of]
-            r = np.arange(len(miss), len(seat_of))
-            hh[r, dt] += 1
-            kk[r, dt] -= 1
-            add("base", miss_a, None, hh, kk, needed[seat_of], (ds, dt))
-        for s in range(s_n):
-            base = bases[s]
-            if discard_turn[s]:
-                key = ("discard", *base)
-                got = cache.get(key)
-                if got is None:
-                    # the discarded copy leaves the hand and does not return to the KB
-                    held = np.flatnonzero(h16[s] > 0)
-                    hh = np.repeat(h16[s : s + 1], len(held), axis=0)
-                    hh[np.arange(len(held)), held] -= 1
-                    add("discard", s, key, hh, np.repeat(k16[s : s + 1], len(held), axis=0),
-                        np.full(len(held), needed[s]), held)
-                else:
-                    out_disc[s] = got
-            if claim_tile[s] >= 0:
-                d = int(claim_tile[s])
-                key = ("claim", *base, d, bool(chow_ok[s]))
-                got = cache.get(key)
-                if got is None:
-                    # the meld's own tiles leave the hand; the KB stays (the discard is already seen)
-                    cols, hs = [], []
-                    for col, offsets in enumerate(self._claim_offsets(d, bool(chow_ok[s]))):
-                        if offsets is None or needed[s] < 1:
-                            continue
-                        hh = h16[s].copy()
-                        for off in offsets:
-                            hh[d + off] -= 1
-                        if (hh >= 0).all():
-                            cols.append(col)
-                            hs.append(hh)
-                    if hs:
-                        add("claim", s, key, np.stack(hs), np.repeat(k16[s : s + 1], len(hs), axis=0),
-                            np.full(len(hs), needed[s] - 1), np.array(cols))
-                    else:
-                        cache[key] = out_claim[s].copy()
-                else:
-                    out_claim[s] = got
-        self.stats["seat_hits"] += hits
-        self.stats["seat_misses"] += s_n - hits
-        if jobs:
-            vals = self.deficiency(np.concatenate(rows_h), np.concatenate(rows_k), np.concatenate(rows_m))
-            for kind, s, key, sl, extra in jobs:
-                v = vals[sl]
-                if kind == "base":
-                    ds, dt = extra
-                    n_miss = len(s)
-                    now = v[:n_miss]
-                    eff = np.zeros((n_miss, t), dtype=bool)
-                    eff[ds, dt] = v[n_miss:] < now[ds]
-                    cnt = (eff * k16[s]).sum(axis=1)
-                    out_def[s], out_eff[s], out_cnt[s] = now, eff, cnt
-                    for j, seat in enumerate(s.tolist()):
-                        cache[bases[seat]] = (int(now[j]), eff[j], int(cnt[j]))
-                elif kind == "discard":
-                    row = np.full(t, NOT_APPLICABLE, dtype=np.int32)
-                    row[extra] = v
-                    cache[key] = row
-                    out_disc[s] = row
-                else:
-                    row = np.full(len(CLAIM_KINDS), NOT_APPLICABLE, dtype=np.int32)
-                    row[extra] = v
-                    cache[key] = row
-                    out_claim[s] = row
-        return {
-            "deficiency": out_def,
-            "deficiency_after_discard": out_disc,
-            "effective_tiles": out_eff,
-            "effective_count": out_cnt,
-            "deficiency_after_claim": out_claim,
+            o = s * t
+            keys += (flat[o : o + 9], flat[o + 9 : o + 18], flat[o + 18 : o + 27])
+            if not empty:
+                keys.append(flat[o + 27 : o + 34])
+        claim_rows = []  # (seat, column, part index)
+        for s in np.flatnonzero((claim_tile >= 0) & (needed >= 1)).tolist():
+            d = int(claim_tile[s])
+            p = min(d // 9, 3)
+            lo = s * t + 9 * p
+            part = flat[lo : lo + (9 if p < 3 else 7)]
+            base = d - 9 * p
+            for col, offsets in enumerate(self._claim_offsets(d, bool(chow_ok[s]))):
+                if offsets is None:
+                    continue
+                # the meld's own tiles leave the hand, the KB stays (the discard is already seen):
+                # (h, a) -> (h - u, a - u) for the u copies each tile gives to the meld
+                new = bytearray(part)
+                ok = True
+                for off in set(offsets):
+                    c = _REMOVE[offsets.count(off)][new[base + off]]
+                    ok &= c >= 0
+                    new[base + off] = max(c, 0)
+                if ok:
+                    keys.append(bytes(new))
+                    claim_rows.append((s, col, p))
+        vals = self._parts(keys)
+        n_seat = len(keys) - len(claim_rows)
+        if empty:  # T = 27: the honours part is empty
+            seat_parts = [v for i in range(0, n_seat, 3) for v in (*vals[i : i + 3], self._empty)]
+        else:
+            seat_parts = vals[:n_seat]
+        vecs = np.stack(seat_parts).reshape(s_n, 4, _dp.NUM_VARIANTS, _dp.VEC)
+        now, draw, disc, others = _dp.variant_rows(vecs, needed, t)
+        eff = (kbs > 0) & (draw < now[:, None])
+        out = {
+            "deficiency": now,
+            "deficiency_after_discard": np.where(discard_turn[:, None] & (hands > 0), disc, NOT_APPLICABLE),
+            "effective_tiles": eff,
+            "effective_count": (eff * kbs).sum(axis=1, dtype=np.int64),
+            "deficiency_after_claim": np.full((s_n, len(CLAIM_KINDS)), NOT_APPLICABLE, dtype=np.int32),
         }
+        if claim_rows:
+            seat, col, part = (np.array(x, dtype=np.int64) for x in zip(*claim_rows))
+            res = _dp.combine_with_others(
+                np.stack([v[0] for v in vals[n_seat:]])[:, None, None], others[seat, part][:, None], needed[seat] - 1
+            )
+            out["deficiency_after_claim"][seat, col] = res[:, 0, 0]
+        self._step_cache[step_key] = out
+        return {k: v.copy() for k, v in out.items()}
 
     def _claim_offsets(self, d: int, chow_ok: bool) -> list[tuple[int, ...] | None]:
         """Hand tiles each claim kind uses, as offsets from the discard (None: impossible)."""

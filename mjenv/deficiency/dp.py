@@ -415,50 +415,61 @@ _OPT = np.array(_tables.option_pairs(False), dtype=np.int64)  # option code -> (
 
 
 @cache
-def _variant_layout(n_ranks: int, cut: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Where each of the 19 variants takes its two halves from.
-
-    The first half holds ranks ``0..cut-1``, the second ``cut..n_ranks-1``. Half rows are listed as
-    (base, draws of the half's ranks, discards of them).
-
-    Returns:
-        (first_idx, second_idx, rank_of, kind): int64[19] index of each variant's first and second
-        half among that half's rows; the rank each variant modifies (-1 for the base and padding);
-        kind 0 base, 1 draw, 2 discard, 3 padding.
-    """
-    n1, n2 = cut, n_ranks - cut
-    first = np.zeros(NUM_VARIANTS, np.int64)
-    second = np.zeros(NUM_VARIANTS, np.int64)
-    rank_of = np.full(NUM_VARIANTS, -1, np.int64)
-    kind = np.full(NUM_VARIANTS, 3, np.int64)
-    kind[0] = 0
-    for off, k in ((1, 1), (DISCARD0, 2)):
-        for r in range(n_ranks):
-            v = off + r
-            rank_of[v], kind[v] = r, k
-            if r < cut:
-                first[v] = 1 + (k - 1) * n1 + r
-            else:
-                second[v] = 1 + (k - 1) * n2 + (r - cut)
-    return first, second, rank_of, kind
-
-
-def _half_rows(codes: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """int64[N, 1 + 2n] table rows of one half: base, each rank drawn, each rank discarded.
+def _variant_plan(part: str) -> tuple:
+    """How the NUM_VARIANTS variants of a part configuration are looked up (precomputed once).
 
     Args:
-        codes: int64[N, n] option codes of the half's ranks.
-        weights: int64[n] each rank's weight in the row.
+        part: ``"suit"`` (tables ``left`` = ranks 1-5, ``right`` = ranks 6-9, joined over the
+            boundary) or ``"honour"`` (``h4`` = honours 1-4, ``h3`` = 5-7).
 
-    A draw moves the code of (h, a) to (h + 1, a): +1; a discard to (h - 1, a - 1): -(a + 1).
-    An invalid variant gets some in-range row; the caller overwrites its vector with INF.
+    Returns:
+        (tables, base_w, var_w, var_rank, var_kind, delta, valid): the two table names; int64[R, 2]
+        each rank's weight in the two half rows; int64[2, V] the weight of each variant's rank in each
+        half row; int64[V] that rank (0 for the base and padding); int64[V] kind (0 draw, 1 discard,
+        2 base, 3 padding); int64[4, 15] the row change of each kind per option code (a draw moves
+        (h, a) to (h + 1, a): +1; a discard to (h - 1, a - 1): -(a + 1)); bool[4, 15] whether the
+        variant exists (a draw needs KB > 0, a discard h > 0).
     """
-    base = codes @ weights
-    a = _OPT[codes, 1]
-    h = _OPT[codes, 0]
-    draw = base[:, None] + np.where(a > h, weights, 0)
-    disc = base[:, None] - np.where(h > 0, (a + 1) * weights, 0)
-    return np.concatenate([base[:, None], draw, disc], axis=1)
+    if part == "suit":
+        tables, n_ranks, cut = ("left", "right"), 9, 5
+        w = [15 ** (4 - r) for r in range(5)] + [15 ** (r - 5) for r in range(5, 9)]
+    else:
+        tables, n_ranks, cut = ("h4", "h3"), 7, 4
+        w = [15 ** (3 - r) for r in range(4)] + [15 ** (6 - r) for r in range(4, 7)]
+    base_w = np.zeros((n_ranks, 2), dtype=np.int64)
+    for r in range(n_ranks):
+        base_w[r, int(r >= cut)] = w[r]
+    var_rank = np.zeros(NUM_VARIANTS, dtype=np.int64)
+    var_kind = np.full(NUM_VARIANTS, 3, dtype=np.int64)
+    var_kind[0] = 2
+    for off, kind in ((1, 0), (DISCARD0, 1)):
+        var_rank[off : off + n_ranks] = np.arange(n_ranks)
+        var_kind[off : off + n_ranks] = kind
+    var_w = base_w[var_rank].T * (var_kind < 2)
+    h, a = _OPT[:, 0], _OPT[:, 1]
+    zero = np.zeros(len(_OPT), dtype=np.int64)
+    delta = np.stack([(a > h).astype(np.int64), np.where(h > 0, -(a + 1), 0), zero, zero])
+    valid = np.stack([a > h, h > 0, np.ones(len(_OPT), bool), np.zeros(len(_OPT), bool)])
+    return tables, base_w, var_w, var_rank, var_kind, delta, valid
+
+
+def _variant_vectors(codes: np.ndarray, part: str) -> np.ndarray:
+    """uint8[N, NUM_VARIANTS, VEC] variant vectors of N configurations of one part kind.
+
+    Few numpy calls whatever N (the observation engine calls it with a handful of configurations per
+    step): every variant's two half rows are computed at once, gathered as whole records, and joined
+    by one min-plus (over the boundary too for suits).
+    """
+    tables, base_w, var_w, var_rank, var_kind, delta, valid = _variant_plan(part)
+    n = len(codes)
+    at = codes[:, var_rank]  # (N, V) code of each variant's rank
+    rows = (codes @ base_w)[:, :, None] + delta[var_kind, at][:, None, :] * var_w  # (N, 2, V)
+    # (k * 2 + p, configuration x variant[, boundary]): contiguous slabs for the padded min-plus
+    first = _gather(tables[0], rows[:, 0].ravel(), _KMAX)
+    second = _gather(tables[1], rows[:, 1].ravel(), _KMAX)
+    out = np.ascontiguousarray(_minplus(first, second, _KMAX).T)  # clamped at INF
+    out[~valid[var_kind, at].ravel()] = _INF
+    return out.reshape(n, NUM_VARIANTS, VEC)
 
 
 def suit_variant_vectors(codes: np.ndarray) -> np.ndarray:
@@ -472,54 +483,29 @@ def suit_variant_vectors(codes: np.ndarray) -> np.ndarray:
         is (variant 0), after drawing rank r (1 + r) and after discarding rank r (DISCARD0 + r);
         INF (100) everywhere for a draw with KB = 0 or a discard with h = 0.
     """
-    codes = np.asarray(codes, dtype=np.int64)
-    n = len(codes)
-    out = np.empty((n, NUM_VARIANTS, VEC), dtype=np.uint8)
-    step = 1024
-    for lo in range(0, n, step):
-        out[lo : lo + step] = _suit_variants(codes[lo : lo + step])
-    return out
-
-
-def _suit_variants(codes: np.ndarray) -> np.ndarray:
-    n = len(codes)
-    first, second, rank_of, kind = _variant_layout(9, 5)
-    # the variants' rows are picked before the gather: gathering a repeated base row is cheaper
-    # than rearranging gathered bytes
-    left_rows = _half_rows(codes[:, :5], 15 ** np.arange(4, -1, -1))[:, first]  # ranks 1-5
-    right_rows = _half_rows(codes[:, 5:], 15 ** np.arange(4))[:, second]  # ranks 6-9 (weights 15**(r-5))
-    joined = _minplus(
-        _gather("left", left_rows.ravel(), _KMAX), _gather("right", right_rows.ravel(), _KMAX), _KMAX
-    )  # (k * 2 + p, config x variant)
-    vec = np.ascontiguousarray(joined.reshape(VEC, n, NUM_VARIANTS).transpose(1, 2, 0))
-    vec[~_variant_valid(codes, rank_of, kind)] = _INF
-    return vec
+    return _chunked(codes, "suit")
 
 
 def honour_variant_vectors(codes: np.ndarray) -> np.ndarray:
     """:func:`suit_variant_vectors` for the seven honours (int[N, 7] codes; variants 8, 9, 17, 18 INF)."""
+    return _chunked(codes, "honour")
+
+
+def _chunked(codes: np.ndarray, part: str) -> np.ndarray:
     codes = np.asarray(codes, dtype=np.int64)
-    n = len(codes)
-    first, second, rank_of, kind = _variant_layout(7, 4)
-    h4 = _gather("h4", _half_rows(codes[:, :4], 15 ** np.arange(3, -1, -1))[:, first].ravel(), _KMAX)
-    h3 = _gather("h3", _half_rows(codes[:, 4:], 15 ** np.arange(2, -1, -1))[:, second].ravel(), _KMAX)
-    joined = _minplus(h4, h3, _KMAX)
-    vec = np.ascontiguousarray(joined.reshape(VEC, n, NUM_VARIANTS).transpose(1, 2, 0))
-    vec[~_variant_valid(codes, rank_of, kind)] = _INF
-    return vec
-
-
-def _variant_valid(codes: np.ndarray, rank_of: np.ndarray, kind: np.ndarray) -> np.ndarray:
-    """bool[N, NUM_VARIANTS]: the base always; a draw where KB > 0; a discard where h > 0."""
-    r = np.maximum(rank_of, 0)
-    h = _OPT[codes[:, r], 0]
-    a = _OPT[codes[:, r], 1]
-    return np.where(kind == 0, True, np.where(kind == 1, a > h, np.where(kind == 2, h > 0, False)))
+    out = np.empty((len(codes), NUM_VARIANTS, VEC), dtype=np.uint8)
+    step = 256  # keeps the padded min-plus operand (about 12 KB per configuration) in cache
+    for lo in range(0, len(codes), step):
+        out[lo : lo + step] = _variant_vectors(codes[lo : lo + step], part)
+    return out
 
 
 #: The (k, p) vector of an empty part (no honours under T = 27): cost 0 for (0, 0), INF otherwise.
 EMPTY_PART = np.full(VEC, _INF, dtype=np.uint8)
 EMPTY_PART[0] = 0
+#: The variant vectors of an empty part: the empty part itself, no draw or discard applies.
+EMPTY_VARIANTS = np.full((NUM_VARIANTS, VEC), _INF, dtype=np.uint8)
+EMPTY_VARIANTS[0] = EMPTY_PART
 
 
 def _mp_last(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -557,10 +543,11 @@ def combine_with_others(vecs: np.ndarray, others: np.ndarray, melds_needed: np.n
     if len(m) and (m == m[0]).all():  # the common case: plain indexing of the last axis
         c = vecs[..., tl[m[0]]]
         c += others[..., None, tr[m[0]]]  # both <= INF: no uint8 wrap
-    else:
-        c = np.take_along_axis(vecs, tl[m][:, None, None, :], axis=3)
-        c += np.take_along_axis(others, tr[m][:, None, :], axis=2)[:, :, None, :]
-    res = c.min(axis=-1)
+        res = c.min(axis=-1)
+    else:  # every target m at once, then each hand's own: fewer numpy calls than per-hand indices
+        c = vecs[..., tl]  # (B, P, V, targets, pairs)
+        c += others[:, :, None, tr]
+        res = c.min(axis=-1)[np.arange(len(m)), ..., m]
     return np.where(res >= _INF, INCOMPLETABLE, res).astype(np.int32)
 
 
@@ -599,8 +586,7 @@ def hand_variant_vectors(codes: np.ndarray) -> np.ndarray:
     if n_t == 34:
         out[:, 3] = honour_variant_vectors(codes[:, 27:])
     else:
-        out[:, 3] = _INF
-        out[:, 3, 0] = EMPTY_PART
+        out[:, 3] = EMPTY_VARIANTS
     return out
 
 
