@@ -228,40 +228,63 @@ class ObservationSpec:
         """
         from mjenv.knowledge import knowledge_bases as _knowledge_bases
 
-        t = self.num_tile_types
         if knowledge_bases is None:
             knowledge_bases = np.asarray(_knowledge_bases(game), dtype=np.int8)
         if features is None:
             features = self.seat_features(game, knowledge_bases)
-        order = (np.arange(4)[:, None] + np.arange(4)[None, :]) % 4  # order[s, i] = seat at position i
-        out = np.zeros((4, self.size), dtype=np.float32)
+        return self.encode_batch([game], np.asarray(knowledge_bases)[None], features)[0]
+
+    def encode_batch(self, games: list, knowledge_bases: np.ndarray, features: dict) -> np.ndarray:
+        """The observations of all four seats of N games, vectorized over the games.
+
+        Args:
+            games: N ``mjenv.game.Game`` objects.
+            knowledge_bases: int8[N, 4, T] each game's seats' KBs.
+            features: :meth:`DeficiencyFeatures.compute` of the 4N seats, game-major (rows 4i..4i+3 are
+                game i's seats 0..3).
+
+        Returns:
+            float32[N, 4, size]; ``[i, s]`` is seat s's observation of game i (what :meth:`encode_all`
+            gives for each game alone).
+        """
+        n, t = len(games), self.num_tile_types
+        seats = np.arange(4)
+        order = (seats[:, None] + seats[None, :]) % 4  # order[s, i] = seat at position i
+        out = np.zeros((n, 4, self.size), dtype=np.float32)
         sl = self.slices
-        hands = np.asarray(game.hands)
-        meld_counts = np.asarray(game.meld_counts)
-        num_melds = np.array([game.num_melds(s) for s in range(4)], dtype=np.float32)
-        discards = np.asarray(game.discards)[:, : self.max_discards].astype(np.float32) + 1.0
-        out[:, sl["hand"]] = hands
-        out[:, sl["melds"]] = meld_counts[order].reshape(4, 4 * t)
-        out[:, sl["num_melds"]] = num_melds[order]
+        hands = np.stack([g.hands for g in games])  # (N, 4, T)
+        meld_counts = np.stack([g.meld_counts for g in games])
+        num_melds = np.array([[len(m) for m in g.melds] for g in games], dtype=np.float32)
+        discards = np.stack([g.discards for g in games])[:, :, : self.max_discards].astype(np.float32) + 1.0
+        scalars = np.array(
+            [(g.last_discard, g.last_discarder, g.wall_remaining, g.dealer, g.phase) for g in games], dtype=np.int64
+        )
+        last, who, wall, dealer, phase = scalars.T
+        out[:, :, sl["hand"]] = hands
+        out[:, :, sl["melds"]] = meld_counts[:, order].reshape(n, 4, 4 * t)
+        out[:, :, sl["num_melds"]] = num_melds[:, order]
         dsl = sl["discards"]
-        out[:, dsl.start : dsl.start + 4 * discards.shape[1]] = discards[order].reshape(4, -1)
-        last, who = int(game.last_discard), int(game.last_discarder)
-        if last >= 0:
-            out[:, sl["last_discard"].start + last] = 1.0
-            out[np.arange(4), sl["last_discarder"].start + (who - np.arange(4)) % 4] = 1.0
-        out[:, sl["knowledge_base"]] = knowledge_bases
-        out[:, sl["wall_count"]] = float(game.wall_remaining)
-        out[np.arange(4), sl["dealer"].start + (int(game.dealer) - np.arange(4)) % 4] = 1.0
-        out[:, sl["phase"].start + int(game.phase)] = 1.0
-        out[:, sl["deficiency"]] = features["deficiency"][:, None]
-        out[:, sl["deficiency_after_discard"]] = features["deficiency_after_discard"]
-        out[:, sl["effective_tiles"]] = features["effective_tiles"]
-        out[:, sl["effective_count"]] = features["effective_count"][:, None]
-        out[:, sl["deficiency_after_claim"]] = features["deficiency_after_claim"]
+        out[:, :, dsl.start : dsl.start + 4 * discards.shape[2]] = discards[:, order].reshape(n, 4, -1)
+        g_idx = np.flatnonzero(last >= 0)
+        if len(g_idx):
+            out[g_idx, :, sl["last_discard"].start + last[g_idx]] = 1.0
+            pos = (who[g_idx, None] - seats[None, :]) % 4  # the discarder relative to each seat
+            out[g_idx[:, None], seats[None, :], sl["last_discarder"].start + pos] = 1.0
+        out[:, :, sl["knowledge_base"]] = knowledge_bases
+        out[:, :, sl["wall_count"]] = wall[:, None, None]
+        rows, cols = np.arange(n)[:, None], seats[None, :]
+        out[rows, cols, sl["dealer"].start + (dealer[:, None] - seats[None, :]) % 4] = 1.0
+        out[np.arange(n), :, sl["phase"].start + phase] = 1.0
+        f = {k: np.asarray(v).reshape(n, 4, -1) for k, v in features.items()}
+        out[:, :, sl["deficiency"]] = f["deficiency"]
+        out[:, :, sl["deficiency_after_discard"]] = f["deficiency_after_discard"]
+        out[:, :, sl["effective_tiles"]] = f["effective_tiles"]
+        out[:, :, sl["effective_count"]] = f["effective_count"]
+        out[:, :, sl["deficiency_after_claim"]] = f["deficiency_after_claim"]
         if self.oracle:
-            out[:, sl["oracle_hands"]] = hands[order].reshape(4, 4 * t)
-            wall = oracle_wall(game, self.rules.dead_wall_start)
-            out[:, sl["oracle_wall"]] = wall[None, :]
+            out[:, :, sl["oracle_hands"]] = hands[:, order].reshape(n, 4, 4 * t)
+            for i, g in enumerate(games):
+                out[i, :, sl["oracle_wall"]] = oracle_wall(g, self.rules.dead_wall_start)[None, :]
         return out
 
     def seat_features(self, game, knowledge_bases: np.ndarray) -> dict[str, np.ndarray]:

@@ -42,21 +42,27 @@ __all__ = ["MahjongVectorEnv", "vector_env"]
 
 
 class _DeferredTable(_Table):
-    """A table whose deficiency features come from the vector env's batched call.
+    """A table whose deficiency features and observations come from the vector env's batched calls.
 
-    ``_Table._refresh`` runs unchanged (observations, masks, potentials exactly as in the single env);
-    only its ``spec.seat_features`` call returns the features injected by the vector env. A refresh
-    requested by the table itself (inside ``reset``) is deferred until those features are there.
+    ``_Table._refresh`` runs unchanged (masks, potentials exactly as in the single env); only its
+    ``spec.seat_features`` and ``spec.encode_all`` calls return the features and observations the
+    vector env computed for all tables at once. A refresh requested by the table itself (inside
+    ``reset``) is deferred until those are there.
     """
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._injected: dict | None = None
+        self._injected_obs: np.ndarray | None = None
         self.stale = True
-        self.spec.seat_features = self._injected_features  # instance attribute: shadows the method
+        self.spec.seat_features = self._injected_features  # instance attributes: shadow the methods
+        self.spec.encode_all = self._injected_encode
 
     def _injected_features(self, game, knowledge_bases) -> dict:
         return self._injected
+
+    def _injected_encode(self, game, knowledge_bases=None, features=None) -> np.ndarray:
+        return self._injected_obs
 
     def _refresh(self) -> None:
         if self._injected is None:
@@ -66,9 +72,11 @@ class _DeferredTable(_Table):
         self._injected = None
         self.stale = False
 
-    def refresh_with(self, features: dict) -> None:
-        """Refresh observations, masks and potentials from precomputed features of this state."""
+    def refresh_with(self, features: dict, obs: np.ndarray) -> None:
+        """Refresh observations, masks and potentials from precomputed features and observations
+        (float32[4, size]) of this state."""
         self._injected = features
+        self._injected_obs = obs
         self._refresh()
 
 
@@ -149,10 +157,10 @@ class MahjongVectorEnv:
     # -- the batched refresh ----------------------------------------------------------------------
 
     def _features(self, games: list) -> list[tuple[np.ndarray, dict]]:
-        """Knowledge bases and deficiency features of many game states in one engine call.
+        """Observations and deficiency features of many game states: one engine call, one batched encode.
 
         Returns:
-            per game: (kbs int8[4, T], features dict of [4, ...] arrays as ``seat_features`` returns).
+            per game: (obs float32[4, size], features dict of [4, ...] arrays as ``seat_features`` returns).
         """
         if not games:
             return []
@@ -164,7 +172,8 @@ class MahjongVectorEnv:
             inputs.append(self._recorder.inputs)
         stacked = [np.concatenate([np.asarray(x[j]) for x in inputs]) for j in range(len(inputs[0]))]
         feats = self.features.compute(*stacked)  # the one core call
-        return [(kbs, {k: v[4 * i : 4 * i + 4] for k, v in feats.items()}) for i, kbs in enumerate(kbs_all)]
+        obs = self.spec.encode_batch(games, np.stack(kbs_all), feats)  # all tables' observations at once
+        return [(obs[i], {k: v[4 * i : 4 * i + 4] for k, v in feats.items()}) for i in range(len(games))]
 
     def _batch_obs(self) -> dict[str, np.ndarray]:
         return {
@@ -202,8 +211,8 @@ class MahjongVectorEnv:
                 raise ValueError(f"reset got {len(seeds)} seeds for {self.num_envs} tables; give one per table")
         for t, s in zip(self.tables, seeds):
             t.reset(s)
-        for t, (_, f) in zip(self.tables, self._features([t.game for t in self.tables])):
-            t.refresh_with(f)
+        for t, (obs, f) in zip(self.tables, self._features([t.game for t in self.tables])):
+            t.refresh_with(f, obs)
         self._started = True
         return self._batch_obs(), self._infos()
 
@@ -273,13 +282,13 @@ class MahjongVectorEnv:
             batch.append(t.game)
             roles.append(("new", i))
         # phase 3: the one feature call, then install observations and the shaping of live tables
-        for (role, i), game, (kbs, f) in zip(roles, batch, self._features(batch)):
+        for (role, i), game, (obs, f) in zip(roles, batch, self._features(batch)):
             t = self.tables[i]
             if role == "final":
-                final_obs["observation"][i] = self.spec.encode_all(game, kbs, f)
+                final_obs["observation"][i] = obs
                 final_obs["action_mask"][i] = [game.legal_action_mask(s) for s in range(4)]
                 continue
-            t.refresh_with(f)
+            t.refresh_with(f, obs)
             if role == "live" and t.shaping == "deficiency":
                 rewards[i] += t.gamma * t.potentials() - before[i]
         infos: dict[str, Any] = self._infos()

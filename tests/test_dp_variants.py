@@ -95,3 +95,13 @@ def test_suit_variant_vectors_of_an_empty_suit():
     drawn = vec[1].astype(int)
     assert drawn[0] == 0 and drawn[1] == 1 and drawn[2] == 2 and drawn[3] == 4
     assert (vec[dp.DISCARD0 : dp.DISCARD0 + 9] == tables.INF).all()
+
+
+def test_small_batches_with_mixed_melds_needed():
+    # up to 16 hands with different m take the every-target path of combine_with_others
+    rng = np.random.default_rng(75)
+    hands, kbs, needed = _batch(rng, 200)
+    for lo in range(0, 200, 10):
+        sl = slice(lo, lo + 10)
+        assert len(set(needed[sl].tolist())) > 1
+        _check(hands[sl], kbs[sl], needed[sl])
