@@ -228,11 +228,41 @@ class ObservationSpec:
         """
         from mjenv.knowledge import knowledge_bases as _knowledge_bases
 
+        t = self.num_tile_types
         if knowledge_bases is None:
             knowledge_bases = np.asarray(_knowledge_bases(game), dtype=np.int8)
         if features is None:
             features = self.seat_features(game, knowledge_bases)
-        return self.encode_batch([game], np.asarray(knowledge_bases)[None], features)[0]
+        order = (np.arange(4)[:, None] + np.arange(4)[None, :]) % 4  # order[s, i] = seat at position i
+        out = np.zeros((4, self.size), dtype=np.float32)
+        sl = self.slices
+        hands = np.asarray(game.hands)
+        meld_counts = np.asarray(game.meld_counts)
+        num_melds = np.array([game.num_melds(s) for s in range(4)], dtype=np.float32)
+        discards = np.asarray(game.discards)[:, : self.max_discards].astype(np.float32) + 1.0
+        out[:, sl["hand"]] = hands
+        out[:, sl["melds"]] = meld_counts[order].reshape(4, 4 * t)
+        out[:, sl["num_melds"]] = num_melds[order]
+        dsl = sl["discards"]
+        out[:, dsl.start : dsl.start + 4 * discards.shape[1]] = discards[order].reshape(4, -1)
+        last, who = int(game.last_discard), int(game.last_discarder)
+        if last >= 0:
+            out[:, sl["last_discard"].start + last] = 1.0
+            out[np.arange(4), sl["last_discarder"].start + (who - np.arange(4)) % 4] = 1.0
+        out[:, sl["knowledge_base"]] = knowledge_bases
+        out[:, sl["wall_count"]] = float(game.wall_remaining)
+        out[np.arange(4), sl["dealer"].start + (int(game.dealer) - np.arange(4)) % 4] = 1.0
+        out[:, sl["phase"].start + int(game.phase)] = 1.0
+        out[:, sl["deficiency"]] = features["deficiency"][:, None]
+        out[:, sl["deficiency_after_discard"]] = features["deficiency_after_discard"]
+        out[:, sl["effective_tiles"]] = features["effective_tiles"]
+        out[:, sl["effective_count"]] = features["effective_count"][:, None]
+        out[:, sl["deficiency_after_claim"]] = features["deficiency_after_claim"]
+        if self.oracle:
+            out[:, sl["oracle_hands"]] = hands[order].reshape(4, 4 * t)
+            wall = oracle_wall(game, self.rules.dead_wall_start)
+            out[:, sl["oracle_wall"]] = wall[None, :]
+        return out
 
     def encode_batch(self, games: list, knowledge_bases: np.ndarray, features: dict) -> np.ndarray:
         """The observations of all four seats of N games, vectorized over the games.
@@ -390,10 +420,11 @@ class DeficiencyFeatures:
         self.melds = melds
         self.max_cache = max_cache
         self._step_cache: dict = {}
-        self._part_cache: dict[bytes, np.ndarray] = {}
+        self._part_index: dict[bytes, int] = {}  # part key -> row of self._pool
         self.stats = {"seat_hits": 0, "seat_misses": 0, "part_hits": 0, "part_misses": 0, "rows": 0, "calls": 0}
         # T = 27 has no honours: its fourth part is empty (cost 0 for no meld and no pair)
-        self._empty = _dp.EMPTY_VARIANTS
+        self._pool = np.empty((1024, _dp.NUM_VARIANTS, _dp.VEC), dtype=np.uint8)
+        self._pool[0] = _dp.EMPTY_VARIANTS
 
     def deficiency(self, hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> np.ndarray:
         """Deficiency of each row in one backend call.
@@ -417,25 +448,40 @@ class DeficiencyFeatures:
             dtype=np.int32,
         )
 
-    def _parts(self, keys: list[bytes]) -> list[np.ndarray]:
-        """The variant vectors uint8[NUM_VARIANTS, VEC] of each part key (suit: 9 code bytes,
-        honours: 7), evaluating the missing ones in one batched pass per kind."""
-        cache = self._part_cache
-        miss = {k for k in keys if k not in cache}
+    def _parts(self, keys: list[bytes]) -> np.ndarray:
+        """Pool rows holding the variant vectors of each part key (suit: 9 code bytes, honours: 7).
+
+        The vectors live in one array ``self._pool`` (uint8[rows, NUM_VARIANTS, VEC]; row 0 is the
+        empty part), so a step gathers all of them with one fancy index; the missing ones are
+        evaluated in one batched pass per kind.
+
+        Returns:
+            int64[len(keys)] rows of ``self._pool``.
+        """
+        index = self._part_index
+        miss = list({k: None for k in keys if k not in index})
+        if miss and len(index) + len(miss) >= self.max_cache:  # bounded memory: start over
+            index.clear()
+            miss = list(dict.fromkeys(keys))
         self.stats["part_misses"] += len(miss)
         self.stats["part_hits"] += len(keys) - len(miss)
         if miss:
             self.stats["rows"] += len(miss)
             self.stats["calls"] += 1
-            if len(cache) + len(miss) > self.max_cache:
-                cache.clear()
+            need = len(index) + 1 + len(miss)
+            if need > len(self._pool):
+                grown = np.empty((min(max(need, 2 * len(self._pool)), self.max_cache + 1), *self._pool.shape[1:]),
+                                 dtype=np.uint8)
+                grown[: len(self._pool)] = self._pool
+                self._pool = grown
             for n_ranks, fn in ((9, _dp.suit_variant_vectors), (7, _dp.honour_variant_vectors)):
                 ks = [k for k in miss if len(k) == n_ranks]
                 if ks:
                     codes = np.frombuffer(b"".join(ks), dtype=np.uint8).reshape(len(ks), n_ranks)
-                    for k, v in zip(ks, fn(codes)):
-                        cache[k] = v
-        return [cache[k] for k in keys]
+                    lo = len(index) + 1
+                    self._pool[lo : lo + len(ks)] = fn(codes)
+                    index.update(zip(ks, range(lo, lo + len(ks))))
+        return np.array([index[k] for k in keys], dtype=np.int64)
 
     def _part_keys(self, codes_row: bytes) -> list[bytes]:
         keys = [codes_row[0:9], codes_row[9:18], codes_row[18:27]]
@@ -508,13 +554,12 @@ class DeficiencyFeatures:
                 if ok:
                     keys.append(bytes(new))
                     claim_rows.append((s, col, p))
-        vals = self._parts(keys)
+        rows = self._parts(keys)
         n_seat = len(keys) - len(claim_rows)
-        if empty:  # T = 27: the honours part is empty
-            seat_parts = [v for i in range(0, n_seat, 3) for v in (*vals[i : i + 3], self._empty)]
-        else:
-            seat_parts = vals[:n_seat]
-        vecs = np.stack(seat_parts).reshape(s_n, 4, _dp.NUM_VARIANTS, _dp.VEC)
+        seat_rows = rows[:n_seat]
+        if empty:  # T = 27: the honours part is the empty part, pool row 0
+            seat_rows = np.concatenate([seat_rows.reshape(s_n, 3), np.zeros((s_n, 1), np.int64)], axis=1)
+        vecs = self._pool[seat_rows.reshape(s_n, 4)]  # (S, 4, NUM_VARIANTS, VEC)
         now, draw, disc, others = _dp.variant_rows(vecs, needed, t)
         eff = (kbs > 0) & (draw < now[:, None])
         out = {
@@ -527,7 +572,7 @@ class DeficiencyFeatures:
         if claim_rows:
             seat, col, part = (np.array(x, dtype=np.int64) for x in zip(*claim_rows))
             res = _dp.combine_with_others(
-                np.stack([v[0] for v in vals[n_seat:]])[:, None, None], others[seat, part][:, None], needed[seat] - 1
+                self._pool[rows[n_seat:], 0][:, None, None], others[seat, part][:, None], needed[seat] - 1
             )
             out["deficiency_after_claim"][seat, col] = res[:, 0, 0]
         self._step_cache[step_key] = out
