@@ -526,13 +526,11 @@ class DeficiencyFeatures:
         if len(self._step_cache) >= self.max_cache:
             self._step_cache.clear()
         # every part of every seat, then the claim rows' modified parts
-        keys = []
         empty = self.num_tile_types == 27
-        for s in range(s_n):
-            o = s * t
-            keys += (flat[o : o + 9], flat[o + 9 : o + 18], flat[o + 18 : o + 27])
-            if not empty:
-                keys.append(flat[o + 27 : o + 34])
+        # one bytes key per part: whole 9-byte (7-byte) records, seat-major, suits then honours
+        keys = np.ascontiguousarray(codes[:, :27]).view("V9").ravel().tolist()
+        if not empty:
+            keys += np.ascontiguousarray(codes[:, 27:]).view("V7").ravel().tolist()
         claim_rows = []  # (seat, column, part index)
         for s in np.flatnonzero((claim_tile >= 0) & (needed >= 1)).tolist():
             d = int(claim_tile[s])
@@ -556,10 +554,11 @@ class DeficiencyFeatures:
                     claim_rows.append((s, col, p))
         rows = self._parts(keys)
         n_seat = len(keys) - len(claim_rows)
-        seat_rows = rows[:n_seat]
-        if empty:  # T = 27: the honours part is the empty part, pool row 0
-            seat_rows = np.concatenate([seat_rows.reshape(s_n, 3), np.zeros((s_n, 1), np.int64)], axis=1)
-        vecs = self._pool[seat_rows.reshape(s_n, 4)]  # (S, 4, NUM_VARIANTS, VEC)
+        seat_rows = np.zeros((s_n, 4), dtype=np.int64)  # T = 27: the honours part is pool row 0 (empty)
+        seat_rows[:, :3] = rows[: 3 * s_n].reshape(s_n, 3)
+        if not empty:
+            seat_rows[:, 3] = rows[3 * s_n : n_seat]
+        vecs = self._pool[seat_rows]  # (S, 4, NUM_VARIANTS, VEC)
         now, draw, disc, others = _dp.variant_rows(vecs, needed, t)
         eff = (kbs > 0) & (draw < now[:, None])
         out = {
