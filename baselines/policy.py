@@ -24,6 +24,7 @@ plain Python values, so ``torch.load(weights_only=True)`` reads them.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -32,6 +33,13 @@ from typing import Any
 import numpy as np
 import torch
 from torch import nn
+
+# A process forked after torch ran a parallel op (e.g. the evaluation harness's worker processes,
+# forked after it loaded a policy to check its spec) deadlocks in its first parallel op: the OpenMP
+# pool does not survive fork. One intra-op thread in forked children avoids the pool altogether,
+# and per-decision inference of this small network gains nothing from threads anyway.
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=lambda: torch.set_num_threads(1))
 
 CHECKPOINT_FORMAT = "mjenv-policy-v1"
 #: File name of the shipped policy under ``mjenv/baselines/data/``.
@@ -200,7 +208,6 @@ class PolicyNet(nn.Module):
 def build_net(rules: Any = "basic", hidden: Sequence[int] = (256, 256)) -> PolicyNet:
     """A fresh :class:`PolicyNet` for the default observation of a rule set."""
     from mjenv.observation import ObservationSpec
-
     from mjenv.rules import get_rules
 
     return PolicyNet(ObservationSpec(rules=rules).views, get_rules(rules).num_tile_types, hidden)

@@ -126,14 +126,18 @@ def test_shipped_pretrained_policy_loads_small_and_plays_legally():
         obs, *_ = env.step(actions)
 
 
-def test_policy_agent_plays_in_the_evaluation_harness(tmp_path, net):
+@pytest.mark.timeout(300)  # guards a hang, not a speed: forked workers once deadlocked in torch
+def test_policy_agent_plays_in_the_evaluation_harness_also_in_forked_workers(tmp_path, net):
     from mjenv.baselines.evaluate import evaluate
 
     path = PolicyAgent(net).save(tmp_path / "p.pt")
-    report = evaluate([f"policy:{path}", "greedy", "greedy", "greedy"], 1, 0, progress=False,
-                      labels=["policy", "greedy", "greedy", "greedy"])
-    assert len(report.hands) == 4  # one deal in four rotations
-    assert set(report.stats) == {"policy", "greedy"}
+    with torch.no_grad():  # a parallel torch op in this (parent) process before the workers fork
+        torch.randn(256, 256) @ torch.randn(256, 256)
+    for workers in (1, 2):
+        report = evaluate([f"policy:{path}", "greedy", "greedy", "greedy"], 1, 0, progress=False,
+                          labels=["policy", "greedy", "greedy", "greedy"], workers=workers)
+        assert len(report.hands) == 4  # one deal in four rotations
+        assert set(report.stats) == {"policy", "greedy"}
 
 
 def test_behaviour_cloning_generates_teacher_decisions_and_fits_them(tmp_path):
