@@ -485,7 +485,7 @@ def plot_report(report: Report, path: str | os.PathLike) -> Path:
     labels = report.labels
     n = len(labels)
     colors = plt.get_cmap("tab10")(np.arange(n) % 10)
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [3, 1.3]})
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.8), gridspec_kw={"width_ratios": [3, 1.3]})
     ax = axes[0]
     metrics = ("win_rate", "deal_in_rate", "draw_rate")
     width = 0.8 / n
@@ -501,10 +501,20 @@ def plot_report(report: Report, path: str | os.PathLike) -> Path:
                         ha="center", va="bottom", fontsize=7)  # fmt: skip
     ax.set_xticks(x, [METRIC_TITLES[m] for m in metrics])
     ax.set_ylabel("% of hands played")
-    ax.set_ylim(0, max(5.0, ax.get_ylim()[1] * 1.08))
+    ax.set_ylim(0, max(5.0, ax.get_ylim()[1] * 1.25))
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
-    ax.legend(fontsize=8, loc="upper right", frameon=False)
+    # the legend goes under the axes: long specs (flatmc:sp,pruning=off,...) never cover a bar
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=min(n, 2), frameon=False)
+    if report.pairwise and len(report.pairwise) <= 3:
+        lines = [
+            f"{_short(p['a'], 22)} − {_short(p['b'], 22)}: {100 * p['diff']:+.1f} ± {100 * p['ci']:.1f} pp"
+            + (" *" if p["significant"] else "")
+            for p in report.pairwise
+        ]
+        ax.text(0.99, 0.97, "win-rate difference (95% CI, * significant)\n" + "\n".join(lines),
+                transform=ax.transAxes, ha="right", va="top", fontsize=7.5,
+                bbox={"boxstyle": "round", "fc": "white", "ec": "0.7"})  # fmt: skip
     ax2 = axes[1]
     means = [report.stats[lab]["mean_score"][0] for lab in labels]
     cis = [np.nan_to_num(report.stats[lab]["mean_score"][1]) for lab in labels]
