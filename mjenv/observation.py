@@ -386,6 +386,9 @@ def _remove_codes() -> list[list[int]]:
 
 
 _REMOVE = _remove_codes()
+#: ``_CODES[h, kb]``: the option code ``a * (a + 1) // 2 + h`` of h in hand and kb in the KB (a = h + kb).
+_CODES = np.array([[(h + k) * (h + k + 1) // 2 + h if h + k <= 4 else 0 for k in range(5)] for h in range(5)],
+                  dtype=np.uint8)
 
 
 class DeficiencyFeatures:
@@ -513,9 +516,7 @@ class DeficiencyFeatures:
         chow_ok = np.asarray(chow_ok, dtype=bool)
         s_n, t = hands.shape
         # per-tile option code of (h, a = h + KB), 0..14: the part tables' digits and the cache keys
-        h16 = hands.astype(np.int16)
-        a16 = h16 + kbs
-        codes = ((a16 * (a16 + 1)) // 2 + h16).astype(np.uint8)
+        codes = _CODES[hands, kbs]  # one lookup instead of five arithmetic passes
         flat = codes.tobytes()
         step_key = (flat, needed.tobytes(), discard_turn.tobytes(), claim_tile.tobytes(), chow_ok.tobytes())
         got = self._step_cache.get(step_key)

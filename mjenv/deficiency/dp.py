@@ -523,8 +523,9 @@ def other_parts(base: np.ndarray) -> np.ndarray:
     Args:
         base: uint8[B, NUM_PARTS, VEC] each part's (k, p) vector as it is.
     """
-    pairs = _mp_last(base[:, [0, 2]], base[:, [1, 3]])  # parts 0+1, parts 2+3
-    return _mp_last(base[:, [1, 0, 3, 2]], pairs[:, [1, 1, 0, 0]])
+    pairs = _mp_last(base[:, 0::2], base[:, 1::2])  # parts 0+1, parts 2+3 (strided views, no copies)
+    swapped = base.reshape(len(base), 2, 2, VEC)[:, :, ::-1].reshape(len(base), 4, VEC)  # parts 1, 0, 3, 2
+    return _mp_last(swapped, np.repeat(pairs[:, ::-1], 2, axis=1))  # with parts 2+3, 2+3, 0+1, 0+1
 
 
 def combine_with_others(vecs: np.ndarray, others: np.ndarray, melds_needed: np.ndarray) -> np.ndarray:
