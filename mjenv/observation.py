@@ -9,11 +9,12 @@ Seat-relative order everywhere: index 0 = the observing seat (self), 1 = right (
 after it), 2 = across, 3 = left.
 
 Deficiency features (knowledge-aware, under the seat's own knowledge base, ``../shared/DESIGN.md``)
-are computed for the four seats together by :class:`DeficiencyFeatures`: every modified hand the
-features need (after each possible draw, discard and claim) is one row of a single call of the
-exact ``dp`` backend per step, and a seat whose position repeats (the three seats that did not
-draw, between a claim window and the next draw) is served from a cache. The results equal
-``mjenv.deficiency``'s feature functions (a test compares them).
+are computed for all seats together by :class:`DeficiencyFeatures`: every row the features need
+(after each possible draw, discard and claim) differs from the seat's hand in one suit, so the
+engine caches per suit configuration the exact ``dp`` cost vectors of that suit and of its one-tile
+variants, evaluates the new configurations of a step in one table pass and combines all seats'
+rows in one vectorized pass (the vector env sends all its tables' seats through the same pass). The
+results equal ``mjenv.deficiency``'s feature functions (a test compares them).
 
 INCOMPLETABLE (``mjenv.deficiency.INCOMPLETABLE`` = 99) appears as is in the deficiency views.
 """
