@@ -14,8 +14,9 @@ Each table is exactly :func:`mjenv.parallel_env` with the same arguments: table 
 later ``reset()`` calls (a test compares them step by step). What is batched is the expensive part:
 after the games have moved, the deficiency features of all ``4 * num_envs`` seats (and of the final
 states of hands that just ended) are computed in ONE call of the observation module's feature engine
-(``mjenv.observation.DeficiencyFeatures.compute``), whose suit tables are then built in one vectorized
-pass over all tables instead of one pass per table.
+(``mjenv.observation.DeficiencyFeatures.compute``), whose new suit configurations are then evaluated in
+one table pass over all tables instead of one pass per table, and all tables' observations are encoded
+together (``ObservationSpec.encode_batch``).
 
 Gymnasium vector conventions: ``num_envs``, ``single_observation_space`` / ``single_action_space``
 (one seat's, as the PettingZoo env's), batched ``observation_space`` / ``action_space`` with a leading
