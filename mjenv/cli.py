@@ -91,7 +91,7 @@ def _build_tournament(p: argparse.ArgumentParser) -> Handler:
         "A short duplicate-deal tournament of the baselines "
         f"({', '.join(TOURNAMENT_AGENTS)}); each wall is played with all four seat rotations."
     )
-    _add_eval_options(p, deals=8, workers=2)
+    _add_eval_options(p, deals=30, workers=2)
 
     def run(args: argparse.Namespace) -> int:
         return _run_eval(args, list(TOURNAMENT_AGENTS))
