@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Baseline matches for docs/bench/baselines.md (2-core shared machine: run in the background).
 # Each run is split into chunks with different seeds so partial results survive; merge with
-#   .venv/bin/mjenv eval --merge docs/bench/baselines/<name>_s*.json --out docs/bench/baselines --name <name>
+#   .venv/bin/mjenv eval --merge $CHUNKS/<name>_s*.json --out docs/bench/baselines --name <name>
 # Usage: benchmarks/baselines_matches.sh NAME DEALS_PER_CHUNK CHUNKS AGENT AGENT [AGENT AGENT]
 set -euo pipefail
 name=$1; deals=$2; chunks=$3; shift 3
-out=docs/bench/baselines
-mkdir -p "$out"
+out=docs/bench/baselines; chunks=${CHUNKS:-/tmp/mjenv_chunks}
+mkdir -p "$out" "$chunks"
 for s in $(seq 1 "$chunks"); do
-  .venv/bin/mjenv eval "$@" --deals "$deals" --seed "$s" --workers 2 --no-progress --out "$out" --name "${name}_s${s}"
+  .venv/bin/mjenv eval "$@" --deals "$deals" --seed "$s" --workers 2 --no-progress --out "$chunks" --name "${name}_s${s}"
 done
-.venv/bin/mjenv eval --merge "$out/${name}"_s*.json --out "$out" --name "$name"
+.venv/bin/mjenv eval --merge "$chunks/${name}"_s*.json --out "$out" --name "$name"
