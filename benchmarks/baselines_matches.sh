@@ -4,10 +4,10 @@
 #   .venv/bin/mjenv eval --merge $CHUNKS/<name>_s*.json --out docs/bench/baselines --name <name>
 # Usage: benchmarks/baselines_matches.sh NAME DEALS_PER_CHUNK CHUNKS AGENT AGENT [AGENT AGENT]
 set -euo pipefail
-name=$1; deals=$2; chunks=$3; shift 3
-out=docs/bench/baselines; chunks=${CHUNKS:-/tmp/mjenv_chunks}
+name=$1; deals=$2; nchunks=$3; shift 3
+out=docs/bench/baselines; chunks=${CHUNKS:-/tmp/mjenv_chunks}  # chunk files stay outside the repo
 mkdir -p "$out" "$chunks"
-for s in $(seq 1 "$chunks"); do
+for s in $(seq 1 "$nchunks"); do
   .venv/bin/mjenv eval "$@" --deals "$deals" --seed "$s" --workers 2 --no-progress --out "$chunks" --name "${name}_s${s}"
 done
 .venv/bin/mjenv eval --merge "$chunks/${name}"_s*.json --out "$out" --name "$name"
