@@ -1,6 +1,6 @@
 """Multi-agent PPO with Ray RLlib: one shared action-masked policy plays all four seats.
 
-Needs ``pip install 'mjenv[train]' 'ray[rllib]'`` (RLlib pins gymnasium 1.2.2). Run:
+Needs ``pip install 'mjenv[rllib]'`` (RLlib pins gymnasium 1.2.2). Run:
 ``python examples/rllib_ppo.py [iterations]`` (default 2; each samples 512 env steps). The trained
 network is the same PolicyNet as mjenv's PPO script, so it is saved as a PolicyAgent checkpoint that
 ``mjenv eval policy:runs/rllib_policy.pt greedy greedy greedy`` can evaluate.

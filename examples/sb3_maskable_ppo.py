@@ -1,6 +1,6 @@
 """Train one seat with sb3-contrib's MaskablePPO against three fixed agents, then play a few hands.
 
-Needs ``pip install 'mjenv[train]' sb3-contrib``. Run: ``python examples/sb3_maskable_ppo.py [timesteps]``
+Needs ``pip install 'mjenv[train]'``. Run: ``python examples/sb3_maskable_ppo.py [timesteps]``
 (default 2048: a minute or two on one core; real training wants far more).
 """
 

@@ -200,7 +200,7 @@ def play(args: argparse.Namespace, input=None, output=None) -> int:
 
 
 register_command("tournament", "a short duplicate-deal tournament of the baselines (prints a table)", _build_tournament)
-register_command("eval", "evaluate agents on duplicate deals with 95% CIs (table, JSON, PNG)", _build_eval)
+register_command("eval", "evaluate agents on duplicate deals with 95%% CIs (table, JSON, PNG)", _build_eval)
 register_command("play", "play one seat against three baseline agents at the terminal", _build_play)
 
 

@@ -342,6 +342,9 @@ class _Table:
         if bad:
             self.ended_by_illegal = True
             self.illegal_seats = bad
+            # the state does not change, but callers keep what they were given: hand out fresh arrays
+            self.obs = self.obs.copy()
+            self.masks = self.masks.copy()
             rewards[bad] = ILLEGAL_REWARD
         else:
             self.game.step({s: a for s, a in actions.items() if s in self.acting})
