@@ -490,15 +490,134 @@ def _canonical_kb(counts: list[int], k: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _search_types(
+    counts: tuple[int, ...], k: tuple[int, ...], honour: bool, max_elements: int, paper: bool
+) -> set[tuple]:
+    """The 6-ary local search of :func:`_local_search` without kill masks, lean form.
+
+    Same qDCMPs, visited in the same way, with two changes that leave the pruned type set as it is:
+    each pmeld's completing KB copy is taken out of the local KB when the pmeld is chosen (a
+    (t t+1) pchow branches on which side completes it), so the leftover KBs of
+    :func:`_leftover_kbs` come out of the walk itself and branches no joint completion fits are cut
+    early; and a leaf's remainder attributes are looked up only while its (m, n, p, e) has not yet
+    reached (1, 1, 0), which dominates every other triple (see :func:`_prune`).
+
+    Returns:
+        A set of 7-tuples (m, n, p, e, re, rm, em) whose :func:`_prune` equals that of
+        ``{x[:7] for x in _local_search(counts, k, honour, max_elements, paper, False)}``.
+    """
+    size = len(counts)
+    if sum(counts) == 1:
+        return {(0, 0, 0, 0, *_remainder_attrs(counts, k, honour))}
+    c = list(counts)
+    rem = [0] * size
+    left = list(k)
+    types: set[tuple] = set()
+    done: set[tuple[int, int, int, int]] = set()  # (m, n, p, e) already seen with (1, 1, 0)
+    attrs_of = _remainder_attrs
+
+    def walk(t: int, m: int, n: int, p: int, e: int) -> None:
+        while t < size and c[t] == 0:
+            t += 1
+        if t == size:
+            key = (m, n, p, e)
+            if key not in done:
+                attrs = attrs_of(tuple(rem), k if paper else tuple(left), honour)
+                if attrs == (1, 1, 0):
+                    done.add(key)
+                types.add(key + attrs)
+            return
+        avail = c[t]
+        c1 = c[t + 1] if t + 1 < size else 0
+        c2 = c[t + 2] if t + 2 < size else 0
+        max_chow = min(avail, c1, c2) if not honour and t + 2 < size else 0
+        lo_ok = not honour and t >= 1 and k[t - 1] > 0
+        hi_ok = not honour and t + 2 < size and k[t + 2] > 0
+        adj_ok = c1 > 0 and (lo_ok or hi_ok)
+        gap_ok = not honour and c2 > 0 and k[t + 1] > 0
+        pair_ok = k[t] > 0
+        c[t] = 0
+        for ch in range(max_chow + 1):
+            if ch:
+                c[t + 1] -= 1
+                c[t + 2] -= 1
+            for pong in range(2 if avail - ch >= 3 else 1):
+                for pairs in range((avail - ch - 3 * pong) // 2 + 1):
+                    e2 = e if pair_ok else e + pairs
+                    if e2 > 1:
+                        break
+                    if pairs and pair_ok and not paper:
+                        if left[t] < pairs:
+                            break
+                        left[t] -= pairs
+                    used = ch + 3 * pong + 2 * pairs
+                    base = m + n + ch + pong + pairs
+                    for adj in range(min(avail - used, c1 - ch) + 1 if adj_ok else 1):
+                        if base + adj > max_elements:
+                            break
+                        if adj:
+                            c[t + 1] -= adj
+                        if paper or not adj:
+                            splits = (0,)
+                        elif lo_ok and hi_ok:
+                            splits = range(adj + 1)  # a completing copies at t-1, adj - a at t+2
+                        elif lo_ok:
+                            splits = (adj,)
+                        else:
+                            splits = (0,)
+                        for a in splits:
+                            if adj and not paper:
+                                if a > left[t - 1] if a else False:
+                                    continue
+                                if adj - a > (left[t + 2] if t + 2 < size else 0):
+                                    continue
+                                if a:
+                                    left[t - 1] -= a
+                                if adj - a:
+                                    left[t + 2] -= adj - a
+                            for gap in range(min(avail - used - adj, c2 - ch) + 1 if gap_ok else 1):
+                                if base + adj + gap > max_elements:
+                                    break
+                                if gap and not paper:
+                                    if left[t + 1] < gap:
+                                        break
+                                rem[t] = avail - used - adj - gap  # the "pass" action, for the rest
+                                if gap:
+                                    c[t + 2] -= gap
+                                    if not paper:
+                                        left[t + 1] -= gap
+                                walk(t + 1, m + ch + pong, n + pairs + adj + gap, p + pairs, e2)
+                                if gap:
+                                    c[t + 2] += gap
+                                    if not paper:
+                                        left[t + 1] += gap
+                            if adj and not paper:
+                                if a:
+                                    left[t - 1] += a
+                                if adj - a:
+                                    left[t + 2] += adj - a
+                        if adj:
+                            c[t + 1] += adj
+                    if pairs and pair_ok and not paper:
+                        left[t] += pairs
+        if max_chow:
+            c[t + 1] += max_chow
+            c[t + 2] += max_chow
+        rem[t] = 0
+        c[t] = avail
+
+    walk(0, 0, 0, 0, 0)
+    return types
+
+
 @lru_cache(maxsize=1 << 16)
 def _window_types(
     counts: tuple[int, ...], k: tuple[int, ...], honour: bool, max_elements: int, paper: bool, track: bool
 ) -> frozenset[tuple]:
     """Pruned local types of a block given as its zero-padded window (the memo behind _block_types)."""
-    raw = _local_search(counts, k, honour, max_elements, paper, track)
     if track:
-        return raw
-    return frozenset(_prune({x[:7] for x in raw}))
+        return _local_search(counts, k, honour, max_elements, paper, track)
+    return frozenset(_prune(_search_types(counts, k, honour, max_elements, paper)))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -668,6 +787,90 @@ def _alg2(hand: np.ndarray, kb: np.ndarray, melds: int, paper: bool) -> int:
     return best
 
 
+@lru_cache(maxsize=1 << 16)
+def _window_bits(
+    counts: tuple[int, ...], k: tuple[int, ...], honour: bool, max_elements: int, paper: bool
+) -> tuple[int, ...]:
+    """Bitsets of the pruned local types of a block window keyed on its *raw* KB (no clamping).
+
+    The first memo level of the lean Alg. 2 (:func:`_alg2_lists`): a hit skips
+    :func:`_canonical_kb` and the type-set lookup; a miss goes through :func:`_window_types`
+    (memoized on the clamped KB, so patterns the clamping merges still share one search).
+    """
+    if honour:
+        return _as_bitsets(_window_types(counts, k, True, max_elements, paper, False))
+    return _as_bitsets(_window_types(counts, _canonical_kb(list(counts), k), False, max_elements, paper, False))
+
+
+def _alg2_lists(h: list[int], k: list[int], melds: int, paper: bool) -> int:
+    """Alg. 2 on one hand given as lists of Python ints: the lean form of :func:`_alg2`.
+
+    The same steps and results: KB-blocks (Definition 14, the scan of :func:`kb_blocks` inlined),
+    each block's type set as bitsets from its zero-padded window (:func:`_window_bits`), the bitset
+    join of Alg. 3 and Decide's minimum. When the kill masks of the corrected variant could change
+    the answer (rare: few KB pairs or melds), it hands over to :func:`_alg2`, which carries them.
+    """
+    cap = melds + 1
+    legal = _legal_mask(cap)
+    bits = None
+    size = len(h)
+    for base in (0, 9, 18):
+        hs = h[base : base + 9]
+        if not any(hs):
+            continue
+        ks = [0, 0, *k[base : base + 9], 0, 0]  # ranks -2..10 of the suit: window slices need no checks
+        avail = [a + b > 0 for a, b in zip(hs, ks[2:11])]
+        lo = -1
+        last = -10
+        for r in range(10):
+            if r < 9 and hs[r] == 0:
+                continue
+            if r < 9 and lo >= 0:
+                d = r - last
+                if (d == 1 and ((last >= 1 and avail[last - 1]) or (r <= 7 and avail[r + 1]))) or (
+                    d == 2 and avail[last + 1]
+                ):
+                    last = r
+                    continue
+            if lo >= 0:  # close the block lo..last: window ranks lo-2..last+2
+                ys = _window_bits(
+                    (0, 0, *hs[lo : last + 1], 0, 0), tuple(ks[lo : last + 5]), False, cap, paper
+                )
+                if bits is None:
+                    bits = [y & legal for y in ys]
+                else:
+                    bits = _join_bits(bits, ys, legal)
+            lo = last = r
+    for t in range(27, size):
+        if h[t]:
+            ys = _window_bits((h[t],), (k[t],), True, cap, paper)
+            bits = [y & legal for y in ys] if bits is None else _join_bits(bits, ys, legal)
+    if bits is None:
+        bits = [1, 0, 0, 0, 0, 0, 0, 0]
+    # the KB attributes of Sec. 4.3 and how many pairs / melds the KB holds (as in _kb_masks)
+    n_pairs = n_melds = 0
+    for v in k:
+        if v >= 2:
+            n_pairs += 1
+            if v >= 3:
+                n_melds += 1
+    for base in (0, 9, 18):
+        for t in range(base, base + 7):
+            if k[t] and k[t + 1] and k[t + 2]:
+                n_melds += 1
+    ke, km = int(n_pairs > 0), int(n_melds > 0)
+    best = _min_cost_bits(bits, ke, km, melds)
+    if paper:
+        return best
+    track_e = 0 < n_pairs <= cap
+    track_m = 0 < n_melds <= 4 * cap
+    if not (track_e or track_m):
+        return best
+    if _min_cost_bits(bits, ke if not track_e else 0, km if not track_m else 0, melds) == best:
+        return best
+    return _alg2(np.array(h), np.array(k), melds, paper)
+
+
 def deficiency_one(
     hand: np.ndarray, kb: np.ndarray, melds_needed: int, *, thirteen: str = "direct", variant: str = "corrected"
 ) -> int:
@@ -688,19 +891,24 @@ def deficiency_one(
     paper = _check_variant(variant)
     if thirteen not in ("direct", "draw"):
         raise ValueError(f"thirteen must be 'direct' or 'draw', got {thirteen!r}")
-    h = np.asarray(hand)
-    k = np.asarray(kb)
-    melds = int(melds_needed)
-    if int(h.sum()) % 3 == 1 and thirteen == "draw":
+    h = hand.tolist() if isinstance(hand, np.ndarray) else [int(v) for v in hand]
+    k = kb.tolist() if isinstance(kb, np.ndarray) else [int(v) for v in kb]
+    return _one_lists(h, k, int(melds_needed), thirteen == "draw", paper)
+
+
+def _one_lists(h: list[int], k: list[int], melds: int, draw: bool, paper: bool) -> int:
+    """:func:`deficiency_one` on validated lists of Python ints."""
+    if draw and sum(h) % 3 == 1:
         best = BIG
-        for t in np.flatnonzero(k > 0):
-            h2 = h.copy()
-            k2 = k.copy()
-            h2[t] += 1
-            k2[t] -= 1
-            best = min(best, _alg2(h2, k2, melds, paper) + 1)
+        for t in range(len(k)):
+            if k[t] > 0:
+                h[t] += 1
+                k[t] -= 1
+                best = min(best, _alg2_lists(h, k, melds, paper) + 1)
+                h[t] -= 1
+                k[t] += 1
     else:
-        best = _alg2(h, k, melds, paper)
+        best = _alg2_lists(h, k, melds, paper)
     return INCOMPLETABLE if best >= BIG else best
 
 
@@ -727,7 +935,9 @@ def deficiency_batch(
     _check_variant(variant)
     if thirteen not in ("direct", "draw"):
         raise ValueError(f"thirteen must be 'direct' or 'draw', got {thirteen!r}")
-    out = np.empty(len(hands), dtype=np.int32)
-    for i in range(len(hands)):
-        out[i] = deficiency_one(hands[i], kbs[i], int(melds_needed[i]), thirteen=thirteen, variant=variant)
-    return out
+    paper = variant == "paper"
+    draw = thirteen == "draw"
+    h = hands.tolist()
+    k = kbs.tolist()
+    m = melds_needed.tolist()
+    return np.array([_one_lists(h[i], k[i], int(m[i]), draw, paper) for i in range(len(h))], dtype=np.int32)
