@@ -10,6 +10,12 @@ Paper sections implemented here:
   from the simulated hand: it wins when some 3m+2 tiles among everything it holds at the end form m
   melds and a pair. Other players never win; a simulation is a win or a draw.
 - **Sec. 3.1, single-player model (SP)**: the seat only picks.
+- **Sec. 2.1 (a steal replaces the pick)**: "after a player picks or steals a tile ... he/she has to
+  discard a tile". In a claim decision the PASS afterstate therefore gets the pick the seat is about to
+  make (one extra pick before the rounds, like a kong's replacement tile), while a pong/chow afterstate
+  has taken the discard in its place and discarded. Before this fix (``claim_turn=False``) both lines
+  got the same picks, so every claim was simulated with one free extra tile and was overrated in both
+  models (in 68 recorded claim decisions the SP model claimed 46 times, 34 after the fix; FP 39 -> 21).
 - **Sec. 3.2-3.3, four-player model (FP), OneSim**: the three dummy opponents pick a tile and discard
   it; each round every reachable hand branches into the pick, a pong of any opponent's discard, and
   the up-to-three chows of the upper (previous) seat's discard. Every reachable hand is kept and at
@@ -31,6 +37,10 @@ Choices the paper leaves open (ours, documented):
 - All afterstates of one iteration share the same sampled tile sequences (common random numbers):
   the comparison between actions is paired, which lowers its variance at our small budgets.
 - A kong's afterstate draws its replacement tile (one extra pick) before the rounds.
+- ``ron=True`` (ours, off by default): in the FP model a reachable hand also wins when one of the three
+  dummy discards of a round completes it. Fig. 3 only branches on pongs and the upper seat's chows, so
+  a pair wait (tanki) or a sequence wait on the lower/opposite seat's discard cannot win on a discard,
+  although the rules (Sec. 2.1) allow a win on any discard.
 - Deficiency pre-filter (``prefilter=True``, default; ours, not the paper's): only the afterstates
   of least knowledge-aware deficiency are simulated. The optimistic simulation keeps every drawn
   tile, so it overrates flexible hands that are further from a win (e.g. keeping 25m over 12m with
@@ -128,6 +138,7 @@ def simulate(
     draws: np.ndarray,
     model: str = "fp",
     allow_chow: bool = True,
+    ron: bool = False,
 ) -> np.ndarray:
     """Run one batch of simulations for every afterstate; return which are wins.
 
@@ -140,6 +151,9 @@ def simulate(
             replacement tile of a kong.
         model: ``"fp"`` (four-player: steals from the dummy opponents' discards) or ``"sp"`` (picks only).
         allow_chow: whether the rules allow chows (FP steals from the upper seat).
+        ron: FP only (ours, not the paper's Fig. 3): each round a reachable hand also wins when one of
+            the three dummy discards completes it (a win on a discard from any seat, Sec. 2.1's rules),
+            not only through a pong or the upper seat's chow; such a hand is terminal (not kept).
 
     Returns:
         bool[A, n]: simulation s of afterstate a is a win.
@@ -164,9 +178,19 @@ def simulate(
         st_hands = st_hands + _one_hot_counts(own, n_t)[sim]
     else:
         st_group, st_sim = group, sim
+        ron_h, ron_n, ron_g = [], [], []
         for i in range(rounds):
             t_l, t_o, t_u, t_c = (draws[st_sim, 4 * i + k].astype(np.int64) for k in range(4))
             rows = np.arange(len(st_group))
+            if ron:
+                # a win on a dummy's discard: checked with every other reachable hand in the final call
+                for t, same in ((t_l, None), (t_o, t_o == t_l), (t_u, (t_u == t_l) | (t_u == t_o))):
+                    idx = rows if same is None else np.flatnonzero(~same)
+                    h = st_hands[idx].copy()
+                    h[np.arange(len(idx)), t[idx]] += 1
+                    ron_h.append(h)
+                    ron_n.append(st_needed[idx])
+                    ron_g.append(st_group[idx])
             kids_h, kids_n, kids_g, kids_pick = [], [], [], []
             pick = st_hands.copy()
             pick[rows, t_c] += 1
@@ -219,6 +243,10 @@ def simulate(
                 st_group, st_needed, st_hands = st_group[keep], st_needed[keep], st_hands[keep]
             st_sim = st_group % n_s
         group, st_needed = st_group, st_needed
+        if ron_h:
+            st_hands = np.concatenate([st_hands, *ron_h])
+            st_needed = np.concatenate([st_needed, *ron_n])
+            group = np.concatenate([group, *ron_g])
     # ONE call of the batched core for every reachable hand of every simulation and afterstate:
     # with an empty KB the cost is 0 exactly when the hand contains m melds and a pair.
     zero_kb = np.zeros_like(st_hands, dtype=np.int8)
@@ -301,6 +329,7 @@ def flat_monte_carlo(
     pruning: bool = True,
     allow_chow: bool = True,
     deadline: float | None = None,
+    ron: bool = False,
 ) -> MCResult:
     """FlatMCMJ (paper Fig. 3) over the given afterstates, with optional progressive pruning.
 
@@ -314,6 +343,7 @@ def flat_monte_carlo(
         pruning: progressive pruning (Sec. 5.2); without it n_t is split evenly (Fig. 3).
         allow_chow: rules allow chows.
         deadline: ``time.perf_counter()`` value after which no new iteration starts (anytime).
+        ron: FP wins on any dummy discard too (see :func:`simulate`).
 
     Returns:
         :class:`MCResult`.
@@ -331,7 +361,7 @@ def flat_monte_carlo(
     while True:
         idx = np.flatnonzero(res.alive)
         draws = sample_draws(kb, batch, 4 * rounds + 1, rng)
-        w = simulate(hands[idx], needed[idx], extra[idx], draws, model=model, allow_chow=allow_chow)
+        w = simulate(hands[idx], needed[idx], extra[idx], draws, model=model, allow_chow=allow_chow, ron=ron)
         res.wins[idx] += w.sum(axis=1)
         res.sims[idx] += batch
         res.total += batch * len(idx)
@@ -377,6 +407,11 @@ class FlatMCAgent(Agent):
         max_rounds: cap on the rounds foreseen per simulation.
         prefilter: simulate only the afterstates of least knowledge-aware deficiency (our addition; False
             simulates every legal action as in the paper).
+        claim_turn: in a claim decision, PASS keeps the pick the seat is about to make (one extra pick
+            before the rounds), since a pong/chow takes the stolen tile in place of that pick (Sec. 2.1);
+            False reproduces the earlier version, where a claim also got every pick of the pass line.
+        ron: FP simulations also win on any dummy discard that completes a hand (ours; see
+            :func:`simulate`).
         rules: preset name or :class:`~mjenv.rules.Rules` the observations are encoded with.
 
     Raises:
@@ -395,6 +430,8 @@ class FlatMCAgent(Agent):
         time_limit: float | None = None,
         max_rounds: int = DEFAULT_MAX_ROUNDS,
         prefilter: bool = True,
+        claim_turn: bool = True,
+        ron: bool = False,
         rules: str | Rules = "basic",
     ) -> None:
         if model not in MODELS:
@@ -420,6 +457,8 @@ class FlatMCAgent(Agent):
         self.time_limit = time_limit
         self.max_rounds = int(max_rounds)
         self.prefilter = bool(prefilter)
+        self.claim_turn = bool(claim_turn)
+        self.ron = bool(ron)
         super().__init__(seed=seed, rules=rules)
         self.last_result: MCResult | None = None
 
@@ -427,7 +466,8 @@ class FlatMCAgent(Agent):
         return (
             f"FlatMCAgent(seed={self.seed!r}, simulations={self.simulations}, model={self.model!r}, "
             f"pruning={self.pruning}, discard_twice={self.discard_twice!r}, time_limit={self.time_limit!r}, "
-            f"max_rounds={self.max_rounds}, prefilter={self.prefilter}, rules={self.rules.name!r})"
+            f"max_rounds={self.max_rounds}, prefilter={self.prefilter}, claim_turn={self.claim_turn}, "
+            f"ron={self.ron}, rules={self.rules.name!r})"
         )
 
     # -- decision ---------------------------------------------------------------------------------
@@ -464,6 +504,7 @@ class FlatMCAgent(Agent):
         res = flat_monte_carlo(
             hands, needed, extra, s.kb, rounds, self.simulations, self.rng,
             model=self.model, pruning=self.pruning, allow_chow=self.rules.allow_chow, deadline=deadline,
+            ron=self.ron,
         )  # fmt: skip
         self.last_result = res
         best = self._best(res, tie)
@@ -525,7 +566,8 @@ class FlatMCAgent(Agent):
         lay, d, m = s.layout, s.last_discard, s.melds_needed
         out = []
         if s.mask[lay.pass_]:
-            out.append(_Afterstate(lay.pass_, s.hand.copy(), m, 0, -1))
+            # passing keeps the seat's next pick; a claim takes the discard in its place (Sec. 2.1)
+            out.append(_Afterstate(lay.pass_, s.hand.copy(), m, int(self.claim_turn), -1))
         uses = {
             lay.chow_low: (d + 1, d + 2),
             lay.chow_mid: (d - 1, d + 1),
@@ -602,6 +644,7 @@ class FlatMCAgent(Agent):
             r = flat_monte_carlo(
                 hands, np.full(len(rows), m), np.zeros(len(rows), np.int64), s.kb, rounds, n2 * len(rows),
                 self.rng, model=self.model, pruning=False, allow_chow=self.rules.allow_chow, deadline=deadline,
+                ron=self.ron,
             )  # fmt: skip
             out = {}
             owners_a = np.array(owners)

@@ -88,7 +88,7 @@ _BOOL = {"on": True, "off": False, "true": True, "false": False, "1": True, "0":
 
 
 def parse_flatmc_options(arg: str | None) -> dict[str, Any]:
-    """``"sp"`` or ``"sims=500,model=fp,pruning=off,twice=h1,time=0.2,rounds=6,prefilter=off"`` -> kwargs.
+    """``"sp"`` or ``"sims=500,model=fp,pruning=off,twice=h1,time=0.2,rounds=6,prefilter=off,ron=on"`` -> kwargs.
 
     Raises:
         ValueError: an unknown key or a bad value (allowed keys and values are listed).
@@ -98,7 +98,7 @@ def parse_flatmc_options(arg: str | None) -> dict[str, Any]:
         return out
     allowed = (
         "sp | fp | sims=INT | model=sp|fp | pruning=on|off | twice=h2+h1|h1|original | time=SECONDS | "
-        "rounds=INT | prefilter=on|off"
+        "rounds=INT | prefilter=on|off | claimturn=on|off | ron=on|off"
     )
     for token in arg.split(","):
         key, eq, value = token.strip().partition("=")
@@ -119,6 +119,10 @@ def parse_flatmc_options(arg: str | None) -> dict[str, Any]:
                 out["max_rounds"] = int(value)
             elif key == "prefilter":
                 out["prefilter"] = _BOOL[value.lower()]
+            elif key == "claimturn":
+                out["claim_turn"] = _BOOL[value.lower()]
+            elif key == "ron":
+                out["ron"] = _BOOL[value.lower()]
             else:
                 raise KeyError(key)
         except (KeyError, ValueError):

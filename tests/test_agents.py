@@ -356,3 +356,31 @@ def test_progressive_pruning_keeps_close_actions_and_spends_the_budget_on_them()
     res = flat_monte_carlo(hands, np.array([4, 4, 4]), np.zeros(3, np.int64), kb, 1, 1500, np.random.default_rng(1))
     assert not res.alive[2] and res.sims[2] == 300
     assert res.sims[0] > 300 and res.total <= 1500
+
+
+def test_simulate_fp_ron_wins_on_any_dummy_discard():
+    # 123456789m 123p 5s waits on 5s alone (a pair wait): a pong needs two 5s and a chow cannot make a
+    # pair, so only a win on the discard itself (ron=True) takes the lower seat's 5s
+    hand = tiles.parse("123456789m123p5s", 27)[None]
+    s5, m1 = (int(tiles.parse(x, 27).argmax()) for x in ("5s", "1m"))
+    draws = _draws([[s5, m1, m1, m1, m1]])
+    assert simulate(hand, [4], [0], draws, model="fp").tolist() == [[False]]
+    assert simulate(hand, [4], [0], draws, model="fp", ron=True).tolist() == [[True]]
+    assert simulate(hand, [4], [0], draws, model="sp", ron=True).tolist() == [[False]]
+
+
+def test_flatmc_claim_takes_the_place_of_the_next_pick():
+    # 123456789m 55p 1s3s is ready on 2s; the upper seat discards 5p. Passing keeps the next pick (2s
+    # wins with one KB copy in four); a pong takes 5p instead of that pick and, with fewer than 4 wall
+    # tiles (no full round), cannot win. Without the fix every line got 0 picks, all rates tied at 0 and
+    # the tie-break (more effective KB tiles: 3 copies of 3s for the 3s pair wait) chose the pong.
+    p5, s1, s2, s3 = (int(tiles.parse(x, 27).argmax()) for x in ("5p", "1s", "2s", "3s"))
+    kb = np.zeros(27, dtype=np.int16)
+    kb[s2], kb[s3] = 1, 3
+    s = _situation("123456789m55p1s3s", phase=PHASE_CLAIM, kb=kb, last_discard=p5, wall=3,
+                   legal=[LAYOUT.pass_, LAYOUT.pong])  # fmt: skip
+    fixed = FlatMCAgent(seed=0, simulations=400, model="sp")
+    assert [a.extra for a in fixed._claim_afterstates(s) if a.action == LAYOUT.pass_] == [1]
+    assert fixed.decide(s) == LAYOUT.pass_
+    old = FlatMCAgent(seed=0, simulations=400, model="sp", claim_turn=False)
+    assert old.decide(s) == LAYOUT.pong
