@@ -513,20 +513,26 @@ def _search_types(
     rem = [0] * size
     left = list(k)
     types: set[tuple] = set()
-    done: set[tuple[int, int, int, int]] = set()  # (m, n, p, e) already seen with (1, 1, 0)
+    # (m, n, p, e) whose attributes can no longer improve (seen with (top_re, top_rm, 0), which
+    # dominates every leaf's, or with no remainder at all), as bits of the compact code of _reach_mask
+    done = 0
     attrs_of = _remainder_attrs
 
-    def walk(t: int, m: int, n: int, p: int, e: int) -> None:
+    def walk(t: int, m: int, n: int, p: int, e: int, tiles: int) -> None:
+        # tiles: hand tiles of the block not yet placed (the counts left in c)
+        nonlocal done
         while t < size and c[t] == 0:
             t += 1
+        code = (((m << 3) | n) << 3 | p) << 1 | e
         if t == size:
-            key = (m, n, p, e)
-            if key not in done:
+            if not done >> code & 1:
                 attrs = attrs_of(tuple(rem), k if paper else tuple(left), honour)
-                if attrs == (1, 1, 0):
-                    done.add(key)
-                types.add(key + attrs)
+                if (attrs[0] >= top_re and attrs[1] >= top_rm and not attrs[2]) or 3 * m + 2 * n == total:
+                    done |= 1 << code  # nothing here beats it; an empty remainder has (0, 0, 0) only
+                types.add((m, n, p, e, *attrs))
             return
+        if done and not (_reach_mask(tiles, max_elements - m - n, e) << code) & ~done:
+            return  # every leaf below has an (m, n, p, e) already seen with (1, 1, 0)
         avail = c[t]
         c1 = c[t + 1] if t + 1 < size else 0
         c2 = c[t + 2] if t + 2 < size else 0
@@ -586,7 +592,10 @@ def _search_types(
                                     c[t + 2] -= gap
                                     if not paper:
                                         left[t + 1] -= gap
-                                walk(t + 1, m + ch + pong, n + pairs + adj + gap, p + pairs, e2)
+                                walk(
+                                    t + 1, m + ch + pong, n + pairs + adj + gap, p + pairs, e2,
+                                    tiles - avail - 2 * ch - adj - gap,
+                                )
                                 if gap:
                                     c[t + 2] += gap
                                     if not paper:
@@ -606,8 +615,26 @@ def _search_types(
         rem[t] = 0
         c[t] = avail
 
-    walk(0, 0, 0, 0, 0)
+    total = sum(counts)
+    # the best attributes any leaf can have: remainders are block tiles and KBs only shrink
+    top_re = int(any(counts[x] and k[x] for x in range(size)))
+    top_rm = int(any(counts[y] and _meldable(y, k, -1, honour) for y in range(size)))
+    walk(0, 0, 0, 0, 0, total)
     return types
+
+
+@cache
+def _reach_mask(tiles: int, room: int, e: int) -> int:
+    """Every (dm, dn, dp, de) a local search can still add with ``tiles`` hand tiles left, at most
+    ``room`` more melds and pmelds and ``e`` incompletable pairs so far, as bits of the compact code
+    ``((m * 8 + n) * 8 + p) * 2 + e`` (additive: fields never overflow, as m + n <= 6 and e <= 1)."""
+    mask = 0
+    for a in range(min(room, tiles // 3) + 1):
+        for b in range(min(room - a, (tiles - 3 * a) // 2) + 1):
+            for pairs in range(b + 1):
+                for de in range(min(pairs, 1 - e) + 1):
+                    mask |= 1 << ((((a << 3) | b) << 3 | pairs) << 1 | de)
+    return mask
 
 
 @lru_cache(maxsize=1 << 16)
