@@ -523,7 +523,7 @@ def _search_types(
         nonlocal done
         while t < size and c[t] == 0:
             t += 1
-        code = (((m << 3) | n) << 3 | p) << 1 | e
+        code = (((m << 4) | n) << 4 | p) << 1 | e
         if t == size:
             if not done >> code & 1:
                 attrs = attrs_of(tuple(rem), k if paper else tuple(left), honour)
@@ -531,8 +531,17 @@ def _search_types(
                     done |= 1 << code  # nothing here beats it; an empty remainder has (0, 0, 0) only
                 types.add((m, n, p, e, *attrs))
             return
-        if done and not (_reach_mask(tiles, max_elements - m - n, e) << code) & ~done:
-            return  # every leaf below has an (m, n, p, e) already seen with (1, 1, 0)
+        if done:
+            # every leaf below has an (m, n, p, e) whose attributes cannot improve: first the cheap
+            # bound on the tile count, then the (m, n, p, e) the subtree really reaches
+            if not (_reach_mask(tiles, max_elements - m - n, e) << code) & ~done:
+                return
+            below = keys(
+                t, c[t], c[t + 1] if t + 1 < size else 0, left[t - 1] if t else 0, left[t],
+                left[t + 1] if t + 1 < size else 0,
+            )
+            if not ((below & _room_mask(max_elements - m - n, e)) << code) & ~done:
+                return
         avail = c[t]
         c1 = c[t + 1] if t + 1 < size else 0
         c2 = c[t + 2] if t + 2 < size else 0
@@ -615,6 +624,67 @@ def _search_types(
         rem[t] = 0
         c[t] = avail
 
+    memo: dict[tuple, int] = {}
+
+    def keys(t: int, c0: int, c1: int, lm: int, l0: int, l1: int) -> int:
+        """The (dm, dn, dp, de) the leaves below a node reach (no cap on parts; de <= 1), as bits of
+        compact codes: the walk's choices without remainders, memoized on what they depend on
+        (t, counts at t and t+1, KB left at t-1..t+1; later ranks are untouched)."""
+        while t < size and c0 == 0:
+            c0, c1 = c1, counts[t + 2] if t + 2 < size else 0
+            lm, l0, l1 = l0, l1, k[t + 2] if t + 2 < size else 0
+            t += 1
+        if t == size:
+            return 1
+        key = (t, c0, c1, lm, l0, l1)
+        got = memo.get(key)
+        if got is not None:
+            return got
+        c2 = counts[t + 2] if t + 2 < size else 0
+        k2 = k[t + 2] if t + 2 < size else 0
+        max_chow = min(c0, c1, c2) if not honour and t + 2 < size else 0
+        lo_ok = not honour and t >= 1 and k[t - 1] > 0
+        hi_ok = not honour and t + 2 < size and k2 > 0
+        adj_ok = c1 > 0 and (lo_ok or hi_ok)
+        gap_ok = not honour and c2 > 0 and k[t + 1] > 0
+        pair_ok = k[t] > 0
+        mask = 0
+        for ch in range(max_chow + 1):
+            for pong in range(2 if c0 - ch >= 3 else 1):
+                for pairs in range((c0 - ch - 3 * pong) // 2 + 1):
+                    e2 = 0 if pair_ok else pairs
+                    if e2 > 1:
+                        break
+                    l0p = l0
+                    if pairs and pair_ok and not paper:
+                        if l0 < pairs:
+                            break
+                        l0p = l0 - pairs
+                    used = ch + 3 * pong + 2 * pairs
+                    for adj in range(min(c0 - used, c1 - ch) + 1 if adj_ok else 1):
+                        if paper or not adj:
+                            splits = (0,)
+                        elif lo_ok and hi_ok:
+                            splits = range(adj + 1)
+                        elif lo_ok:
+                            splits = (adj,)
+                        else:
+                            splits = (0,)
+                        for a in splits:
+                            if adj and not paper and (a > lm or adj - a > k2):
+                                continue
+                            l2 = k2 if paper else k2 - (adj - a)
+                            for gap in range(min(c0 - used - adj, c2 - ch) + 1 if gap_ok else 1):
+                                if gap and not paper and l1 < gap:
+                                    break
+                                child = keys(
+                                    t + 1, c1 - ch - adj, c2 - ch - gap, l0p, l1 if paper else l1 - gap, l2
+                                )
+                                dn = pairs + adj + gap
+                                mask |= child << (((((ch + pong) << 4) | dn) << 4 | pairs) << 1 | e2)
+        memo[key] = mask
+        return mask
+
     total = sum(counts)
     # the best attributes any leaf can have: remainders are block tiles and KBs only shrink
     top_re = int(any(counts[x] and k[x] for x in range(size)))
@@ -627,13 +697,25 @@ def _search_types(
 def _reach_mask(tiles: int, room: int, e: int) -> int:
     """Every (dm, dn, dp, de) a local search can still add with ``tiles`` hand tiles left, at most
     ``room`` more melds and pmelds and ``e`` incompletable pairs so far, as bits of the compact code
-    ``((m * 8 + n) * 8 + p) * 2 + e`` (additive: fields never overflow, as m + n <= 6 and e <= 1)."""
+    ``((m * 16 + n) * 16 + p) * 2 + e`` (additive: no field reaches 16, and e <= 1)."""
     mask = 0
     for a in range(min(room, tiles // 3) + 1):
         for b in range(min(room - a, (tiles - 3 * a) // 2) + 1):
             for pairs in range(b + 1):
                 for de in range(min(pairs, 1 - e) + 1):
-                    mask |= 1 << ((((a << 3) | b) << 3 | pairs) << 1 | de)
+                    mask |= 1 << ((((a << 4) | b) << 4 | pairs) << 1 | de)
+    return mask
+
+
+@cache
+def _room_mask(room: int, e: int) -> int:
+    """Compact codes (see :func:`_reach_mask`) with dm + dn <= ``room`` and de <= 1 - ``e``."""
+    mask = 0
+    for a in range(room + 1):
+        for b in range(room - a + 1):
+            for pairs in range(16):
+                for de in range(2 - e):
+                    mask |= 1 << ((((a << 4) | b) << 4 | pairs) << 1 | de)
     return mask
 
 
