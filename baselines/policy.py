@@ -17,6 +17,13 @@ The network has two parts whose logits add up:
   action's kind to a logit. The deficiency-greedy strategy of the BDA/HBBA papers is a simple
   function of exactly these features, so behaviour cloning from it needs little data.
 
+With ``discard_effective=True`` (what :func:`build_net` makes) the head also sees, per discard, the
+effective-tile count left after it (``mjenv.deficiency.features.effective_count_after_discard`` of
+the ``hand`` and ``knowledge_base`` views: the greedy agent's tie-break between discards of equal
+deficiency) and, per kong, the deficiency after it. Those are computed from the observation with the
+exact deficiency core (numpy) when :meth:`PolicyNet.forward` is not given them (:meth:`PolicyNet.aux`
+precomputes them for a data set). Checkpoints without the flag (older ones) load as before.
+
 Checkpoints are ``torch.save`` dicts ``{"format", "config", "state_dict"}`` holding only tensors and
 plain Python values, so ``torch.load(weights_only=True)`` reads them.
 """
@@ -51,6 +58,9 @@ _DELTA_BINS = 5
 _NUM_KINDS = 9
 # Deficiencies above this are all "far" (INCOMPLETABLE is 99): clip before scaling.
 _DEFICIENCY_CLIP = 8.0
+# Extra per-action features with discard_effective: effective count after the discard (scaled), its
+# gap below the best count among discards of the same deficiency (scaled), and "is that best".
+_EFFECTIVE_FEATURES = 3
 
 # (low, high, scale) per view: x -> clip(x, low, high) / scale. Views not listed get the default.
 _VIEW_NORMALISATION: dict[str, tuple[float, float, float]] = {
@@ -97,9 +107,17 @@ class PolicyNet(nn.Module):
         views: ordered view name -> shape, exactly ``ObservationSpec(rules).views``.
         num_tile_types: T (27 or 34); the action space has ``2T + 7`` ids.
         hidden: widths of the trunk's hidden layers.
+        discard_effective: give the action-feature head the effective-tile count after each discard
+            and the deficiency after each kong (see the module docstring).
     """
 
-    def __init__(self, views: Mapping[str, Sequence[int]], num_tile_types: int, hidden: Sequence[int] = (256, 256)):
+    def __init__(
+        self,
+        views: Mapping[str, Sequence[int]],
+        num_tile_types: int,
+        hidden: Sequence[int] = (256, 256),
+        discard_effective: bool = False,
+    ):
         super().__init__()
         if num_tile_types not in (27, 34):
             raise ValueError(f"num_tile_types must be 27 or 34, got {num_tile_types}")
@@ -109,6 +127,7 @@ class PolicyNet(nn.Module):
         self.num_tile_types = int(num_tile_types)
         self.num_actions = 2 * self.num_tile_types + 7
         self.hidden = tuple(int(h) for h in hidden)
+        self.discard_effective = bool(discard_effective)
         offsets = _view_offsets(self.views)
         self.obs_size = max(stop for _, stop in offsets.values()) if offsets else 0
         missing = [v for v in ("deficiency", "deficiency_after_discard", "deficiency_after_claim") if v not in offsets]
@@ -117,6 +136,12 @@ class PolicyNet(nn.Module):
         self._def = offsets["deficiency"][0]
         self._dad = offsets["deficiency_after_discard"]
         self._dac = offsets["deficiency_after_claim"]
+        if self.discard_effective:
+            need = [v for v in ("hand", "knowledge_base") if v not in offsets]
+            if need:
+                raise ValueError(f"discard_effective needs the views {need}")
+            self._hand = offsets["hand"]
+            self._kb = offsets["knowledge_base"]
 
         low = torch.empty(self.obs_size)
         high = torch.empty(self.obs_size)
@@ -146,8 +171,9 @@ class PolicyNet(nn.Module):
         self.trunk = nn.Sequential(*layers)
         self.actor = _layer(nn.Linear(width, self.num_actions), std=0.01)
         self.critic = _layer(nn.Linear(width, 1), std=1.0)
+        head_in = _DELTA_BINS + _NUM_KINDS + (_EFFECTIVE_FEATURES if self.discard_effective else 0)
         self.action_head = nn.Sequential(
-            _layer(nn.Linear(_DELTA_BINS + _NUM_KINDS, 32)), nn.Tanh(), _layer(nn.Linear(32, 1), std=0.01)
+            _layer(nn.Linear(head_in, 32)), nn.Tanh(), _layer(nn.Linear(32, 1), std=0.01)
         )
 
     def config(self) -> dict[str, Any]:
@@ -156,36 +182,99 @@ class PolicyNet(nn.Module):
             "views": {k: list(v) for k, v in self.views.items()},
             "num_tile_types": self.num_tile_types,
             "hidden": list(self.hidden),
+            "discard_effective": self.discard_effective,
         }
 
-    def action_features(self, obs: torch.Tensor) -> torch.Tensor:
-        """Per-action deficiency-change bins and kinds.
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> PolicyNet:
+        """A fresh network from :meth:`config` (older configs without ``discard_effective`` too)."""
+        return cls(config["views"], config["num_tile_types"], config["hidden"],
+                   bool(config.get("discard_effective", False)))
+
+    def aux(self, obs: np.ndarray | torch.Tensor) -> torch.Tensor:
+        """Per-tile deficiency facts the head reads with ``discard_effective`` (numpy, exact core).
 
         Args:
             obs: float32[B, obs_size] raw observations.
 
         Returns:
-            float32[B, A, 14]: one-hot of the deficiency change (<= -1, 0, +1, >= +2, n/a) and one-hot
-            of the action kind.
+            int16[B, 2T]: columns 0..T-1 the effective-tile count after discarding t, T..2T-1 the
+            deficiency after a kong of t (concealed: H - 4t with one meld less to build; added: H - t);
+            -1 where t is not held or it is not the seat's discard turn.
+        """
+        from mjenv.deficiency import dp
+        from mjenv.deficiency.features import effective_count_after_discard_rows
+
+        x = obs.detach().cpu().numpy() if isinstance(obs, torch.Tensor) else np.asarray(obs)
+        t = self.num_tile_types
+        out = np.full((len(x), 2 * t), -1, dtype=np.int16)
+        dad = x[:, self._dad[0] : self._dad[1]]
+        rows = np.flatnonzero((dad >= 0).any(axis=1))
+        if len(rows) == 0:
+            return torch.from_numpy(out)
+        hands = np.rint(x[rows, self._hand[0] : self._hand[1]]).astype(np.int8)
+        kbs = np.rint(x[rows, self._kb[0] : self._kb[1]]).astype(np.int8)
+        needed = (hands.sum(axis=1).astype(np.int64) - 2) // 3  # the hand holds 3m+2 tiles
+        out[rows, :t] = effective_count_after_discard_rows(hands, kbs, needed)
+        kong = np.where(hands > 0, dad[rows], -1).astype(np.int16)  # added kong: the hand left is H - t
+        r4, t4 = np.nonzero((hands >= 4) & (needed[:, None] >= 1))
+        if len(r4):
+            left = hands[r4].copy()
+            left[np.arange(len(r4)), t4] -= 4
+            kong[r4, t4] = np.minimum(dp.deficiency_batch(left, kbs[r4], needed[r4] - 1), 99)
+        out[rows, t:] = kong
+        return torch.from_numpy(out)
+
+    def action_features(self, obs: torch.Tensor, aux: torch.Tensor | None = None) -> torch.Tensor:
+        """Per-action deficiency-change bins and kinds (and effective counts with ``discard_effective``).
+
+        Args:
+            obs: float32[B, obs_size] raw observations.
+            aux: :meth:`aux` of ``obs`` (computed here when None; unused without ``discard_effective``).
+
+        Returns:
+            float32[B, A, 14] (17 with ``discard_effective``): one-hot of the deficiency change (<= -1,
+            0, +1, >= +2, n/a), one-hot of the action kind, then for discards the effective count
+            after it / 20, its gap below the best count among discards of equal deficiency / 4 (both
+            clipped to [0, 2]) and 1 where it is that best.
         """
         n_b, t = obs.shape[0], self.num_tile_types
         now = obs[:, self._def].clamp(0.0, _DEFICIENCY_CLIP)
         after = torch.full((n_b, self.num_actions), -1.0, device=obs.device)
         after[:, :t] = obs[:, self._dad[0] : self._dad[1]]
         after[:, 2 * t : 2 * t + 5] = obs[:, self._dac[0] : self._dac[1]]
+        if self.discard_effective:
+            if aux is None:
+                aux = self.aux(obs)
+            aux = aux.to(device=obs.device, dtype=obs.dtype)
+            after[:, t : 2 * t] = aux[:, t:]
         applicable = after >= 0
         delta = (after.clamp(0.0, _DEFICIENCY_CLIP) - now[:, None]).round().clamp(-1.0, 2.0) + 1.0
         bins = torch.where(applicable, delta, torch.full_like(delta, _DELTA_BINS - 1)).long()
         onehot = torch.nn.functional.one_hot(bins, _DELTA_BINS).to(obs.dtype)
         kinds = self.action_kinds.expand(n_b, -1, -1)
-        return torch.cat([onehot, kinds], dim=-1)
+        if not self.discard_effective:
+            return torch.cat([onehot, kinds], dim=-1)
+        eff = aux[:, :t]
+        held = eff >= 0
+        dad = after[:, :t]
+        same = (dad[:, :, None] == dad[:, None, :]) & held[:, None, :]
+        best = torch.where(same, eff[:, None, :], torch.full_like(same, -1.0, dtype=eff.dtype)).amax(dim=2)
+        extra = torch.zeros(n_b, self.num_actions, _EFFECTIVE_FEATURES, dtype=obs.dtype, device=obs.device)
+        extra[:, :t, 0] = torch.where(held, eff.clamp(0.0, 40.0) / 20.0, 0.0)
+        extra[:, :t, 1] = torch.where(held, (best - eff).clamp(0.0, 8.0) / 4.0, 0.0)
+        extra[:, :t, 2] = (held & (eff == best)).to(obs.dtype)
+        return torch.cat([onehot, kinds, extra], dim=-1)
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, obs: torch.Tensor, mask: torch.Tensor, aux: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits and values.
 
         Args:
             obs: float32[B, obs_size] raw observations.
             mask: int8/bool[B, A] legal actions (1 = legal); every row needs at least one.
+            aux: :meth:`aux` of ``obs`` when precomputed (only read with ``discard_effective``).
 
         Returns:
             (logits float32[B, A] with ``-inf`` at illegal actions, values float32[B]).
@@ -200,17 +289,17 @@ class PolicyNet(nn.Module):
             raise ValueError(f"action mask row {row} is all zero; every observation needs a legal action (PASS)")
         x = torch.clamp(obs, self.obs_low, self.obs_high) / self.obs_scale
         h = self.trunk(x)
-        logits = self.actor(h) + self.action_head(self.action_features(obs)).squeeze(-1)
+        logits = self.actor(h) + self.action_head(self.action_features(obs, aux)).squeeze(-1)
         logits = logits.masked_fill(~legal, -math.inf)
         return logits, self.critic(h).squeeze(-1)
 
 
-def build_net(rules: Any = "basic", hidden: Sequence[int] = (256, 256)) -> PolicyNet:
+def build_net(rules: Any = "basic", hidden: Sequence[int] = (256, 256), discard_effective: bool = True) -> PolicyNet:
     """A fresh :class:`PolicyNet` for the default observation of a rule set."""
     from mjenv.observation import ObservationSpec
     from mjenv.rules import get_rules
 
-    return PolicyNet(ObservationSpec(rules=rules).views, get_rules(rules).num_tile_types, hidden)
+    return PolicyNet(ObservationSpec(rules=rules).views, get_rules(rules).num_tile_types, hidden, discard_effective)
 
 
 class PolicyAgent:
@@ -311,8 +400,7 @@ def load_net(path: str | Path, device: str = "cpu") -> PolicyNet:
     ckpt = torch.load(path, map_location=device, weights_only=True)
     if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(f"{str(path)!r} is not an mjenv policy checkpoint (expected format {CHECKPOINT_FORMAT!r})")
-    cfg = ckpt["config"]
-    net = PolicyNet(cfg["views"], cfg["num_tile_types"], cfg["hidden"])
+    net = PolicyNet.from_config(ckpt["config"])
     net.load_state_dict(ckpt["state_dict"])
     return net.to(device)
 

@@ -34,11 +34,17 @@ class Args:
     rules: str = "basic"
     """rule set preset"""
     teacher: str = "greedy"
-    """agent whose decisions are cloned: greedy | flatmc | flatmc:sp | random"""
+    """agent whose decisions are cloned: greedy | flatmc | flatmc:sp | flatmc:OPTIONS (flatmc:sims=2000) | random"""
+    opponents: str | None = None
+    """agent of the other three seats, whose decisions are not cloned (e.g. greedy); default: the teacher in all four"""
     hands: int = 2000
     """hands generated on the fly (ignored when --logs is given)"""
     logs: str | None = None
     """a JSON-lines file of hand logs (Game.to_jsonl / parallel_env(log_dir=...)) whose decisions are cloned"""
+    data: str | None = None
+    """.npz data sets written by --save-data, comma separated (instead of generating or replaying)"""
+    save_data: bool = False
+    """write the decisions (obs, masks, actions, hand ids) to out_dir/bc_data.npz"""
     num_envs: int = 16
     """games stepped together while generating"""
     epochs: int = 8
@@ -68,7 +74,7 @@ class Args:
 
 
 def make_agent(spec: str, *, seed: int, rules: str):
-    """An agent from a short name: random | greedy | flatmc | flatmc:sp | policy:PATH."""
+    """An agent from a short name: random | greedy | flatmc | flatmc:sp | flatmc:OPTIONS | policy:PATH."""
     if spec == "random":
         from mjenv.baselines.random_agent import RandomAgent
 
@@ -81,14 +87,21 @@ def make_agent(spec: str, *, seed: int, rules: str):
         from mjenv.baselines.flatmc import FlatMCAgent
 
         return FlatMCAgent(seed=seed, model="sp" if spec.endswith(":sp") else "fp", rules=rules)
+    if spec.startswith("flatmc:"):  # budgets and variants, as the evaluation CLI writes them
+        from mjenv.baselines.registry import make_agent as registry_agent
+
+        return registry_agent(spec, seed=seed, rules=rules)
     if spec.startswith("policy:"):
         return PolicyAgent.load(spec.split(":", 1)[1], seed=seed)
     raise ValueError(f"unknown agent {spec!r}; allowed: random, greedy, flatmc, flatmc:sp, policy:PATH")
 
 
 def generate(teacher: str, hands: int, *, rules: str, seed: int, num_envs: int, progress: bool = True,
-             log_dir: str | None = None):
+             log_dir: str | None = None, opponents: str | None = None):
     """Decisions of ``teacher`` playing all four seats of ``hands`` hands.
+
+    With ``opponents``, the teacher plays one seat per game (seat ``e % 4`` of table e) and the
+    ``opponents`` agent the other three; only the teacher's decisions are samples.
 
     Returns:
         (obs float32[M, D], masks int8[M, A], actions int64[M], hand_ids int64[M]): one row per decision
@@ -100,8 +113,9 @@ def generate(teacher: str, hands: int, *, rules: str, seed: int, num_envs: int, 
         raise ValueError(f"hands must be positive, got {hands}")
     num_envs = max(1, min(num_envs, hands))
     venv = mjenv.vector_env(num_envs, rules=rules, log_dir=log_dir)
-    agents = [[make_agent(teacher, seed=seed * 1000 + 4 * e + s, rules=rules) for s in range(4)]
-              for e in range(num_envs)]
+    learner = [[opponents is None or s == e % 4 for s in range(4)] for e in range(num_envs)]
+    agents = [[make_agent(teacher if learner[e][s] else opponents, seed=seed * 1000 + 4 * e + s, rules=rules)
+               for s in range(4)] for e in range(num_envs)]
     obs, _ = venv.reset(seed=seed)
     pass_id = venv.single_action_space.n - 1
     out_obs, out_mask, out_act, out_hand = [], [], [], []
@@ -114,7 +128,8 @@ def generate(teacher: str, hands: int, *, rules: str, seed: int, num_envs: int, 
         for e, s in zip(*np.nonzero(masks.sum(axis=2) > 1)):
             o = {"observation": obs["observation"][e, s], "action_mask": masks[e, s]}
             actions[e, s] = agents[e][s].act(o)
-            pending[e].append((o["observation"].copy(), o["action_mask"].copy(), actions[e, s]))
+            if learner[e][s]:
+                pending[e].append((o["observation"].copy(), o["action_mask"].copy(), actions[e, s]))
         obs, _, term, trunc, _ = venv.step(actions)
         for e in np.flatnonzero(term | trunc):
             if done_hands < hands:
@@ -184,14 +199,40 @@ def from_logs(path: str, *, rules: str, progress: bool = True):
     )
 
 
-def accuracy(net: PolicyNet, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray, batch: int = 4096) -> float:
+def precompute_aux(net: PolicyNet, obs: np.ndarray, chunk: int = 20000) -> torch.Tensor | None:
+    """:meth:`PolicyNet.aux` of a whole data set, once (None when the network does not read it)."""
+    if not net.discard_effective:
+        return None
+    return torch.cat([net.aux(obs[i : i + chunk]) for i in range(0, len(obs), chunk)])
+
+
+def load_data(paths: list[str]):
+    """Concatenate .npz data sets of :func:`main`'s ``--save-data`` (hand ids renumbered, in order).
+
+    Returns:
+        the same arrays as :func:`generate`.
+    """
+    parts, offset = [], 0
+    for path in paths:
+        if not Path(path).is_file():
+            raise ValueError(f"no data set at {path!r}")
+        with np.load(path) as z:
+            part = [z["obs"], z["masks"], z["actions"], z["hand_ids"] + offset]
+        offset = int(part[3].max()) + 1 if len(part[3]) else offset
+        parts.append(part)
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
+
+
+def accuracy(net: PolicyNet, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray, batch: int = 4096,
+             aux: torch.Tensor | None = None) -> float:
     """Fraction of decisions where the network's most likely legal action is the teacher's."""
     if len(obs) == 0:
         return float("nan")
     hits = 0
     with torch.no_grad():
         for i in range(0, len(obs), batch):
-            logits, _ = net(torch.as_tensor(obs[i : i + batch]), torch.as_tensor(masks[i : i + batch]))
+            a = None if aux is None else aux[i : i + batch]
+            logits, _ = net(torch.as_tensor(obs[i : i + batch]), torch.as_tensor(masks[i : i + batch]), a)
             hits += int((logits.argmax(1).numpy() == actions[i : i + batch]).sum())
     return hits / len(obs)
 
@@ -240,7 +281,9 @@ def main(argv: list[str] | None = None) -> Path:
 
     # --- data: teacher decisions ---------------------------------------------------------------
     t0 = time.time()
-    if args.logs:
+    if args.data:
+        obs, masks, actions, hand_ids = load_data(args.data.split(","))
+    elif args.logs:
         obs, masks, actions, hand_ids = from_logs(args.logs, rules=args.rules, progress=args.progress)
     else:
         log_dir = None
@@ -249,11 +292,13 @@ def main(argv: list[str] | None = None) -> Path:
             (out_dir / "teacher_logs" / "hands.jsonl").unlink(missing_ok=True)
         obs, masks, actions, hand_ids = generate(
             args.teacher, args.hands, rules=args.rules, seed=args.seed, num_envs=args.num_envs,
-            progress=args.progress, log_dir=log_dir,
+            progress=args.progress, log_dir=log_dir, opponents=args.opponents,
         )
     if len(obs) == 0:
         raise ValueError("the teacher games produced no decisions to clone")
     gen_s = time.time() - t0
+    if args.save_data:
+        np.savez_compressed(out_dir / "bc_data.npz", obs=obs, masks=masks, actions=actions, hand_ids=hand_ids)
     n_hands = int(hand_ids.max()) + 1
     val = hand_ids >= n_hands - int(round(args.val_fraction * n_hands))  # split by hand: no leakage within a hand
     tr_idx, va_idx = np.flatnonzero(~val), np.flatnonzero(val)
@@ -279,6 +324,7 @@ def main(argv: list[str] | None = None) -> Path:
         csv.writer(f).writerow(fields)
 
     obs_t, mask_t, act_t = torch.as_tensor(obs), torch.as_tensor(masks), torch.as_tensor(actions)
+    aux_t = precompute_aux(net, obs)  # the head's per-discard effective counts, computed once
     rng = np.random.default_rng(args.seed)
     step = 0
     for epoch in range(1, args.epochs + 1):
@@ -291,7 +337,7 @@ def main(argv: list[str] | None = None) -> Path:
             for g in optimizer.param_groups:
                 g["lr"] = lr
             b = torch.as_tensor(perm[i : i + args.batch_size])
-            logits, _ = net(obs_t[b], mask_t[b])
+            logits, _ = net(obs_t[b], mask_t[b], None if aux_t is None else aux_t[b])
             loss = torch.nn.functional.cross_entropy(logits, act_t[b])
             optimizer.zero_grad()
             loss.backward()
@@ -305,8 +351,10 @@ def main(argv: list[str] | None = None) -> Path:
             "epoch": epoch,
             "step": step,
             "loss": float(np.mean(losses)),
-            "train_accuracy": accuracy(net, obs[sub], masks[sub], actions[sub]),
-            "val_accuracy": accuracy(net, obs[va_idx], masks[va_idx], actions[va_idx]),
+            "train_accuracy": accuracy(net, obs[sub], masks[sub], actions[sub],
+                                       aux=None if aux_t is None else aux_t[sub]),
+            "val_accuracy": accuracy(net, obs[va_idx], masks[va_idx], actions[va_idx],
+                                     aux=None if aux_t is None else aux_t[va_idx]),
             "learning_rate": lr,
             "seconds": time.time() - t0,
         }

@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> Path:
         if not ckpt_path.is_file():
             raise ValueError(f"--resume needs {ckpt_path}; none there")
         ckpt = torch.load(ckpt_path, weights_only=False)  # our own file: holds rng states
-        net = PolicyNet(**{k: ckpt["net_config"][k] for k in ("views", "num_tile_types", "hidden")})
+        net = PolicyNet.from_config(ckpt["net_config"])
         net.load_state_dict(ckpt["net"])
         optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
         optimizer.load_state_dict(ckpt["optimizer"])

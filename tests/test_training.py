@@ -75,6 +75,94 @@ def test_action_features_see_the_deficiency_change_of_each_discard(net):
     assert (feats[:27, 5] == 1).all() and (feats[27:54, 6] == 1).all()  # kinds: discard, kong
 
 
+def _greedy_discard_positions(n: int = 40, seed: int = 3):
+    """(observation, hand, kb) of the first ``n`` own-turn discard decisions of greedy self-play."""
+    from mjenv.baselines.greedy import GreedyAgent
+
+    from mjenv.observation import ObservationSpec
+
+    spec = ObservationSpec("basic")
+    env = mjenv.parallel_env()
+    agents = [GreedyAgent(seed=s) for s in range(4)]
+    out = []
+    while len(out) < n:
+        obs, _ = env.reset(seed=seed)
+        seed += 1
+        while env.agents and len(out) < n:
+            for a in env.agents:
+                view = spec.decode(obs[a]["observation"])
+                if (view["deficiency_after_discard"] >= 0).any():
+                    hand, kb = view["hand"].astype(int), view["knowledge_base"].astype(int)
+                    out.append((obs[a]["observation"].copy(), hand, kb))
+            obs, *_ = env.step({a: agents[s].act(obs[a]) for s, a in enumerate(env.agents)})
+    return out
+
+
+def test_effective_count_after_discard_is_the_greedy_tie_break():
+    from mjenv.baselines.greedy import discard_scores
+
+    from mjenv.deficiency.features import effective_count_after_discard
+
+    positions = _greedy_discard_positions()
+    hands = np.stack([h for _, h, _ in positions])
+    kbs = np.stack([k for _, _, k in positions])
+    exposed = 4 - (hands.sum(axis=1) - 2) // 3
+    batch = effective_count_after_discard(hands, kbs, exposed_melds=exposed)
+    for i, (_, hand, kb) in enumerate(positions):
+        _, eff = discard_scores(hand, kb, (hand.sum() - 2) // 3)
+        expected = np.where(hand > 0, eff, -1)
+        np.testing.assert_array_equal(batch[i], expected)
+        np.testing.assert_array_equal(effective_count_after_discard(hand, kb, exposed_melds=int(exposed[i])), expected)
+    assert len({tuple(r) for r in batch}) > 1 and (batch > 0).any()
+    # three melds in m + 12344p: discarding 4p or 1p waits on 1p (3 unseen) and 4p (2 unseen); 2p on 2p only
+    one = effective_count_after_discard("123456789m12344p")
+    assert one.shape == (27,) and one[0] == -1  # 1s (id 0) is not held
+    assert (one[18], one[19], one[21]) == (5, 3, 5)
+    with pytest.raises(ValueError, match="3m\\+2"):
+        effective_count_after_discard("123456789m1234p")
+
+
+def test_discard_effective_head_sees_the_greedy_tie_break(net):
+    from mjenv.baselines.greedy import discard_scores
+
+    big = build_net("basic", hidden=(32, 32))
+    assert big.discard_effective and not PolicyNet(big.views, 27, (32, 32)).discard_effective
+    positions = _greedy_discard_positions(20)
+    obs = torch.as_tensor(np.stack([o for o, _, _ in positions]))
+    aux = big.aux(obs)
+    with torch.no_grad():
+        feats = big.action_features(obs, aux)
+    assert feats.shape == (len(positions), big.num_actions, 17)
+    for i, (_, hand, kb) in enumerate(positions):
+        d, eff = discard_scores(hand, kb, (hand.sum() - 2) // 3)
+        held = np.flatnonzero(hand > 0)
+        np.testing.assert_allclose(feats[i, held, 14].numpy(), np.minimum(eff[held], 40) / 20, rtol=1e-6)
+        for t in held:
+            group = held[d[held] == d[t]]
+            assert feats[i, t, 16] == float(eff[t] == eff[group].max())
+            assert feats[i, t, 15] == pytest.approx(min(eff[group].max() - eff[t], 8) / 4)
+        assert (feats[i, 27:, 14:] == 0).all()  # only discards carry the effective features
+    # the head's forward computes the same features when not given them
+    mask = torch.ones(len(positions), big.num_actions, dtype=torch.int8)
+    with torch.no_grad():
+        torch.testing.assert_close(big(obs, mask)[0], big(obs, mask, aux)[0])
+
+
+def test_checkpoints_without_discard_effective_still_load(tmp_path, net):
+    from mjenv.baselines.policy import save_policy
+
+    old = PolicyNet(net.views, 27, (32, 32))
+    cfg = old.config()
+    del cfg["discard_effective"]  # what checkpoints written before the flag hold
+    torch.save({"format": "mjenv-policy-v1", "config": cfg, "state_dict": old.state_dict(), "extra": {}},
+               tmp_path / "old.pt")
+    loaded = load_net(tmp_path / "old.pt")
+    assert not loaded.discard_effective and loaded.action_head[0].in_features == 14
+    save_policy(build_net("basic", hidden=(32, 32)), tmp_path / "new.pt")
+    assert load_net(tmp_path / "new.pt").action_head[0].in_features == 17
+    assert load_pretrained().net.discard_effective == load_net(pretrained_path()).config()["discard_effective"]
+
+
 def test_policy_agent_acts_legally_reproducibly_and_round_trips(tmp_path, net):
     env = mjenv.parallel_env()
     agents = [PolicyAgent(net, seed=s, greedy=False) for s in range(4)]
@@ -152,6 +240,35 @@ def test_behaviour_cloning_generates_teacher_decisions_and_fits_them(tmp_path):
     assert float(rows[-1]["train_accuracy"]) > 0.85  # six hands of greedy decisions are easy to fit
     assert (out / "bc_curve.png").stat().st_size > 0
     assert PolicyAgent.load(path).net.hidden == (64, 64)
+
+
+def test_bc_teacher_against_opponents_clones_only_the_teacher_seat_and_round_trips_its_data(tmp_path):
+    from mjenv.baselines.greedy import GreedyAgent
+
+    obs, masks, actions, hand_ids = train_bc.generate("greedy", 4, rules="basic", seed=1, num_envs=2,
+                                                      progress=False, opponents="random")
+    assert len(actions) > 10 and sorted(set(hand_ids.tolist())) == [0, 1, 2, 3]
+    greedy = GreedyAgent(seed=0)
+    # every sample is a greedy decision: the random seats' decisions are not cloned
+    assert all(greedy.act({"observation": o, "action_mask": m}) == a for o, m, a in zip(obs, masks, actions))
+    _, _, all_actions, _ = train_bc.generate("greedy", 4, rules="basic", seed=1, num_envs=2, progress=False)
+    assert len(all_actions) > 2 * len(actions)  # four teacher seats per table instead of one
+
+    out = tmp_path / "bc"
+    train_bc.main(["--hands", "3", "--num-envs", "3", "--epochs", "1", "--hidden", "32,32", "--out-dir", str(out),
+                   "--save-data", "--no-save-logs", "--no-progress", "--no-tensorboard"])
+    data = str(out / "bc_data.npz")
+    o2, m2, a2, h2 = train_bc.load_data([data, data])
+    with np.load(data) as z:
+        n = len(z["actions"])
+        np.testing.assert_array_equal(o2[:n], z["obs"])
+        np.testing.assert_array_equal(a2[n:], z["actions"])
+        assert h2[n:].min() == z["hand_ids"].max() + 1  # the second copy's hands are numbered after the first's
+    train_bc.main(["--data", f"{data},{data}", "--epochs", "1", "--hidden", "32,32", "--out-dir", str(tmp_path / "b2"),
+                   "--no-progress", "--no-tensorboard"])
+    assert len(_rows(tmp_path / "b2" / "bc_log.csv")) == 1
+    with pytest.raises(ValueError, match="no data set"):
+        train_bc.load_data([str(tmp_path / "missing.npz")])
 
 
 def test_bc_from_game_logs_recovers_the_logged_decisions(tmp_path):

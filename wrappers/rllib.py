@@ -260,7 +260,7 @@ def policy_agent_from_module(module, *, seed: int | None = 0, greedy: bool = Tru
     """A :class:`~mjenv.baselines.policy.PolicyAgent` with the weights of a trained MaskedPolicyRLModule."""
     from mjenv.baselines.policy import PolicyAgent, PolicyNet
 
-    net = PolicyNet(module.net.views, module.net.num_tile_types, module.net.hidden)
+    net = PolicyNet.from_config(module.net.config())
     net.load_state_dict({k: v.detach().cpu() for k, v in module.net.state_dict().items()})
     return PolicyAgent(net, seed=seed, greedy=greedy)
 

@@ -174,3 +174,44 @@ def _require_sizes(b: Batch, remainder: int, name: str) -> None:
             f"{name} needs a hand of 3m+{remainder} tiles (m = melds - exposed_melds = "
             f"{int(b.melds_needed[i])}), got {int(sizes[i])} tiles"
         )
+
+
+def effective_count_after_discard(hand, kb=None, *, exposed_melds=0, melds: int = 4) -> np.ndarray:
+    """KB copies of the effective tiles left after discarding each tile type.
+
+    For a 3m+2-tile hand H and each held t: the ``effective_count`` of the 3m+1-tile hand H - t
+    (copies u in the KB with dfncy(H - t + u, KB - u) < dfncy(H - t, KB); the discarded copy does not
+    return to the KB). It is the greedy agent's tie-break between discards of equal deficiency.
+
+    Args:
+        hand: a 3m+2-tile hand (str or int[T]) or a batch int[B, T].
+        kb: knowledge base; None means 4 - hand.
+        exposed_melds: int or int[B].
+        melds: melds in a complete hand.
+
+    Returns:
+        int64[T] (or [B, T]); ``NOT_APPLICABLE`` (-1) for tiles not held.
+    """
+    b = normalize(hand, kb, exposed_melds, melds)
+    _require_sizes(b, 2, "effective_count_after_discard")
+    out = effective_count_after_discard_rows(b.hands, b.kbs, b.melds_needed)
+    return _unwrap(out, b.single)
+
+
+def effective_count_after_discard_rows(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> np.ndarray:
+    """:func:`effective_count_after_discard` of validated rows (int[B, T] hands of 3m+2 tiles, KBs, m)."""
+    hands = np.asarray(hands, dtype=np.int8)
+    kbs = np.asarray(kbs, dtype=np.int8)
+    needed = np.asarray(melds_needed, dtype=np.int64)
+    out = np.full(hands.shape, NOT_APPLICABLE, dtype=np.int64)
+    rows, tiles = np.nonzero(hands > 0)
+    if len(rows) == 0:
+        return out
+    after = hands[rows].copy()
+    after[np.arange(len(rows)), tiles] -= 1
+    k = kbs[rows]
+    # every draw row (H - t + u, KB - u) differs from H - t in one tile: dp.deficiency_one_tile_rows
+    now, drawn, _ = dp.deficiency_one_tile_rows(after, k, needed[rows])
+    eff = (k > 0) & (drawn < now[:, None])
+    out[rows, tiles] = (eff * k).sum(axis=1, dtype=np.int64)
+    return out
