@@ -509,7 +509,7 @@ def _search_types(
     size = len(counts)
     if sum(counts) == 1:
         return {(0, 0, 0, 0, *_remainder_attrs(counts, k, honour))}
-    c = list(counts)
+    c = [*counts, 0, 0]  # padded: c[t + 1], c[t + 2] need no bounds checks
     rem = [0] * size
     left = list(k)
     types: set[tuple] = set()
@@ -517,40 +517,51 @@ def _search_types(
     # dominates every leaf's, or with no remainder at all), as bits of the compact code of _reach_mask
     done = 0
     attrs_of = _remainder_attrs
+    total = sum(counts)
+    # small blocks have few leaves: the cuts would cost more than they save
+    cut = total >= _CUT_FROM
+    # per rank, what the original KB allows (Definition 11 (3)): pairs completable; a (t t+1)
+    # pchow completed at t-1 / at t+2; a (t t+2) pchow; chows
+    pair_ok = [v > 0 for v in k]
+    lo_ok = [not honour and t >= 1 and k[t - 1] > 0 for t in range(size)]
+    hi_ok = [not honour and t + 2 < size and k[t + 2] > 0 for t in range(size)]
+    gap_k = [not honour and t + 2 < size and k[t + 1] > 0 for t in range(size)]
+    chow_ok = [not honour and t + 2 < size for t in range(size)]
+    assign = not paper
 
     def walk(t: int, m: int, n: int, p: int, e: int, tiles: int) -> None:
         # tiles: hand tiles of the block not yet placed (the counts left in c)
         nonlocal done
         while t < size and c[t] == 0:
             t += 1
-        code = (((m << 4) | n) << 4 | p) << 1 | e
         if t == size:
+            code = (((m << 4) | n) << 4 | p) << 1 | e
             if not done >> code & 1:
-                attrs = attrs_of(tuple(rem), k if paper else tuple(left), honour)
+                attrs = attrs_of(tuple(rem), tuple(left) if assign else k, honour)
                 if (attrs[0] >= top_re and attrs[1] >= top_rm and not attrs[2]) or 3 * m + 2 * n == total:
                     done |= 1 << code  # nothing here beats it; an empty remainder has (0, 0, 0) only
                 types.add((m, n, p, e, *attrs))
             return
-        if done:
+        if cut and done:
             # every leaf below has an (m, n, p, e) whose attributes cannot improve: first the cheap
             # bound on the tile count, then the (m, n, p, e) the subtree really reaches
+            code = (((m << 4) | n) << 4 | p) << 1 | e
             if not (_reach_mask(tiles, max_elements - m - n, e) << code) & ~done:
                 return
             below = keys(
-                t, c[t], c[t + 1] if t + 1 < size else 0, left[t - 1] if t else 0, left[t],
-                left[t + 1] if t + 1 < size else 0,
+                t, c[t], c[t + 1], left[t - 1] if t else 0, left[t], left[t + 1] if t + 1 < size else 0,
             )
             if not ((below & _room_mask(max_elements - m - n, e)) << code) & ~done:
                 return
         avail = c[t]
-        c1 = c[t + 1] if t + 1 < size else 0
-        c2 = c[t + 2] if t + 2 < size else 0
-        max_chow = min(avail, c1, c2) if not honour and t + 2 < size else 0
-        lo_ok = not honour and t >= 1 and k[t - 1] > 0
-        hi_ok = not honour and t + 2 < size and k[t + 2] > 0
-        adj_ok = c1 > 0 and (lo_ok or hi_ok)
-        gap_ok = not honour and c2 > 0 and k[t + 1] > 0
-        pair_ok = k[t] > 0
+        c1 = c[t + 1]
+        c2 = c[t + 2]
+        max_chow = min(avail, c1, c2) if chow_ok[t] else 0
+        lo = lo_ok[t]
+        hi = hi_ok[t]
+        adj_ok = c1 > 0 and (lo or hi)
+        gap_ok = c2 > 0 and gap_k[t]
+        pok = pair_ok[t]
         c[t] = 0
         for ch in range(max_chow + 1):
             if ch:
@@ -558,65 +569,67 @@ def _search_types(
                 c[t + 2] -= 1
             for pong in range(2 if avail - ch >= 3 else 1):
                 for pairs in range((avail - ch - 3 * pong) // 2 + 1):
-                    e2 = e if pair_ok else e + pairs
+                    e2 = e if pok else e + pairs
                     if e2 > 1:
                         break
-                    if pairs and pair_ok and not paper:
+                    if pairs and pok and assign:
                         if left[t] < pairs:
                             break
                         left[t] -= pairs
                     used = ch + 3 * pong + 2 * pairs
                     base = m + n + ch + pong + pairs
+                    m2 = m + ch + pong
+                    p2 = p + pairs
                     for adj in range(min(avail - used, c1 - ch) + 1 if adj_ok else 1):
                         if base + adj > max_elements:
                             break
                         if adj:
                             c[t + 1] -= adj
-                        if paper or not adj:
-                            splits = (0,)
-                        elif lo_ok and hi_ok:
-                            splits = range(adj + 1)  # a completing copies at t-1, adj - a at t+2
-                        elif lo_ok:
-                            splits = (adj,)
+                            if not assign:
+                                splits = (0,)
+                            elif lo and hi:
+                                splits = range(adj + 1)  # a completing copies at t-1, adj - a at t+2
+                            elif lo:
+                                splits = (adj,)
+                            else:
+                                splits = (0,)
                         else:
                             splits = (0,)
                         for a in splits:
-                            if adj and not paper:
-                                if a > left[t - 1] if a else False:
+                            b = adj - a
+                            if adj and assign:
+                                if a and a > left[t - 1]:
                                     continue
-                                if adj - a > (left[t + 2] if t + 2 < size else 0):
+                                if b and b > left[t + 2]:
                                     continue
                                 if a:
                                     left[t - 1] -= a
-                                if adj - a:
-                                    left[t + 2] -= adj - a
+                                if b:
+                                    left[t + 2] -= b
                             for gap in range(min(avail - used - adj, c2 - ch) + 1 if gap_ok else 1):
                                 if base + adj + gap > max_elements:
                                     break
-                                if gap and not paper:
-                                    if left[t + 1] < gap:
-                                        break
                                 rem[t] = avail - used - adj - gap  # the "pass" action, for the rest
                                 if gap:
-                                    c[t + 2] -= gap
-                                    if not paper:
+                                    if assign:
+                                        if left[t + 1] < gap:
+                                            break
                                         left[t + 1] -= gap
-                                walk(
-                                    t + 1, m + ch + pong, n + pairs + adj + gap, p + pairs, e2,
-                                    tiles - avail - 2 * ch - adj - gap,
-                                )
-                                if gap:
+                                    c[t + 2] -= gap
+                                    walk(t + 1, m2, n + pairs + adj + gap, p2, e2, tiles - avail - 2 * ch - adj - gap)
                                     c[t + 2] += gap
-                                    if not paper:
+                                    if assign:
                                         left[t + 1] += gap
-                            if adj and not paper:
+                                else:
+                                    walk(t + 1, m2, n + pairs + adj, p2, e2, tiles - avail - 2 * ch - adj)
+                            if adj and assign:
                                 if a:
                                     left[t - 1] += a
-                                if adj - a:
-                                    left[t + 2] += adj - a
+                                if b:
+                                    left[t + 2] += b
                         if adj:
                             c[t + 1] += adj
-                    if pairs and pair_ok and not paper:
+                    if pairs and pok and assign:
                         left[t] += pairs
         if max_chow:
             c[t + 1] += max_chow
@@ -685,12 +698,18 @@ def _search_types(
         memo[key] = mask
         return mask
 
-    total = sum(counts)
-    # the best attributes any leaf can have: remainders are block tiles and KBs only shrink
-    top_re = int(any(counts[x] and k[x] for x in range(size)))
-    top_rm = int(any(counts[y] and _meldable(y, k, -1, honour) for y in range(size)))
+    if cut:
+        # the best attributes any leaf can have: remainders are block tiles and KBs only shrink
+        top_re = int(any(counts[x] and k[x] for x in range(size)))
+        top_rm = int(any(counts[y] and _meldable(y, k, -1, honour) for y in range(size)))
+    else:
+        top_re = top_rm = 1  # (1, 1, 0) dominates every triple
     walk(0, 0, 0, 0, 0, total)
     return types
+
+
+#: Blocks of fewer tiles are searched without the cuts of :func:`_search_types`.
+_CUT_FROM = 9
 
 
 @cache
@@ -726,7 +745,153 @@ def _window_types(
     """Pruned local types of a block given as its zero-padded window (the memo behind _block_types)."""
     if track:
         return _local_search(counts, k, honour, max_elements, paper, track)
-    return frozenset(_prune(_search_types(counts, k, honour, max_elements, paper)))
+    if sum(counts) < _CUT_FROM:
+        types = _eval_structures(_structures(counts, _kb_presence(counts, k), honour, max_elements), k, honour, paper)
+    else:
+        types = _search_types(counts, k, honour, max_elements, paper)
+    return frozenset(_prune(types))
+
+
+@lru_cache(maxsize=1 << 16)
+def _structures(
+    counts: tuple[int, ...], kpos: tuple[int, ...], honour: bool, max_elements: int
+) -> tuple[tuple[int, int, int, int, tuple[int, ...], tuple[tuple[int, ...], ...]], ...]:
+    """The qDCMPs of a small block as (m, n, p, e, remainder, pmeld needs), KB copies unassigned.
+
+    The walk of :func:`_local_search` looks at the KB only through which ranks hold a copy
+    (``kpos``: Definition 11 (3) taken pmeld by pmeld); how many copies there are only matters to
+    the joint completion and the remainder attributes, which :func:`_eval_structures` works out per
+    KB. So blocks that differ only in KB multiplicities share this memo (most misses of the type
+    memo in mixed hands are such blocks).
+    """
+    size = len(counts)
+    c = [*counts, 0, 0]  # padded: c[t + 1], c[t + 2] need no bounds checks
+    rem = [0] * size
+    needs: list[tuple[int, ...]] = []
+    found: set[tuple] = set()
+    # per rank, what the KB allows (Definition 11 (3)): pairs completable; the ranks completing a
+    # (t t+1) pchow; a (t t+2) pchow; chows
+    pair_ok = [bool(v) for v in kpos]
+    adj_needs = [
+        () if honour else tuple(z for z in (t - 1, t + 2) if 0 <= z < size and kpos[z]) for t in range(size)
+    ]
+    gap_k = [not honour and t + 2 < size and bool(kpos[t + 1]) for t in range(size)]
+    chow_ok = [not honour and t + 2 < size for t in range(size)]
+
+    def walk(t: int, m: int, n: int, p: int, e: int) -> None:
+        while t < size and c[t] == 0:
+            t += 1
+        if t == size:
+            found.add((m, n, p, e, tuple(rem), tuple(sorted(needs)) if len(needs) > 1 else tuple(needs)))
+            return
+        avail = c[t]
+        c1 = c[t + 1]
+        c2 = c[t + 2]
+        max_chow = min(avail, c1, c2) if chow_ok[t] else 0
+        adj_need = adj_needs[t]
+        adj_ok = c1 > 0 and bool(adj_need)
+        gap_ok = c2 > 0 and gap_k[t]
+        pok = pair_ok[t]
+        gap_need = (t + 1,)
+        pair_need = (t,)
+        c[t] = 0
+        for ch in range(max_chow + 1):
+            if ch:
+                c[t + 1] -= 1
+                c[t + 2] -= 1
+            for pong in range(2 if avail - ch >= 3 else 1):
+                for pairs in range((avail - ch - 3 * pong) // 2 + 1):
+                    e2 = e if pok else e + pairs
+                    if e2 > 1:
+                        break
+                    used = ch + 3 * pong + 2 * pairs
+                    base = m + n + ch + pong + pairs
+                    if base > max_elements:
+                        break
+                    mark = len(needs)
+                    if pok and pairs:
+                        needs.extend([pair_need] * pairs)
+                    m2 = m + ch + pong
+                    p2 = p + pairs
+                    for adj in range(min(avail - used, c1 - ch) + 1 if adj_ok else 1):
+                        if base + adj > max_elements:
+                            break
+                        if adj:
+                            c[t + 1] -= adj
+                            needs.extend([adj_need] * adj)
+                        for gap in range(min(avail - used - adj, c2 - ch) + 1 if gap_ok else 1):
+                            if base + adj + gap > max_elements:
+                                break
+                            rem[t] = avail - used - adj - gap  # the "pass" action, for the rest
+                            if gap:
+                                c[t + 2] -= gap
+                                needs.extend([gap_need] * gap)
+                                walk(t + 1, m2, n + pairs + adj + gap, p2, e2)
+                                del needs[-gap:]
+                                c[t + 2] += gap
+                            else:
+                                walk(t + 1, m2, n + pairs + adj, p2, e2)
+                        if adj:
+                            c[t + 1] += adj
+                            del needs[-adj:]
+                    del needs[mark:]
+        if max_chow:
+            c[t + 1] += max_chow
+            c[t + 2] += max_chow
+        rem[t] = 0
+        c[t] = avail
+
+    walk(0, 0, 0, 0, 0)
+    # per (m, n, p, e), fewest pmeld completions first: they leave the most KB to the remainder,
+    # so the (1, 1, 0) that ends a key's evaluation tends to come first
+    return tuple(sorted(found, key=lambda x: (x[:4], len(x[5]))))
+
+
+def _kb_presence(counts: tuple[int, ...], k: tuple[int, ...]) -> tuple[int, ...]:
+    """Which ranks hold a KB copy, kept only where the walk of :func:`_structures` asks: a pair's
+    rank (two or more tiles there), the ends of a (z+1 z+2) or (z-2 z-1) pchow, the middle of a
+    (z-1 z+1) pchow."""
+    size = len(counts)
+    out = [0] * size
+    for z in range(size):
+        if not k[z]:
+            continue
+        if (
+            counts[z] >= 2
+            or (z + 2 < size and counts[z + 1] and counts[z + 2])
+            or (z >= 2 and counts[z - 2] and counts[z - 1])
+            or (1 <= z < size - 1 and counts[z - 1] and counts[z + 1])
+        ):
+            out[z] = 1
+    return tuple(out)
+
+
+def _eval_structures(structs, k: tuple[int, ...], honour: bool, paper: bool) -> set[tuple]:
+    """Types of the qDCMPs :func:`_structures` lists, under the local KB ``k`` (see
+    :func:`_search_types` for what is returned: the same set once pruned)."""
+    types: set[tuple] = set()
+    done: set[tuple] = set()  # (m, n, p, e) already seen with (1, 1, 0)
+    for m, n, p, e, rem, needs in structs:
+        key = (m, n, p, e)
+        if key in done:
+            continue
+        if paper or not needs:
+            lefts = (k,)
+        elif len(needs) == 1:
+            lefts = []
+            for z in needs[0]:
+                left = list(k)
+                left[z] -= 1
+                lefts.append(tuple(left))
+        else:
+            lefts = _leftover_kbs(needs, k)
+        for left in lefts:
+            attrs = _remainder_attrs(rem, left, honour)
+            types.add((m, n, p, e, *attrs))
+            if attrs == (1, 1, 0):
+                done.add(key)
+                break
+    return types
 
 
 # --------------------------------------------------------------------------------------------------
