@@ -230,23 +230,28 @@ def _meldable(y: int, k: tuple[int, ...], x: int, honour: bool) -> bool:
 @lru_cache(maxsize=1 << 16)
 def _remainder_attrs(rem: tuple[int, ...], k: tuple[int, ...], honour: bool) -> tuple[int, int, int]:
     """(re, rm, em) of a remainder (Sec. 4.3), given as counts by rank, under the local KB ``k``."""
-    held = [r for r in range(len(rem)) if rem[r]]
-    eyes = [x for x in held if k[x] >= 1]
-    re = int(bool(eyes))
-    rm = int(any(_meldable(y, k, -1, honour) for y in held))
-    em = 0
-    if re and rm:
-        # eye-meld conflict: no eye from one remainder tile and meld from another (distinct) one
-        # that fit in the KB together (either order needs the same KB tiles).
-        em = 1
-        for x in eyes:
-            for y in held:
-                if (y != x or rem[x] >= 2) and _meldable(y, k, x, honour):
-                    em = 0
-                    break
-            if not em:
-                break
-    return re, rm, em
+    eyes = []
+    melds = []
+    for y in range(len(rem)):
+        if rem[y]:
+            if k[y]:
+                eyes.append(y)
+            if _meldable(y, k, -1, honour):
+                melds.append(y)
+    if not (eyes and melds):
+        return (1 if eyes else 0), (1 if melds else 0), 0
+    # eye-meld conflict: no eye from one remainder tile and meld from another (distinct) one that
+    # fit in the KB together (either order needs the same KB tiles). Only tiles that make a meld on
+    # the whole KB can make one after an eye took a copy; an eye three or more ranks away takes
+    # nothing the meld needs.
+    for x in eyes:
+        for y in melds:
+            if y == x:
+                if rem[x] >= 2 and _meldable(y, k, x, honour):
+                    return 1, 1, 0
+            elif y - x > 2 or x - y > 2 or _meldable(y, k, x, honour):
+                return 1, 1, 0
+    return 1, 1, 1
 
 
 @lru_cache(maxsize=1 << 16)
@@ -755,8 +760,10 @@ def _window_types(
 @lru_cache(maxsize=1 << 16)
 def _structures(
     counts: tuple[int, ...], kpos: tuple[int, ...], honour: bool, max_elements: int
-) -> tuple[tuple[int, int, int, int, tuple[int, ...], tuple[tuple[int, ...], ...]], ...]:
-    """The qDCMPs of a small block as (m, n, p, e, remainder, pmeld needs), KB copies unassigned.
+) -> tuple[tuple[int, int, int, int, tuple[int, ...], tuple[tuple[int, ...], ...], int], ...]:
+    """The qDCMPs of a small block as (m, n, p, e, remainder, pmeld needs, single), KB copies
+    unassigned (single: -1 for an empty remainder, the rank of a one-tile remainder, else the
+    window size).
 
     The walk of :func:`_local_search` looks at the KB only through which ranks hold a copy
     (``kpos``: Definition 11 (3) taken pmeld by pmeld); how many copies there are only matters to
@@ -843,8 +850,14 @@ def _structures(
 
     walk(0, 0, 0, 0, 0)
     # per (m, n, p, e), fewest pmeld completions first: they leave the most KB to the remainder,
-    # so the (1, 1, 0) that ends a key's evaluation tends to come first
-    return tuple(sorted(found, key=lambda x: (x[:4], len(x[5]))))
+    # so the (1, 1, 0) that ends a key's evaluation tends to come first. Each entry also says
+    # whether the remainder is empty (-1), one tile (its rank) or more (size).
+    out = []
+    for x in sorted(found, key=lambda x: (x[:4], len(x[5]))):
+        held = [y for y in range(size) if x[4][y]]
+        single = -1 if not held else held[0] if len(held) == 1 and x[4][held[0]] == 1 else size
+        out.append((*x, single))
+    return tuple(out)
 
 
 def _kb_presence(counts: tuple[int, ...], k: tuple[int, ...]) -> tuple[int, ...]:
@@ -871,9 +884,15 @@ def _eval_structures(structs, k: tuple[int, ...], honour: bool, paper: bool) -> 
     :func:`_search_types` for what is returned: the same set once pruned)."""
     types: set[tuple] = set()
     done: set[tuple] = set()  # (m, n, p, e) already seen with (1, 1, 0)
-    for m, n, p, e, rem, needs in structs:
+    size = len(k)
+    for m, n, p, e, rem, needs, single in structs:
         key = (m, n, p, e)
         if key in done:
+            continue
+        if single < 0:  # empty remainder: (0, 0, 0) whatever the KB, if the pmelds can be completed
+            if paper or len(needs) < 2 or _leftover_kbs(needs, k):
+                types.add((m, n, p, e, 0, 0, 0))
+                done.add(key)
             continue
         if paper or not needs:
             lefts = (k,)
@@ -885,6 +904,14 @@ def _eval_structures(structs, k: tuple[int, ...], honour: bool, paper: bool) -> 
                 lefts.append(tuple(left))
         else:
             lefts = _leftover_kbs(needs, k)
+        if single < size:
+            # one remainder tile y: re = a KB copy of y, rm = a meld of y and two KB tiles, and the
+            # eye-meld conflict whenever both hold (the eye and the meld would need y twice)
+            for left in lefts:
+                re = 1 if left[single] else 0
+                rm = 1 if _meldable(single, left, -1, honour) else 0
+                types.add((m, n, p, e, re, rm, re & rm))
+            continue
         for left in lefts:
             attrs = _remainder_attrs(rem, left, honour)
             types.add((m, n, p, e, *attrs))
