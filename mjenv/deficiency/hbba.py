@@ -80,7 +80,6 @@ from itertools import product
 
 import numpy as np
 
-from mjenv.deficiency.blocks import HONOURS, kb_blocks
 from mjenv.deficiency.dp import INCOMPLETABLE
 
 __all__ = [
@@ -635,26 +634,51 @@ def hbba_lists(hand: list[int], kb: list[int], melds: int) -> int:
     # only the ranks from one below the block to one above its last tile (A3 reserves t-1, A4 t+2
     # with t+1 in the block), so a block is searched on that window, cut at the suit's ends: the
     # window's edges then stand for the suit's, and equal blocks anywhere share one memo entry.
+    # The blocks are those of blocks.kb_blocks (Definition 14), found by the same scan inlined:
+    # within a suit, each held rank joins the block of the previous held rank when the two are
+    # KB-connected (one apart: rank below or above the pair in H + KB; two apart: the rank between).
     blocks = []
     base_rem = [0] * size  # single-tile blocks: UKOS can only delete the tile (A1)
     singles = 0
-    for b in kb_blocks(hand, kb):
-        tl = b.tiles
-        if len(tl) == 1:
-            base_rem[tl[0]] = 1
+    for off in (0, 9, 18):
+        hs = hand[off : off + 9]
+        if not any(hs):
+            continue
+        ks = kb[off : off + 9]
+        avail = [a + b > 0 for a, b in zip(hs, ks)]
+        first = last = -1
+        for r in range(10):
+            if r < 9:
+                if not hs[r]:
+                    continue
+                if first >= 0:
+                    d = r - last
+                    if (d == 1 and ((last >= 1 and avail[last - 1]) or (r <= 7 and avail[r + 1]))) or (
+                        d == 2 and avail[last + 1]
+                    ):
+                        last = r
+                        continue
+            if first >= 0:  # close the block of ranks first..last
+                if first == last and hs[first] == 1:
+                    base_rem[off + first] = 1
+                    singles += 1
+                else:
+                    lo = first - 1 if first else 0
+                    hi = last + 2 if last < 8 else 9
+                    counts = hs[lo:hi]
+                    if first:
+                        counts[0] = 0  # a tile just below belongs to another block
+                    if last < 8:
+                        counts[-1] = 0
+                    blocks.append((off + lo, _block_entry(tuple(counts), tuple(ks[lo:hi]), True, melds)))
+            first = last = r
+    for t in range(27, size):
+        c = hand[t]
+        if c == 1:
+            base_rem[t] = 1
             singles += 1
-            continue
-        if b.suit == HONOURS:
-            t = tl[0]
-            blocks.append((t, _block_entry((len(tl),), (kb[t],), False, melds)))
-            continue
-        off = 9 * b.suit
-        lo = tl[0] - 1 if tl[0] > off else off
-        hi = tl[-1] + 2 if tl[-1] < off + 8 else off + 9
-        counts = [0] * (hi - lo)
-        for t in tl:
-            counts[t - lo] += 1
-        blocks.append((lo, _block_entry(tuple(counts), tuple(kb[lo:hi]), True, melds)))
+        elif c:
+            blocks.append((t, _block_entry((c,), (kb[t],), False, melds)))
     groups, suffix, index, layers = _hbb_plan(num_tiles, melds)
     best = INF_COST
     nb = len(blocks)
