@@ -47,6 +47,11 @@ _BACKEND_MODULES = {
 }
 
 
+#: Answers of recent single-hand ``hbba`` calls (see :func:`deficiency`), emptied when full.
+_HAND_MEMO: dict[tuple, int] = {}
+_HAND_MEMO_SIZE = 1 << 15
+
+
 def _backend(method: str):
     check_method(method)
     return importlib.import_module(_BACKEND_MODULES[method])
@@ -80,11 +85,30 @@ def deficiency(hand, kb=None, *, method: str = "hbba", exposed_melds=0, melds: i
             a KB incompatible with the hand, an unknown method, unparseable notation.
     """
     if method == "hbba" and not options:
+        # the commonest call: one hand as a 1-D integer array. A hand seen before is answered from
+        # a bounded memo keyed on the raw bytes of its arrays (with the dtype, so equal bytes mean
+        # equal counts; only validated calls are stored, so invalid input still raises); a new one
+        # is validated without building a batch.
+        key = None
+        if type(hand) is np.ndarray and hand.ndim == 1 and type(exposed_melds) is int and type(melds) is int:
+            if kb is None:
+                key = (hand.dtype.str, hand.tobytes(), exposed_melds, melds)
+            elif type(kb) is np.ndarray:
+                key = (hand.dtype.str, hand.tobytes(), kb.dtype.str, kb.tobytes(), exposed_melds, melds)
+            if key is not None:
+                got = _HAND_MEMO.get(key)
+                if got is not None:
+                    return got
         lean = fast_single(hand, kb, exposed_melds, melds)
-        if lean is not None:  # the commonest call, validated without building a batch
+        if lean is not None:
             from mjenv.deficiency.hbba import hbba_lists
 
-            return hbba_lists(*lean)
+            out = hbba_lists(*lean)
+            if key is not None:
+                if len(_HAND_MEMO) >= _HAND_MEMO_SIZE:
+                    _HAND_MEMO.clear()
+                _HAND_MEMO[key] = out
+            return out
     check_method(method)
     batch = normalize(hand, kb, exposed_melds, melds)
     out = run_batch(batch, method, **options)

@@ -68,12 +68,14 @@ def fast_single(hand, kb, exposed_melds, melds) -> tuple[list[int], list[int], i
     if n != 27 and n != 34:
         return None
     if kb is None:
+        if min(h) < 0 or max(h) > 4:
+            return None
         k = [4 - v for v in h]
     elif type(kb) is np.ndarray and kb.shape == hand.shape and kb.dtype.kind in "iu":
         k = kb.tolist()
+        if min(h) < 0 or min(k) < 0 or max(map(int.__add__, h, k)) > 4:
+            return None
     else:
-        return None
-    if min(h) < 0 or min(k) < 0 or max(map(int.__add__, h, k)) > 4:
         return None
     m = melds - exposed_melds
     size = sum(h)
