@@ -540,6 +540,24 @@ class _BlockEntry:
         return by_rem
 
 
+@lru_cache(maxsize=_LRU_SIZE)
+def _ukos_kb(counts: tuple[int, ...], kb: tuple[int, ...]) -> tuple[int, ...]:
+    """A block's local KB clamped to what UKOS can tell apart: the memo key of :func:`_block_entry`.
+
+    UKOS reads the KB only to reserve a pmeld's completing tile (A3-A6 need ``KB_alpha(x) > 0``), and
+    every reservation of x uses two block tiles within two ranks of x, so x is reserved at most
+    ``near // 2`` times (near: block tiles on ranks x-2..x+2): copies beyond that change no leaf.
+    UKE prices the leaves with the hand's own KB, so the clamped KB only serves as a memo key.
+    """
+    canon = list(kb)
+    for x, v in enumerate(canon):
+        if v:
+            near = sum(counts[x - 2 if x >= 2 else 0 : x + 3]) // 2
+            if v > near:
+                canon[x] = near
+    return tuple(canon)
+
+
 @lru_cache(maxsize=_BLOCK_LRU_SIZE)
 def _block_entry(counts: tuple[int, ...], kb: tuple[int, ...], chows: bool, melds: int) -> _BlockEntry:
     """The memo of a KB-block, keyed on (block tiles, local KB, M) in a bounded LRU.
@@ -670,7 +688,8 @@ def hbba_lists(hand: list[int], kb: list[int], melds: int) -> int:
                         counts[0] = 0  # a tile just below belongs to another block
                     if last < 8:
                         counts[-1] = 0
-                    blocks.append((off + lo, _block_entry(tuple(counts), tuple(ks[lo:hi]), True, melds)))
+                    ct = tuple(counts)
+                    blocks.append((off + lo, _block_entry(ct, _ukos_kb(ct, tuple(ks[lo:hi])), True, melds)))
             first = last = r
     for t in range(27, size):
         c = hand[t]
@@ -678,7 +697,7 @@ def hbba_lists(hand: list[int], kb: list[int], melds: int) -> int:
             base_rem[t] = 1
             singles += 1
         elif c:
-            blocks.append((t, _block_entry((c,), (kb[t],), False, melds)))
+            blocks.append((t, _block_entry((c,), (min(kb[t], c // 2),), False, melds)))
     groups, suffix, index, layers = _hbb_plan(num_tiles, melds)
     best = INF_COST
     nb = len(blocks)
