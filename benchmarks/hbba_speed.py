@@ -10,10 +10,12 @@ Three measurements (issue 2's targets in brackets):
    call, in calls/s [>= 20,000]; peer: the ``mahjong`` library's regular-hand shanten on the same
    hands (not knowledge-aware, so it gets ``kb=None`` hands: we time both ``kb=None`` and random KBs).
 
-Hands are fresh for every measurement (never timed twice). The backend's LRU caches are first warmed
-on other random hands of the same kind (steady state, as in a long game or training run); the cold
-figure (caches cleared, first sight of every block) is printed as well. Every hbba answer is checked
-against ``dp``.
+Hands are fresh for every measurement (never timed twice), except in the rows marked "same hands
+again", which time the public call on hands it has seen: answered by its whole-hand memo, and with
+that memo emptied before every call (only the per-block memo helps). The backend's LRU caches are
+first warmed on other random hands of the same kind (steady state, as in a long game or training
+run); the cold figure (caches cleared, first sight of every block) is printed as well. Every hbba
+answer is checked against ``dp``.
 
 Run: ``python benchmarks/hbba_speed.py`` (``--hands 2000 --warm 3000 --seed 0``).
 """
@@ -25,8 +27,9 @@ import time
 
 import numpy as np
 
+import mjenv.deficiency as deficiency_pkg
 from mjenv.deficiency import deficiency, dp, hbba
-from mjenv.deficiency._validate import normalize
+from mjenv.deficiency._validate import fast_single, normalize
 from mjenv.deficiency.blocks import kb_blocks
 
 try:  # test/bench dependency
@@ -61,8 +64,19 @@ def random_hands(rng: np.random.Generator, count: int, suits: tuple[int, ...], k
 
 
 def clear_caches() -> None:
-    for f in (hbba._block_entry, hbba._um, hbba._suit_max_melds):
+    for f in (hbba._block_entry, hbba._ukos_kb, hbba._um, hbba._suit_max_melds):
         f.cache_clear()
+    deficiency_pkg._HAND_MEMO.clear()
+
+
+def without_hand_memo(fn):
+    """fn with the public call's whole-hand memo emptied before every call (blocks stay memoized)."""
+
+    def call(h, k):
+        deficiency_pkg._HAND_MEMO.clear()
+        return fn(h, k)
+
+    return call
 
 
 def per_call(fn, hands: np.ndarray, kbs: np.ndarray) -> tuple[float, list[int]]:
@@ -116,29 +130,6 @@ def to_mahjong_34(h: np.ndarray) -> list[int]:
     return v[9:18] + v[18:27] + v[0:9] + [0] * 7
 
 
-def lean_single(hand: np.ndarray, kb: np.ndarray | None = None, exposed_melds: int = 0, melds: int = 4) -> int:
-    """Prototype of a lean single-hand path for ``deficiency`` (proposed, not the library's path).
-
-    Pure-Python checks on the common case (one 1-D integer array of 27/34 counts, KB None or the
-    same shape, every check passing), then ``hbba`` directly; anything else would fall back to the
-    full ``normalize`` (here: raises, since the benchmark never sends anything else).
-    """
-    h = hand.tolist()
-    if min(h) < 0 or max(h) > 4:
-        raise ValueError("fall back to normalize")
-    m = melds - exposed_melds
-    n = sum(h)
-    if n != 3 * m + 1 and n != 3 * m + 2:
-        raise ValueError("fall back to normalize")
-    if kb is None:
-        k = [4 - v for v in h]
-    else:
-        k = kb.tolist()
-        if len(k) != len(h) or min(k) < 0 or any(a + b > 4 for a, b in zip(h, k)):
-            raise ValueError("fall back to normalize")
-    return hbba.hbba_lists(h, k, m)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--hands", type=int, default=2000, help="timed hands per three-suit measurement")
@@ -173,19 +164,21 @@ def main() -> None:
 
     # 3: the public call, calls/s, against the mahjong library
     print("  public deficiency(hand, kb) (validation + hbba), one hand per call:")
+    theirs_fn = None
+    if Shanten is not None:
+        sh = Shanten()
+
+        def theirs_fn(h, k, sh=sh):
+            return sh.calculate_shanten_for_regular_hand(to_mahjong_34(h))
+
     for kb_mode in ("full", "random"):
         warm_h, warm_k = random_hands(rng, args.warm, (0, 1, 2), kb_mode)
         for h, k in zip(warm_h, warm_k):
             deficiency(h, None if kb_mode == "full" else k)
         hands, kbs = random_hands(rng, args.hands, (0, 1, 2), kb_mode)
         ours_fn = (lambda h, k: deficiency(h)) if kb_mode == "full" else deficiency
-        line = f"    kb={'None' if kb_mode == 'full' else 'random'}:"
-        if Shanten is not None:
-            sh = Shanten()
-
-            def theirs_fn(h, k, sh=sh):
-                return sh.calculate_shanten_for_regular_hand(to_mahjong_34(h))
-
+        line = f"    kb={'None' if kb_mode == 'full' else 'random'}, fresh hands:"
+        if theirs_fn is not None:
             t_ours, ours, t_mj, theirs = interleaved(ours_fn, theirs_fn, hands, kbs)
             if kb_mode == "full":
                 # a regular-hand shanten may count waits on a tile the hand holds four of: report only
@@ -196,44 +189,43 @@ def main() -> None:
         else:
             t_ours, ours = per_call(ours_fn, hands, kbs)
             line += f" {1 / t_ours:9,.0f} calls/s"
+        want = [int(v) for v in dp.deficiency_batch(hands, kbs, np.full(len(hands), 4))]
+        assert ours == want, "public hbba call disagrees with dp"
         line += f"   target >= 20,000: {'met' if 1 / t_ours >= 20000 else 'NOT met'}"
         print(line)
-        # the proposed lean path against the current one: two fresh sets of the same kind, chunks
-        # alternating (a hand seen twice would find its blocks memoized)
-        lean_fn = (lambda h, k: lean_single(h)) if kb_mode == "full" else lean_single
-        h2, k2 = random_hands(rng, 2 * args.hands, (0, 1, 2), kb_mode)
-        t_lean = t_pub = 0.0
-        for lo in range(0, args.hands, 50):
-            t, lean = per_call(lean_fn, h2[lo : lo + 50], k2[lo : lo + 50])
-            t_lean += t
-            want = [int(v) for v in dp.deficiency_batch(h2[lo : lo + 50], k2[lo : lo + 50], np.full(len(lean), 4))]
-            assert lean == want, "lean path disagrees with dp"
-            hi = args.hands + lo
-            t_pub += per_call(ours_fn, h2[hi : hi + 50], k2[hi : hi + 50])[0]
-        print(
-            f"      proposed lean single-hand path (prototype in this script), fresh hands: "
-            f"{len(range(0, args.hands, 50)) / t_lean:9,.0f} calls/s ({t_pub / t_lean:4.2f}x the current path)"
-        )
-        # the same hands once more: every block is now memoized (the steady state of a memo that
-        # holds the blocks a game keeps producing); mahjong again alongside
-        if Shanten is not None:
-            t_rep, _, t_mj2, _ = interleaved(ours_fn, theirs_fn, hands, kbs)
-            t_rl, _, _, _ = interleaved(lean_fn, theirs_fn, hands, kbs)
+        # the same hands again: answered by the whole-hand memo; and with that memo emptied before
+        # every call, so only the per-block memo helps (every block of these hands is now in it)
+        if theirs_fn is not None:
+            t_rep, rep, t_mj2, _ = interleaved(ours_fn, theirs_fn, hands, kbs)
+            t_blk, blk, t_mj3, _ = interleaved(without_hand_memo(ours_fn), theirs_fn, hands, kbs)
+            assert rep == ours and blk == ours
             print(
-                f"      same hands again (all blocks memoized): current path {1 / t_rep:9,.0f} calls/s, "
-                f"lean path {1 / t_rl:9,.0f} calls/s, mahjong {1 / t_mj2:9,.0f} calls/s "
-                f"(lean/mahjong {t_mj2 / t_rl:4.2f}x)"
+                f"      same hands again: whole-hand memo {1 / t_rep:9,.0f} calls/s (mahjong {1 / t_mj2:9,.0f}/s, "
+                f"{t_mj2 / t_rep:5.2f}x); whole-hand memo emptied, blocks memoized {1 / t_blk:9,.0f} calls/s "
+                f"(mahjong {1 / t_mj3:9,.0f}/s, {t_mj3 / t_blk:5.2f}x)"
             )
-    # where the time of one public call goes (kb=None, every block memoized), beside the peer
+    # where the time of one public call goes (kb=None, blocks memoized, whole-hand memo emptied),
+    # beside the peer
     hands, kbs = random_hands(rng, args.hands, (0, 1, 2), "full")
     lists = [(h.tolist(), k.tolist()) for h, k in zip(hands, kbs)]
     for h in hands:
         deficiency(h)
+
+    def public_no_memo():
+        out = []
+        for h in hands:
+            deficiency_pkg._HAND_MEMO.clear()
+            out.append(deficiency(h))
+        return out
+
     parts = {
-        "deficiency(hand)": lambda: [deficiency(h) for h in hands],
-        "  _validate.normalize": lambda: [normalize(h, None) for h in hands],
-        "  blocks.kb_blocks": lambda: [kb_blocks(h, k) for h, k in lists],
-        "  hbba.hbba_lists (incl. kb_blocks)": lambda: [hbba.hbba_lists(h, k, 4) for h, k in lists],
+        "deficiency(hand), whole-hand memo hit": lambda: [deficiency(h) for h in hands],
+        "deficiency(hand), memo emptied first": public_no_memo,
+        "  memo emptying alone": lambda: [deficiency_pkg._HAND_MEMO.clear() for h in hands],
+        "  _validate.fast_single": lambda: [fast_single(h, None, 0, 4) for h in hands],
+        "  hbba.hbba_lists": lambda: [hbba.hbba_lists(h, k, 4) for h, k in lists],
+        "  (full validation, _validate.normalize)": lambda: [normalize(h, None) for h in hands],
+        "  (blocks.kb_blocks, not used by hbba)": lambda: [kb_blocks(h, k) for h, k in lists],
     }
     if Shanten is not None:
         sh = Shanten()
@@ -247,7 +239,7 @@ def main() -> None:
             costs[name] = min(costs.get(name, 1e9), (time.process_time() - t0) / len(hands))
     print("  one public call, kb=None, blocks memoized, CPU us per call:")
     for name, c in costs.items():
-        print(f"    {name:38s} {c * 1e6:6.1f} us")
+        print(f"    {name:42s} {c * 1e6:6.1f} us")
     info = hbba._block_entry.cache_info()
     rate = info.hits / max(1, info.hits + info.misses)
     print(f"  per-block memo (LRU): {info.currsize} entries (max {info.maxsize}), hit rate {rate:.2f}")

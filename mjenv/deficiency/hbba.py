@@ -574,10 +574,22 @@ def _block_entry(counts: tuple[int, ...], kb: tuple[int, ...], chows: bool, meld
 def _combine(blocks, reach, i, left, m, n, e, melds, picks, index, found) -> None:
     """Sec. 3.4: choose a feature class per block (features added, at most one eye) so that the
     blocks' remainders hold ``left`` tiles in all; each choice is filed under its HBB group."""
-    if i == len(blocks):
+    nb = len(blocks)
+    if i == nb:
         found.setdefault(index[(m, n, e)], []).append(tuple(picks))
         return
     off, by_rem, last = blocks[i]
+    if i == nb - 1:  # the last block takes exactly what is left: file its classes directly
+        classes = by_rem[left] if left <= last else ()
+        for cm, cn, ce, qs in classes:
+            e2 = e + ce
+            m2 = m + cm
+            n2 = n + cn
+            if e2 > 1 or m2 + n2 - e2 > melds:
+                continue
+            picks[i] = (off, qs)
+            found.setdefault(index[(m2, n2, e2)], []).append(tuple(picks))
+        return
     nxt = reach[i + 1]
     for r in range(left if left < last else last, -1, -1):
         classes = by_rem[r]
