@@ -698,6 +698,8 @@ def _search_types(
                                 child = keys(
                                     t + 1, c1 - ch - adj, c2 - ch - gap, l0p, l1 if paper else l1 - gap, l2
                                 )
+                                if e2:
+                                    child &= _NO_EYE_CODES  # one incompletable pair at most
                                 dn = pairs + adj + gap
                                 mask |= child << (((((ch + pong) << 4) | dn) << 4 | pairs) << 1 | e2)
         memo[key] = mask
@@ -712,6 +714,9 @@ def _search_types(
     walk(0, 0, 0, 0, 0, total)
     return types
 
+
+#: Compact codes (see :func:`_reach_mask`) with e = 0.
+_NO_EYE_CODES = sum(1 << c for c in range(0, 1 << 13, 2))
 
 #: Blocks of fewer tiles are searched without the cuts of :func:`_search_types`.
 _CUT_FROM = 9
