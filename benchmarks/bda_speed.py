@@ -19,6 +19,7 @@ Run: ``python benchmarks/bda_speed.py`` (``--hands 1500 --warm 3000 --one-suit 6
 from __future__ import annotations
 
 import argparse
+import gc
 import time
 
 import numpy as np
@@ -45,9 +46,9 @@ def random_hands(rng: np.random.Generator, count: int, suits: tuple[int, ...], s
 
 
 def clear_caches() -> None:
-    for f in (bda._window_types, bda._remainder_attrs, bda._leftover_kbs):
+    for f in (bda._window_bits, bda._window_types, bda._structures, bda._remainder_attrs, bda._leftover_kbs):
         f.cache_clear()
-    for f in (hbba._block_entry, hbba._um, hbba._suit_max_melds):
+    for f in (hbba._block_entry, hbba._ukos_kb, hbba._um, hbba._suit_max_melds):
         f.cache_clear()
 
 
@@ -61,12 +62,17 @@ def one_call(module):
 
 
 def interleaved(fa, fb, hands, kbs, chunk: int = 50, cold: bool = False):
-    """Mean CPU seconds per call of fa and fb over the same rows (alternating chunks) and answers."""
+    """Mean CPU seconds per call of fa and fb over the same rows (alternating chunks) and answers.
+
+    Which of the two runs a chunk first alternates from chunk to chunk (a garbage-collector pass
+    lands on whichever is running; the order would otherwise favour one of them).
+    """
     ta = tb = 0.0
     oa: list[int] = []
     ob: list[int] = []
-    for lo in range(0, len(hands), chunk):
-        for f, acc in ((fa, oa), (fb, ob)):
+    for i, lo in enumerate(range(0, len(hands), chunk)):
+        pair = ((fa, oa), (fb, ob))
+        for f, acc in pair if i % 2 == 0 else pair[::-1]:
             spent = 0.0
             for h, k in zip(hands[lo : lo + chunk], kbs[lo : lo + chunk]):
                 if cold:
@@ -93,6 +99,19 @@ def speed(rng, suits, n_hands, n_warm, label) -> None:
         f"{label:10s} warm: bda {ta * 1e3:7.3f} ms/hand  hbba {tb * 1e3:7.3f} ms/hand  "
         f"bda/hbba time ratio {ta / tb:6.2f}  (bda != dp on {wrong}/{len(h)}, hbba != dp on "
         f"{int((np.array(ob) != exact).sum())})"
+    )
+    # the same with the garbage collector paused while timing: the cost of the code itself (a full
+    # collection over the memos takes tens of ms and lands on whichever method is running)
+    h2, k2 = random_hands(rng, n_hands, suits)
+    gc.collect()
+    gc.disable()
+    try:
+        ta, _, tb, _ = interleaved(bda_f, hbba_f, h2, k2)
+    finally:
+        gc.enable()
+    print(
+        f"{label:10s} warm, gc paused (fresh hands): bda {ta * 1e3:7.3f} ms/hand  hbba {tb * 1e3:7.3f} ms/hand  "
+        f"ratio {ta / tb:6.2f}"
     )
     n_cold = max(20, n_hands // 10)
     ta, _, tb, _ = interleaved(bda_f, hbba_f, h[:n_cold], k[:n_cold], cold=True)

@@ -23,6 +23,7 @@ Run: ``python benchmarks/hbba_speed.py`` (``--hands 2000 --warm 3000 --seed 0``)
 from __future__ import annotations
 
 import argparse
+import gc
 import time
 
 import numpy as np
@@ -93,7 +94,8 @@ def per_call(fn, hands: np.ndarray, kbs: np.ndarray) -> tuple[float, list[int]]:
 
 
 def interleaved(fa, fb, hands: np.ndarray, kbs: np.ndarray, chunk: int = 50):
-    """Time fa and fb on the same rows, alternating chunks so both see the same machine load.
+    """Time fa and fb on the same rows, alternating chunks so both see the same machine load (and
+    alternating which of the two runs a chunk first).
 
     Returns:
         (mean CPU seconds of fa, answers of fa, mean CPU seconds of fb, answers of fb).
@@ -101,14 +103,20 @@ def interleaved(fa, fb, hands: np.ndarray, kbs: np.ndarray, chunk: int = 50):
     ta = tb = 0.0
     oa: list = []
     ob: list = []
-    for lo in range(0, len(hands), chunk):
+    for i, lo in enumerate(range(0, len(hands), chunk)):
         h, k = hands[lo : lo + chunk], kbs[lo : lo + chunk]
-        t, o = per_call(fa, h, k)
-        ta += t * len(h)
-        oa += o
+        # which runs first alternates: a garbage-collector pass lands on whichever is running
+        if i % 2 == 0:
+            t, o = per_call(fa, h, k)
+            ta += t * len(h)
+            oa += o
         t, o = per_call(fb, h, k)
         tb += t * len(h)
         ob += o
+        if i % 2 == 1:
+            t, o = per_call(fa, h, k)
+            ta += t * len(h)
+            oa += o
     return ta / len(hands), oa, tb / len(hands), ob
 
 
@@ -193,6 +201,20 @@ def main() -> None:
         assert ours == want, "public hbba call disagrees with dp"
         line += f"   target >= 20,000: {'met' if 1 / t_ours >= 20000 else 'NOT met'}"
         print(line)
+        if theirs_fn is not None:
+            # other fresh hands with the garbage collector paused while timing: a full collection
+            # over the memos takes tens of ms and lands on whichever call is running
+            h3, k3 = random_hands(rng, args.hands, (0, 1, 2), kb_mode)
+            gc.collect()
+            gc.disable()
+            try:
+                t_g, _, t_mg, _ = interleaved(ours_fn, theirs_fn, h3, k3)
+            finally:
+                gc.enable()
+            print(
+                f"      fresh hands, gc paused: {1 / t_g:9,.0f} calls/s   mahjong {1 / t_mg:9,.0f} calls/s   "
+                f"ours/mahjong {t_mg / t_g:5.2f}x"
+            )
         # the same hands again: answered by the whole-hand memo; and with that memo emptied before
         # every call, so only the per-block memo helps (every block of these hands is now in it)
         if theirs_fn is not None:

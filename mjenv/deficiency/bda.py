@@ -275,6 +275,7 @@ def _leftover_kbs(needs: tuple[tuple[int, ...], ...], k: tuple[int, ...]) -> fro
                 left[z] += 1
 
     assign(0)
+    assign = None  # break the recursive closures' self-references (freed now, not by the gc)
     return frozenset(out)
 
 
@@ -363,6 +364,7 @@ def _local_search(
                             c[t] = avail
 
     walk(0, 0, 0, 0, 0)
+    walk = None  # break the recursive closure's self-reference (freed now, not by the gc)
     types: set[_LocalType] = set()
     if track:
         for m, n, p, e, r, left in found:
@@ -712,6 +714,7 @@ def _search_types(
     else:
         top_re = top_rm = 1  # (1, 1, 0) dominates every triple
     walk(0, 0, 0, 0, 0, total)
+    walk = keys = None  # noqa: F811  (break the recursive closures' self-references: freed now, not by the gc)
     return types
 
 
@@ -854,6 +857,7 @@ def _structures(
         c[t] = avail
 
     walk(0, 0, 0, 0, 0)
+    walk = None  # break the recursive closure's self-reference (freed now, not by the gc)
     # per (m, n, p, e), fewest pmeld completions first: they leave the most KB to the remainder,
     # so the (1, 1, 0) that ends a key's evaluation tends to come first. Each entry also says
     # whether the remainder is empty (-1), one tile (its rank) or more (size).

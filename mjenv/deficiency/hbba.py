@@ -235,6 +235,7 @@ def ukos_exact(
     hi = num_rem if max_rem is None else min(max_rem, total)
     if 0 <= num_rem <= hi:
         node(0, 0, 0, 0, 0, hi, num_rem, total)
+    node = None  # the recursive closure refers to itself: free it now, not at the next gc pass
     return tuple(out.values())
 
 
@@ -364,6 +365,7 @@ def _um(rem: tuple[int, ...], kb: tuple[int, ...], k: int) -> int:
         return False
 
     search(0, 0)
+    search = None  # break the closure's self-reference (see ukos_exact)
     return best
 
 
