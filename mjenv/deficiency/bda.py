@@ -792,12 +792,16 @@ def _structures(
     ]
     gap_k = [not honour and t + 2 < size and bool(kpos[t + 1]) for t in range(size)]
     chow_ok = [not honour and t + 2 < size for t in range(size)]
+    tiles = sum(counts)
 
     def walk(t: int, m: int, n: int, p: int, e: int) -> None:
         while t < size and c[t] == 0:
             t += 1
         if t == size:
-            found.add((m, n, p, e, tuple(rem), tuple(sorted(needs)) if len(needs) > 1 else tuple(needs)))
+            # single: -1 for an empty remainder, the rank of a one-tile remainder, else the size
+            left = tiles - 3 * m - 2 * n
+            single = -1 if not left else size if left > 1 else rem.index(1)
+            found.add((m, n, p, e, tuple(rem), tuple(sorted(needs)) if len(needs) > 1 else tuple(needs), single))
             return
         avail = c[t]
         c1 = c[t + 1]
@@ -859,14 +863,12 @@ def _structures(
     walk(0, 0, 0, 0, 0)
     walk = None  # break the recursive closure's self-reference (freed now, not by the gc)
     # per (m, n, p, e), fewest pmeld completions first: they leave the most KB to the remainder,
-    # so the (1, 1, 0) that ends a key's evaluation tends to come first. Each entry also says
-    # whether the remainder is empty (-1), one tile (its rank) or more (size).
-    out = []
-    for x in sorted(found, key=lambda x: (x[:4], len(x[5]))):
-        held = [y for y in range(size) if x[4][y]]
-        single = -1 if not held else held[0] if len(held) == 1 and x[4][held[0]] == 1 else size
-        out.append((*x, single))
-    return tuple(out)
+    # so the (1, 1, 0) that ends a key's evaluation tends to come first
+    return tuple(sorted(found, key=_structure_order))
+
+
+def _structure_order(x: tuple) -> tuple:
+    return x[0], x[1], x[2], x[3], len(x[5])
 
 
 def _kb_presence(counts: tuple[int, ...], k: tuple[int, ...]) -> tuple[int, ...]:
@@ -902,6 +904,15 @@ def _eval_structures(structs, k: tuple[int, ...], honour: bool, paper: bool) -> 
             if paper or len(needs) < 2 or _leftover_kbs(needs, k):
                 types.add((m, n, p, e, 0, 0, 0))
                 done.add(key)
+            continue
+        if single < size and (paper or len(needs) < 2):
+            # one remainder tile y and at most one pmeld completion, taking one copy of z from the
+            # KB: re = a copy of y left, rm = a meld of y and two KB tiles, and the eye-meld
+            # conflict whenever both hold (the eye and the meld would need y twice)
+            for z in (-1,) if paper or not needs else needs[0]:
+                re = 1 if k[single] - (z == single) > 0 else 0
+                rm = 1 if _meldable(single, k, z, honour) else 0
+                types.add((m, n, p, e, re, rm, re & rm))
             continue
         if paper or not needs:
             lefts = (k,)
@@ -1158,12 +1169,9 @@ def _alg2_lists(h: list[int], k: list[int], melds: int, paper: bool) -> int:
     if bits is None:
         bits = [1, 0, 0, 0, 0, 0, 0, 0]
     # the KB attributes of Sec. 4.3 and how many pairs / melds the KB holds (as in _kb_masks)
-    n_pairs = n_melds = 0
-    for v in k:
-        if v >= 2:
-            n_pairs += 1
-            if v >= 3:
-                n_melds += 1
+    n_pongs = k.count(3) + k.count(4)
+    n_pairs = n_pongs + k.count(2)
+    n_melds = n_pongs
     for base in (0, 9, 18):
         for t in range(base, base + 7):
             if k[t] and k[t + 1] and k[t + 2]:
