@@ -17,7 +17,10 @@ method     what                                                         exact
 ``ndde``   NDDE paper: discrete differential evolution                  no (heuristic, not KB-aware)
 =========  ===========================================================  ==========================
 
-Every function takes a batch (B, 27|34) and a single hand is a batch of one.
+Every function takes a batch (B, 27|34) and a single hand is a batch of one. The commonest call,
+``deficiency(hand)`` / ``deficiency(hand, kb)`` with 1-D integer arrays and the default method, skips
+the batch: a lean validation, then ``hbba`` directly, and a bounded memo of recent answers keyed on
+the arrays' dtype and bytes (only validated calls are stored, so bad input still raises).
 """
 
 from __future__ import annotations

@@ -63,9 +63,25 @@ deficiency is <= 4 (Theorem 3's second half) fails for the text as written (``va
 corrections we saw no such error in those 12,600 pairs nor in the test samples, but the cross-block
 case above shows it is not guaranteed.
 
-Speed (same benchmark, 2-core shared machine): about 0.4 ms per random three-suit hand with a
-random KB, 2.4x slower than our ``hbba``; about 40 ms per one-suit hand (the paper's Table 1: 33.7 ms),
-because a one-suit block of 14 tiles has thousands of local qDCMPs to enumerate.
+How the type sets are computed (none of this changes a type set once pruned; tests and
+``benchmarks/bda_speed.py`` compare with the plain search of :func:`_local_search`):
+
+* The hot path (:func:`_alg2_lists`) works on lists of Python ints, scans the KB-blocks inline and
+  keeps each block's pruned types as 8 bitsets in a memo keyed on its raw window
+  (:func:`_window_bits`), over the memo keyed on the clamped window (:func:`_window_types`).
+* Blocks of fewer than ``_CUT_FROM`` tiles: the qDCMP *structures* (m, n, p, e, remainder, the KB
+  ranks each pmeld can be completed from) depend on the KB only through which ranks hold a copy, so
+  they are memoised on (counts, KB presence) (:func:`_structures`) and priced per KB
+  (:func:`_eval_structures`: joint completions, remainder attributes).
+* Larger blocks (one-suit hands): the search assigns each pmeld's completing copy as it goes and
+  cuts a subtree once every (m, n, p, e) it can still reach (a memoised key-only walk says which)
+  already holds the best attributes any leaf could add (:func:`_search_types`).
+
+Speed (same benchmark, 2-core shared machine; ``docs/bench/bda.md``): about 0.17 ms per random
+three-suit hand with a random KB with the garbage collector paused, 1.7x our ``hbba`` (which got
+faster in the same work; before: 0.41 ms, 2.4x); one-suit hands about 2.5-5 ms, 4-8x ``hbba``
+(before: 40 ms, 65x; the paper's Table 1: 33.7 ms). A one-suit block of 14 tiles has thousands of
+local qDCMPs, and BDA, unlike HBBA's layered search, needs the types of all of them.
 
 Paper errata met on the way: the type of pi5 in Sec. 5 is printed once as (2,0,0,0,1,1,1) and once
 as (1,0,0,0,1,1,1) (the latter is right: one meld); Example 3's KB lists two B8 next to the hand's

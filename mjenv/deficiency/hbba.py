@@ -64,7 +64,12 @@ Implementation notes (none changes a result; each is covered by the cross-checks
 * UKOS per block is memoized in a bounded LRU (:func:`_block_entry`) keyed on the block's counts
   and KB on the window of ranks UKOS can read (one below the block to one above it, cut at the
   suit's ends), so equal blocks share one entry wherever they sit; the entry is filled lazily by
-  remainder size as HBB goes down the layers.
+  remainder size as HBB goes down the layers. The key's KB is clamped to what UKOS can tell apart
+  (:func:`_ukos_kb`: a tile is reserved at most once per two block tiles within two ranks of it);
+  UKE prices the leaves with the hand's own KB.
+* :func:`hbba_lists` finds the KB-blocks with the scan of :func:`mjenv.deficiency.blocks.kb_blocks`
+  inlined, and the recursive searches release their closures when done (no cyclic garbage left to
+  the garbage collector).
 * A layer of L tiles needs, from each block, local qDCMPs whose remainders leave room for the other
   blocks' least remainders, so a block is searched no deeper than that.
 * A single-tile block has one local qDCMP (A1), folded into a fixed remainder.
