@@ -297,8 +297,17 @@ def main(argv: list[str] | None = None) -> Path:
     if len(obs) == 0:
         raise ValueError("the teacher games produced no decisions to clone")
     gen_s = time.time() - t0
+    # what the samples imitate, for the checkpoint and the curve's title
+    if args.data:
+        with np.load(args.data.split(",")[0]) as z:
+            source = str(z["teacher"]) if "teacher" in z.files else "a saved data set"
+    elif args.logs:
+        source = f"the logs {args.logs}"
+    else:
+        source = args.teacher + (f" (against {args.opponents})" if args.opponents else "")
     if args.save_data:
-        np.savez_compressed(out_dir / "bc_data.npz", obs=obs, masks=masks, actions=actions, hand_ids=hand_ids)
+        np.savez_compressed(out_dir / "bc_data.npz", obs=obs, masks=masks, actions=actions, hand_ids=hand_ids,
+                            teacher=np.array(source))
     n_hands = int(hand_ids.max()) + 1
     val = hand_ids >= n_hands - int(round(args.val_fraction * n_hands))  # split by hand: no leakage within a hand
     tr_idx, va_idx = np.flatnonzero(~val), np.flatnonzero(val)
@@ -367,9 +376,9 @@ def main(argv: list[str] | None = None) -> Path:
               f"val acc {row['val_accuracy']:.3f}", flush=True)
 
     policy_path = out_dir / "policy.pt"
-    save_policy(net, policy_path, trained_by="train_bc", teacher=args.teacher, hands=n_hands, rules=args.rules)
+    save_policy(net, policy_path, trained_by="train_bc", teacher=source, hands=n_hands, rules=args.rules)
     plot_curve(csv_path, out_dir / "bc_curve.png", "epoch", ["loss", "train_accuracy", "val_accuracy"],
-               f"behaviour cloning of {args.teacher}")
+               f"behaviour cloning of {source}")
     if writer is not None:
         writer.close()
     print(f"saved {policy_path}")
