@@ -77,11 +77,11 @@ How the type sets are computed (none of this changes a type set once pruned; tes
   cuts a subtree once every (m, n, p, e) it can still reach (a memoised key-only walk says which)
   already holds the best attributes any leaf could add (:func:`_search_types`).
 
-Speed (same benchmark, 2-core shared machine; ``docs/bench/bda.md``): about 0.17 ms per random
-three-suit hand with a random KB with the garbage collector paused, 1.7x our ``hbba`` (which got
-faster in the same work; before: 0.41 ms, 2.4x); one-suit hands about 2.5-5 ms, 4-8x ``hbba``
-(before: 40 ms, 65x; the paper's Table 1: 33.7 ms). A one-suit block of 14 tiles has thousands of
-local qDCMPs, and BDA, unlike HBBA's layered search, needs the types of all of them.
+Speed (same benchmark, 2-core shared machine; ``docs/bench/bda.md``): about 0.2 ms per random
+three-suit hand with a random KB, 1.6-1.9x our ``hbba`` (which got faster in the same work; before:
+about 0.42 ms, 2.4-3.1x); one-suit hands about 2.5 ms, 3.3-3.9x ``hbba`` (before: 33-40 ms, 33-65x;
+the paper's Table 1: 33.7 ms). A one-suit block of 14 tiles has thousands of local qDCMPs, and BDA,
+unlike HBBA's layered search, needs the types of all of them.
 
 Paper errata met on the way: the type of pi5 in Sec. 5 is printed once as (2,0,0,0,1,1,1) and once
 as (1,0,0,0,1,1,1) (the latter is right: one meld); Example 3's KB lists two B8 next to the hand's
