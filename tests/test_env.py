@@ -142,6 +142,21 @@ def test_illegal_action_penalize_ends_the_hand_in_parallel():
     assert infos[actor]["illegal_action"] and not any(infos[a]["illegal_action"] for a in infos if a != actor)
 
 
+def test_observations_after_an_illegal_end_are_fresh_arrays():
+    # gymnasium >= 1.4's check_env: users keep what a step returns, so no later step may hand out
+    # (and later modify) the same arrays, also when an illegal action leaves the state unchanged
+    env = parallel_env()
+    before, infos = env.reset(seed=0)
+    actor = next(a for a in env.agents if infos[a]["needs_action"])
+    actions = {a: PASS for a in env.agents}
+    actions[actor] = _first_illegal(before[actor]["action_mask"])
+    after, *_ = env.step(actions)
+    for a in after:
+        for key in ("observation", "action_mask"):
+            assert not np.shares_memory(after[a][key], before[a][key]), (a, key)
+            np.testing.assert_array_equal(after[a][key], before[a][key])
+
+
 def test_illegal_action_of_a_seat_with_nothing_to_decide_is_penalized():
     env = parallel_env()
     obs, infos = env.reset(seed=0)
