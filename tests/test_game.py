@@ -144,7 +144,7 @@ def check_refusals(g: Game, rng: np.random.Generator) -> None:
 def run_checked(rules, seed: int, rng: np.random.Generator, cross_check: bool, refusals: bool) -> Game:
     g = Game(rules, seed=seed, dealer=seed % 4)
     always = g.rules.claim_window == "always"
-    empty_windows = 0
+    empty_windows = discards = 0
     for _ in range(3000):
         check_invariants(g, rng, cross_check)
         if g.is_over:
@@ -157,12 +157,17 @@ def run_checked(rules, seed: int, rng: np.random.Generator, cross_check: bool, r
         a = step.get(p, -1)
         added_kong = phase == Phase.DISCARD and t_count <= a < 2 * t_count and g.hands[p, a - t_count] == 1
         g.step(step)
+        discards += phase == Phase.DISCARD and 0 <= a < t_count
         if always and phase == Phase.DISCARD and (a < t_count or added_kong):
             # every discard and every added kong is followed by a window, claimable or not
             assert g.phase == (Phase.CLAIM if a < t_count else Phase.ROB_KONG), (a, g.phase)
     assert g.is_over, "every hand ends"
-    # a random hand discards dozens of times and most discards are unclaimable
-    assert (empty_windows > 0) == always
+    # a random hand usually discards dozens of times and most discards are unclaimable; a hand over
+    # after a few discards may have had a claimant in every window
+    if not always:
+        assert empty_windows == 0
+    elif discards >= 12:
+        assert empty_windows > 0, discards
     assert g.scores.sum() == 0 and g.scores.dtype == np.int64
     if g.end_reason == "exhaustive_draw":
         assert g.wall_remaining == 0 and g.winners == [] and not g.scores.any()
