@@ -25,7 +25,7 @@ import numpy as np
 from mjenv.baselines._common import PHASE_CLAIM, PHASE_DISCARD, Agent, Situation
 
 from mjenv.deficiency import dp
-from mjenv.deficiency.features import NOT_APPLICABLE
+from mjenv.deficiency.features import NOT_APPLICABLE, discard_rows
 
 
 def _dfncy(hands: np.ndarray, kb: np.ndarray, needed: np.ndarray | int) -> np.ndarray:
@@ -48,7 +48,8 @@ def _dfncy(hands: np.ndarray, kb: np.ndarray, needed: np.ndarray | int) -> np.nd
 
 
 def discard_scores(hand: np.ndarray, kb: np.ndarray, needed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Deficiency and effective-tile count after discarding each held tile.
+    """Deficiency and effective-tile count after discarding each held tile
+    (:func:`mjenv.deficiency.features.discard_rows` of one hand).
 
     Args:
         hand: int[T] a 3m+2-tile hand.
@@ -59,33 +60,8 @@ def discard_scores(hand: np.ndarray, kb: np.ndarray, needed: int) -> tuple[np.nd
         (dfncy, effective): int32[T] deficiency of ``hand - t`` (``NOT_APPLICABLE`` where t is not
         held) and int64[T] KB copies of the tiles whose draw lowers that deficiency (0 where not held).
     """
-    hand = np.asarray(hand, dtype=np.int16)
-    kb = np.asarray(kb, dtype=np.int16)
-    n_t = len(hand)
-    held = np.flatnonzero(hand > 0)
-    after = np.repeat(hand[None], len(held), axis=0)
-    after[np.arange(len(held)), held] -= 1
-    d = _dfncy(after, kb, needed)
-    # effective tiles of each 3m+1 hand: draw t from the KB, one batched call for all (hand, t) pairs
-    draws = np.flatnonzero(kb > 0)
-    rows = np.repeat(np.arange(len(held)), len(draws))
-    cols = np.tile(draws, len(held))
-    drawn = after[rows].copy()
-    drawn[np.arange(len(rows)), cols] += 1
-    kbs = np.repeat(kb[None], len(rows), axis=0)
-    kbs[np.arange(len(rows)), cols] -= 1
-    if len(rows):
-        d_drawn = dp.deficiency_batch(drawn.astype(np.int8), kbs.astype(np.int8), np.full(len(rows), needed))
-    else:
-        d_drawn = np.zeros(0, dtype=np.int32)
-    lowers = d_drawn < d[rows]
-    eff = np.zeros(len(held), dtype=np.int64)
-    np.add.at(eff, rows[lowers], kb[cols[lowers]])
-    out_d = np.full(n_t, NOT_APPLICABLE, dtype=np.int32)
-    out_e = np.zeros(n_t, dtype=np.int64)
-    out_d[held] = d
-    out_e[held] = eff
-    return out_d, out_e
+    d, eff = discard_rows(np.asarray(hand)[None], np.asarray(kb)[None], np.array([needed]))
+    return d[0], np.maximum(eff[0], 0)
 
 
 def best_discard(hand: np.ndarray, kb: np.ndarray, needed: int, allowed: np.ndarray | None = None) -> tuple[int, int]:

@@ -98,6 +98,30 @@ def _greedy_discard_positions(n: int = 40, seed: int = 3):
     return out
 
 
+def _row_by_row_discard_scores(hand, kb, needed):
+    """Reference for the discard features: every H - t and every H - t + u through plain dp rows."""
+    from mjenv.deficiency import dp
+
+    t_n = len(hand)
+    d = np.full(t_n, -1, dtype=np.int64)
+    eff = np.zeros(t_n, dtype=np.int64)
+    for t in np.flatnonzero(hand > 0):
+        after = hand.astype(np.int8).copy()
+        after[t] -= 1
+        rows, kbs = [after], [kb.astype(np.int8)]
+        draws = np.flatnonzero(kb > 0)
+        for u in draws:
+            drawn, k = after.copy(), kb.astype(np.int8).copy()
+            drawn[u] += 1
+            k[u] -= 1
+            rows.append(drawn)
+            kbs.append(k)
+        out = dp.deficiency_batch(np.stack(rows), np.stack(kbs), np.full(len(rows), needed))
+        d[t] = out[0]
+        eff[t] = int(kb[draws[out[1:] < out[0]]].sum())
+    return d, eff
+
+
 def test_effective_count_after_discard_is_the_greedy_tie_break():
     from mjenv.baselines.greedy import discard_scores
 
@@ -109,8 +133,12 @@ def test_effective_count_after_discard_is_the_greedy_tie_break():
     exposed = 4 - (hands.sum(axis=1) - 2) // 3
     batch = effective_count_after_discard(hands, kbs, exposed_melds=exposed)
     for i, (_, hand, kb) in enumerate(positions):
-        _, eff = discard_scores(hand, kb, (hand.sum() - 2) // 3)
-        expected = np.where(hand > 0, eff, -1)
+        needed = (hand.sum() - 2) // 3
+        ref_d, ref_eff = _row_by_row_discard_scores(hand, kb, needed)
+        d, eff = discard_scores(hand, kb, needed)  # what the greedy agent decides with
+        np.testing.assert_array_equal(d, ref_d)
+        np.testing.assert_array_equal(eff, ref_eff)
+        expected = np.where(hand > 0, ref_eff, -1)
         np.testing.assert_array_equal(batch[i], expected)
         np.testing.assert_array_equal(effective_count_after_discard(hand, kb, exposed_melds=int(exposed[i])), expected)
     assert len({tuple(r) for r in batch}) > 1 and (batch > 0).any()
@@ -123,8 +151,6 @@ def test_effective_count_after_discard_is_the_greedy_tie_break():
 
 
 def test_discard_effective_head_sees_the_greedy_tie_break(net):
-    from mjenv.baselines.greedy import discard_scores
-
     big = build_net("basic", hidden=(32, 32))
     assert big.discard_effective and not PolicyNet(big.views, 27, (32, 32)).discard_effective
     positions = _greedy_discard_positions(20)
@@ -134,7 +160,7 @@ def test_discard_effective_head_sees_the_greedy_tie_break(net):
         feats = big.action_features(obs, aux)
     assert feats.shape == (len(positions), big.num_actions, 17)
     for i, (_, hand, kb) in enumerate(positions):
-        d, eff = discard_scores(hand, kb, (hand.sum() - 2) // 3)
+        d, eff = _row_by_row_discard_scores(hand, kb, (hand.sum() - 2) // 3)
         held = np.flatnonzero(hand > 0)
         np.testing.assert_allclose(feats[i, held, 14].numpy(), np.minimum(eff[held], 40) / 20, rtol=1e-6)
         for t in held:

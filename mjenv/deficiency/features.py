@@ -200,18 +200,36 @@ def effective_count_after_discard(hand, kb=None, *, exposed_melds=0, melds: int 
 
 def effective_count_after_discard_rows(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> np.ndarray:
     """:func:`effective_count_after_discard` of validated rows (int[B, T] hands of 3m+2 tiles, KBs, m)."""
+    return discard_rows(hands, kbs, melds_needed)[1]
+
+
+def discard_rows(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Deficiency and effective-tile count after discarding each held tile, for validated rows.
+
+    Args:
+        hands: int[B, T] hands of 3m+2 tiles.
+        kbs: int[B, T] knowledge bases (hands + kbs <= 4).
+        melds_needed: int[B] m.
+
+    Returns:
+        (dfncy int32[B, T], effective int64[B, T]): the deficiency of H - t and the KB copies of the
+        tiles whose draw lowers it (the discarded copy does not return to the KB); ``NOT_APPLICABLE``
+        (-1) in both where t is not held.
+    """
     hands = np.asarray(hands, dtype=np.int8)
     kbs = np.asarray(kbs, dtype=np.int8)
     needed = np.asarray(melds_needed, dtype=np.int64)
-    out = np.full(hands.shape, NOT_APPLICABLE, dtype=np.int64)
+    out_d = np.full(hands.shape, NOT_APPLICABLE, dtype=np.int32)
+    out_e = np.full(hands.shape, NOT_APPLICABLE, dtype=np.int64)
     rows, tiles = np.nonzero(hands > 0)
     if len(rows) == 0:
-        return out
+        return out_d, out_e
     after = hands[rows].copy()
     after[np.arange(len(rows)), tiles] -= 1
     k = kbs[rows]
     # every draw row (H - t + u, KB - u) differs from H - t in one tile: dp.deficiency_one_tile_rows
     now, drawn, _ = dp.deficiency_one_tile_rows(after, k, needed[rows])
     eff = (k > 0) & (drawn < now[:, None])
-    out[rows, tiles] = (eff * k).sum(axis=1, dtype=np.int64)
-    return out
+    out_d[rows, tiles] = now
+    out_e[rows, tiles] = (eff * k).sum(axis=1, dtype=np.int64)
+    return out_d, out_e
