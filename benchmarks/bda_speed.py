@@ -19,12 +19,17 @@ Run: ``python benchmarks/bda_speed.py`` (``--hands 1500 --warm 3000 --one-suit 6
 from __future__ import annotations
 
 import argparse
-import gc
-import time
+import sys
+from pathlib import Path
 
 import numpy as np
 
 from mjenv.deficiency import bda, dp, hbba
+
+if __package__ in (None, ""):  # run as ``python benchmarks/<script>.py``: make ``benchmarks`` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._timing import backend_one, gc_paused, interleaved  # noqa: E402
 
 
 def random_hands(rng: np.random.Generator, count: int, suits: tuple[int, ...], size: int = 14):
@@ -52,43 +57,8 @@ def clear_caches() -> None:
         f.cache_clear()
 
 
-def one_call(module):
-    four = np.array([4], dtype=np.int64)
-
-    def call(h, k):
-        return int(module.deficiency_batch(h[None], k[None], four)[0])
-
-    return call
-
-
-def interleaved(fa, fb, hands, kbs, chunk: int = 50, cold: bool = False):
-    """Mean CPU seconds per call of fa and fb over the same rows (alternating chunks) and answers.
-
-    Which of the two runs a chunk first alternates from chunk to chunk (a garbage-collector pass
-    lands on whichever is running; the order would otherwise favour one of them).
-    """
-    ta = tb = 0.0
-    oa: list[int] = []
-    ob: list[int] = []
-    for i, lo in enumerate(range(0, len(hands), chunk)):
-        pair = ((fa, oa), (fb, ob))
-        for f, acc in pair if i % 2 == 0 else pair[::-1]:
-            spent = 0.0
-            for h, k in zip(hands[lo : lo + chunk], kbs[lo : lo + chunk]):
-                if cold:
-                    clear_caches()
-                t0 = time.process_time()
-                acc.append(f(h, k))
-                spent += time.process_time() - t0
-            if f is fa:
-                ta += spent
-            else:
-                tb += spent
-    return ta / len(hands), oa, tb / len(hands), ob
-
-
 def speed(rng, suits, n_hands, n_warm, label) -> None:
-    bda_f, hbba_f = one_call(bda), one_call(hbba)
+    bda_f, hbba_f = backend_one(bda), backend_one(hbba)
     wh, wk = random_hands(rng, n_warm, suits)
     interleaved(bda_f, hbba_f, wh, wk)
     h, k = random_hands(rng, n_hands, suits)
@@ -104,18 +74,14 @@ def speed(rng, suits, n_hands, n_warm, label) -> None:
     # collection over the memos takes tens of ms and lands on whichever method is running)
     # (drawn from a generator of its own, so the accuracy section sees the hands it always did)
     h2, k2 = random_hands(np.random.default_rng([len(suits), n_hands, 1]), n_hands, suits)
-    gc.collect()
-    gc.disable()
-    try:
+    with gc_paused():
         ta, _, tb, _ = interleaved(bda_f, hbba_f, h2, k2)
-    finally:
-        gc.enable()
     print(
         f"{label:10s} warm, gc paused (fresh hands): bda {ta * 1e3:7.3f} ms/hand  hbba {tb * 1e3:7.3f} ms/hand  "
         f"ratio {ta / tb:6.2f}"
     )
     n_cold = max(20, n_hands // 10)
-    ta, _, tb, _ = interleaved(bda_f, hbba_f, h[:n_cold], k[:n_cold], cold=True)
+    ta, _, tb, _ = interleaved(bda_f, hbba_f, h[:n_cold], k[:n_cold], before_call=clear_caches)
     print(f"{label:10s} cold: bda {ta * 1e3:7.3f} ms/hand  hbba {tb * 1e3:7.3f} ms/hand  ratio {ta / tb:6.2f}")
 
 

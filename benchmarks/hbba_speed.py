@@ -23,8 +23,9 @@ Run: ``python benchmarks/hbba_speed.py`` (``--hands 2000 --warm 3000 --seed 0``)
 from __future__ import annotations
 
 import argparse
-import gc
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -32,6 +33,11 @@ import mjenv.deficiency as deficiency_pkg
 from mjenv.deficiency import deficiency, dp, hbba
 from mjenv.deficiency._validate import fast_single, normalize
 from mjenv.deficiency.blocks import kb_blocks
+
+if __package__ in (None, ""):  # run as ``python benchmarks/<script>.py``: make ``benchmarks`` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._timing import backend_one, gc_paused, interleaved, per_call  # noqa: E402
 
 try:  # test/bench dependency
     from mahjong.shanten import Shanten
@@ -76,55 +82,6 @@ def without_hand_memo(fn):
     def call(h, k):
         deficiency_pkg._HAND_MEMO.clear()
         return fn(h, k)
-
-    return call
-
-
-def per_call(fn, hands: np.ndarray, kbs: np.ndarray) -> tuple[float, list[int]]:
-    """Mean CPU seconds of fn(hand_row, kb_row) over the rows, and the answers.
-
-    CPU time of this process (``time.process_time``), not wall time: the machine is shared, and
-    wall time mostly measures the other processes.
-    """
-    out = []
-    t0 = time.process_time()
-    for h, k in zip(hands, kbs):
-        out.append(fn(h, k))
-    return (time.process_time() - t0) / len(hands), out
-
-
-def interleaved(fa, fb, hands: np.ndarray, kbs: np.ndarray, chunk: int = 50):
-    """Time fa and fb on the same rows, alternating chunks so both see the same machine load (and
-    alternating which of the two runs a chunk first).
-
-    Returns:
-        (mean CPU seconds of fa, answers of fa, mean CPU seconds of fb, answers of fb).
-    """
-    ta = tb = 0.0
-    oa: list = []
-    ob: list = []
-    for i, lo in enumerate(range(0, len(hands), chunk)):
-        h, k = hands[lo : lo + chunk], kbs[lo : lo + chunk]
-        # which runs first alternates: a garbage-collector pass lands on whichever is running
-        if i % 2 == 0:
-            t, o = per_call(fa, h, k)
-            ta += t * len(h)
-            oa += o
-        t, o = per_call(fb, h, k)
-        tb += t * len(h)
-        ob += o
-        if i % 2 == 1:
-            t, o = per_call(fa, h, k)
-            ta += t * len(h)
-            oa += o
-    return ta / len(hands), oa, tb / len(hands), ob
-
-
-def backend_one(module):
-    four = np.array([4], dtype=np.int64)
-
-    def call(h, k):
-        return int(module.deficiency_batch(h[None], k[None], four)[0])
 
     return call
 
@@ -205,12 +162,8 @@ def main() -> None:
             # other fresh hands with the garbage collector paused while timing: a full collection
             # over the memos takes tens of ms and lands on whichever call is running
             h3, k3 = random_hands(rng, args.hands, (0, 1, 2), kb_mode)
-            gc.collect()
-            gc.disable()
-            try:
+            with gc_paused():
                 t_g, _, t_mg, _ = interleaved(ours_fn, theirs_fn, h3, k3)
-            finally:
-                gc.enable()
             print(
                 f"      fresh hands, gc paused: {1 / t_g:9,.0f} calls/s   mahjong {1 / t_mg:9,.0f} calls/s   "
                 f"ours/mahjong {t_mg / t_g:5.2f}x"
