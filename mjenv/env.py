@@ -253,15 +253,10 @@ class _Table:
         self._refresh()
 
     def _refresh(self) -> None:
-        from mjenv.knowledge import knowledge_bases
-
         g = self.game
-        kbs = np.asarray(knowledge_bases(g), dtype=np.int8)
-        feats = self.spec.seat_features(g, kbs)
-        self.obs = self.spec.encode_all(g, kbs, feats)
-        self.deficiency = feats["deficiency"]
+        self.obs, self.deficiency = self.spec.observe(g)
         self._potentials = potential(self.deficiency)
-        self.masks = np.stack([g.legal_action_mask(s) for s in range(4)]).astype(np.int8, copy=False)
+        self.masks = g.legal_action_masks()
         self.acting = [] if g.is_over else [int(s) for s in g.acting_seats()]
 
     def answering(self) -> list[int]:
@@ -292,13 +287,18 @@ class _Table:
     def info(self, seat: int, potentials: np.ndarray | None = None) -> dict[str, Any]:
         if potentials is None:
             potentials = self.potentials()
-        out = {
-            "seat": seat,
-            "needs_action": seat in self.acting,
-            "deficiency": int(self.deficiency[seat]),
-            "potential": float(potentials[seat]),
-        }
-        if self.over:
+        return self._info(seat, seat in self.acting, int(self.deficiency[seat]), float(potentials[seat]))
+
+    def infos(self) -> dict[str, dict[str, Any]]:
+        """Every agent's info for the current state (what :meth:`info` gives, built in one pass)."""
+        defs = self.deficiency.tolist()
+        pots = self.potentials().tolist()
+        acting = self.acting
+        return {a: self._info(i, i in acting, defs[i], pots[i]) for i, a in enumerate(AGENTS)}
+
+    def _info(self, seat: int, needs_action: bool, deficiency: int, potential: float) -> dict[str, Any]:
+        out = {"seat": seat, "needs_action": needs_action, "deficiency": deficiency, "potential": potential}
+        if self.ended_by_illegal or self.game.phase == Phase.END:
             out["illegal_action"] = seat in self.illegal_seats
             out["scores"] = 0 if self.ended_by_illegal else int(self.game.scores[seat])
             out["winners"] = [] if self.ended_by_illegal else [int(w) for w in self.game.winners]
@@ -325,7 +325,8 @@ class _Table:
 
     def illegal(self, actions: dict[int, int]) -> list[int]:
         """Seats whose action is not in their mask; raises in ``illegal_action="raise"`` mode."""
-        bad = [s for s, a in actions.items() if not self.masks[s][a]]
+        masks = self.masks
+        bad = [s for s, a in actions.items() if not masks[s, a]]
         if bad and self.illegal_action == "raise":
             s = bad[0]
             raise ValueError(
@@ -339,6 +340,7 @@ class _Table:
         before = self.potentials()
         bad = self.illegal(actions)
         rewards = np.zeros(4)
+        acting = self.acting
         if bad:
             self.ended_by_illegal = True
             self.illegal_seats = bad
@@ -347,7 +349,7 @@ class _Table:
             self.masks = self.masks.copy()
             rewards[bad] = ILLEGAL_REWARD
         else:
-            self.game.step({s: a for s, a in actions.items() if s in self.acting})
+            self.game.step({s: a for s, a in actions.items() if s in acting})
             self._refresh()
             if self.game.is_over:
                 rewards += np.asarray(self.game.scores, dtype=np.float64)
@@ -435,7 +437,7 @@ class MahjongParallelEnv(ParallelEnv):
         self.agents = list(AGENTS)
         if self.render_mode == "human":
             t.render()
-        return {a: t.observation(i) for i, a in enumerate(AGENTS)}, {a: t.info(i) for i, a in enumerate(AGENTS)}
+        return {a: t.observation(i) for i, a in enumerate(AGENTS)}, t.infos()
 
     def step(self, actions: dict[str, Any]):
         t = self._table
@@ -450,14 +452,14 @@ class MahjongParallelEnv(ParallelEnv):
                 chosen[i] = t.check_action(i, actions[a])
             elif i in t.acting:
                 raise ValueError(f"{a} must act now (legal actions: {t.legal_names(i)}) but has no action")
-        rewards = t.apply(chosen)
+        rewards = t.apply(chosen).tolist()
         over = t.over
-        obs = {a: t.observation(i) for i, a in enumerate(AGENTS)}
-        rew = {a: float(rewards[i]) for i, a in enumerate(AGENTS)}
-        term = {a: over for a in AGENTS}
-        trunc = {a: False for a in AGENTS}
-        pot = t.potentials()
-        infos = {a: t.info(i, pot) for i, a in enumerate(AGENTS)}
+        obs_rows, masks = t.obs, t.masks
+        obs = {a: {"observation": obs_rows[i], "action_mask": masks[i]} for i, a in enumerate(AGENTS)}
+        rew = dict(zip(AGENTS, rewards))
+        term = dict.fromkeys(AGENTS, over)
+        trunc = dict.fromkeys(AGENTS, False)
+        infos = t.infos()
         if over:
             self.agents = []
         if self.render_mode == "human":
@@ -510,7 +512,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC c
         self._cumulative_rewards = {a: 0.0 for a in AGENTS}
         self.terminations = {a: False for a in AGENTS}
         self.truncations = {a: False for a in AGENTS}
-        self.infos = {a: t.info(i) for i, a in enumerate(AGENTS)}
+        self.infos = t.infos()
         self._pending: dict[int, int] = {}
         self._queue = t.answering()
         self.agent_selection = AGENTS[self._queue[0]]
@@ -537,11 +539,9 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC c
             self._accumulate_rewards()
             return
         pending, self._pending = self._pending, {}
-        rewards = t.apply({seat: a} if bad else pending)
-        pot = t.potentials()
-        for i, ag in enumerate(AGENTS):
-            self.rewards[ag] = float(rewards[i])
-            self.infos[ag] = t.info(i, pot)
+        rewards = t.apply({seat: a} if bad else pending).tolist()
+        self.rewards = dict(zip(AGENTS, rewards))
+        self.infos = t.infos()
         if t.over:
             for ag in AGENTS:
                 self.terminations[ag] = True

@@ -28,6 +28,7 @@ import numpy as np
 
 from mjenv.deficiency import INCOMPLETABLE
 from mjenv.deficiency import dp as _dp
+from mjenv.deficiency import kernel as _kernel
 from mjenv.deficiency.features import CLAIM_KINDS, NOT_APPLICABLE
 from mjenv.rules import Rules, get_rules
 
@@ -41,6 +42,7 @@ __all__ = [
 
 #: Phases of the game (``mjenv.game.Phase``): DISCARD, CLAIM, ROB_KONG, END.
 NUM_PHASES = 4
+_PHASE_DISCARD, _PHASE_CLAIM = 0, 1
 
 
 def relative_order(seat: int) -> np.ndarray:
@@ -318,6 +320,47 @@ class ObservationSpec:
                 out[i, :, sl["oracle_wall"]] = oracle_wall(g, self.rules.dead_wall_start)[None, :]
         return out
 
+    @cached_property
+    def _kernel_offsets(self) -> np.ndarray:
+        return np.array([self.slices[name].start for name in _kernel.VIEW_ORDER], dtype=np.int64)
+
+    @cached_property
+    def _observe_kernel(self):
+        """The C ``observe`` with this rule set's tables bound (one call per env step)."""
+        return _kernel.bound_observe(self.num_tile_types)
+
+    def observe(self, game) -> tuple[np.ndarray, np.ndarray]:
+        """The four seats' observations and deficiencies of a state: what the env needs each step.
+
+        With the compiled kernel (``features.backend == "c"``) the whole observation, deficiency
+        features included, is written by one C call; otherwise :meth:`seat_features` and
+        :meth:`encode_all` build it with numpy. Both give the same arrays (tests compare them).
+
+        Returns:
+            (float32[4, size] observations, row s seat s's; int32[4] each seat's deficiency).
+        """
+        if self.features.backend != "c":
+            from mjenv.knowledge import knowledge_bases
+
+            feats = self.seat_features(game, np.asarray(knowledge_bases(game), dtype=np.int8))
+            return self.encode_all(game, None, feats), feats["deficiency"]
+        phase = int(game.phase)
+        last, who = int(game.last_discard), int(game.last_discarder)
+        claim = last if phase == _PHASE_CLAIM and last >= 0 else -1
+        out = np.empty((4, self.size), dtype=np.float32)
+        deficiency = np.empty(4, dtype=np.int32)
+        self._observe_kernel(
+            game.tile_table, game.discards, self._kernel_offsets, tuple(map(len, game.melds)), last, who,
+            int(game.wall_remaining), int(game.dealer), phase,
+            int(game.current_player) if phase == _PHASE_DISCARD else -1, claim,
+            (who + 1) % 4 if claim >= 0 and self.rules.allow_chow else -1, self.rules.melds, out, deficiency,
+        )  # fmt: skip
+        if self.oracle:
+            order = (np.arange(4)[:, None] + np.arange(4)[None, :]) % 4
+            out[:, self.slices["oracle_hands"]] = np.asarray(game.hands)[order].reshape(4, -1)
+            out[:, self.slices["oracle_wall"]] = oracle_wall(game, self.rules.dead_wall_start)[None, :]
+        return out, deficiency
+
     def seat_features(self, game, knowledge_bases: np.ndarray) -> dict[str, np.ndarray]:
         """Deficiency features of all four seats (one batched engine call).
 
@@ -410,16 +453,27 @@ class DeficiencyFeatures:
         num_tile_types: 27 or 34.
         melds: melds in a complete hand (4 or 5).
         max_cache: entries kept in each cache before it is cleared (bounded memory in long runs).
+        backend: ``"auto"`` (the compiled kernel of :mod:`mjenv.deficiency.kernel` when it is
+            installed, else numpy), ``"c"`` or ``"numpy"``. The kernel evaluates every seat from the
+            tables in C and needs no caches; both give the same values (tests compare them).
 
     Attributes:
+        backend: the one in use, ``"c"`` or ``"numpy"``.
         stats: ``seat_hits`` / ``seat_misses`` (seat cache), ``part_hits`` / ``part_misses`` (part
             cache), ``rows`` (part configurations evaluated in the tables), ``calls`` (passes that
             evaluated anything).
     """
 
-    def __init__(self, num_tile_types: int, melds: int = 4, max_cache: int = 100_000):
+    def __init__(self, num_tile_types: int, melds: int = 4, max_cache: int = 100_000, backend: str = "auto"):
         if num_tile_types not in (27, 34):
             raise ValueError(f"num_tile_types must be 27 or 34, got {num_tile_types}")
+        if backend not in ("auto", "c", "numpy"):
+            raise ValueError(f"backend must be 'auto', 'c' or 'numpy', got {backend!r}")
+        if backend == "c" and not _kernel.available():
+            raise ValueError("backend='c' needs the compiled kernel mjenv.deficiency._kernel, which is not installed "
+                             "(or MJENV_NO_KERNEL is set); use backend='auto' or 'numpy'")
+        #: "c" (the compiled kernel, no caches needed) or "numpy" (cached part vectors)
+        self.backend = "c" if backend == "c" or (backend == "auto" and _kernel.available()) else "numpy"
         self.num_tile_types = num_tile_types
         self.melds = melds
         self.max_cache = max_cache
@@ -509,6 +563,9 @@ class DeficiencyFeatures:
             ``effective_tiles`` bool[S, T], ``effective_count`` int64[S], ``deficiency_after_claim``
             int32[S, 5] (fresh arrays the caller may modify).
         """
+        if self.backend == "c":
+            self.stats["calls"] += 1
+            return _kernel.features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok)
         hands = np.asarray(hands, dtype=np.int8)
         kbs = np.asarray(kbs, dtype=np.int8)
         needed = np.asarray(melds_needed, dtype=np.int64)

@@ -32,7 +32,8 @@ def test_feature_engine_with_a_tiny_cache_equals_a_large_one():
     from mjenv.observation import DeficiencyFeatures
 
     spec = ObservationSpec("basic")
-    small, large = DeficiencyFeatures(27, max_cache=9), DeficiencyFeatures(27)
+    small = DeficiencyFeatures(27, max_cache=9, backend="numpy")
+    large = DeficiencyFeatures(27, backend="numpy")
     games = _states(13, 150)
     for g in games:
         kbs = np.asarray(knowledge_bases(g), dtype=np.int8)

@@ -181,11 +181,12 @@ def test_nothing_hidden_leaks_into_the_default_observation():
     assert oracle_changed > 0
 
 
+@pytest.mark.parametrize("backend", ["c", "numpy"])
 @pytest.mark.parametrize("num_tile_types", [27, 34])
-def test_feature_engine_equals_the_deficiency_features(num_tile_types):
+def test_feature_engine_equals_the_deficiency_features(num_tile_types, backend):
     rng = np.random.default_rng(num_tile_types)
     suits = (0, 1, 2) if num_tile_types == 27 else (0, 1, 2, 3)
-    eng = DeficiencyFeatures(num_tile_types)
+    eng = DeficiencyFeatures(num_tile_types, backend=backend)
     for i in range(60):
         exposed = int(rng.integers(0, 3))
         extra = int(rng.integers(1, 3))
@@ -211,7 +212,7 @@ def test_feature_engine_equals_the_deficiency_features(num_tile_types):
 
 
 def test_repeated_positions_hit_the_cache_with_equal_results():
-    eng = DeficiencyFeatures(27)
+    eng = DeficiencyFeatures(27, backend="numpy")
     g = _states(5, 30)[-1]
     kbs = np.stack([knowledge_base(g, s) for s in range(4)])
     args = (g.hands, kbs, np.full(4, 4) - [len(m) for m in g.melds], np.array([True, False, False, False]),

@@ -247,6 +247,16 @@ class Game:
         self.phase = Phase.DISCARD
         self._draw(self.dealer, replacement=False)
 
+    @property
+    def tile_table(self) -> np.ndarray:
+        """int8[9, T], read it only: rows 0-3 the concealed hands, 4-7 the meld counts, 8 the public
+        counts (the arrays ``hands``, ``meld_counts`` and ``public_counts`` are views of it)."""
+        return self._tiles
+
+    def legal_action_masks(self) -> np.ndarray:
+        """int8[4, A]: :meth:`legal_action_mask` of every seat (a fresh array)."""
+        return self._masks.copy()
+
     def _bind_views(self) -> None:
         self.hands = self._tiles[0:4]
         self.meld_counts = self._tiles[4:8]

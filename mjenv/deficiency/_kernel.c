@@ -1,0 +1,498 @@
+/* Compiled observation kernel: every deficiency feature of a batch of seats in one C call.
+ *
+ * Not from the papers: a C port of the ``dp`` feature path (``mjenv/deficiency/dp.py``, "one-tile
+ * variants", and ``mjenv.observation.DeficiencyFeatures.compute``), which it must equal exactly
+ * (``tests/test_kernel.py`` compares the two on random seats). The idea is the same: a complete
+ * pattern splits into one part per suit plus the honours, each part's minimum cost for every
+ * (melds k, pair p) comes from the lookup tables of ``_dp_tables`` (a suit is cut into a left part,
+ * ranks 1-5, and a right part, ranks 6-9, joined over a boundary state b of the chows crossing the
+ * cut; the honours into honours 1-4 and 5-7), and the deficiency is the min-plus of the parts at
+ * (m, 1).
+ *
+ * What the C version adds: a feature row (the hand after one draw or one discard) changes ONE half
+ * of one part, so the unchanged half is first joined with the other three parts into
+ * X[k][p][b] = min over splits of half[k1][p1][b] + others[k - k1][p - p1]; each row is then one
+ * pass over (k, p, b) of the changed half's table row. No caches: every step is evaluated from the
+ * tables, in a few microseconds per seat.
+ *
+ * Values: table entries are uint8 with INF = 100 for "no pattern"; sums are taken in int and any
+ * result >= INF is reported as INCOMPLETABLE = 99, exactly as the numpy path clamps.
+ *
+ * Python API (module ``mjenv.deficiency._kernel``):
+ *
+ *   features(left, right, h4, h3, hands, kbs, needed, discard_turn, claim_tile, chow_ok,
+ *            out_deficiency, out_after_discard, out_effective, out_count, out_after_claim) -> None
+ *
+ * All arguments are C-contiguous buffers: left uint8[15**5 * 108], right uint8[15**4 * 108],
+ * h4 uint8[15**4 * 12], h3 uint8[15**3 * 12] (``_dp_tables.half_tables()`` / ``honour_tables()``);
+ * hands, kbs int8[S * T] (T = 27 or 34, from the buffer sizes); needed int64[S]; discard_turn
+ * uint8[S]; claim_tile int64[S] (-1: none); chow_ok uint8[S]; outputs int32[S], int32[S * T],
+ * uint8[S * T], int64[S], int32[S * 5] (written whole).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define INF 100
+#define INCOMPLETABLE 99
+#define NOT_APPLICABLE (-1)
+#define KM 6            /* k = 0..KMAX (5) */
+#define VEC (2 * KM)    /* (k, p) laid out k * 2 + p */
+#define NBOUND 9        /* boundary states 3 * c4 + c5 */
+#define SUIT_ROW (VEC * NBOUND)
+#define BIG 10000
+
+static const int P15[6] = {1, 15, 225, 3375, 50625, 759375};
+
+/* option code of (h, a = h + KB): a * (a + 1) / 2 + h */
+static inline int code_of(int h, int a) { return a * (a + 1) / 2 + h; }
+
+typedef struct {
+    const uint8_t *left, *right, *h4, *h3;
+} Tables;
+
+/* weight of rank r (0-based) of a suit in its half row, and which half (0 left, 1 right) */
+static inline int suit_half(int r) { return r >= 5; }
+static inline int suit_weight(int r) { return r < 5 ? P15[4 - r] : P15[r - 5]; }
+/* honours: j < 4 in h4 (weight 15**(3 - j)), else h3 (15**(6 - j)) */
+static inline int hon_half(int j) { return j >= 4; }
+static inline int hon_weight(int j) { return j < 4 ? P15[3 - j] : P15[6 - j]; }
+
+/* out[k][p] = min over k1 <= k, p1 <= p of a[k1][p1] + b[k - k1][p - p1] for k <= kmax (entries
+ * past kmax are left unset: a seat needing m melds never reads a vector past k = m) */
+static void minplus(const int *a, const int *b, int *out, int kmax) {
+    for (int k = 0; k <= kmax; k++)
+        for (int p = 0; p < 2; p++) {
+            int best = BIG;
+            for (int k1 = 0; k1 <= k; k1++)
+                for (int p1 = 0; p1 <= p; p1++) {
+                    int v = a[2 * k1 + p1] + b[2 * (k - k1) + (p - p1)];
+                    if (v < best) best = v;
+                }
+            out[2 * k + p] = best;
+        }
+}
+
+/* a whole suit's (k, p) vector (k <= kmax) from its left and right table rows (min over the boundary) */
+static void suit_vector(const uint8_t *l, const uint8_t *r, int *out, int kmax) {
+    for (int k = 0; k <= kmax; k++)
+        for (int p = 0; p < 2; p++) {
+            int best = BIG;
+            for (int k1 = 0; k1 <= k; k1++)
+                for (int p1 = 0; p1 <= p; p1++) {
+                    const uint8_t *x = l + (2 * k1 + p1) * NBOUND;
+                    const uint8_t *y = r + (2 * (k - k1) + (p - p1)) * NBOUND;
+                    for (int b = 0; b < NBOUND; b++) {
+                        int v = x[b] + y[b];
+                        if (v < best) best = v;
+                    }
+                }
+            out[2 * k + p] = best;
+        }
+}
+
+static void honour_vector(const uint8_t *a, const uint8_t *b, int *out, int kmax) {
+    int x[VEC], y[VEC];
+    for (int i = 0; i < VEC; i++) {
+        x[i] = a[i];
+        y[i] = b[i];
+    }
+    minplus(x, y, out, kmax);
+}
+
+/* deficiency at (m, 1) of part vector v joined with the other parts o */
+static inline int final_value(const int *v, const int *o, int m) {
+    int best = BIG;
+    for (int k1 = 0; k1 <= m; k1++)
+        for (int p1 = 0; p1 < 2; p1++) {
+            int s = v[2 * k1 + p1] + o[2 * (m - k1) + (1 - p1)];
+            if (s < best) best = s;
+        }
+    return best >= INF ? INCOMPLETABLE : best;
+}
+
+/* X[k][p][b] (k <= m) = min over splits of half[k1][p1][b] + others[k - k1][p - p1] */
+static void join_half(const uint8_t *half, const int *others, int m, int *X) {
+    for (int k = 0; k <= m; k++)
+        for (int p = 0; p < 2; p++) {
+            int *dst = X + (2 * k + p) * NBOUND;
+            for (int b = 0; b < NBOUND; b++) dst[b] = BIG;
+            for (int k1 = 0; k1 <= k; k1++)
+                for (int p1 = 0; p1 <= p; p1++) {
+                    const uint8_t *src = half + (2 * k1 + p1) * NBOUND;
+                    int o = others[2 * (k - k1) + (p - p1)];
+                    for (int b = 0; b < NBOUND; b++) {
+                        int v = src[b] + o;
+                        if (v < dst[b]) dst[b] = v;
+                    }
+                }
+        }
+}
+
+/* deficiency of a suit row whose one half is ``half`` and the other half already joined into X */
+static inline int half_value(const uint8_t *half, const int *X, int m) {
+    int best = BIG;
+    for (int k = 0; k <= m; k++)
+        for (int p = 0; p < 2; p++) {
+            const uint8_t *src = half + (2 * k + p) * NBOUND;
+            const int *x = X + (2 * (m - k) + (1 - p)) * NBOUND;
+            for (int b = 0; b < NBOUND; b++) {
+                int v = src[b] + x[b];
+                if (v < best) best = v;
+            }
+        }
+    return best >= INF ? INCOMPLETABLE : best;
+}
+
+/* honours: Y[k][p] (k <= m) = min of the unchanged half joined with the others */
+static void join_honour(const uint8_t *half, const int *others, int m, int *Y) {
+    int x[VEC];
+    for (int i = 0; i < VEC; i++) x[i] = half[i];
+    minplus(x, others, Y, m);
+}
+
+static inline int honour_value(const uint8_t *half, const int *Y, int m) {
+    int best = BIG;
+    for (int k = 0; k <= m; k++)
+        for (int p = 0; p < 2; p++) {
+            int v = half[2 * k + p] + Y[2 * (m - k) + (1 - p)];
+            if (v < best) best = v;
+        }
+    return best >= INF ? INCOMPLETABLE : best;
+}
+
+/* a suit row is 108 bytes: up to three cache lines */
+static inline void prefetch_row(const uint8_t *row) {
+    __builtin_prefetch(row);
+    __builtin_prefetch(row + 64);
+    __builtin_prefetch(row + SUIT_ROW - 1);
+}
+
+/* Start loading every suit table row a seat will read (the left table is 82 MB: mostly cache
+ * misses), so that the loads of all seats overlap with each other and with the arithmetic. */
+static void prefetch_seat(const Tables *tb, const int8_t *hand, const int8_t *kb, int discard_turn) {
+    int rows[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+    for (int t = 0; t < 27; t++)
+        rows[t / 9][suit_half(t % 9)] += code_of(hand[t], hand[t] + kb[t]) * suit_weight(t % 9);
+    for (int P = 0; P < 3; P++) {
+        prefetch_row(tb->left + (size_t)rows[P][0] * SUIT_ROW);
+        prefetch_row(tb->right + (size_t)rows[P][1] * SUIT_ROW);
+    }
+    for (int t = 0; t < 27; t++) {
+        int P = t / 9, r = t % 9, half = suit_half(r), w = suit_weight(r);
+        const uint8_t *tab = half ? tb->right : tb->left;
+        if (kb[t] > 0) prefetch_row(tab + (size_t)(rows[P][half] + w) * SUIT_ROW);
+        if (discard_turn && hand[t] > 0) prefetch_row(tab + (size_t)(rows[P][half] - (hand[t] + kb[t] + 1) * w) * SUIT_ROW);
+    }
+}
+
+/* The features of one seat (see the module comment); T = 27 or 34. */
+static void seat_features(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
+                          int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
+                          int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim) {
+    int codes[34];
+    int rows[4][2]; /* per part: left / right half row (honours: h4 / h3 row) */
+    int base[4][VEC], others[4][VEC], pair01[VEC], pair23[VEC];
+    int nparts = T == 34 ? 4 : 3;
+
+    for (int t = 0; t < T; t++) codes[t] = code_of(hand[t], hand[t] + kb[t]);
+    for (int P = 0; P < 3; P++) {
+        rows[P][0] = rows[P][1] = 0;
+        for (int r = 0; r < 9; r++) rows[P][suit_half(r)] += codes[9 * P + r] * suit_weight(r);
+    }
+    for (int P = 0; P < 3; P++)
+        suit_vector(tb->left + (size_t)rows[P][0] * SUIT_ROW, tb->right + (size_t)rows[P][1] * SUIT_ROW, base[P], m);
+    if (nparts == 4) {
+        rows[3][0] = rows[3][1] = 0;
+        for (int j = 0; j < 7; j++) rows[3][hon_half(j)] += codes[27 + j] * hon_weight(j);
+        honour_vector(tb->h4 + (size_t)rows[3][0] * VEC, tb->h3 + (size_t)rows[3][1] * VEC, base[3], m);
+    } else { /* no honours: the empty part, cost 0 for no meld and no pair */
+        for (int i = 0; i < VEC; i++) base[3][i] = BIG;
+        base[3][0] = 0;
+    }
+    minplus(base[0], base[1], pair01, m);
+    minplus(base[2], base[3], pair23, m);
+    minplus(base[1], pair23, others[0], m);
+    minplus(base[0], pair23, others[1], m);
+    minplus(base[3], pair01, others[2], m);
+    minplus(base[2], pair01, others[3], m);
+    int now = final_value(base[0], others[0], m);
+    *out_def = now;
+
+    /* draws (every seat) and discards (the seat on its discard turn): one changed half each */
+    int count = 0;
+    for (int t = 0; t < T; t++) {
+        out_eff[t] = 0;
+        out_disc[t] = NOT_APPLICABLE;
+    }
+    for (int P = 0; P < nparts; P++) {
+        int lo = 9 * P, n = P < 3 ? 9 : 7;
+        int need[2] = {0, 0};
+        for (int r = 0; r < n; r++) {
+            int t = lo + r;
+            if (kb[t] > 0 || (discard_turn && hand[t] > 0)) need[P < 3 ? suit_half(r) : hon_half(r)] = 1;
+        }
+        if (!need[0] && !need[1]) continue;
+        if (P < 3) {
+            int XL[VEC * NBOUND], XR[VEC * NBOUND]; /* the other half joined with the other parts */
+            const uint8_t *L = tb->left + (size_t)rows[P][0] * SUIT_ROW;
+            const uint8_t *R = tb->right + (size_t)rows[P][1] * SUIT_ROW;
+            if (need[0]) join_half(R, others[P], m, XR);
+            if (need[1]) join_half(L, others[P], m, XL);
+            for (int r = 0; r < 9; r++) {
+                int t = lo + r, h = hand[t], a = hand[t] + kb[t], half = suit_half(r), w = suit_weight(r);
+                const uint8_t *tab = half ? tb->right : tb->left;
+                const int *X = half ? XL : XR;
+                if (kb[t] > 0) { /* (h, a) -> (h + 1, a): code + 1 */
+                    int row = rows[P][half] + w;
+                    int v = half_value(tab + (size_t)row * SUIT_ROW, X, m);
+                    if (v < now) {
+                        out_eff[t] = 1;
+                        count += kb[t];
+                    }
+                }
+                if (discard_turn && h > 0) { /* (h, a) -> (h - 1, a - 1): code - (a + 1) */
+                    int row = rows[P][half] - (a + 1) * w;
+                    out_disc[t] = half_value(tab + (size_t)row * SUIT_ROW, X, m);
+                }
+            }
+        } else {
+            int Y4[VEC], Y3[VEC];
+            const uint8_t *A = tb->h4 + (size_t)rows[3][0] * VEC;
+            const uint8_t *B = tb->h3 + (size_t)rows[3][1] * VEC;
+            if (need[0]) join_honour(B, others[3], m, Y3);
+            if (need[1]) join_honour(A, others[3], m, Y4);
+            for (int j = 0; j < 7; j++) {
+                int t = 27 + j, h = hand[t], a = hand[t] + kb[t], half = hon_half(j), w = hon_weight(j);
+                const uint8_t *tab = half ? tb->h3 : tb->h4;
+                const int *Y = half ? Y4 : Y3;
+                if (kb[t] > 0) {
+                    int v = honour_value(tab + (size_t)(rows[3][half] + w) * VEC, Y, m);
+                    if (v < now) {
+                        out_eff[t] = 1;
+                        count += kb[t];
+                    }
+                }
+                if (discard_turn && h > 0)
+                    out_disc[t] = honour_value(tab + (size_t)(rows[3][half] - (a + 1) * w) * VEC, Y, m);
+            }
+        }
+    }
+    *out_count = count;
+
+    /* claims of the discard d: chow low / mid / high, pong, kong; the meld's tiles leave the hand
+     * and the KB stays: (h, a) -> (h - u, a - u) for the u copies of each tile the meld uses */
+    for (int c = 0; c < 5; c++) out_claim[c] = NOT_APPLICABLE;
+    if (claim_tile < 0 || m < 1) return;
+    int d = claim_tile, P = d < 27 ? d / 9 : 3, rank = d < 27 ? d % 9 : d - 27, suited = d < 27;
+    static const int OFF[5][3] = {{1, 2, 0}, {-1, 1, 0}, {-2, -1, 0}, {0, 0, 0}, {0, 0, 0}};
+    static const int NOFF[5] = {2, 2, 2, 2, 3};
+    for (int c = 0; c < 5; c++) {
+        if (c < 3) {
+            if (!(chow_ok && suited)) continue;
+            if (c == 0 && rank > 6) continue;
+            if (c == 1 && (rank < 1 || rank > 7)) continue;
+            if (c == 2 && rank < 2) continue;
+        }
+        int use[9] = {0};
+        for (int i = 0; i < NOFF[c]; i++) use[rank + OFF[c][i]]++;
+        int n = P < 3 ? 9 : 7, ok = 1, r2[2] = {0, 0};
+        for (int r = 0; r < n; r++) {
+            int t = 9 * P + r, h = hand[t] - use[r], a = hand[t] + kb[t] - use[r];
+            if (h < 0) {
+                ok = 0;
+                break;
+            }
+            if (P < 3)
+                r2[suit_half(r)] += code_of(h, a) * suit_weight(r);
+            else
+                r2[hon_half(r)] += code_of(h, a) * hon_weight(r);
+        }
+        if (!ok) continue;
+        int v[VEC];
+        if (P < 3)
+            suit_vector(tb->left + (size_t)r2[0] * SUIT_ROW, tb->right + (size_t)r2[1] * SUIT_ROW, v, m - 1);
+        else
+            honour_vector(tb->h4 + (size_t)r2[0] * VEC, tb->h3 + (size_t)r2[1] * VEC, v, m - 1);
+        out_claim[c] = final_value(v, others[P], m - 1);
+    }
+}
+
+static int need_size(Py_buffer *b, Py_ssize_t n, const char *name) {
+    if (b->len != n) {
+        PyErr_Format(PyExc_ValueError, "features(): %s has %zd bytes, expected %zd", name, b->len, n);
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *py_features(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer left, right, h4, h3, hands, kbs, needed, dturn, claim, chow, o_def, o_disc, o_eff, o_cnt, o_claim;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*w*w*w*w*w*", &left, &right, &h4, &h3, &hands, &kbs, &needed,
+                          &dturn, &claim, &chow, &o_def, &o_disc, &o_eff, &o_cnt, &o_claim))
+        return NULL;
+    Py_buffer *all[15] = {&left, &right, &h4, &h3, &hands, &kbs, &needed, &dturn, &claim, &chow,
+                          &o_def, &o_disc, &o_eff, &o_cnt, &o_claim};
+    PyObject *result = NULL;
+    Py_ssize_t S = needed.len / 8;
+    Py_ssize_t T = S > 0 ? hands.len / S : 27;
+    if (S > 0 && T != 27 && T != 34) {
+        PyErr_Format(PyExc_ValueError, "features(): hands must hold 27 or 34 tile types per seat, got %zd", T);
+        goto done;
+    }
+    if (!need_size(&left, (Py_ssize_t)759375 * SUIT_ROW, "left") || !need_size(&right, (Py_ssize_t)50625 * SUIT_ROW, "right") ||
+        !need_size(&hands, S * T, "hands") || !need_size(&kbs, S * T, "kbs") || !need_size(&dturn, S, "discard_turn") ||
+        !need_size(&claim, S * 8, "claim_tile") || !need_size(&chow, S, "chow_ok") || !need_size(&o_def, S * 4, "out_deficiency") ||
+        !need_size(&o_disc, S * T * 4, "out_after_discard") || !need_size(&o_eff, S * T, "out_effective") ||
+        !need_size(&o_cnt, S * 8, "out_count") || !need_size(&o_claim, S * 5 * 4, "out_after_claim"))
+        goto done;
+    if (T == 34 && (!need_size(&h4, (Py_ssize_t)50625 * VEC, "h4") || !need_size(&h3, (Py_ssize_t)3375 * VEC, "h3")))
+        goto done;
+    const int8_t *H = hands.buf, *K = kbs.buf;
+    const int64_t *M = needed.buf, *C = claim.buf;
+    const uint8_t *DT = dturn.buf, *CO = chow.buf;
+    for (Py_ssize_t s = 0; s < S; s++) {
+        for (Py_ssize_t t = 0; t < T; t++) {
+            int h = H[s * T + t], k = K[s * T + t];
+            if (h < 0 || k < 0 || h + k > 4) {
+                PyErr_Format(PyExc_ValueError, "features(): seat %zd tile %zd has hand %d and KB %d; "
+                             "need 0 <= hand, 0 <= KB, hand + KB <= 4", s, t, h, k);
+                goto done;
+            }
+        }
+        if (M[s] < 0 || M[s] >= KM) {
+            PyErr_Format(PyExc_ValueError, "features(): melds_needed %lld outside 0..%d", (long long)M[s], KM - 1);
+            goto done;
+        }
+        if (C[s] >= T) {
+            PyErr_Format(PyExc_ValueError, "features(): claim tile %lld outside -1..%zd", (long long)C[s], T - 1);
+            goto done;
+        }
+    }
+    Tables tb = {left.buf, right.buf, h4.buf, h3.buf};
+    Py_BEGIN_ALLOW_THREADS
+    if (S > 0) prefetch_seat(&tb, H, K, DT[0]);
+    for (Py_ssize_t s = 0; s < S; s++) {
+        if (s + 1 < S) prefetch_seat(&tb, H + (s + 1) * T, K + (s + 1) * T, DT[s + 1]); /* one seat ahead */
+        seat_features(&tb, (int)T, H + s * T, K + s * T, (int)M[s], DT[s], C[s] < 0 ? -1 : (int)C[s], CO[s],
+                      (int32_t *)o_def.buf + s, (int32_t *)o_disc.buf + s * T, (uint8_t *)o_eff.buf + s * T,
+                      (int64_t *)o_cnt.buf + s, (int32_t *)o_claim.buf + s * 5);
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    for (int i = 0; i < 15; i++) PyBuffer_Release(all[i]);
+    return result;
+}
+
+/* View order of the observation (``mjenv.observation.ObservationSpec``); ``offsets`` gives each start. */
+enum { V_HAND, V_MELDS, V_NUM_MELDS, V_DISCARDS, V_LAST, V_LAST_BY, V_KB, V_WALL, V_DEALER, V_PHASE, V_DEF,
+       V_AFTER_DISCARD, V_EFFECTIVE, V_EFF_COUNT, V_AFTER_CLAIM, NUM_VIEWS };
+
+static PyObject *py_observe(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer left, right, h4, h3, tiles, discards, offsets, o_obs, o_def;
+    int nm[4], last, who, wall, dealer, phase, turn_seat, claim, chow_seat, melds;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*(iiii)iiiiiiiiiw*w*", &left, &right, &h4, &h3, &tiles, &discards,
+                          &offsets, &nm[0], &nm[1], &nm[2], &nm[3], &last, &who, &wall, &dealer, &phase,
+                          &turn_seat, &claim, &chow_seat, &melds, &o_obs, &o_def))
+        return NULL;
+    Py_buffer *all[9] = {&left, &right, &h4, &h3, &tiles, &discards, &offsets, &o_obs, &o_def};
+    PyObject *result = NULL;
+    Py_ssize_t T = tiles.len / 9, size = o_obs.len / (4 * 4), maxd = discards.len / (4 * 2);
+    const int64_t *off = offsets.buf;
+    if ((T != 27 && T != 34) || tiles.len != 9 * T) {
+        PyErr_Format(PyExc_ValueError, "observe(): tiles must be int8[9, 27 or 34], got %zd bytes", tiles.len);
+        goto done;
+    }
+    if (!need_size(&left, (Py_ssize_t)759375 * SUIT_ROW, "left") || !need_size(&right, (Py_ssize_t)50625 * SUIT_ROW, "right") ||
+        !need_size(&offsets, NUM_VIEWS * 8, "offsets") || !need_size(&o_def, 16, "out_deficiency") ||
+        !need_size(&o_obs, 16 * size, "out_observation") || !need_size(&discards, 8 * maxd, "discards"))
+        goto done;
+    if (T == 34 && (!need_size(&h4, (Py_ssize_t)50625 * VEC, "h4") || !need_size(&h3, (Py_ssize_t)3375 * VEC, "h3")))
+        goto done;
+    if (off[V_AFTER_CLAIM] + 5 > size || off[V_DISCARDS] + 4 * maxd > size) {
+        PyErr_SetString(PyExc_ValueError, "observe(): the view offsets do not fit the observation");
+        goto done;
+    }
+    const int8_t *H = tiles.buf, *MC = (const int8_t *)tiles.buf + 4 * T, *PUB = (const int8_t *)tiles.buf + 8 * T;
+    const int16_t *D = discards.buf;
+    float *out = o_obs.buf;
+    int32_t *def = o_def.buf;
+    int8_t kb[4][34];
+    for (int s = 0; s < 4; s++) {
+        int needed = melds - nm[s];
+        if (needed < 0 || needed >= KM) {
+            PyErr_Format(PyExc_ValueError, "observe(): seat %d needs %d melds, outside 0..%d", s, needed, KM - 1);
+            goto done;
+        }
+        for (Py_ssize_t t = 0; t < T; t++) {
+            int k = 4 - H[s * T + t] - PUB[t];
+            if (H[s * T + t] < 0 || k < 0) {
+                PyErr_Format(PyExc_ValueError, "observe(): seat %d tile %zd: hand %d and seen %d exceed 4 copies", s,
+                             t, H[s * T + t], PUB[t]);
+                goto done;
+            }
+            kb[s][t] = (int8_t)k;
+        }
+    }
+    if (claim >= T || last >= T) {
+        PyErr_Format(PyExc_ValueError, "observe(): tile id outside 0..%zd", T - 1);
+        goto done;
+    }
+    Tables tb = {left.buf, right.buf, h4.buf, h3.buf};
+    Py_BEGIN_ALLOW_THREADS
+    for (int s = 0; s < 4; s++) prefetch_seat(&tb, H + s * T, kb[s], s == turn_seat);
+    memset(out, 0, (size_t)o_obs.len);
+    for (int s = 0; s < 4; s++) {
+        float *o = out + s * size;
+        int32_t after_disc[34], after_claim[5];
+        uint8_t eff[34];
+        int64_t count;
+        int c = (claim >= 0 && s != who) ? claim : -1;
+        seat_features(&tb, (int)T, H + s * T, kb[s], melds - nm[s], s == turn_seat, c, s == chow_seat, &def[s],
+                      after_disc, eff, &count, after_claim);
+        for (Py_ssize_t t = 0; t < T; t++) {
+            o[off[V_HAND] + t] = H[s * T + t];
+            o[off[V_KB] + t] = kb[s][t];
+            o[off[V_AFTER_DISCARD] + t] = (float)after_disc[t];
+            o[off[V_EFFECTIVE] + t] = eff[t];
+        }
+        for (int i = 0; i < 4; i++) {
+            int q = (s + i) % 4;
+            for (Py_ssize_t t = 0; t < T; t++) o[off[V_MELDS] + i * T + t] = MC[q * T + t];
+            o[off[V_NUM_MELDS] + i] = (float)nm[q];
+            for (Py_ssize_t j = 0; j < maxd; j++) o[off[V_DISCARDS] + i * maxd + j] = (float)D[q * maxd + j] + 1.0f;
+        }
+        if (last >= 0) {
+            o[off[V_LAST] + last] = 1.0f;
+            o[off[V_LAST_BY] + ((who - s) % 4 + 4) % 4] = 1.0f;
+        }
+        o[off[V_WALL]] = (float)wall;
+        o[off[V_DEALER] + ((dealer - s) % 4 + 4) % 4] = 1.0f;
+        o[off[V_PHASE] + phase] = 1.0f;
+        o[off[V_DEF]] = (float)def[s];
+        o[off[V_EFF_COUNT]] = (float)count;
+        for (int k = 0; k < 5; k++) o[off[V_AFTER_CLAIM] + k] = (float)after_claim[k];
+    }
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    for (int i = 0; i < 9; i++) PyBuffer_Release(all[i]);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"features", py_features, METH_VARARGS, "Every deficiency feature of S seats (see the module source)."},
+    {"observe", py_observe, METH_VARARGS, "The four seats' observations of one game state (see the module source)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel", "Compiled deficiency-feature kernel.", -1, methods,
+                                     NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__kernel(void) { return PyModule_Create(&module); }

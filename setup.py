@@ -1,0 +1,19 @@
+"""Build hook for the optional C kernel (everything else is in pyproject.toml).
+
+``mjenv.deficiency._kernel`` computes the observation's deficiency features in C. It is optional:
+without a C compiler the install still succeeds and mjenv falls back to the numpy path (same values,
+slower); ``mjenv.deficiency.kernel_available()`` says which one runs.
+"""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "mjenv.deficiency._kernel",
+            ["mjenv/deficiency/_kernel.c"],
+            extra_compile_args=["-O3", "-std=c99"],
+            optional=True,
+        )
+    ]
+)

@@ -1,0 +1,124 @@
+"""The compiled feature kernel (``mjenv.deficiency._kernel``) equals the numpy feature path exactly.
+
+The numpy path is itself checked against the hbba feature functions (tests/test_observation.py) and
+the slow reference (tests/test_reference.py); here the C kernel is compared with it on random seats
+(many hand sizes, KB modes, claims) and on every state of played hands under every rule preset.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mjenv
+from mjenv.deficiency import kernel
+from mjenv.game import Game
+from mjenv.observation import DeficiencyFeatures, ObservationSpec
+from mjenv.rules import _PRESETS
+
+
+def test_the_kernel_is_built_and_used_by_default():
+    # CI has a C compiler: a missing kernel there is a packaging bug, not a fallback to accept
+    assert kernel.available()
+    assert mjenv.parallel_env().spec.features.backend == "c"
+    assert DeficiencyFeatures(34).backend == "c"
+
+
+def test_mjenv_no_kernel_selects_the_numpy_path(monkeypatch):
+    monkeypatch.setenv("MJENV_NO_KERNEL", "1")
+    assert not kernel.available()
+    assert DeficiencyFeatures(27).backend == "numpy"
+    with pytest.raises(ValueError, match="compiled kernel"):
+        DeficiencyFeatures(27, backend="c")
+
+
+def test_bad_backend_is_a_clear_error():
+    with pytest.raises(ValueError, match="backend must be"):
+        DeficiencyFeatures(27, backend="gpu")
+
+
+def _random_seats(rng, t: int, s_n: int):
+    hands = np.zeros((s_n, t), np.int8)
+    kbs = np.zeros((s_n, t), np.int8)
+    needed = rng.integers(0, 5, s_n)
+    for s in range(s_n):
+        n = 3 * int(needed[s]) + int(rng.integers(1, 3))  # 3m+1 or 3m+2 tiles
+        allowed = np.arange(t)
+        mode = rng.integers(0, 4)
+        if mode == 1:  # one suit
+            allowed = allowed[allowed // 9 == rng.integers(0, 3)]
+        elif mode == 2:  # two suits
+            allowed = allowed[np.isin(allowed // 9, rng.choice(t // 9 + (t == 34), 2, replace=False))]
+        if mode == 3:  # four copies of some tiles
+            quads = rng.choice(t, size=min(n // 4, 3), replace=False)
+            hands[s, quads] = 4
+        pool = np.repeat(allowed, 4 - hands[s, allowed])
+        pick = rng.choice(pool, size=min(n - int(hands[s].sum()), len(pool)), replace=False)
+        np.add.at(hands[s], pick, 1)
+        rest = 4 - hands[s]
+        kb_mode = rng.integers(0, 4)
+        kbs[s] = rest if kb_mode == 0 else rng.integers(0, rest + 1)
+        if kb_mode == 2:  # tiny KB
+            kbs[s] = np.minimum(kbs[s], rng.integers(0, 2, t))
+        elif kb_mode == 3:  # empty KB
+            kbs[s] = 0
+    discard_turn = rng.random(s_n) < 0.4
+    claim = np.where(rng.random(s_n) < 0.5, rng.integers(0, t, s_n), -1)
+    chow_ok = rng.random(s_n) < 0.5
+    return hands, kbs, needed, discard_turn, claim, chow_ok
+
+
+@pytest.mark.parametrize("num_tile_types", [27, 34])
+def test_kernel_features_equal_the_numpy_engine(num_tile_types):
+    rng = np.random.default_rng(num_tile_types)
+    ref = DeficiencyFeatures(num_tile_types, backend="numpy")
+    seen_claims = seen_discards = 0
+    for _ in range(400):
+        args = _random_seats(rng, num_tile_types, int(rng.integers(1, 6)))
+        want = ref.compute(*args)
+        got = kernel.features(*args)
+        for key in want:
+            assert got[key].dtype == want[key].dtype, key
+            np.testing.assert_array_equal(got[key], want[key], err_msg=key)
+        seen_claims += int((want["deficiency_after_claim"] >= 0).sum())
+        seen_discards += int((want["deficiency_after_discard"] >= 0).sum())
+    assert seen_claims > 50 and seen_discards > 1000  # the rows were really exercised
+
+
+@pytest.mark.parametrize("rules", sorted(_PRESETS))
+def test_kernel_observations_equal_the_numpy_encoder_on_played_hands(rules):
+    rng = np.random.default_rng(7)
+    fast = ObservationSpec(rules, oracle=True)
+    ref = ObservationSpec(rules, oracle=True)
+    ref.__dict__["features"] = DeficiencyFeatures(ref.num_tile_types, ref.rules.melds, backend="numpy")
+    assert fast.features.backend == "c"
+    phases = set()
+    for h in range(4):
+        g = Game(rules=rules, seed=100 + h)
+        while True:
+            got, got_def = fast.observe(g)
+            want, want_def = ref.observe(g)
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(got_def, want_def)
+            phases.add(int(g.phase))
+            if g.is_over:
+                break
+            acts = {}
+            for s in g.acting_seats():
+                legal = g.legal_actions(s)
+                claims = [a for a in legal if g.layout.chow_low <= a <= g.layout.chow_low + 4]
+                acts[s] = claims[0] if claims and rng.random() < 0.6 else int(rng.choice(legal))
+            g.step(acts)
+    assert len(phases) >= 3
+
+
+def test_kernel_rejects_bad_counts():
+    hands = np.zeros((1, 27), np.int8)
+    kbs = np.full((1, 27), 4, np.int8)
+    hands[0, 0] = 2  # 2 in hand + 4 unseen > 4 copies
+    with pytest.raises(ValueError, match="hand \\+ KB <= 4"):
+        kernel.features(hands, kbs, [4], [False], [-1], [False])
+    with pytest.raises(ValueError, match="melds_needed"):
+        kernel.features(np.zeros((1, 27), np.int8), kbs, [7], [False], [-1], [False])
+    with pytest.raises(ValueError, match="shape"):
+        kernel.features(np.zeros((1, 30), np.int8), np.zeros((1, 30), np.int8), [4], [False], [-1], [False])
