@@ -255,7 +255,7 @@ class _Table:
     def _refresh(self) -> None:
         g = self.game
         self.obs, self.deficiency = self.spec.observe(g)
-        self._potentials = potential(self.deficiency)
+        self._potentials = None  # computed when asked (shaping, the vector env)
         self.masks = g.legal_action_masks()
         self.acting = [] if g.is_over else [int(s) for s in g.acting_seats()]
 
@@ -279,6 +279,8 @@ class _Table:
         """float64[4] shaping potential of each seat in the current state (0 once the hand is over)."""
         if self.over:
             return np.zeros(4)
+        if self._potentials is None:
+            self._potentials = potential(self.deficiency)
         return self._potentials
 
     def observation(self, seat: int) -> dict[str, np.ndarray]:
@@ -292,7 +294,8 @@ class _Table:
     def infos(self) -> dict[str, dict[str, Any]]:
         """Every agent's info for the current state (what :meth:`info` gives, built in one pass)."""
         defs = self.deficiency.tolist()
-        pots = self.potentials().tolist()
+        # potential() of each seat, in Python: -min(deficiency, cap), 0 once the hand is over
+        pots = [0.0] * 4 if self.over else [-float(min(d, POTENTIAL_CAP)) for d in defs]
         acting = self.acting
         return {a: self._info(i, i in acting, defs[i], pots[i]) for i, a in enumerate(AGENTS)}
 
@@ -308,6 +311,8 @@ class _Table:
 
     def check_action(self, seat: int, action) -> int:
         """The action as an int; ValueError if it is outside the action space."""
+        if type(action) is int and 0 <= action < self.layout.size:  # the common case
+            return action
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
                 action = action.item()
@@ -337,7 +342,8 @@ class _Table:
 
     def apply(self, actions: dict[int, int]) -> np.ndarray:
         """Apply the deciding seats' actions (checked by the caller); returns float64[4] rewards."""
-        before = self.potentials()
+        shaped = self.shaping == "deficiency"
+        before = self.potentials() if shaped else None
         bad = self.illegal(actions)
         rewards = np.zeros(4)
         acting = self.acting
@@ -349,11 +355,15 @@ class _Table:
             self.masks = self.masks.copy()
             rewards[bad] = ILLEGAL_REWARD
         else:
-            self.game.step({s: a for s, a in actions.items() if s in acting})
+            # checked against the masks above (every acting seat has an action, see step): no second check
+            chosen = [self.layout.pass_] * 4
+            for s in acting:
+                chosen[s] = actions[s]
+            self.game._advance(chosen)
             self._refresh()
             if self.game.is_over:
                 rewards += np.asarray(self.game.scores, dtype=np.float64)
-        if self.shaping == "deficiency":
+        if shaped:
             rewards += self.gamma * self.potentials() - before
         if self.over:
             self.acting = []

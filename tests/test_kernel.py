@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import mjenv
-from mjenv.deficiency import kernel
+from mjenv.deficiency import _kernel, kernel
 from mjenv.game import Game
 from mjenv.observation import DeficiencyFeatures, ObservationSpec
 from mjenv.rules import _PRESETS
@@ -92,6 +92,7 @@ def test_kernel_observations_equal_the_numpy_encoder_on_played_hands(rules):
     ref = ObservationSpec(rules, oracle=True)
     ref.__dict__["features"] = DeficiencyFeatures(ref.num_tile_types, ref.rules.melds, backend="numpy")
     assert fast.features.backend == "c"
+    _kernel.memo_clear()
     phases = set()
     for h in range(4):
         g = Game(rules=rules, seed=100 + h)
@@ -110,6 +111,9 @@ def test_kernel_observations_equal_the_numpy_encoder_on_played_hands(rules):
                 acts[s] = claims[0] if claims and rng.random() < 0.6 else int(rng.choice(legal))
             g.step(acts)
     assert len(phases) >= 3
+    # the seat memo served part of these states (the seats that did not draw after a window)
+    stats = _kernel.memo_stats()
+    assert stats["hits"] > 0.15 * (stats["hits"] + stats["misses"])
 
 
 def test_kernel_rejects_bad_counts():

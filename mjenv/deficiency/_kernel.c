@@ -12,22 +12,32 @@
  * What the C version adds: a feature row (the hand after one draw or one discard) changes ONE half
  * of one part, so the unchanged half is first joined with the other three parts into
  * X[k][p][b] = min over splits of half[k1][p1][b] + others[k - k1][p - p1]; each row is then one
- * pass over (k, p, b) of the changed half's table row. No caches: every step is evaluated from the
- * tables, in a few microseconds per seat.
+ * pass over (k, p, b) of the changed half's table row. A small memo of whole seats (keyed on the
+ * complete input) serves the seats whose hand and KB did not change since the last call; every
+ * other seat is evaluated from the tables, in a few microseconds.
  *
  * Values: table entries are uint8 with INF = 100 for "no pattern"; sums are taken in int and any
  * result >= INF is reported as INCOMPLETABLE = 99, exactly as the numpy path clamps.
  *
- * Python API (module ``mjenv.deficiency._kernel``):
+ * Python API (module ``mjenv.deficiency._kernel``; ``mjenv/deficiency/kernel.py`` wraps it):
  *
  *   features(left, right, h4, h3, hands, kbs, needed, discard_turn, claim_tile, chow_ok,
  *            out_deficiency, out_after_discard, out_effective, out_count, out_after_claim) -> None
  *
- * All arguments are C-contiguous buffers: left uint8[15**5 * 108], right uint8[15**4 * 108],
- * h4 uint8[15**4 * 12], h3 uint8[15**3 * 12] (``_dp_tables.half_tables()`` / ``honour_tables()``);
- * hands, kbs int8[S * T] (T = 27 or 34, from the buffer sizes); needed int64[S]; discard_turn
- * uint8[S]; claim_tile int64[S] (-1: none); chow_ok uint8[S]; outputs int32[S], int32[S * T],
- * uint8[S * T], int64[S], int32[S * 5] (written whole).
+ *     All arguments are C-contiguous buffers: left uint8[15**5 * 108], right uint8[15**4 * 108],
+ *     h4 uint8[15**4 * 12], h3 uint8[15**3 * 12] (``_dp_tables.half_tables()`` / ``honour_tables()``);
+ *     hands, kbs int8[S * T] (T = 27 or 34, from the buffer sizes); needed int64[S]; discard_turn
+ *     uint8[S]; claim_tile int64[S] (-1: none); chow_ok uint8[S]; outputs int32[S], int32[S * T],
+ *     uint8[S * T], int64[S], int32[S * 5] (written whole).
+ *
+ *   observe(left, right, h4, h3, tiles, discards, offsets, (n0, n1, n2, n3), last, who, wall, dealer,
+ *           phase, turn_seat, claim, chow_seat, melds, out_observation, out_deficiency) -> None
+ *
+ *     The four seats' whole observations of one game state (``ObservationSpec.observe``): tiles
+ *     int8[9 * T] (hands, meld counts, public counts), discards int16[4 * D], offsets int64[15]
+ *     (view starts, in the order of ``kernel.VIEW_ORDER``), out float32[4 * size], int32[4].
+ *
+ *   memo_stats() -> {"hits", "misses"};  memo_clear() -> None.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -319,6 +329,70 @@ static void seat_features(const Tables *tb, int T, const int8_t *hand, const int
     }
 }
 
+/* ---- a small memo of whole seats -------------------------------------------------------------
+ * Between a claim window and the next draw, the three seats that did not draw keep their hand and
+ * their KB: their features (without claims) are those of the window. The memo keeps the last
+ * seats seen, direct-mapped by a hash of (T, m, discard turn, the 34 option codes), and serves a
+ * seat with no claim tile from it. The key is the whole input, so a hit returns exactly what
+ * seat_features would. The calls keep the GIL (no thread runs two of them at once). */
+#define MEMO_SIZE 256
+typedef struct {
+    uint8_t key[37]; /* T, m, discard turn, codes[0..33] (unused codes 0) */
+    uint8_t used;
+    int32_t def;
+    int64_t count;
+    uint8_t eff[34];
+    int32_t disc[34];
+} MemoEntry;
+static MemoEntry memo[MEMO_SIZE];
+static unsigned long long memo_hits, memo_misses;
+
+static void memo_key(int T, const int8_t *hand, const int8_t *kb, int m, int discard_turn, uint8_t *key) {
+    key[0] = (uint8_t)T;
+    key[1] = (uint8_t)m;
+    key[2] = (uint8_t)discard_turn;
+    for (int t = 0; t < 34; t++) key[3 + t] = t < T ? (uint8_t)code_of(hand[t], hand[t] + kb[t]) : 0;
+}
+
+static MemoEntry *memo_slot(const uint8_t *key) {
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (int i = 0; i < 37; i++) h = (h ^ key[i]) * 16777619u;
+    return &memo[h % MEMO_SIZE];
+}
+
+/* seat_features through the memo (a seat with a claim tile is always computed, since the claim rows
+ * need the part vectors, and then stored for the next step) */
+static void seat_features_memo(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
+                               int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
+                               int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim) {
+    uint8_t key[37];
+    memo_key(T, hand, kb, m, discard_turn, key);
+    MemoEntry *e = memo_slot(key);
+    if (claim_tile < 0) {
+        if (e->used && memcmp(e->key, key, 37) == 0) {
+            memo_hits++;
+            *out_def = e->def;
+            *out_count = e->count;
+            memcpy(out_eff, e->eff, (size_t)T);
+            memcpy(out_disc, e->disc, sizeof(int32_t) * (size_t)T);
+            for (int c = 0; c < 5; c++) out_claim[c] = NOT_APPLICABLE;
+            return;
+        }
+    }
+    memo_misses++;
+    prefetch_seat(tb, hand, kb, discard_turn);
+    seat_features(tb, T, hand, kb, m, discard_turn, claim_tile, chow_ok, out_def, out_disc, out_eff, out_count,
+                  out_claim);
+    { /* stored with or without a claim tile: the rows other than the claims do not depend on it */
+        memcpy(e->key, key, 37);
+        e->used = 1;
+        e->def = *out_def;
+        e->count = *out_count;
+        memcpy(e->eff, out_eff, (size_t)T);
+        memcpy(e->disc, out_disc, sizeof(int32_t) * (size_t)T);
+    }
+}
+
 static int need_size(Py_buffer *b, Py_ssize_t n, const char *name) {
     if (b->len != n) {
         PyErr_Format(PyExc_ValueError, "features(): %s has %zd bytes, expected %zd", name, b->len, n);
@@ -372,15 +446,10 @@ static PyObject *py_features(PyObject *self, PyObject *args) {
         }
     }
     Tables tb = {left.buf, right.buf, h4.buf, h3.buf};
-    Py_BEGIN_ALLOW_THREADS
-    if (S > 0) prefetch_seat(&tb, H, K, DT[0]);
-    for (Py_ssize_t s = 0; s < S; s++) {
-        if (s + 1 < S) prefetch_seat(&tb, H + (s + 1) * T, K + (s + 1) * T, DT[s + 1]); /* one seat ahead */
-        seat_features(&tb, (int)T, H + s * T, K + s * T, (int)M[s], DT[s], C[s] < 0 ? -1 : (int)C[s], CO[s],
-                      (int32_t *)o_def.buf + s, (int32_t *)o_disc.buf + s * T, (uint8_t *)o_eff.buf + s * T,
-                      (int64_t *)o_cnt.buf + s, (int32_t *)o_claim.buf + s * 5);
-    }
-    Py_END_ALLOW_THREADS
+    for (Py_ssize_t s = 0; s < S; s++)
+        seat_features_memo(&tb, (int)T, H + s * T, K + s * T, (int)M[s], DT[s], C[s] < 0 ? -1 : (int)C[s], CO[s],
+                           (int32_t *)o_def.buf + s, (int32_t *)o_disc.buf + s * T, (uint8_t *)o_eff.buf + s * T,
+                           (int64_t *)o_cnt.buf + s, (int32_t *)o_claim.buf + s * 5);
     result = Py_None;
     Py_INCREF(result);
 done:
@@ -444,8 +513,6 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
         goto done;
     }
     Tables tb = {left.buf, right.buf, h4.buf, h3.buf};
-    Py_BEGIN_ALLOW_THREADS
-    for (int s = 0; s < 4; s++) prefetch_seat(&tb, H + s * T, kb[s], s == turn_seat);
     memset(out, 0, (size_t)o_obs.len);
     for (int s = 0; s < 4; s++) {
         float *o = out + s * size;
@@ -453,8 +520,8 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
         uint8_t eff[34];
         int64_t count;
         int c = (claim >= 0 && s != who) ? claim : -1;
-        seat_features(&tb, (int)T, H + s * T, kb[s], melds - nm[s], s == turn_seat, c, s == chow_seat, &def[s],
-                      after_disc, eff, &count, after_claim);
+        seat_features_memo(&tb, (int)T, H + s * T, kb[s], melds - nm[s], s == turn_seat, c, s == chow_seat,
+                           &def[s], after_disc, eff, &count, after_claim);
         for (Py_ssize_t t = 0; t < T; t++) {
             o[off[V_HAND] + t] = H[s * T + t];
             o[off[V_KB] + t] = kb[s][t];
@@ -478,7 +545,6 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
         o[off[V_EFF_COUNT]] = (float)count;
         for (int k = 0; k < 5; k++) o[off[V_AFTER_CLAIM] + k] = (float)after_claim[k];
     }
-    Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
 done:
@@ -486,7 +552,23 @@ done:
     return result;
 }
 
+static PyObject *py_memo_stats(PyObject *self, PyObject *args) {
+    (void)self;
+    (void)args;
+    return Py_BuildValue("{s:K,s:K}", "hits", memo_hits, "misses", memo_misses);
+}
+
+static PyObject *py_memo_clear(PyObject *self, PyObject *args) {
+    (void)self;
+    (void)args;
+    memset(memo, 0, sizeof memo);
+    memo_hits = memo_misses = 0;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"memo_stats", py_memo_stats, METH_NOARGS, "Seat memo counters: {'hits': ..., 'misses': ...}."},
+    {"memo_clear", py_memo_clear, METH_NOARGS, "Empty the seat memo and zero its counters."},
     {"features", py_features, METH_VARARGS, "Every deficiency feature of S seats (see the module source)."},
     {"observe", py_observe, METH_VARARGS, "The four seats' observations of one game state (see the module source)."},
     {NULL, NULL, 0, NULL},

@@ -396,7 +396,12 @@ class Game:
         """
         if self.phase == Phase.END:
             raise ValueError("the hand is over; no more actions are accepted")
-        chosen = self._parse_actions(actions)
+        self._advance(self._parse_actions(actions))
+
+    def _advance(self, chosen: list[int]) -> None:
+        """:meth:`step` after its checks: ``chosen[s]`` is a legal action id of every seat (PASS for the
+        seats not acting). Callers that have checked the actions against the masks themselves (the
+        env does) call it directly."""
         record = [[s, chosen[s]] for s in self._acting]
         if self.phase == Phase.DISCARD:
             self._steps.append(record)
