@@ -4,7 +4,9 @@ Each env plays whole hands in one process with uniformly random legal actions (m
 builds its own observation for the deciding seat at every decision:
 
 * ``mjenv``: ``mjenv.parallel_env()`` with the default observation (deficiency features on); every
-  step builds all four seats' observations (the parallel API gives every live agent one).
+  step builds all four seats' observations (the parallel API gives every live agent one). Actions
+  are picked for the seats whose ``infos[agent]["needs_action"]`` is true (the others pass when left
+  out), as the peers' loops pick for their deciding seat only.
 * ``mjenv-aec``: ``mjenv.env()`` (AEC); the same observations are built for every step.
 * ``game-only``: ``mjenv.game.Game`` alone (no observations): what the env costs on top of its game.
 * ``pymahjong``: ``pymahjong.MahjongEnv`` (C++ riichi engine); ``get_obs`` of the deciding seat and
@@ -14,10 +16,15 @@ builds its own observation for the deciding seat at every decision:
 A "step" is one call of the env's step function. Hands differ between the games (riichi has more
 rules, RLCard's game has no chow claims by others), so compare hands/s first.
 
+Every env picks its actions with the same masked random sampler (``--sampler``). mjenv builds its
+observations with the compiled kernel when it is installed (``MJENV_NO_KERNEL=1`` selects the numpy
+path, for comparison).
+
 Usage::
 
-    python benchmarks/env_speed.py --hands 40            # all envs
-    python benchmarks/env_speed.py --hands 40 --profile  # plus a cProfile of mjenv's loop
+    python benchmarks/env_speed.py --hands 300            # all envs
+    python benchmarks/env_speed.py --hands 300 --profile  # plus a cProfile of mjenv's loop
+    python benchmarks/env_speed.py --hands 300 --sampler choice  # the Generator.choice harness
 """
 
 from __future__ import annotations
@@ -35,21 +42,30 @@ FEATURE_STATS: dict = {}
 
 
 class MaskedRandom:
-    """Uniform choice among the legal actions, the same cheap sampler for every env.
+    """Uniform choice among the legal actions, the same sampler for every env.
 
-    ``np.random.Generator.choice`` costs about 15 us a call, which the harness would charge to an env
-    once per deciding seat (four times a step in the parallel env, once in the others); a Python
-    ``random.Random`` draw over ``np.flatnonzero`` costs about 2 us.
+    ``--sampler fast`` (default): a Python ``random.Random`` draw over ``np.flatnonzero``, about 2 us.
+    ``--sampler choice``: ``np.random.Generator.choice`` (the harness of earlier runs), about 15 us a
+    call, which weighs on the parallel env four times a step (every live agent acts) and on the other
+    envs once per decision.
     """
+
+    kind = "fast"
 
     def __init__(self, seed: int):
         self._random = random.Random(seed).random
+        self._rng = np.random.default_rng(seed)
+        self._choice = self.kind == "choice"
 
     def __call__(self, mask) -> int:
         legal = np.flatnonzero(mask)
+        if self._choice:
+            return int(self._rng.choice(legal))
         return int(legal[int(self._random() * len(legal))])
 
     def index(self, n: int) -> int:
+        if self._choice:
+            return int(self._rng.integers(n))
         return int(self._random() * n)
 
 
@@ -61,10 +77,12 @@ def run_mjenv(hands: int, seed: int) -> tuple[int, int]:
     pick = MaskedRandom(seed)
     steps = 0
     for h in range(hands):
-        obs, _ = env.reset(seed=seed + h)
+        obs, infos = env.reset(seed=seed + h)
         while env.agents:
-            acts = {a: pick(obs[a]["action_mask"]) for a in env.agents}
-            obs, *_ = env.step(acts)
+            # the seats with a decision (infos[a]["needs_action"]); the others may be left out (they pass),
+            # as the peers ask only their deciding seat
+            acts = {a: pick(obs[a]["action_mask"]) for a in env.agents if infos[a]["needs_action"]}
+            obs, _, _, _, infos = env.step(acts)
             steps += 1
     return hands, steps
 
@@ -165,7 +183,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--envs", default=",".join(RUNNERS), help=f"comma-separated subset of {list(RUNNERS)}")
     ap.add_argument("--profile", action="store_true", help="cProfile mjenv's loop and print the top entries")
+    ap.add_argument("--sampler", choices=("fast", "choice"), default="fast",
+                    help="masked random sampler of every env: random.Random (fast) or Generator.choice (choice)")
     args = ap.parse_args(argv)
+    MaskedRandom.kind = args.sampler
     names = [n.strip() for n in args.envs.split(",") if n.strip()]
     for n in names:
         if n not in RUNNERS:
@@ -176,7 +197,8 @@ def main(argv: list[str] | None = None) -> None:
     for r in rows:
         print(f"{r['name']:<10} {r['hands']:>6} {r['steps']:>7} {r['seconds']:>7.2f} {r['wall']:>7.2f} "
               f"{r['warmup']:>9.2f} {r['hands_per_s']:>8.1f} {r['steps_per_s']:>8.0f} {r['steps'] / r['hands']:>10.1f}")
-    print("(hands/s and steps/s per CPU second of this process; warm-up = 2 hands incl. imports and tables)")
+    print("(hands/s and steps/s per CPU second of this process; warm-up = 2 hands incl. imports and tables; "
+          f"sampler {args.sampler})")
     eng = FEATURE_STATS.get("engine")
     if eng is not None:
         if eng.backend == "c":

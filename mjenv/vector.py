@@ -11,12 +11,14 @@ obs, rewards, terminations, truncations, infos = venv.step(actions)   # rewards 
 
 Each table is exactly :func:`mjenv.parallel_env` with the same arguments: table ``i`` after
 ``reset(seed=s)`` deals, observes and rewards as ``mjenv.parallel_env().reset(seed=s + i)`` and its
-later ``reset()`` calls (a test compares them step by step). What is batched is the expensive part:
-after the games have moved, the deficiency features of all ``4 * num_envs`` seats (and of the final
-states of hands that just ended) are computed in ONE call of the observation module's feature engine
-(``mjenv.observation.DeficiencyFeatures.compute``), whose new suit configurations are then evaluated in
-one table pass over all tables instead of one pass per table, and all tables' observations are encoded
-together (``ObservationSpec.encode_batch``).
+later ``reset()`` calls (a test compares them step by step). With the compiled kernel
+(``mjenv.deficiency.kernel``, the default) each table observes itself in one C call per step, the
+single env's own transition, and the vector env stacks the results. Without it (numpy path,
+``batched`` is True) the expensive part is batched: after the games have moved, the deficiency
+features of all ``4 * num_envs`` seats (and of the final states of hands that just ended) are computed
+in ONE call of the observation module's feature engine (``DeficiencyFeatures.compute``), whose new suit
+configurations are evaluated in one table pass over all tables instead of one pass per table, and all
+tables' observations are encoded together (``ObservationSpec.encode_batch``).
 
 Gymnasium vector conventions: ``num_envs``, ``single_observation_space`` / ``single_action_space``
 (one seat's, as the PettingZoo env's), batched ``observation_space`` / ``action_space`` with a leading
@@ -35,7 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from mjenv.env import AGENTS, ILLEGAL_REWARD, _Table
+from mjenv.deficiency import kernel as _kernel
+from mjenv.env import AGENTS, ILLEGAL_REWARD, _Table, potential
 from mjenv.knowledge import knowledge_bases
 from mjenv.observation import ObservationSpec
 
@@ -123,8 +126,13 @@ class MahjongVectorEnv:
         self.metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
         self.num_envs = int(num_envs)
         self.possible_agents = list(AGENTS)
+        # With the compiled kernel every table builds its own observations in one C call per step and
+        # there is nothing left to batch; without it (numpy path) the tables' features go through one
+        # batched engine call per step (_DeferredTable).
+        self.batched = not _kernel.available()
+        table = _DeferredTable if self.batched else _Table
         self.tables = [
-            _DeferredTable(rules, None, observation, shaping, gamma, illegal_action, log_dir, None)
+            table(rules, None, observation, shaping, gamma, illegal_action, log_dir, None)
             for _ in range(self.num_envs)
         ]
         first = self.tables[0]
@@ -183,10 +191,12 @@ class MahjongVectorEnv:
         }
 
     def _infos(self) -> dict[str, np.ndarray]:
+        deficiency = np.stack([t.deficiency for t in self.tables]).astype(np.int64)
+        # no table is over between steps (ended hands are dealt again at once): Phi = potential(deficiency)
         return {
             "needs_action": np.array([[s in t.acting for s in range(4)] for t in self.tables]),
-            "deficiency": np.stack([np.asarray(t.deficiency, dtype=np.int64) for t in self.tables]),
-            "potential": np.stack([t.potentials() for t in self.tables]).astype(np.float32),
+            "deficiency": deficiency,
+            "potential": potential(deficiency).astype(np.float32),
         }
 
     # -- API ----------------------------------------------------------------------------------------
@@ -212,8 +222,9 @@ class MahjongVectorEnv:
                 raise ValueError(f"reset got {len(seeds)} seeds for {self.num_envs} tables; give one per table")
         for t, s in zip(self.tables, seeds):
             t.reset(s)
-        for t, (obs, f) in zip(self.tables, self._features([t.game for t in self.tables])):
-            t.refresh_with(f, obs)
+        if self.batched:
+            for t, (obs, f) in zip(self.tables, self._features([t.game for t in self.tables])):
+                t.refresh_with(f, obs)
         self._started = True
         return self._batch_obs(), self._infos()
 
@@ -234,6 +245,8 @@ class MahjongVectorEnv:
             raise ValueError(
                 f"actions must be an int array of shape ({self.num_envs}, 4), got {acts.dtype} {acts.shape}"
             )
+        if not self.batched:
+            return self._step_each(acts)
         n = self.num_envs
         rewards = np.zeros((n, 4), dtype=np.float64)
         before = np.zeros((n, 4))
@@ -252,13 +265,7 @@ class MahjongVectorEnv:
             done[i] = t.over
         # phase 2: finish ended hands (rewards, results, log) and deal the next ones (autoreset), so that
         # live states, final states and first states of new hands all go into the same feature call
-        final_obs = {
-            "observation": np.zeros((n, 4, self.spec.size), dtype=np.float32),
-            "action_mask": np.zeros((n, 4, self.layout.size), dtype=np.int8),
-        }
-        scores = np.zeros((n, 4), dtype=np.int64)
-        winners = np.zeros((n, 4), dtype=bool)
-        illegal = np.zeros((n, 4), dtype=bool)
+        final_obs, scores, winners, illegal = self._end_buffers()
         batch: list = []
         roles: list[tuple[str, int]] = []
         for i, t in enumerate(self.tables):
@@ -292,12 +299,47 @@ class MahjongVectorEnv:
             t.refresh_with(f, obs)
             if role == "live" and t.shaping == "deficiency":
                 rewards[i] += t.gamma * t.potentials() - before[i]
+        return self._outputs(rewards, done, final_obs, scores, winners, illegal)
+
+    def _step_each(self, acts: np.ndarray):
+        """``step`` with the compiled kernel: each table applies its actions and observes itself
+        (``_Table.apply``, exactly the single env's transition); ended hands are recorded and dealt again."""
+        n = self.num_envs
+        rewards = np.zeros((n, 4), dtype=np.float64)
+        done = np.zeros(n, dtype=bool)
+        final_obs, scores, winners, illegal = self._end_buffers()
+        for i, (t, row) in enumerate(zip(self.tables, acts.tolist())):
+            rewards[i] = t.apply({s: t.check_action(s, row[s]) for s in range(4)})
+            if not t.over:
+                continue
+            done[i] = True
+            # the final state's observation (or, after an illegal action, the one before it)
+            final_obs["observation"][i], final_obs["action_mask"][i] = t.obs, t.masks
+            if t.ended_by_illegal:
+                illegal[i, t.illegal_seats] = True
+            else:
+                scores[i] = t.game.scores
+                winners[i, [int(w) for w in t.game.winners]] = True
+            t.reset(None)
+        return self._outputs(rewards, done, final_obs, scores, winners, illegal)
+
+    def _end_buffers(self):
+        """Zeroed per-table records of hands that end this step: final observations, scores, winners,
+        illegal-action flags."""
+        n = self.num_envs
+        final_obs = {
+            "observation": np.zeros((n, 4, self.spec.size), dtype=np.float32),
+            "action_mask": np.zeros((n, 4, self.layout.size), dtype=np.int8),
+        }
+        return final_obs, np.zeros((n, 4), dtype=np.int64), np.zeros((n, 4), dtype=bool), np.zeros((n, 4), dtype=bool)
+
+    def _outputs(self, rewards, done, final_obs, scores, winners, illegal):
         infos: dict[str, Any] = self._infos()
         infos["final_obs"] = final_obs
         infos["_final_obs"] = done.copy()
         infos["final_info"] = {"scores": scores, "winners": winners, "illegal_action": illegal}
         infos["_final_info"] = done.copy()
-        return self._batch_obs(), rewards.astype(np.float32), done, np.zeros(n, dtype=bool), infos
+        return self._batch_obs(), rewards.astype(np.float32), done, np.zeros(self.num_envs, dtype=bool), infos
 
     def close(self) -> None:
         pass

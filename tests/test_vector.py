@@ -1,4 +1,9 @@
-"""mjenv.vector_env: same hands as single envs, one batched feature call per step, gymnasium conventions."""
+"""mjenv.vector_env: same hands as single envs, one batched feature call per step, gymnasium conventions.
+
+The vector env has two paths: with the compiled kernel every table observes itself (``batched`` is
+False); on the numpy path (``MJENV_NO_KERNEL=1``) all tables' features go through one engine call.
+The behaviour tests run on both.
+"""
 
 from __future__ import annotations
 
@@ -17,11 +22,20 @@ def _random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
+@pytest.fixture(params=["c", "numpy"])
+def path(request, monkeypatch):
+    """Run the test on the kernel path and on the batched numpy path (the single envs follow suit)."""
+    if request.param == "numpy":
+        monkeypatch.setenv("MJENV_NO_KERNEL", "1")
+    return request.param
+
+
 @pytest.mark.parametrize("shaping", [None, "deficiency"])
-def test_vector_env_equals_single_envs_with_the_same_seeds_and_actions(shaping):
+def test_vector_env_equals_single_envs_with_the_same_seeds_and_actions(shaping, path):
     n, seed = 3, 11
     kwargs = {"shaping": shaping, "gamma": 0.99} if shaping else {}
     venv = mjenv.vector_env(n, **kwargs)
+    assert venv.batched == (path == "numpy")
     singles = [mjenv.parallel_env(**kwargs) for _ in range(n)]
     obs, infos = venv.reset(seed=seed)
     single_obs = [e.reset(seed=seed + i)[0] for i, e in enumerate(singles)]
@@ -54,7 +68,9 @@ def test_vector_env_equals_single_envs_with_the_same_seeds_and_actions(shaping):
 
 
 def test_one_feature_engine_call_per_step(monkeypatch):
+    monkeypatch.setenv("MJENV_NO_KERNEL", "1")  # the batched path of the numpy feature engine
     venv = mjenv.vector_env(4)
+    assert venv.batched
     calls = []
     real = venv.features.compute
 
@@ -89,7 +105,7 @@ def test_spaces_and_autoreset_metadata():
     assert infos["deficiency"].shape == (2, 4)
 
 
-def test_reset_seeds_reproduce_and_per_table_seed_lists():
+def test_reset_seeds_reproduce_and_per_table_seed_lists(path):
     a = mjenv.vector_env(2)
     b = mjenv.vector_env(2)
     oa, _ = a.reset(seed=5)
@@ -115,7 +131,7 @@ def test_bad_input_raises_value_error():
         venv.step(np.full((2, 4), 999, dtype=np.int64))
 
 
-def test_illegal_action_ends_only_that_table_with_the_penalty():
+def test_illegal_action_ends_only_that_table_with_the_penalty(path):
     venv = mjenv.vector_env(2)
     obs, _ = venv.reset(seed=1)
     actions = np.argmax(obs["action_mask"], axis=2)  # legal everywhere
