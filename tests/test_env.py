@@ -438,3 +438,19 @@ def test_seat_view_render_marks_every_answering_seat():
         texts.append(env.render())
     assert texts[0] == texts[1]
     assert "phase claim" in texts[0] and "to act: player_1, player_2, player_3" in texts[0]
+
+
+def test_aec_env_last_checks_reset_and_matches_the_raw_env():
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+    e = mjenv.env()
+    assert isinstance(e, OrderEnforcingWrapper)
+    with pytest.raises(AttributeError, match="before reset"):
+        e.last()
+    e.reset(seed=3)
+    for _ in range(40):
+        got, want = e.last(), e.unwrapped.last()
+        np.testing.assert_array_equal(got[0]["observation"], want[0]["observation"])
+        assert got[1:] == want[1:] and e.last(observe=False)[0] is None
+        obs = got[0]
+        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
