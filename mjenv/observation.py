@@ -8,8 +8,12 @@ markdown table in the env's documentation (:meth:`ObservationSpec.markdown_table
 Seat-relative order everywhere: index 0 = the observing seat (self), 1 = right (the next seat to act
 after it), 2 = across, 3 = left.
 
+The env asks :meth:`ObservationSpec.observe` for all four seats' observations once per step. With the
+compiled kernel (:mod:`mjenv.deficiency.kernel`, built at install when a C compiler is there) that is
+one C call, features included; otherwise the numpy path below builds them, with identical results.
+
 Deficiency features (knowledge-aware, under the seat's own knowledge base, ``../shared/DESIGN.md``)
-are computed for all seats together by :class:`DeficiencyFeatures`: every row the features need
+are computed on the numpy path for all seats together by :class:`DeficiencyFeatures`: every row the features need
 (after each possible draw, discard and claim) differs from the seat's hand in one suit, so the
 engine caches per suit configuration the exact ``dp`` cost vectors of that suit and of its one-tile
 variants, evaluates the new configurations of a step in one table pass and combines all seats'
