@@ -220,7 +220,7 @@ class ObservationSpec:
         """The observation of one seat. Shape float32[size]."""
         if seat not in (0, 1, 2, 3):
             raise ValueError(f"seat must be 0..3, got {seat!r}")
-        return self.encode_all(game)[seat]
+        return self.observe(game)[0][seat]
 
     def encode_all(self, game, knowledge_bases: np.ndarray | None = None, features: dict | None = None) -> np.ndarray:
         """The observations of all four seats, with their deficiency features in one batched call.
