@@ -126,3 +126,20 @@ def test_kernel_rejects_bad_counts():
         kernel.features(np.zeros((1, 27), np.int8), kbs, [7], [False], [-1], [False])
     with pytest.raises(ValueError, match="shape"):
         kernel.features(np.zeros((1, 30), np.int8), np.zeros((1, 30), np.int8), [4], [False], [-1], [False])
+
+
+def test_observe_rejects_out_of_range_scalars():
+    g = Game(rules="basic", seed=1)
+    spec = ObservationSpec("basic")
+    out, d = np.empty((4, spec.size), np.float32), np.empty(4, np.int32)
+    wall = int(g.wall_remaining)
+    base = dict(last=-1, who=-1, wall=wall, dealer=0, phase=0, turn_seat=0, claim=-1, chow_seat=-1)
+    for key, bad in (("phase", 7), ("last", -5), ("claim", 27)):
+        args = {**base, key: bad}
+        with pytest.raises(ValueError, match="outside"):
+            kernel.observe(g.tile_table, g.discards, spec._kernel_offsets, [0, 0, 0, 0], args["last"], args["who"],
+                           args["wall"], args["dealer"], args["phase"], args["turn_seat"], args["claim"],
+                           args["chow_seat"], 4, out, d)  # fmt: skip
+    kernel.observe(g.tile_table, g.discards, spec._kernel_offsets, [0, 0, 0, 0], -1, -1, wall, 0, 0, 0, -1, -1, 4,
+                   out, d)  # fmt: skip
+    np.testing.assert_array_equal(out, spec.observe(g)[0])

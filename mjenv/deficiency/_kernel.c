@@ -508,8 +508,12 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
             kb[s][t] = (int8_t)k;
         }
     }
-    if (claim >= T || last >= T) {
-        PyErr_Format(PyExc_ValueError, "observe(): tile id outside 0..%zd", T - 1);
+    if (claim < -1 || claim >= T || last < -1 || last >= T) {
+        PyErr_Format(PyExc_ValueError, "observe(): tile id outside -1..%zd", T - 1);
+        goto done;
+    }
+    if (phase < 0 || phase > 3 || off[V_PHASE] + 4 > size) {
+        PyErr_Format(PyExc_ValueError, "observe(): phase %d outside 0..3", phase);
         goto done;
     }
     Tables tb = {left.buf, right.buf, h4.buf, h3.buf};
