@@ -478,6 +478,8 @@ class DeficiencyFeatures:
                              "(or MJENV_NO_KERNEL is set); use backend='auto' or 'numpy'")
         #: "c" (the compiled kernel, no caches needed) or "numpy" (cached part vectors)
         self.backend = "c" if backend == "c" or (backend == "auto" and _kernel.available()) else "numpy"
+        if backend == "auto":
+            _kernel.warn_missing()
         self.num_tile_types = num_tile_types
         self.melds = melds
         self.max_cache = max_cache

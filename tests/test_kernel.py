@@ -32,6 +32,21 @@ def test_mjenv_no_kernel_selects_the_numpy_path(monkeypatch):
         DeficiencyFeatures(27, backend="c")
 
 
+def test_a_missing_kernel_warns_once_and_falls_back(monkeypatch):
+    monkeypatch.setattr(kernel, "_ext", None)
+    monkeypatch.setattr(kernel, "_warned", False)
+    with pytest.warns(RuntimeWarning, match="not installed"):
+        assert DeficiencyFeatures(27).backend == "numpy"
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        DeficiencyFeatures(27)  # once per process
+        monkeypatch.setattr(kernel, "_warned", False)
+        monkeypatch.setenv("MJENV_NO_KERNEL", "1")
+        DeficiencyFeatures(27)  # chosen on purpose: no warning
+
+
 def test_bad_backend_is_a_clear_error():
     with pytest.raises(ValueError, match="backend must be"):
         DeficiencyFeatures(27, backend="gpu")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
+import warnings
 
 import numpy as np
 
@@ -30,7 +31,29 @@ NUM_CLAIM_KINDS = 5
 
 def available() -> bool:
     """Whether the compiled kernel is installed and not disabled by ``MJENV_NO_KERNEL``."""
-    return _ext is not None and os.environ.get("MJENV_NO_KERNEL", "") in ("", "0")
+    return _ext is not None and not disabled()
+
+
+def disabled() -> bool:
+    """Whether ``MJENV_NO_KERNEL`` asks for the numpy path."""
+    return os.environ.get("MJENV_NO_KERNEL", "") not in ("", "0")
+
+
+_warned = False
+
+
+def warn_missing() -> None:
+    """Warn once per process that the kernel is not installed (not when ``MJENV_NO_KERNEL`` chose so)."""
+    global _warned
+    if _ext is None and not disabled() and not _warned:
+        _warned = True
+        warnings.warn(
+            "mjenv: the compiled kernel mjenv.deficiency._kernel is not installed (no C compiler when mjenv was "
+            "installed); observations use the numpy path, identical but about 8x slower. Install a C compiler "
+            "(e.g. apt install gcc python3-dev) and reinstall mjenv to build it; MJENV_NO_KERNEL=1 silences this.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
 
 def _table_buffers(num_tile_types: int) -> tuple:
