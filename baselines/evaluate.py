@@ -417,9 +417,11 @@ def merge_reports(paths: Sequence[str | os.PathLike]) -> Report:
     for c in configs[1:]:
         if c["labels"] != labels or c["rules"] != configs[0]["rules"]:
             raise ValueError(f"cannot merge: line-ups {labels} / {c['labels']} or rules differ")
-    seeds = [c["seed"] for c in configs]
+    # a merged report lists its seeds: merging it again flattens them
+    seeds = [s for c in configs for s in (c["seed"] if isinstance(c["seed"], list) else [c["seed"]])]
     if len(set(seeds)) != len(seeds):
-        raise ValueError(f"cannot merge two evaluations with the same seed: {seeds}")
+        dup = sorted({s for s in seeds if seeds.count(s) > 1})
+        raise ValueError(f"cannot merge two evaluations with the same seed: {dup}")
     hands.sort(key=lambda h: (h.get("seed", 0), h["deal"], h["rotation"]))
     stats, pairwise = summarize(hands, labels)
     config = dict(configs[0])

@@ -85,6 +85,13 @@ def test_merge_reports_of_two_seeds(tmp_path):
     assert merged.config["num_deals"] == 2 and len(merged.hands) == 4
     with pytest.raises(ValueError, match="same seed"):
         merge_reports([tmp_path / "s1.json", tmp_path / "s1.json"])
+    # a merged report merges again with a third seed (its seed list is flattened), not with its own seeds
+    merged.save(tmp_path, "m12")
+    evaluate(["greedy", "random"], 1, seed=3, progress=False, out_dir=tmp_path, name="s3")
+    again = merge_reports([tmp_path / "m12.json", tmp_path / "s3.json"])
+    assert again.config["seed"] == [1, 2, 3] and again.config["num_deals"] == 3 and len(again.hands) == 6
+    with pytest.raises(ValueError, match=r"same seed: \[2\]"):
+        merge_reports([tmp_path / "m12.json", tmp_path / "s2.json"])
 
 
 def test_ray_runs_a_small_local_evaluation():
