@@ -286,11 +286,6 @@ class _Table:
     def observation(self, seat: int) -> dict[str, np.ndarray]:
         return {"observation": self.obs[seat], "action_mask": self.masks[seat]}
 
-    def info(self, seat: int, potentials: np.ndarray | None = None) -> dict[str, Any]:
-        if potentials is None:
-            potentials = self.potentials()
-        return self._info(seat, seat in self.acting, int(self.deficiency[seat]), float(potentials[seat]))
-
     def infos(self) -> dict[str, dict[str, Any]]:
         """Every agent's info for the current state (what :meth:`info` gives, built in one pass)."""
         defs = self.deficiency.tolist()
