@@ -346,8 +346,9 @@ class ObservationSpec:
         if self.features.backend != "c":
             from mjenv.knowledge import knowledge_bases
 
-            feats = self.seat_features(game, np.asarray(knowledge_bases(game), dtype=np.int8))
-            return self.encode_all(game, None, feats), feats["deficiency"]
+            kbs = np.asarray(knowledge_bases(game), dtype=np.int8)
+            feats = self.seat_features(game, kbs)
+            return self.encode_all(game, kbs, feats), feats["deficiency"]
         phase = int(game.phase)
         last, who = int(game.last_discard), int(game.last_discarder)
         claim = last if phase == _PHASE_CLAIM and last >= 0 else -1

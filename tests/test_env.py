@@ -130,13 +130,22 @@ def _first_illegal(mask):
     return int(np.flatnonzero(mask == 0)[0])
 
 
-def test_illegal_action_penalize_ends_the_hand_in_parallel():
-    env = parallel_env()
-    obs, infos = env.reset(seed=0)
+def _step_with_an_illegal_action(env):
+    """Reset (seed 0), then step with the first acting seat playing its first illegal action.
+
+    Returns:
+        (observations of the reset, the acting agent, the step's five results).
+    """
+    before, infos = env.reset(seed=0)
     actor = next(a for a in env.agents if infos[a]["needs_action"])
     actions = {a: PASS for a in env.agents}
-    actions[actor] = _first_illegal(obs[actor]["action_mask"])
-    obs, rew, term, trunc, infos = env.step(actions)
+    actions[actor] = _first_illegal(before[actor]["action_mask"])
+    return before, actor, env.step(actions)
+
+
+def test_illegal_action_penalize_ends_the_hand_in_parallel():
+    env = parallel_env()
+    _, actor, (obs, rew, term, trunc, infos) = _step_with_an_illegal_action(env)
     assert all(term.values()) and env.agents == []
     assert rew[actor] == -1.0 and all(rew[a] == 0.0 for a in rew if a != actor)
     assert infos[actor]["illegal_action"] and not any(infos[a]["illegal_action"] for a in infos if a != actor)
@@ -146,11 +155,7 @@ def test_observations_after_an_illegal_end_are_fresh_arrays():
     # gymnasium >= 1.4's check_env: users keep what a step returns, so no later step may hand out
     # (and later modify) the same arrays, also when an illegal action leaves the state unchanged
     env = parallel_env()
-    before, infos = env.reset(seed=0)
-    actor = next(a for a in env.agents if infos[a]["needs_action"])
-    actions = {a: PASS for a in env.agents}
-    actions[actor] = _first_illegal(before[actor]["action_mask"])
-    after, *_ = env.step(actions)
+    before, _, (after, *_) = _step_with_an_illegal_action(env)
     for a in after:
         for key in ("observation", "action_mask"):
             assert not np.shares_memory(after[a][key], before[a][key]), (a, key)

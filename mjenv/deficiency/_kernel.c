@@ -102,12 +102,15 @@ static void suit_vector(const uint8_t *l, const uint8_t *r, int *out, int kmax) 
         }
 }
 
+/* a (k, p) table row as ints */
+static inline void widen(const uint8_t *row, int *out) {
+    for (int i = 0; i < VEC; i++) out[i] = row[i];
+}
+
 static void honour_vector(const uint8_t *a, const uint8_t *b, int *out, int kmax) {
     int x[VEC], y[VEC];
-    for (int i = 0; i < VEC; i++) {
-        x[i] = a[i];
-        y[i] = b[i];
-    }
+    widen(a, x);
+    widen(b, y);
     minplus(x, y, out, kmax);
 }
 
@@ -158,18 +161,15 @@ static inline int half_value(const uint8_t *half, const int *X, int m) {
 /* honours: Y[k][p] (k <= m) = min of the unchanged half joined with the others */
 static void join_honour(const uint8_t *half, const int *others, int m, int *Y) {
     int x[VEC];
-    for (int i = 0; i < VEC; i++) x[i] = half[i];
+    widen(half, x);
     minplus(x, others, Y, m);
 }
 
+/* deficiency of an honour row whose one half is ``half`` and the other half already joined into Y */
 static inline int honour_value(const uint8_t *half, const int *Y, int m) {
-    int best = BIG;
-    for (int k = 0; k <= m; k++)
-        for (int p = 0; p < 2; p++) {
-            int v = half[2 * k + p] + Y[2 * (m - k) + (1 - p)];
-            if (v < best) best = v;
-        }
-    return best >= INF ? INCOMPLETABLE : best;
+    int x[VEC];
+    widen(half, x);
+    return final_value(x, Y, m);
 }
 
 /* a suit row is 108 bytes: up to three cache lines */
@@ -401,6 +401,12 @@ static int need_size(Py_buffer *b, Py_ssize_t n, const char *name) {
     return 1;
 }
 
+/* the lookup tables: the two suit halves always, the honour tables for T = 34 */
+static int need_tables(Py_ssize_t T, Py_buffer *left, Py_buffer *right, Py_buffer *h4, Py_buffer *h3) {
+    return need_size(left, (Py_ssize_t)759375 * SUIT_ROW, "left") && need_size(right, (Py_ssize_t)50625 * SUIT_ROW, "right") &&
+           (T != 34 || (need_size(h4, (Py_ssize_t)50625 * VEC, "h4") && need_size(h3, (Py_ssize_t)3375 * VEC, "h3")));
+}
+
 static PyObject *py_features(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer left, right, h4, h3, hands, kbs, needed, dturn, claim, chow, o_def, o_disc, o_eff, o_cnt, o_claim;
@@ -416,13 +422,10 @@ static PyObject *py_features(PyObject *self, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "features(): hands must hold 27 or 34 tile types per seat, got %zd", T);
         goto done;
     }
-    if (!need_size(&left, (Py_ssize_t)759375 * SUIT_ROW, "left") || !need_size(&right, (Py_ssize_t)50625 * SUIT_ROW, "right") ||
-        !need_size(&hands, S * T, "hands") || !need_size(&kbs, S * T, "kbs") || !need_size(&dturn, S, "discard_turn") ||
+    if (!need_tables(T, &left, &right, &h4, &h3) || !need_size(&hands, S * T, "hands") || !need_size(&kbs, S * T, "kbs") || !need_size(&dturn, S, "discard_turn") ||
         !need_size(&claim, S * 8, "claim_tile") || !need_size(&chow, S, "chow_ok") || !need_size(&o_def, S * 4, "out_deficiency") ||
         !need_size(&o_disc, S * T * 4, "out_after_discard") || !need_size(&o_eff, S * T, "out_effective") ||
         !need_size(&o_cnt, S * 8, "out_count") || !need_size(&o_claim, S * 5 * 4, "out_after_claim"))
-        goto done;
-    if (T == 34 && (!need_size(&h4, (Py_ssize_t)50625 * VEC, "h4") || !need_size(&h3, (Py_ssize_t)3375 * VEC, "h3")))
         goto done;
     const int8_t *H = hands.buf, *K = kbs.buf;
     const int64_t *M = needed.buf, *C = claim.buf;
@@ -477,11 +480,8 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "observe(): tiles must be int8[9, 27 or 34], got %zd bytes", tiles.len);
         goto done;
     }
-    if (!need_size(&left, (Py_ssize_t)759375 * SUIT_ROW, "left") || !need_size(&right, (Py_ssize_t)50625 * SUIT_ROW, "right") ||
-        !need_size(&offsets, NUM_VIEWS * 8, "offsets") || !need_size(&o_def, 16, "out_deficiency") ||
+    if (!need_tables(T, &left, &right, &h4, &h3) || !need_size(&offsets, NUM_VIEWS * 8, "offsets") || !need_size(&o_def, 16, "out_deficiency") ||
         !need_size(&o_obs, 16 * size, "out_observation") || !need_size(&discards, 8 * maxd, "discards"))
-        goto done;
-    if (T == 34 && (!need_size(&h4, (Py_ssize_t)50625 * VEC, "h4") || !need_size(&h3, (Py_ssize_t)3375 * VEC, "h3")))
         goto done;
     if (off[V_AFTER_CLAIM] + 5 > size || off[V_DISCARDS] + 4 * maxd > size) {
         PyErr_SetString(PyExc_ValueError, "observe(): the view offsets do not fit the observation");

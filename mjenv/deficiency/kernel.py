@@ -56,6 +56,13 @@ def warn_missing() -> None:
         )
 
 
+def _require():
+    """The extension module; RuntimeError when it is not installed."""
+    if _ext is None:
+        raise RuntimeError("the compiled kernel mjenv.deficiency._kernel is not installed (no C compiler at install)")
+    return _ext
+
+
 def _table_buffers(num_tile_types: int) -> tuple:
     left, right = _tables.half_tables()
     if num_tile_types == 34:
@@ -85,8 +92,7 @@ def features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok) -> dic
         RuntimeError: the kernel is not installed (check :func:`available` first).
         ValueError: counts, melds or claim tiles out of range.
     """
-    if _ext is None:
-        raise RuntimeError("the compiled kernel mjenv.deficiency._kernel is not installed (no C compiler at install)")
+    ext = _require()
     hands = np.ascontiguousarray(hands, dtype=np.int8)
     if hands.ndim != 2 or hands.shape[1] not in (27, 34):
         raise ValueError(f"hands must have shape (S, 27) or (S, 34), got {hands.shape}")
@@ -101,7 +107,7 @@ def features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok) -> dic
         "effective_count": np.empty(s_n, dtype=np.int64),
         "deficiency_after_claim": np.empty((s_n, NUM_CLAIM_KINDS), dtype=np.int32),
     }
-    _ext.features(
+    ext.features(
         *_table_buffers(t), hands, kbs,
         np.ascontiguousarray(melds_needed, dtype=np.int64).reshape(s_n),
         np.ascontiguousarray(discard_turn, dtype=np.uint8).reshape(s_n),
@@ -139,15 +145,10 @@ def observe(tiles, discards, offsets, num_melds, last, who, wall, dealer, phase,
         out: float32[4, size] C-contiguous, overwritten (views not in VIEW_ORDER are zeroed).
         deficiency: int32[4], receives each seat's deficiency.
     """
-    if _ext is None:
-        raise RuntimeError("the compiled kernel mjenv.deficiency._kernel is not installed (no C compiler at install)")
-    t = tiles.shape[1]
-    _ext.observe(*_table_buffers(t), tiles, discards, offsets, tuple(num_melds), last, who, wall, dealer, phase,
-                 turn_seat, claim, chow_seat, melds, out, deficiency)  # fmt: skip
+    bound_observe(tiles.shape[1])(tiles, discards, offsets, tuple(num_melds), last, who, wall, dealer, phase,
+                                  turn_seat, claim, chow_seat, melds, out, deficiency)  # fmt: skip
 
 
 def bound_observe(num_tile_types: int):
     """:func:`observe` with the lookup tables bound: ``f(tiles, discards, offsets, num_melds, ...)``."""
-    if _ext is None:
-        raise RuntimeError("the compiled kernel mjenv.deficiency._kernel is not installed (no C compiler at install)")
-    return functools.partial(_ext.observe, *_table_buffers(num_tile_types))
+    return functools.partial(_require().observe, *_table_buffers(num_tile_types))
