@@ -3,6 +3,9 @@
 ``mjenv.deficiency._kernel`` computes the observation's deficiency features in C. It is optional:
 without a C compiler the install still succeeds and mjenv falls back to the numpy path (same values,
 slower); ``mjenv.deficiency.kernel_available()`` says which one runs.
+
+``mjenv.deficiency._fast`` is the default engine of a single ``deficiency()`` call (an exact table
+method in C). It is optional too: without it the call runs ``hbba`` (same values, slower).
 """
 
 from setuptools import Extension, setup
@@ -14,6 +17,12 @@ setup(
             ["mjenv/deficiency/_kernel.c"],
             extra_compile_args=["-O3", "-std=c99"],
             optional=True,
-        )
+        ),
+        Extension(
+            "mjenv.deficiency._fast",
+            ["mjenv/deficiency/_fast.c"],
+            extra_compile_args=["-O3", "-std=c99"],
+            optional=True,
+        ),
     ]
 )

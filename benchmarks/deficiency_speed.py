@@ -8,14 +8,21 @@ Peers (not knowledge-aware; benchmark-only dependencies: ``pip install riichienv
 
 With KB = 4 - H the deficiency is the regular-hand shanten + 1, so all of them answer the same question
 on the same random 14-tile three-suit hands (the peers also consider seven pairs / thirteen orphans
-where noted; the script prints how often the answers agree). Then the knowledge-aware cases no peer
-can do: ``dp`` with random knowledge bases at several batch sizes, small batches as the environment
+where noted; the script prints how often the answers agree).
+
+First the default single call as users make it: ``deficiency(hand)`` and ``deficiency(hand, kb)``
+(random KBs) one fresh hand per call (``method="auto"``: the compiled exact engine when installed),
+against each peer's own single call on the same hands, as a ratio to the ``mahjong`` library (issue
+14's target: at least 10x, and at least 100,000 calls/s with random KBs). The peers' inputs are
+converted to their own formats before timing. Then the batch comparison, and the knowledge-aware
+cases no peer can do: ``dp`` with random knowledge bases at several batch sizes, small batches as the environment
 sends them, and the torch device path (CPU by default; ``--gpu`` for CUDA).
 
 Usage::
 
     python -m benchmarks.deficiency_speed                # default sizes, a few minutes on 2 cores
     python -m benchmarks.deficiency_speed --quick        # smoke run
+    python -m benchmarks.deficiency_speed --single-only  # the single-call section only
     python -m benchmarks.deficiency_speed --gpu --torch-sizes 1000 100000 10000000
 
 Figures are hands (or (hand, KB) pairs) per second, best of ``--repeats`` runs.
@@ -105,6 +112,66 @@ def peers(hands: np.ndarray, repeats: int, slow_n: int) -> dict[str, tuple[float
     return out
 
 
+def single_calls(rng: np.random.Generator, n: int, slow_n: int, repeats: int) -> None:
+    """The default single call against each installed peer's single call, fresh hands, one per call."""
+    hands = random_hands(rng, n)
+    kbs = random_kbs(rng, hands)
+    rows, kb_rows = list(hands), list(kbs)
+    exact_full = dp.deficiency_batch(hands, (4 - hands).astype(np.int8), np.full(n, 4))
+    exact_kb = dp.deficiency_batch(hands, kbs, np.full(n, 4))
+    assert [deficiency(h) for h in rows] == exact_full.tolist(), "default call disagrees with dp"
+    assert [deficiency(h, k) for h, k in zip(rows, kb_rows)] == exact_kb.tolist(), "default call disagrees with dp"
+    ours = {
+        "deficiency(hand)  [KB = 4 - H]": (lambda: [deficiency(h) for h in rows], n),
+        "deficiency(hand, kb)  [random KB]": (lambda: [deficiency(h, k) for h, k in zip(rows, kb_rows)], n),
+    }
+    theirs = {}
+    shanten_mod = _optional("mahjong.shanten")
+    if shanten_mod is not None:
+        sh = shanten_mod.Shanten()
+        # the mahjong library's tile order: man (our 9-17), pin (18-26), sou (0-8), honours
+        mj = [h[9:18].tolist() + h[18:27].tolist() + h[0:9].tolist() + [0] * 7 for h in hands[:slow_n]]
+        f = sh.calculate_shanten_for_regular_hand
+        theirs["mahjong Shanten (regular hand, pure Python)"] = (lambda: [f(x) for x in mj], len(mj))
+    xiangting = _optional("xiangting")
+    if xiangting is not None:
+        g, four = xiangting.calculate_replacement_number, xiangting.PlayerCount.FOUR
+        c34 = [h.tolist() + [0] * 7 for h in hands]
+        theirs["xiangting.calculate_replacement_number (Rust)"] = (lambda: [g(x, four) for x in c34], n)
+    riichienv = _optional("riichienv")
+    if riichienv is not None:
+        r = riichienv.calculate_shanten
+        ids136 = [[4 * t + c for t in range(27) for c in range(int(h[t]))] for h in hands]
+        theirs["riichienv.calculate_shanten (Rust)"] = (lambda: [r(x) for x in ids136], n)
+    rates = {}
+    for _ in range(repeats):  # alternate: every entry sees the same machine load; best CPU time kept
+        for name, (fn, count) in {**ours, **theirs}.items():
+            c0 = time.process_time()
+            fn()
+            rates[name] = max(rates.get(name, 0.0), count / max(time.process_time() - c0, 1e-9))
+    ref_name = "mahjong Shanten (regular hand, pure Python)"
+    ref = rates.get(ref_name)
+    print(f"\n== default single call: one fresh random 14-tile hand per call, {n} hands ({slow_n} for mahjong) ==")
+    print(f"{'call':<48}{'calls/s (cpu)':>15}{'ratio to mahjong':>18}")
+    for name, rate in rates.items():
+        ratio = f"{rate / ref:>17.1f}x" if ref else ""
+        print(f"{name:<48}{rate:>15,.0f}{ratio}")
+    engine = "compiled (_fast.c)" if _default_engine_compiled() else "hbba fallback (no compiled engine)"
+    print(f"default engine: {engine}; answers checked equal to dp on all {n} hands, both KB kinds")
+    if ref:
+        full, rand = rates["deficiency(hand)  [KB = 4 - H]"], rates["deficiency(hand, kb)  [random KB]"]
+        print(
+            f"targets: >= 10x mahjong: {full / ref:.1f}x {'met' if full >= 10 * ref else 'NOT met'}; "
+            f">= 100,000 calls/s with random KBs: {rand:,.0f} {'met' if rand >= 100_000 else 'NOT met'}"
+        )
+
+
+def _default_engine_compiled() -> bool:
+    import mjenv.deficiency as pkg
+
+    return pkg._fast_ready()
+
+
 def _row(name: str, rate: tuple[float, float], ref: tuple[float, float] | None) -> str:
     ratio = f"{rate[0] / ref[0]:>10.2f}x{rate[1] / ref[1]:>10.2f}x" if ref else ""
     return f"{name:<46}{rate[0]:>14,.0f}{rate[1]:>14,.0f}{ratio}"
@@ -128,9 +195,11 @@ def main(argv: list[str] | None = None) -> None:
         "--torch-threads", type=int, default=1, help="torch CPU threads (1: the machine is shared; 0: torch default)"
     )
     parser.add_argument("--quick", action="store_true", help="tiny sizes (smoke test)")
+    parser.add_argument("--single-hands", type=int, default=20000, help="hands in the single-call comparison")
+    parser.add_argument("--single-only", action="store_true", help="run the single-call comparison only")
     args = parser.parse_args(argv)
     if args.quick:
-        args.hands, args.repeats, args.slow_peer_hands = 500, 1, 100
+        args.hands, args.repeats, args.slow_peer_hands, args.single_hands = 500, 1, 100, 1000
         args.kb_sizes, args.torch_sizes = [200, 1000], [1000]
 
     rng = np.random.default_rng(args.seed)
@@ -145,7 +214,12 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.perf_counter()
     dp.deficiency_batch(hands[:2], full_kb[:2], needed[:2])
     dp.deficiency_batch(hands[:2], random_kbs(rng, hands[:2]), needed[:2])
+    deficiency(hands[0])  # the default engine shares the dp tables
     print(f"dp tables built in {time.perf_counter() - t0:.2f} s (once per process)")
+
+    single_calls(rng, args.single_hands, args.slow_peer_hands, args.repeats)
+    if args.single_only:
+        return
 
     print(f"\n== KB = 4 - H: {len(hands)} random 14-tile three-suit hands, one batch ==")
     ours = dp.deficiency_batch(hands, full_kb, needed)

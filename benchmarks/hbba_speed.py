@@ -6,7 +6,8 @@ Three measurements (issue 2's targets in brackets):
    14-tile three-suit hands with random knowledge bases [mean <= 0.79 ms]; peer: our ``dp`` backend
    on the same hands, one per call.
 2. The same for one-suit hands (14 tiles of one suit, KB restricted to that suit) [<= 9.3 ms].
-3. The public call ``deficiency(hand, kb)`` (validation + default method ``hbba``), one hand per
+3. The public call ``deficiency(hand, kb, method="hbba")`` (validation + ``hbba``; the default
+   ``method="auto"`` runs a compiled engine instead, see ``deficiency_speed.py``), one hand per
    call, in calls/s [>= 20,000]; peer: the ``mahjong`` library's regular-hand shanten on the same
    hands (not knowledge-aware, so it gets ``kb=None`` hands: we time both ``kb=None`` and random KBs).
 
@@ -128,7 +129,7 @@ def main() -> None:
         )
 
     # 3: the public call, calls/s, against the mahjong library
-    print("  public deficiency(hand, kb) (validation + hbba), one hand per call:")
+    print('  public deficiency(hand, kb, method="hbba") (validation + hbba), one hand per call:')
     theirs_fn = None
     if Shanten is not None:
         sh = Shanten()
@@ -139,9 +140,12 @@ def main() -> None:
     for kb_mode in ("full", "random"):
         warm_h, warm_k = random_hands(rng, args.warm, (0, 1, 2), kb_mode)
         for h, k in zip(warm_h, warm_k):
-            deficiency(h, None if kb_mode == "full" else k)
+            deficiency(h, None if kb_mode == "full" else k, method="hbba")
         hands, kbs = random_hands(rng, args.hands, (0, 1, 2), kb_mode)
-        ours_fn = (lambda h, k: deficiency(h)) if kb_mode == "full" else deficiency
+        if kb_mode == "full":
+            ours_fn = lambda h, k: deficiency(h, method="hbba")  # noqa: E731
+        else:
+            ours_fn = lambda h, k: deficiency(h, k, method="hbba")  # noqa: E731
         line = f"    kb={'None' if kb_mode == 'full' else 'random'}, fresh hands:"
         if theirs_fn is not None:
             t_ours, ours, t_mj, theirs = interleaved(ours_fn, theirs_fn, hands, kbs)
@@ -184,17 +188,17 @@ def main() -> None:
     hands, kbs = random_hands(rng, args.hands, (0, 1, 2), "full")
     lists = [(h.tolist(), k.tolist()) for h, k in zip(hands, kbs)]
     for h in hands:
-        deficiency(h)
+        deficiency(h, method="hbba")
 
     def public_no_memo():
         out = []
         for h in hands:
             deficiency_pkg._HAND_MEMO.clear()
-            out.append(deficiency(h))
+            out.append(deficiency(h, method="hbba"))
         return out
 
     parts = {
-        "deficiency(hand), whole-hand memo hit": lambda: [deficiency(h) for h in hands],
+        "deficiency(hand), whole-hand memo hit": lambda: [deficiency(h, method="hbba") for h in hands],
         "deficiency(hand), memo emptied first": public_no_memo,
         "  memo emptying alone": lambda: [deficiency_pkg._HAND_MEMO.clear() for h in hands],
         "  _validate.fast_single": lambda: [fast_single(h, None, 0, 4) for h in hands],

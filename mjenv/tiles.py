@@ -22,7 +22,9 @@ Accepted text forms (everywhere a hand is accepted):
 * count digits (knowledge bases in the papers): ``"(001100121)(010000030)(032242321)"``: three groups
   of nine digits for B, C, D, optionally a fourth group of seven digits for the honours.
 
-Whitespace is ignored. Anything else raises a ``ValueError`` naming the character and its position.
+Whitespace is ignored. Ranks and counts are the ASCII digits ``0``-``9`` only: full-width or other
+Unicode digits (``"１２３s"``) are rejected, not read as their ASCII values. Anything else raises a
+``ValueError`` naming the character and its position.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ UNICODE_TILES = (
 )
 
 _VALID_LENGTHS = (NUM_SUITED, NUM_TILES)
+#: The only characters read as ranks (``str.isdigit`` would also take full-width and other digits).
+_ASCII_DIGITS = frozenset("0123456789")
 
 
 def suit_of(tile: int) -> int:
@@ -134,11 +138,13 @@ def parse(text: str, num_tile_types: int | None = None) -> np.ndarray:
     if re.fullmatch(r"(\([0-4]*\))+", stripped) and any(len(g) >= 7 for g in re.findall(r"\(([0-9]*)\)", stripped)):
         counts = _parse_digit_groups(stripped)
     else:
-        counts = np.zeros(NUM_TILES, dtype=np.int16)
+        # Python ints while counting: a fixed-width counter would wrap ("1s" 65,538 times as 2)
+        tally = [0] * NUM_TILES
         if re.search(r"[BCDZ]", text):
-            _parse_paper(text, counts)
+            _parse_paper(text, tally)
         else:
-            _parse_mps(text, counts)
+            _parse_mps(text, tally)
+        counts = np.array(tally, dtype=np.int64)  # at most len(text): no wrap
     if num_tile_types is None:
         num_tile_types = NUM_TILES if counts[NUM_SUITED:].any() else NUM_SUITED
     if len(counts) < num_tile_types:
@@ -148,18 +154,21 @@ def parse(text: str, num_tile_types: int | None = None) -> np.ndarray:
             f"{text!r} holds honours (ids 27-33) but a 27-tile vector was asked for; use num_tile_types=34"
         )
     counts = counts[:num_tile_types]
-    if (counts > COPIES).any():
-        t = int(np.argmax(counts > COPIES))
-        raise ValueError(f"{text!r} holds {int(counts[t])} copies of {tile_name(t)}; at most 4 are allowed")
+    over = np.flatnonzero(counts > COPIES)
+    if len(over):
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        raise ValueError(
+            f"{shown!r} holds {int(counts[over[0]])} copies of {tile_name(over[0])}; at most 4 are allowed"
+        )
     return counts.astype(np.int8)
 
 
-def _parse_mps(text: str, counts: np.ndarray) -> None:
+def _parse_mps(text: str, counts: list[int]) -> None:
     pending: list[tuple[int, int]] = []  # (rank, position)
     for pos, ch in enumerate(text):
         if ch.isspace():
             continue
-        if ch.isdigit():
+        if ch in _ASCII_DIGITS:
             if ch == "0":
                 raise _err(text, pos, "rank 0 is not a tile (ranks are 1..9)")
             pending.append((int(ch), pos))
@@ -172,12 +181,12 @@ def _parse_mps(text: str, counts: np.ndarray) -> None:
                 counts[MPS_OFFSET[ch] + rank - 1] += 1
             pending = []
         else:
-            raise _err(text, pos, "unexpected character; allowed digits 1-9 and suit letters m p s z")
+            raise _err(text, pos, "unexpected character; allowed ASCII digits 1-9 and suit letters m p s z")
     if pending:
         raise _err(text, len(text), "digits without a suit letter (m, p, s or z)")
 
 
-def _parse_paper(text: str, counts: np.ndarray) -> None:
+def _parse_paper(text: str, counts: list[int]) -> None:
     pos = 0
     depth = 0
     while pos < len(text):
@@ -195,8 +204,8 @@ def _parse_paper(text: str, counts: np.ndarray) -> None:
             depth = 0
             pos += 1
         elif ch in PAPER_OFFSET:
-            if pos + 1 >= len(text) or not text[pos + 1].isdigit():
-                raise _err(text, pos + 1, f"tile letter {ch!r} must be followed by a rank digit")
+            if pos + 1 >= len(text) or text[pos + 1] not in _ASCII_DIGITS:
+                raise _err(text, pos + 1, f"tile letter {ch!r} must be followed by an ASCII rank digit")
             rank = int(text[pos + 1])
             limit = NUM_HONOURS if ch == "Z" else 9
             if not 1 <= rank <= limit:

@@ -15,7 +15,7 @@ from mjenv.deficiency.reference import reference_deficiency
 
 from .conftest import KB_MODES, random_case
 
-EXACT_METHODS = ("dp", "hbba")
+EXACT_METHODS = ("auto", "dp", "hbba")  # auto: the default, compiled when installed
 
 SUIT_SETS = [(0,), (1,), (2,), (0, 1), (1, 2), (0, 2), (0, 1, 2), (2, 3), (0, 1, 2, 3)]
 

@@ -8,19 +8,27 @@ The definition every method agrees with (``../shared/DESIGN.md``): for a hand H,
 
 and ``INCOMPLETABLE`` when no W fits. Methods:
 
-=========  ===========================================================  ==========================
+=========  ===========================================================  ==================================
 method     what                                                         exact
-=========  ===========================================================  ==========================
-``hbba``   HBBA paper: KB-blocks, UKOS, UKE, HBB layers (default)       always
-``bda``    BDA paper: KB-blocks, 7-attribute types, Alg. 1-3            when the result is <= 4
+=========  ===========================================================  ==================================
+``auto``   the default: the fastest exact engine installed (see below)  always
+``hbba``   HBBA paper: KB-blocks, UKOS, UKE, HBB layers                 always
+``bda``    BDA paper: KB-blocks, 7-attribute types, Alg. 1-3            when the true deficiency is <= 4
+                                                                        (Theorem 3; a rare cross-block
+                                                                        exception, see ``bda``)
 ``dp``     our vectorized DP over tile positions (numpy; torch device)  always
 ``ndde``   NDDE paper: discrete differential evolution                  no (heuristic, not KB-aware)
-=========  ===========================================================  ==========================
+=========  ===========================================================  ==================================
 
-Every function takes a batch (B, 27|34) and a single hand is a batch of one. The commonest call,
-``deficiency(hand)`` / ``deficiency(hand, kb)`` with 1-D integer arrays and the default method, skips
-the batch: a lean validation, then ``hbba`` directly, and a bounded memo of recent answers keyed on
-the arrays' dtype and bytes (only validated calls are stored, so bad input still raises).
+``auto`` (the default) is no separate algorithm: it gives the exact value, the same as ``hbba`` and
+``dp``, by the fastest exact engine installed. For one hand that is the compiled table method of
+``_fast.c`` (the ``dp`` tables in C, validation included, a few microseconds a call); for a batch the
+same in one C loop; without a C compiler, ``hbba`` for one hand (with a bounded memo of recent
+answers) and ``dp`` for a batch. ``method="hbba"`` always runs the HBBA paper's algorithm.
+
+Every function takes a batch (B, 27|34) and a single hand is a batch of one. Counts are checked on
+the values as given, before any cast (integers of any dtype, or floats holding whole numbers; no
+booleans). An unknown option is a ``ValueError`` naming the method's options, for every method.
 """
 
 from __future__ import annotations
@@ -31,6 +39,12 @@ import numpy as np
 
 from mjenv.deficiency._validate import METHODS, Batch, check_method, fast_single, normalize
 from mjenv.deficiency.dp import INCOMPLETABLE
+from mjenv.deficiency.kernel import disabled as kernel_disabled
+
+try:  # built by setup.py (optional extension)
+    from mjenv.deficiency import _fast
+except ImportError:  # pragma: no cover - depends on the install
+    _fast = None
 
 __all__ = [
     "INCOMPLETABLE",
@@ -56,42 +70,88 @@ _HAND_MEMO_SIZE = 1 << 15
 
 
 def _backend(method: str):
-    check_method(method)
     return importlib.import_module(_BACKEND_MODULES[method])
 
 
+def _fast_ready() -> bool:
+    """Whether the compiled engine ``_fast`` is installed (its tables loaded on first use).
+
+    ``MJENV_NO_KERNEL=1`` (see :mod:`mjenv.deficiency.kernel`) turns it off too, so that a run can be
+    checked without any compiled code; it is read on each call, as the kernel does.
+    """
+    global _fast_tables
+    if _fast is None or kernel_disabled():
+        return False
+    if not _fast_tables:
+        from mjenv.deficiency import _dp_tables
+
+        _fast.setup(*_dp_tables.half_tables(), np.ndarray)
+        _fast_tables = True
+    return True
+
+
+_fast_tables = False
+
+
 def run_batch(batch: Batch, method: str = "dp", **options) -> np.ndarray:
-    """Run a backend on an already validated :class:`Batch`; returns int32[B]."""
-    mod = _backend(method)
+    """Run a backend on an already validated :class:`Batch`; returns int32[B].
+
+    Raises:
+        ValueError: an unknown method, or an option the method does not take.
+    """
+    check_method(method, options)
     if len(batch.hands) == 0:
         return np.zeros(0, dtype=np.int32)
+    if method == "auto":
+        if _fast_ready():
+            out = np.empty(len(batch.hands), dtype=np.int32)
+            _fast.batch(np.ascontiguousarray(batch.hands), np.ascontiguousarray(batch.kbs), batch.melds_needed, out)
+            return out
+        method = "dp"
+    mod = _backend(method)
     return np.asarray(mod.deficiency_batch(batch.hands, batch.kbs, batch.melds_needed, **options), dtype=np.int32)
 
 
-def deficiency(hand, kb=None, *, method: str = "hbba", exposed_melds=0, melds: int = 4, **options):
+def deficiency(hand, kb=None, *, method: str = "auto", exposed_melds=0, melds: int = 4, **options):
     """Knowledge-aware deficiency of one hand or a batch.
 
+    What the default runs: ``method="auto"`` gives the exact deficiency (equal to ``hbba`` and
+    ``dp`` on every input; the tests compare all three with the brute-force reference) by the
+    fastest exact engine installed: the compiled ``dp`` table method (``_fast.c``) when mjenv was
+    built with a C compiler, else ``hbba`` for one hand and ``dp`` for a batch. Ask for
+    ``method="hbba"`` to run the HBBA paper's algorithm itself.
+
     Args:
-        hand: mps or papers' notation, int[27|34] counts, or a batch int[B, 27|34].
+        hand: mps or papers' notation, int[27|34] counts, or a batch int[B, 27|34]. Counts are
+            integers (any integer dtype, or floats holding whole numbers) in 0..4.
         kb: knowledge base in the same forms; None means ``4 - hand`` (ordinary shanten + 1).
-        method: ``"hbba"`` (exact, default), ``"bda"`` (fast, exact when <= 4), ``"dp"`` (exact,
+        method: ``"auto"`` (exact, default; see above), ``"hbba"`` (exact, the HBBA paper),
+            ``"bda"`` (the BDA paper; exact when the true deficiency is <= 4), ``"dp"`` (exact,
             vectorized), ``"ndde"`` (heuristic).
         exposed_melds: melds already exposed (int, or int[B] for a batch).
         melds: melds in a complete hand: 4, or 5 for 16-tile rule sets.
-        **options: backend options (e.g. ``device="cuda"`` for ``dp``; ``seed`` for ``ndde``).
+        **options: backend options (``device`` for ``dp``; ``thirteen``, ``variant`` for ``bda``;
+            ``seed``, ``population``, ``generations``, ``mutation_factor``, ``crossover_rate`` for
+            ``ndde``; none for ``auto`` and ``hbba``).
 
     Returns:
         int for one hand, int32[B] for a batch; ``INCOMPLETABLE`` (99) where no completion fits the KB.
 
     Raises:
-        ValueError: bad shape, counts outside 0..4, a hand size that does not fit ``exposed_melds``,
-            a KB incompatible with the hand, an unknown method, unparseable notation.
+        ValueError: bad shape, counts outside 0..4 (or not whole numbers, or booleans), a hand size
+            that does not fit ``exposed_melds``, a KB incompatible with the hand, an unknown method or
+            option, unparseable notation.
     """
-    if method == "hbba" and not options:
-        # the commonest call: one hand as a 1-D integer array. A hand seen before is answered from
-        # a bounded memo keyed on the raw bytes of its arrays (with the dtype, so equal bytes mean
-        # equal counts; only validated calls are stored, so invalid input still raises); a new one
-        # is validated without building a batch.
+    if method == "auto" and not options and _fast_ready():
+        # the commonest call: validated and answered in C; None means "not the plain valid call"
+        got = _fast.one(hand, kb, exposed_melds, melds)
+        if got is not None:
+            return got
+    elif (method == "hbba" or method == "auto") and not options:
+        # one hand as a 1-D integer array, without the compiled engine: a hand seen before is
+        # answered from a bounded memo keyed on the raw bytes of its arrays (with the dtype, so equal
+        # bytes mean equal counts; only validated calls are stored, so invalid input still raises);
+        # a new one is validated without building a batch.
         key = None
         if type(hand) is np.ndarray and hand.ndim == 1 and type(exposed_melds) is int and type(melds) is int:
             if kb is None:
@@ -112,7 +172,7 @@ def deficiency(hand, kb=None, *, method: str = "hbba", exposed_melds=0, melds: i
                     _HAND_MEMO.clear()
                 _HAND_MEMO[key] = out
             return out
-    check_method(method)
+    check_method(method, options)
     batch = normalize(hand, kb, exposed_melds, melds)
     out = run_batch(batch, method, **options)
     return int(out[0]) if batch.single else out

@@ -13,7 +13,16 @@ import numpy as np
 
 from mjenv import tiles as _tiles
 
-METHODS = ("hbba", "bda", "dp", "ndde")
+METHODS = ("auto", "hbba", "bda", "dp", "ndde")
+#: Keyword options each method's backend takes (its ``deficiency_batch`` keywords; a test keeps the
+#: two in step). An unknown one is a ValueError naming the allowed ones, for every method alike.
+METHOD_OPTIONS = {
+    "auto": (),
+    "hbba": (),
+    "bda": ("thirteen", "variant"),
+    "dp": ("device",),
+    "ndde": ("seed", "population", "generations", "mutation_factor", "crossover_rate"),
+}
 
 
 @dataclass(frozen=True)
@@ -34,19 +43,40 @@ class Batch:
 
 
 def _as_counts(x, name: str, length: int | None) -> np.ndarray:
+    """``x`` (str, counts or a batch of counts) as int8[T] or int8[B, T], every count checked to be 0..4.
+
+    The range is checked on the values as given, before any cast: a cast first would wrap (65,536
+    as int16 is 0) and accept a count that is not a count. Accepted element types: integers of any
+    width and signedness, and floats holding whole numbers (what a float observation holds); booleans
+    are rejected (a count is not a truth value), and so are fractions, NaN and infinities.
+    """
     if isinstance(x, str):
         return _tiles.parse(x, length)
     arr = np.asarray(x)
-    if arr.dtype == object or arr.dtype.kind not in "iub":
-        if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
-            arr = arr.astype(np.int64)
-        else:
-            raise ValueError(f"{name} must hold integer tile counts, got dtype {arr.dtype}")
+    kind = arr.dtype.kind
+    if kind == "b" or kind not in "iuf":
+        what = "booleans" if kind == "b" else f"dtype {arr.dtype}"
+        raise ValueError(f"{name} must hold integer tile counts 0..4 (any integer dtype, or whole floats), got {what}")
     if arr.ndim not in (1, 2) or arr.shape[-1] not in (27, 34):
         raise ValueError(
             f"{name} must have shape (27,), (34,), (B, 27) or (B, 34) (tile counts), got shape {arr.shape}"
         )
-    return arr
+    if kind == "f":
+        bad = ~np.isfinite(arr) | (arr != np.round(arr))
+        if bad.any():
+            _raise_at(np.atleast_2d(bad), np.atleast_2d(arr), name, "is not a whole number", arr.ndim == 1)
+    _check_range(arr, name)
+    return arr.astype(np.int8)
+
+
+def _raise_at(bad: np.ndarray, values: np.ndarray, name: str, what: str, single: bool) -> None:
+    """Raise the ValueError for the first True entry of ``bad`` (both 2-D), naming tile and row."""
+    b, t = (int(v) for v in np.argwhere(bad)[0])
+    where = "" if single else f" (batch row {b})"
+    raise ValueError(
+        f"{name} count {values[b, t].item()!r} for tile {_tiles.tile_name(t)} (id {t}){where} {what}; "
+        "counts must be integers 0..4"
+    )
 
 
 def fast_single(hand, kb, exposed_melds, melds) -> tuple[list[int], list[int], int] | None:
@@ -84,9 +114,22 @@ def fast_single(hand, kb, exposed_melds, melds) -> tuple[list[int], list[int], i
     return h, k, m
 
 
-def check_method(method: str) -> str:
+def check_method(method: str, options=()) -> str:
+    """Raise a ValueError for an unknown method or an option the method does not take.
+
+    Args:
+        method: one of :data:`METHODS`.
+        options: the names of the keyword options given with it.
+    """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; allowed {', '.join(repr(m) for m in METHODS)}")
+    allowed = METHOD_OPTIONS[method]
+    unknown = sorted(o for o in options if o not in allowed)
+    if unknown:
+        takes = ", ".join(repr(o) for o in allowed) if allowed else "none"
+        raise ValueError(
+            f"method {method!r} takes no option {', '.join(repr(o) for o in unknown)}; its options: {takes}"
+        )
     return method
 
 
@@ -135,11 +178,9 @@ def normalize(hand, kb=None, exposed_melds=0, melds: int = 4, *, allow_any_size:
                 k2 = np.repeat(k2, h2.shape[0], axis=0)
             else:
                 raise ValueError(f"batch sizes differ: {h2.shape[0]} hands but {k2.shape[0]} knowledge bases")
-    _check_range(h2, "hand")
     if k2 is None:
         k2 = 4 - h2
     else:
-        _check_range(k2, "kb")
         over = (h2 + k2) > 4
         if over.any():
             b, t = (int(v) for v in np.argwhere(over)[0])
@@ -151,11 +192,12 @@ def normalize(hand, kb=None, exposed_melds=0, melds: int = 4, *, allow_any_size:
     exp = np.asarray(exposed_melds)
     if exp.dtype.kind not in "iu" or exp.ndim > 1:
         raise ValueError(f"exposed_melds must be an int or an int array of shape (B,), got {exposed_melds!r}")
-    exp = np.broadcast_to(exp.astype(np.int64), (h2.shape[0],)) if exp.ndim == 0 else exp.astype(np.int64)
-    if exp.shape[0] != h2.shape[0]:
+    if exp.ndim == 1 and exp.shape[0] != h2.shape[0]:
         raise ValueError(f"exposed_melds has {exp.shape[0]} entries for a batch of {h2.shape[0]} hands")
+    # checked before the cast to int64, which would wrap the largest unsigned values
     if (exp < 0).any() or (exp > melds).any():
         raise ValueError(f"exposed_melds must be in 0..{melds}, got {exposed_melds!r}")
+    exp = np.broadcast_to(exp.astype(np.int64), (h2.shape[0],)) if exp.ndim == 0 else exp.astype(np.int64)
     needed = melds - exp
     sizes = h2.sum(axis=1)
     if allow_any_size:
@@ -177,12 +219,8 @@ def normalize(hand, kb=None, exposed_melds=0, melds: int = 4, *, allow_any_size:
 
 
 def _check_range(a: np.ndarray, name: str) -> None:
+    """Raise unless every entry of ``a`` (1-D or 2-D, any real dtype, uncast) is in 0..4."""
     if a.size == 0 or (a.min() >= 0 and a.max() <= 4):  # two reductions; locate only on error
         return
-    bad = (a < 0) | (a > 4)
-    if bad.any():
-        b, t = (int(v) for v in np.argwhere(bad)[0])
-        raise ValueError(
-            f"{name} count {int(a[b, t])} for tile {_tiles.tile_name(t)} (id {t}) is out of range; "
-            "counts must be 0..4"
-        )
+    a2 = np.atleast_2d(a)
+    _raise_at((a2 < 0) | (a2 > 4), a2, name, "is out of range", a.ndim == 1)

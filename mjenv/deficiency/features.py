@@ -119,19 +119,16 @@ def deficiency_after_claim(hand, kb=None, discard=None, *, exposed_melds=0, meld
         raise ValueError("deficiency_after_claim needs discard=<tile id of the discarded tile>")
     if kb is None:
         h0 = normalize(hand, None, exposed_melds, melds)
-        d0 = np.broadcast_to(np.asarray(discard), (len(h0.hands),))
+        d0 = _discard_ids(discard, h0)
         kbs = (4 - h0.hands).astype(np.int16)
         kbs[np.arange(len(kbs)), d0] -= 1
         if (kbs < 0).any():
-            raise ValueError("the hand already holds 4 copies of the discarded tile")
+            raise ValueError("the hand already holds 4 copies of the discarded tile; at most 3 may be held")
         kb = kbs if not h0.single else kbs[0]
     b = normalize(hand, kb, exposed_melds, melds)
     _require_sizes(b, 1, "deficiency_after_claim")
     n_b, n_t = b.hands.shape
-    d = np.asarray(discard)
-    d = np.broadcast_to(d, (n_b,)).astype(np.int64)
-    if (d < 0).any() or (d >= n_t).any():
-        raise ValueError(f"discard must be a tile id in 0..{n_t - 1}, got {discard!r}")
+    d = _discard_ids(discard, b)
     suited = d < 27
     rank = d % 9
     # tiles taken from the hand for each claim kind (offsets relative to the discard)
@@ -163,6 +160,19 @@ def deficiency_after_claim(hand, kb=None, discard=None, *, exposed_melds=0, meld
         out[idx, col] = vals[pos : pos + len(idx)]
         pos += len(idx)
     return _unwrap(out, b.single)
+
+
+def _discard_ids(discard, b: Batch) -> np.ndarray:
+    """``discard`` (int or int[B]) as int64[B], checked before it indexes anything."""
+    n_b, n_t = b.hands.shape
+    d = np.asarray(discard)
+    if d.dtype.kind not in "iu" or d.ndim > 1 or (d.ndim == 1 and len(d) != n_b):
+        raise ValueError(
+            f"discard must be a tile id (int) or {n_b} tile ids (int[B]) in 0..{n_t - 1}, got {discard!r}"
+        )
+    if (d < 0).any() or (d >= n_t).any():  # on the values as given, before the cast
+        raise ValueError(f"discard must be a tile id in 0..{n_t - 1} (the hand has {n_t} tile types), got {discard!r}")
+    return np.broadcast_to(d, (n_b,)).astype(np.int64)
 
 
 def _require_sizes(b: Batch, remainder: int, name: str) -> None:

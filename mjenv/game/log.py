@@ -25,6 +25,8 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from mjenv.game.engine import LOG_FORMAT, LOG_VERSION, Game
 
 __all__ = ["log_rules", "read_jsonl", "replay", "write_jsonl"]
@@ -106,13 +108,14 @@ def replay(
     Args:
         log: a :attr:`Game.log` dict, a path to a JSON-lines file (its first hand), or the list of its
             records.
-        steps: replay only the first ``steps`` steps (None: all).
+        steps: replay only the first ``steps`` steps, an int in 0..len(log["steps"]) (None: all).
 
     Returns:
         The game after the replayed steps.
 
     Raises:
-        ValueError: not a hand log, an action that is illegal on replay, or a replayed result that
+        ValueError: not a hand log, ``steps`` not an int in 0..len(log["steps"]) (a negative count
+            is not read from the end), an action that is illegal on replay, or a replayed result that
             differs from the result stored in the log.
     """
     if isinstance(log, (str, os.PathLike)):
@@ -125,7 +128,13 @@ def replay(
         if not hands:
             raise ValueError("the records hold no hand")
         log = hands[0]
-    game = Game(log_rules(log), log["seed"], dealer=log["dealer"], wall=log.get("wall"))
+    rules = log_rules(log)  # first: it says when this is not a hand log at all
+    logged = len(log["steps"])
+    if steps is not None and (
+        not isinstance(steps, (int, np.integer)) or isinstance(steps, bool) or not 0 <= steps <= logged
+    ):
+        raise ValueError(f"steps must be None (all) or an int in 0..{logged} (the steps logged), got {steps!r}")
+    game = Game(rules, log["seed"], dealer=log["dealer"], wall=log.get("wall"))
     todo = log["steps"] if steps is None else log["steps"][:steps]
     for i, step in enumerate(todo):
         try:
