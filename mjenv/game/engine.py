@@ -31,6 +31,9 @@ from mjenv.tiles import COPIES, NUM_SUITED
 NUM_SEATS = 4
 MELD_KINDS = ("chow", "pong", "exposed_kong", "concealed_kong", "added_kong")
 LOG_FORMAT = "mjenv-hand"
+# rows of Game._tiles: 0-3 the concealed hands, _MELD_ROW + s seat s's meld tiles, _PUBLIC_ROW the public counts
+_MELD_ROW = 4
+_PUBLIC_ROW = 8
 #: 2: ``rules`` carries ``claim_window``. A version-1 log has no such field and was played with the
 #: window opened only when some seat could claim, so :func:`mjenv.game.replay` reads it as
 #: ``claim_window="when_possible"``.
@@ -178,7 +181,7 @@ class Game:
 
     __slots__ = (
         "rules", "layout", "num_tile_types", "seed", "dealer", "wall", "_head", "_tail", "_tiles",
-        "hands", "meld_counts", "public_counts", "melds", "discards", "num_discards", "phase",
+        "melds", "discards", "num_discards", "phase",
         "current_player", "last_discard", "last_discarder", "last_drawn", "winners", "deal_in",
         "winning_tile", "end_reason", "scores", "_masks", "_acting", "_claimed_turn", "_kong_tile", "_steps",
         "_A", "_win", "_pass", "_seven",
@@ -223,7 +226,6 @@ class Game:
         w.flags.writeable = False
         self.wall = w
         self._tiles = np.zeros((9, t_count), dtype=np.int8)
-        self._bind_views()
         self.melds: list[list[Meld]] = [[] for _ in range(NUM_SEATS)]
         self.discards = np.full((NUM_SEATS, self.rules.max_discards), -1, dtype=np.int16)
         self.num_discards = np.zeros(NUM_SEATS, dtype=np.int16)
@@ -241,26 +243,40 @@ class Game:
         hs = self.rules.hand_size
         for k in range(NUM_SEATS):
             seat = (self.dealer + k) % NUM_SEATS
-            np.add.at(self.hands[seat], w[k * hs : (k + 1) * hs].astype(np.intp), 1)
+            np.add.at(self._tiles[seat], w[k * hs : (k + 1) * hs].astype(np.intp), 1)
         self._head = NUM_SEATS * hs
         self._tail = self.rules.num_tiles
         self.phase = Phase.DISCARD
         self._draw(self.dealer, replacement=False)
 
+    # The tile counts live in ONE array, ``_tiles``; ``hands``, ``meld_counts`` and ``public_counts``
+    # are views of it made on each access, never stored: a stored view would be split from ``_tiles``
+    # by ``copy.deepcopy`` or pickle, and the copy's kernel (which reads ``tile_table``) would see a
+    # table its transitions no longer write.
     @property
     def tile_table(self) -> np.ndarray:
         """int8[9, T], read it only: rows 0-3 the concealed hands, 4-7 the meld counts, 8 the public
-        counts (the arrays ``hands``, ``meld_counts`` and ``public_counts`` are views of it)."""
+        counts (``hands``, ``meld_counts`` and ``public_counts`` are views of it)."""
         return self._tiles
+
+    @property
+    def hands(self) -> np.ndarray:
+        """int8[4, T] concealed tiles of each seat (a view of :attr:`tile_table`; read it only)."""
+        return self._tiles[0:4]
+
+    @property
+    def meld_counts(self) -> np.ndarray:
+        """int8[4, T] tiles in each seat's declared melds (a view of :attr:`tile_table`; read it only)."""
+        return self._tiles[4:8]
+
+    @property
+    def public_counts(self) -> np.ndarray:
+        """int8[T] tiles every seat has seen (a view of :attr:`tile_table`; read it only)."""
+        return self._tiles[8]
 
     def legal_action_masks(self) -> np.ndarray:
         """int8[4, A]: :meth:`legal_action_mask` of every seat (a fresh array)."""
         return self._masks.copy()
-
-    def _bind_views(self) -> None:
-        self.hands = self._tiles[0:4]
-        self.meld_counts = self._tiles[4:8]
-        self.public_counts = self._tiles[8]
 
     # ------------------------------------------------------------------ queries
     @property
@@ -356,7 +372,6 @@ class Game:
         g._head = self._head
         g._tail = self._tail
         g._tiles = self._tiles.copy()
-        g._bind_views()
         g.melds = [list(m) for m in self.melds]
         g.discards = self.discards.copy()
         g.num_discards = self.num_discards.copy()
@@ -461,10 +476,10 @@ class Game:
             self._finish([p], deal_in=-1, tile=self.last_drawn, win_type="self_draw")
 
     def _discard(self, p: int, t: int) -> None:
-        self.hands[p, t] -= 1
+        self._tiles[p, t] -= 1
         self.discards[p, self.num_discards[p]] = t
         self.num_discards[p] += 1
-        self.public_counts[t] += 1
+        self._tiles[_PUBLIC_ROW, t] += 1
         self.last_discard = t
         self.last_discarder = p
         self.last_drawn = -1
@@ -486,7 +501,7 @@ class Game:
         chow_seat = (p + 1) % NUM_SEATS if self.rules.allow_chow and t < NUM_SUITED else -1
         for k in (1, 2, 3):
             s = (p + k) % NUM_SEATS
-            h = self.hands[s]
+            h = self._tiles[s]
             row = None
             c = h[t]
             if c >= 2:
@@ -547,9 +562,9 @@ class Game:
             if a == 2 * t_count + 3 or a == 2 * t_count + 4:
                 kong = a == 2 * t_count + 4
                 n = 3 if kong else 2
-                self.hands[s, t] -= n
-                self.meld_counts[s, t] += n + 1
-                self.public_counts[t] += n
+                self._tiles[s, t] -= n
+                self._tiles[_MELD_ROW + s, t] += n + 1
+                self._tiles[_PUBLIC_ROW, t] += n
                 kind = "exposed_kong" if kong else "pong"
                 self.melds[s].append(Meld(kind, (t,) * (n + 1), p, t))
                 self._after_claim(s, kong)
@@ -561,9 +576,9 @@ class Game:
                 tiles = (low, low + 1, low + 2)
                 for u in tiles:
                     if u != t:
-                        self.hands[s, u] -= 1
-                        self.public_counts[u] += 1
-                    self.meld_counts[s, u] += 1
+                        self._tiles[s, u] -= 1
+                        self._tiles[_PUBLIC_ROW, u] += 1
+                    self._tiles[_MELD_ROW + s, u] += 1
                 self.melds[s].append(Meld("chow", tiles, p, t))
                 self._after_claim(s, False)
                 return
@@ -583,12 +598,12 @@ class Game:
         self._set_turn_masks(s)
 
     def _kong(self, p: int, t: int) -> None:
-        h = self.hands[p]
+        h = self._tiles[p]
         if h[t] == 4:
             h[t] = 0
-            self.meld_counts[p, t] += 4
+            self._tiles[_MELD_ROW + p, t] += 4
             # concealed kongs are treated as revealed to everyone (see mjenv.knowledge)
-            self.public_counts[t] += 4
+            self._tiles[_PUBLIC_ROW, t] += 4
             self.melds[p].append(Meld("concealed_kong", (t,) * 4, -1, -1))
             self._draw(p, replacement=True)
             return
@@ -598,13 +613,13 @@ class Game:
             if m.kind == "pong" and m.tiles[0] == t:
                 melds[i] = Meld("added_kong", (t,) * 4, m.from_seat, m.claimed)
                 break
-        self.meld_counts[p, t] += 1
-        self.public_counts[t] += 1
+        self._tiles[_MELD_ROW + p, t] += 1
+        self._tiles[_PUBLIC_ROW, t] += 1
         masks = None
         acting = []
         for k in (1, 2, 3):
             s = (p + k) % NUM_SEATS
-            b = bytearray(self.hands[s].tobytes())
+            b = bytearray(self._tiles[s].tobytes())
             b[t] += 1
             if is_winning_bytes(bytes(b), self._seven):
                 if masks is None:
@@ -644,7 +659,7 @@ class Game:
             if m.kind == "added_kong" and m.tiles[0] == t:
                 melds[i] = Meld("pong", (t,) * 3, m.from_seat, m.claimed)
                 break
-        self.meld_counts[p, t] -= 1
+        self._tiles[_MELD_ROW + p, t] -= 1
         self.discards[p, self.num_discards[p]] = t
         self.num_discards[p] += 1
         self._finish(winners, deal_in=p, tile=t, win_type="robbed_kong")
@@ -659,7 +674,7 @@ class Game:
         else:
             t = int(self.wall[self._head])
             self._head += 1
-        self.hands[p, t] += 1
+        self._tiles[p, t] += 1
         self.last_drawn = t
         self.last_discard = -1
         self.last_discarder = -1
@@ -673,7 +688,7 @@ class Game:
         masks = self._pass_masks()
         row = masks[p]
         row[self._pass] = 0
-        h = self.hands[p]
+        h = self._tiles[p]
         row[:t_count] = h > 0
         if not self._claimed_turn:
             if self._tail > self._head:
