@@ -22,10 +22,12 @@ Handler = Callable[[argparse.Namespace], int]
 Builder = Callable[[argparse.ArgumentParser], Handler]
 
 _COMMANDS: dict[str, tuple[str, Builder]] = {}
-#: Modules imported (if present) before parsing; each may call ``register_command``. Missing modules
-#: or modules that fail to import for lack of an optional extra (torch) are skipped.
-_PLUGIN_MODULES: tuple[str, ...] = ("mjenv.baselines.cli_train",)
-_OPTIONAL_DEPS = frozenset({"torch", "tensorboard", "ray"})
+#: Modules imported (if present) before parsing; each may call ``register_command``. A module that
+#: fails to import for lack of an optional extra (torch) registers, instead, a stand-in for the
+#: command it would have added (name, help), which says what to install.
+_PLUGIN_MODULES: dict[str, tuple[str, str]] = {
+    "mjenv.baselines.cli_train": ("train", "train a policy: 'mjenv train ppo ...' or 'mjenv train bc ...'"),
+}
 
 #: The tournament line-up: every baseline once, flat Monte Carlo at a budget that keeps it short.
 TOURNAMENT_AGENTS = ("random", "greedy", "flatmc:sp,sims=1000", "flatmc:sims=1000")
@@ -48,10 +50,20 @@ def register_command(name: str, help: str, build: Builder, *, replace: bool = Fa
     _COMMANDS[name] = (help, build)
 
 
+def _add_rules_option(p: argparse.ArgumentParser) -> None:
+    from mjenv.rules import PRESET_NAMES
+
+    p.add_argument("--rules", default="basic", choices=PRESET_NAMES,
+                   help="rules preset: basic (the papers' 108-tile game, default), honours (136 tiles with winds "
+                        "and dragons), sichuan (no chow), taiwan16 (16-tile hands); see help(mjenv.rules)")  # fmt: skip
+
+
 def _add_eval_options(p: argparse.ArgumentParser, deals: int, workers: int) -> None:
-    p.add_argument("--deals", type=int, default=deals, help=f"duplicate deals (walls) to play (default {deals})")
+    p.add_argument("--deals", type=int, default=deals,
+                   help=f"duplicate deals (walls) to play; each is played in every seat rotation, so 4 agents "
+                        f"play 4 hands per deal (default {deals})")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="seed of the walls and agents (default 0)")
-    p.add_argument("--rules", default="basic", help="rules preset (default basic)")
+    _add_rules_option(p)
     p.add_argument("--workers", type=int, default=workers, help=f"worker processes (default {workers})")
     p.add_argument("--ray", action="store_true", help="run the deals as Ray tasks (pip install 'mjenv[ray]')")
     p.add_argument("--ray-address", default=None, help="Ray cluster address (default: start a local Ray)")
@@ -139,7 +151,7 @@ def _build_play(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat 0..3 (seat 0 deals)")
     p.add_argument("--hands", type=int, default=1, help="hands to play (default 1)")
     p.add_argument("--seed", type=int, default=None, help="wall seed (default: random)")
-    p.add_argument("--rules", default="basic", help="rules preset (default basic)")
+    _add_rules_option(p)
 
     def run(args: argparse.Namespace) -> int:
         return play(args)
@@ -204,15 +216,37 @@ register_command("eval", "evaluate agents on duplicate deals with 95%% CIs (tabl
 register_command("play", "play one seat against three baseline agents at the terminal", _build_play)
 
 
+def _missing_extra_command(hint: str) -> Builder:
+    """A stand-in subcommand that takes any arguments and says what to install."""
+
+    def build(p: argparse.ArgumentParser) -> Handler:
+        p.add_argument("options", nargs=argparse.REMAINDER, help="the command's options (once installed)")
+        p.description = f"Not available: {hint}."
+
+        def run(args: argparse.Namespace) -> int:
+            print(f"mjenv: error: mjenv {args.command} {hint}", file=sys.stderr)
+            return 1
+
+        return run
+
+    return build
+
+
 def _load_plugins() -> None:
-    for mod in _PLUGIN_MODULES:
+    from mjenv._extras import install_hint
+
+    for mod, (command, help_line) in _PLUGIN_MODULES.items():
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:
-            # optional: the module is absent, or needs an extra (torch) that is not installed
-            if exc.name == mod or (exc.name or "").split(".")[0] in _OPTIONAL_DEPS:
+            if exc.name == mod:  # the module is absent (a trimmed install): nothing to offer
                 continue
-            raise
+            hint = install_hint(exc)
+            if hint is None:
+                raise
+            # the command stays listed, and says what to install, instead of vanishing from --help
+            if command not in _COMMANDS:
+                register_command(command, f"{help_line} ({hint})", _missing_extra_command(hint))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -224,7 +258,17 @@ def main(argv: list[str] | None = None) -> int:
     for name, (help_line, build) in _COMMANDS.items():
         handlers[name] = build(sub.add_parser(name, help=help_line))
     args = parser.parse_args(argv)
-    return int(handlers[args.command](args) or 0)
+    try:
+        return int(handlers[args.command](args) or 0)
+    except ModuleNotFoundError as exc:
+        from mjenv._extras import install_hint
+
+        hint = install_hint(exc)
+        if hint is None:
+            raise
+        # a missing optional dependency is an install step, not a bug: one line, no traceback
+        print(f"mjenv: error: mjenv {args.command} {hint}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":
