@@ -3,7 +3,6 @@ evaluation output, ``mjenv play``, rendering (issue 11)."""
 
 from __future__ import annotations
 
-import io
 import os
 import subprocess
 import sys
@@ -76,3 +75,44 @@ def test_rules_help_names_every_preset(capsys):
     with pytest.raises(SystemExit):
         cli.main(["eval", "greedy", "random", "--rules", "bogus"])
     assert "invalid choice: 'bogus'" in capsys.readouterr().err
+
+
+# -- ecosystem names -----------------------------------------------------------------------------
+
+
+def test_mjenv_v0_module_gives_the_environments_under_their_versioned_name():
+    from pettingzoo import AECEnv, ParallelEnv
+
+    from mjenv import mjenv_v0
+
+    par, aec = mjenv_v0.parallel_env(), mjenv_v0.env()
+    assert isinstance(par, ParallelEnv) and isinstance(aec, AECEnv)
+    assert par.metadata["name"] == aec.metadata["name"] == "mjenv_v0"
+    obs, _ = par.reset(seed=0)
+    assert set(obs) == {"player_0", "player_1", "player_2", "player_3"}
+
+
+def test_single_seat_env_is_registered_with_gymnasium_and_passes_its_checker():
+    import warnings
+
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    env = gymnasium.make("mjenv.wrappers:mjenv/SingleSeat-v0", opponents="random", seat=1)
+    assert env.spec.id == "mjenv/SingleSeat-v0"
+    assert type(env.unwrapped).__name__ == "SingleAgentEnv" and env.unwrapped.seat == 1
+    obs, info = env.reset(seed=0)
+    assert obs.shape == env.observation_space.shape
+    mask = env.get_wrapper_attr("action_masks")()
+    obs, reward, terminated, truncated, info = env.step(int(mask.nonzero()[0][0]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env.unwrapped, skip_render_check=True)
+    assert not [w for w in caught if "spec" in str(w.message)], [str(w.message) for w in caught]
+
+
+def test_the_package_is_marked_typed():
+    import mjenv
+
+    assert (Path(mjenv.__file__).parent / "py.typed").exists()
+    assert '"mjenv" = ["py.typed"]' in (ROOT / "pyproject.toml").read_text()
