@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mjenv import cli
@@ -116,3 +117,90 @@ def test_the_package_is_marked_typed():
 
     assert (Path(mjenv.__file__).parent / "py.typed").exists()
     assert '"mjenv" = ["py.typed"]' in (ROOT / "pyproject.toml").read_text()
+
+
+# -- render: labels fit their tiles, the last discard is marked, human mode opens a window -------
+
+
+def _claim_window_game():
+    """A basic-rules game right after seat 0's first discard (a claim window is open)."""
+    from mjenv.game import Game
+
+    g = Game("basic", 5)
+    layout = g.layout
+    tile = int(np.flatnonzero(g.hands[0])[0])
+    g.step({0: layout.discard(tile)})
+    assert int(g.last_discard) == tile and int(g.last_discarder) == 0
+    return g, tile
+
+
+def test_text_render_brackets_the_last_discard_of_its_seat():
+    from mjenv.render import render_text
+    from mjenv.tiles import UNICODE_TILES
+
+    g, tile = _claim_window_game()
+    lines = render_text(g).splitlines()
+    rows = [line for line in lines if line.strip().startswith("discards")]
+    assert rows[0].rstrip().endswith(f"[{UNICODE_TILES[tile]}]")  # seat 0's row
+    assert not any("[" in r for r in rows[1:])
+
+
+def test_image_render_marks_the_last_discard_in_its_seats_row():
+    from mjenv import render
+
+    g, _ = _claim_window_game()
+    img = render.render_rgb(g)
+    # the bottom panel (seat 0) holds a card with the marked face; the other panels none
+    bottom, top = img[610:872, 300:900], img[8:270, 300:900]
+    marked = np.all(bottom == render._MARKED_FACE, axis=-1)
+    assert marked.sum() > 50
+    assert not np.all(top == render._MARKED_FACE, axis=-1).any()
+
+
+@pytest.mark.parametrize("tile", [31, 32, 33])  # Wh Gr Rd: the two-letter labels
+def test_honour_labels_stay_inside_their_tile(tile):
+    from PIL import Image, ImageDraw
+
+    from mjenv import render
+
+    for w, h in ((20, 27), (24, 32), (26, 36), (38, 52)):  # every tile size the image uses
+        img = Image.new("RGB", (w + 20, h + 20), render._BG)
+        render._draw_tile(ImageDraw.Draw(img), 10, 10, w, h, tile)
+        a = np.asarray(img).copy()
+        a[10 : 10 + h + 1, 10 : 10 + w + 1] = render._BG  # blank the tile: nothing may be left outside
+        assert np.all(a == render._BG), (tile, w, h)
+
+
+def _human_render(code: str, **env_overrides) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    env.update(env_overrides)
+    prog = (
+        "import types, numpy as np\nfrom mjenv.game import Game\nfrom mjenv import render\n"
+        "g = Game('basic', 0); owner = types.SimpleNamespace()\n" + code
+    )
+    return subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True, env=env, timeout=60)
+
+
+def test_human_render_opens_a_pygame_window_showing_the_image():
+    pytest.importorskip("pygame", reason="the render extra (pygame) is not installed")
+    # SDL's dummy driver: a real pygame display surface without a screen
+    r = _human_render(
+        "render.render_human(owner, g); render.render_human(owner, g)\n"
+        "print(owner._window.reason, np.array_equal(owner._window.frame(), render.render_rgb(g)))",
+        SDL_VIDEODRIVER="dummy",
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["None", "True"]
+
+
+@pytest.mark.parametrize(
+    "block, reason",
+    [("", "there is no display"), ("import sys; sys.modules['pygame'] = None\n", "pygame is not installed")],
+)
+def test_human_render_falls_back_to_text_with_one_note(block, reason):
+    r = _human_render(block + "render.render_human(owner, g); render.render_human(owner, g)")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("mjenv: render_mode='human' prints text: " + reason)
+    assert sum("prints text" in line for line in lines) == 1  # the note once, the table each time
+    assert sum(line.startswith("mjenv basic | phase discard") for line in lines) == 2
