@@ -18,6 +18,10 @@ import importlib
 import sys
 from collections.abc import Callable
 
+import numpy as np
+
+from mjenv.tiles import tile_name
+
 Handler = Callable[[argparse.Namespace], int]
 Builder = Callable[[argparse.ArgumentParser], Handler]
 
@@ -159,14 +163,64 @@ def _build_play(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-def play(args: argparse.Namespace, input=None, output=None) -> int:
-    """Run ``mjenv play``: a HumanAgent at ``args.seat`` against ``args.opponents``."""
-    import numpy as np
+_MELD_VERBS = {
+    "chow": "chows",
+    "pong": "pongs",
+    "exposed_kong": "declares an exposed kong",
+    "concealed_kong": "declares a concealed kong",
+    "added_kong": "adds a fourth tile to its pong: kong",
+}
 
-    from mjenv.baselines.evaluate import play_hand
-    from mjenv.baselines.human import HumanAgent
+
+def _public_state(game) -> list[tuple[int, int]]:
+    """Per seat: (discards made, tiles in declared melds): what changes when a seat acts in public."""
+    return [(int(game.num_discards[s]), sum(len(m.tiles) for m in game.melds[s])) for s in range(4)]
+
+
+def narrate(before: list[tuple[int, int]], game, names: list[str], you: int) -> list[str]:
+    """What the other seats did in the step that led from ``before`` (:func:`_public_state`) to ``game``.
+
+    Only public moves are told (discards, declared melds), as a player at the table sees them.
+    """
+    from mjenv.baselines.human import hand_text
+    from mjenv.tiles import to_counts
+
+    lines = []
+    for s, (discards, meld_tiles) in enumerate(before):
+        if s == you:
+            continue
+        if sum(len(m.tiles) for m in game.melds[s]) > meld_tiles:
+            m = game.melds[s][-1]
+            tiles = hand_text(to_counts(m.tiles, game.rules.num_tile_types))
+            lines.append(f"  {names[s]} {_MELD_VERBS.get(m.kind, m.kind)} {tiles}")
+        if int(game.num_discards[s]) > discards:
+            t = int(game.discards[s][int(game.num_discards[s]) - 1])
+            lines.append(f"  {names[s]} discards {tile_name(t)}")
+    return lines
+
+
+def winning_hand(game, seat: int) -> str:
+    """The winner's tiles: concealed (with the winning tile) and declared melds, e.g. ``123s 55m + 777p``."""
+    from mjenv.baselines.human import hand_text
+
+    hand = np.array(game.hands[seat], dtype=np.int64)
+    if game.deal_in >= 0 and game.winning_tile >= 0:  # won on a discard: the tile is not in the hand yet
+        hand[int(game.winning_tile)] += 1
+    melds = [hand_text(np.bincount(m.tiles, minlength=len(hand))) for m in game.melds[seat]]
+    return hand_text(hand) + "".join(f" + {m}" for m in melds)
+
+
+def play(args: argparse.Namespace, input=None, output=None) -> int:
+    """Run ``mjenv play``: a HumanAgent at ``args.seat`` against ``args.opponents``.
+
+    After every step the other seats' public moves are told; at the end, the result, the winning hand
+    and every seat's tiles.
+    """
+    from mjenv.baselines.human import HumanAgent, hand_text
     from mjenv.baselines.registry import make_agent
-    from mjenv.tiles import format_hand
+    from mjenv.game import Game
+    from mjenv.observation import ObservationSpec
+    from mjenv.rules import get_rules
 
     out = output if output is not None else sys.stdout
     opp = list(args.opponents)
@@ -180,33 +234,47 @@ def play(args: argparse.Namespace, input=None, output=None) -> int:
     except ValueError as exc:
         print(f"mjenv: error: {exc}", file=sys.stderr)
         return 2
-    human = HumanAgent(rules=args.rules, input=input, output=output)
+    rules = get_rules(args.rules)
+    spec = ObservationSpec(rules=rules)
+    human = HumanAgent(rules=rules, input=input, output=output)
     seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(2**31))
+    where = ("you", "right", "across", "left")
+    names = [
+        "you" if s == args.seat else f"{where[(s - args.seat) % 4]} ({opp[s - (s > args.seat)]})" for s in range(4)
+    ]
+    print(f"you play seat {args.seat}; type 'help' at a prompt for how to answer", file=out)
     total = 0
     for h in range(args.hands):
         seated = list(bots)
         seated.insert(args.seat, human)
-        games: list = []
+        g = Game(rules=rules, seed=seed + h)
+        print(f"\n=== hand {h + 1} (seed {seed + h}); dealer: {names[g.dealer]} ===", file=out)
         try:
-            rec = play_hand(seated, seed + h, args.rules, keep_game=games)
+            while not g.is_over:
+                actions = {}
+                for s in g.acting_seats():
+                    obs = {"observation": spec.encode(g, s), "action_mask": g.legal_action_mask(s)}
+                    actions[s] = int(seated[s].act(obs))
+                before = _public_state(g)
+                g.step(actions)
+                for line in narrate(before, g, names, args.seat):
+                    print(line, file=out)
         except EOFError:
             print("\ninput ended; bye", file=out)
             return 0
-        g = games[0]
-        where = ("you", "right", "across", "left")
-        names = [
-            "you" if s == args.seat else f"{where[(s - args.seat) % 4]} ({opp[s - (s > args.seat)]})" for s in range(4)
-        ]
         print(f"\n=== hand {h + 1} (seed {seed + h}) over ===", file=out)
-        if rec["winners"]:
-            giver = "your" if rec["deal_in"] == args.seat else f"{names[rec['deal_in']]}'s"
-            how = "self-draw" if rec["deal_in"] < 0 else f"on {giver} tile"
-            print(f"winner: {', '.join(names[w] for w in rec['winners'])} ({how})", file=out)
+        if g.winners:
+            giver = "your" if g.deal_in == args.seat else f"{names[g.deal_in]}'s"
+            how = "self-draw" if g.deal_in < 0 else f"on {giver} tile"
+            for w in g.winners:
+                print(f"winner: {names[w]} ({how}, {tile_name(int(g.winning_tile))}): {winning_hand(g, w)}", file=out)
         else:
             print("draw: the wall ran out", file=out)
         for s in range(4):
-            print(f"  seat {s} {names[s]:>24}: {format_hand(g.hands[s])}  score {rec['scores'][s]:+d}", file=out)
-        total += rec["scores"][args.seat]
+            melds = "".join(f" + {hand_text(np.bincount(m.tiles, minlength=rules.num_tile_types))}" for m in g.melds[s])
+            score = int(g.scores[s])
+            print(f"  seat {s} {names[s]:>24}: {hand_text(g.hands[s])}{melds}  score {score:+d}", file=out)
+        total += int(g.scores[args.seat])
     print(f"your total score: {total:+d}", file=out)
     return 0
 

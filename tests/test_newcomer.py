@@ -3,6 +3,8 @@ evaluation output, ``mjenv play``, rendering (issue 11)."""
 
 from __future__ import annotations
 
+import argparse
+import io
 import os
 import subprocess
 import sys
@@ -204,3 +206,85 @@ def test_human_render_falls_back_to_text_with_one_note(block, reason):
     assert lines[0].startswith("mjenv: render_mode='human' prints text: " + reason)
     assert sum("prints text" in line for line in lines) == 1  # the note once, the table each time
     assert sum(line.startswith("mjenv basic | phase discard") for line in lines) == 2
+
+
+# -- mjenv play: narration, meld groups, one tile order, help, the winning hand -------------------
+
+
+def test_hand_text_uses_the_tile_id_order_of_the_glyphs_and_moves():
+    from mjenv.baselines.human import hand_text
+
+    from mjenv.tiles import parse
+
+    assert hand_text(parse("123m456p789s")) == "789s 123m 456p"
+    assert hand_text(parse("11z2s", 34)) == "2s 11z"
+
+
+def test_meld_groups_split_declared_tiles_into_melds():
+    from mjenv.baselines.human import meld_groups
+
+    from mjenv.tiles import parse
+
+    assert meld_groups(parse("444789m"), 2) == ["444m", "789m"]
+    assert meld_groups(parse("2222s123m"), 2) == ["2222s", "123m"]
+    assert meld_groups(parse("2222s"), 1) == ["2222s"]
+    assert meld_groups(parse("111222333p"), 3) in (["111p", "222p", "333p"], ["123p", "123p", "123p"])
+    assert meld_groups(parse("12m"), 1) == ["12m"]  # no split: the tiles as one group
+
+
+def test_narration_tells_every_discard_and_meld_of_the_other_seats():
+    from mjenv.baselines import GreedyAgent
+
+    from mjenv.cli import _public_state, narrate
+    from mjenv.game import Game
+    from mjenv.observation import ObservationSpec
+    from mjenv.tiles import tile_name
+
+    names = ["you", "right", "across", "left"]
+    for seed in range(4):
+        g, spec = Game("basic", seed), ObservationSpec("basic")
+        agents = [GreedyAgent(seed=s) for s in range(4)]
+        told: list[str] = []
+        while not g.is_over:
+            acts = {s: agents[s].act({"observation": spec.encode(g, s), "action_mask": g.legal_action_mask(s)})
+                    for s in g.acting_seats()}  # fmt: skip
+            before = _public_state(g)
+            g.step(acts)
+            told += narrate(before, g, names, 0)
+        assert not any(line.strip().startswith("you ") for line in told)
+        for s in (1, 2, 3):
+            said = [line.split(" discards ")[1] for line in told if line.strip().startswith(names[s] + " discards")]
+            assert said == [tile_name(int(t)) for t in g.discards[s][: int(g.num_discards[s])]]
+            melds = [line for line in told if line.strip().startswith(names[s]) and " discards " not in line]
+            assert len(melds) >= len(g.melds[s])
+
+
+def test_help_is_answered_without_counting_as_a_bad_answer():
+    from mjenv.baselines.human import HumanAgent
+
+    from mjenv.game import Game
+    from mjenv.observation import ObservationSpec
+
+    out = io.StringIO()
+    human = HumanAgent(input=io.StringIO("help\n?\n0\n"), output=out, max_attempts=1)
+    g = Game("basic", 0)
+    action = human.act({"observation": ObservationSpec("basic").encode(g, 0), "action_mask": g.legal_action_mask(0)})
+    assert g.legal_action_mask(0)[action]
+    text = out.getvalue()
+    assert text.count("how to answer:") == 2 and "(help: how to answer)" in text
+
+
+def test_play_end_screen_shows_the_winning_hand_with_its_winning_tile():
+    out = io.StringIO()
+    args = argparse.Namespace(opponents=["greedy"], seat=0, hands=2, seed=11, rules="basic")
+    assert cli.play(args, input=io.StringIO("0\n" * 600), output=out) == 0
+    text = out.getvalue()
+    winners = [line for line in text.splitlines() if line.startswith("winner:")]
+    assert winners
+    for line in winners:
+        tiles = line.split("): ", 1)[1]
+        groups = tiles.replace("+", " ").split()
+        n = sum(len(g) - 1 for g in groups)
+        kongs = sum(1 for g in groups if len(g) == 5 and len(set(g[:-1])) == 1)
+        assert n == 14 + kongs, line  # 4 melds and a pair, the winning tile included
+    assert "discards" in text and "(greedy) discards" in text
