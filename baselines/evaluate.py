@@ -216,13 +216,23 @@ class Report:
             lines.append(
                 f"| {lab} | {st['seats_per_hand'][0]:g} | " + " | ".join(cells) + f" | {st['ms_per_decision'][0]:.1f} |"
             )
+        seats = [self.stats[lab]["seats_per_hand"][0] for lab in self.labels]
+        if any(n > 1 for n in seats):
+            lines += [
+                "",
+                "Rates are per seat: an agent on k seats of a hand (seats/hand > 1, e.g. a team of 2) is "
+                "averaged over them. A hand has one winner (two only on a shared discard), so its win rate is "
+                "at most about 1/k (50% for a team of 2), and it wins a hand at about k times that rate.",
+            ]
         if self.pairwise:
             lines += ["", "| win rate difference | mean ± 95% CI | significant at 95% |", "|---|---|---|"]
             for p in self.pairwise:
                 lines.append(
-                    f"| {p['a']} − {p['b']} | {100 * p['diff']:+.1f} ± {100 * p['ci']:.1f} pp | "
+                    f"| {p['a']} − {p['b']} | {100 * p['diff']:+.1f} ± {_fmt_ci(100 * p['ci'], 1)} pp | "
                     f"{'yes' if p['significant'] else 'no'} |"
                 )
+        if len({(h.get("seed", 0), h["deal"]) for h in self.hands}) == 1:
+            lines += ["", "n/a: one deal gives no confidence interval; play at least 2 deals (5 to test a difference)."]
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:
@@ -245,14 +255,17 @@ class Report:
         return paths
 
 
+def _fmt_ci(ci: float, digits: int) -> str:
+    """A CI half-width, or ``n/a`` where there is none (one deal): never ``nan``."""
+    return "n/a" if math.isnan(ci) else f"{ci:.{digits}f}"
+
+
 def _fmt_pct(m: float, ci: float) -> str:
-    ci_s = "n/a" if math.isnan(ci) else f"{100 * ci:.1f}"
-    return f"{100 * m:.1f}% ± {ci_s}"
+    return f"{100 * m:.1f}% ± {_fmt_ci(100 * ci, 1)}"
 
 
 def _fmt_num(m: float, ci: float) -> str:
-    ci_s = "n/a" if math.isnan(ci) else f"{ci:.2f}"
-    return f"{m:+.2f} ± {ci_s}"
+    return f"{m:+.2f} ± {_fmt_ci(ci, 2)}"
 
 
 def summarize(hands: list[dict[str, Any]], labels: Sequence[str]) -> tuple[dict, list]:
@@ -510,7 +523,7 @@ def plot_report(report: Report, path: str | os.PathLike) -> Path:
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=min(n, 2), frameon=False)
     if report.pairwise and len(report.pairwise) <= 3:
         lines = [
-            f"{_short(p['a'], 22)} − {_short(p['b'], 22)}: {100 * p['diff']:+.1f} ± {100 * p['ci']:.1f} pp"
+            f"{_short(p['a'], 22)} − {_short(p['b'], 22)}: {100 * p['diff']:+.1f} ± {_fmt_ci(100 * p['ci'], 1)} pp"
             + (" *" if p["significant"] else "")
             for p in report.pairwise
         ]

@@ -1,9 +1,11 @@
 """``HumanAgent``: a person plays one seat at the terminal (``mjenv play``).
 
 The table is drawn from the seat's own observation only (what a player at the table sees): its hand,
-every seat's melds and discards, the discard awaiting claims, the wall count. Legal moves are listed
-with numbers; the person answers with a number, a move name (``pong``, ``pass``, ``win``, ``kong 3s``)
-or a tile to discard (``3s`` or ``discard 3s``). Anything else gets a clear message and the prompt
+every seat's melds (one group per meld) and discards, the discard awaiting claims, the wall count.
+Tiles are written in tile-id order everywhere (s bamboo, m characters, p dots, z honours: the order of
+the Unicode glyphs and of the move list). Legal moves are listed with numbers; the person answers with
+a number, a move name (``pong``, ``pass``, ``win``, ``kong 3s``) or a tile to discard (``3s`` or
+``discard 3s``); ``help`` (or ``?``) explains this. Anything else gets a clear message and the prompt
 again. A seat with only ``PASS`` legal passes without asking.
 """
 
@@ -20,6 +22,63 @@ from mjenv.tiles import format_hand, tile_name
 
 SEAT_NAMES = ("you", "right", "across", "left")
 PHASE_NAMES = {PHASE_DISCARD: "your turn", PHASE_CLAIM: "claim window", PHASE_ROB_KONG: "rob a kong?"}
+HELP = """how to answer:
+  a number          the move with that number in the list, e.g. 0
+  a move name       e.g. pass, pong, win, kong 3s, chow (a prefix is enough when only one move has it)
+  a tile            on your turn, the tile to discard: 3s (or discard 3s)
+tiles: 1-9 then s (bamboo), m (characters), p (dots), z (honours 1-7: E S W N white green red);
+seats: right plays after you, then across, then left (the left seat's discards are the ones you may chow)."""
+
+
+def hand_text(counts) -> str:
+    """Tiles of a count vector in tile-id order, one group per suit: ``"2557s 1349m 11z"`` ('-' if none)."""
+    c = np.asarray(counts).astype(int)
+    groups = []
+    for suit, letter in enumerate("smpz"):
+        lo = 9 * suit
+        ranks = "".join(str(t - lo + 1) * int(c[t]) for t in range(lo, min(lo + 9, len(c))))
+        if ranks:
+            groups.append(ranks + letter)
+    return " ".join(groups) or "-"
+
+
+def meld_groups(counts, num_melds: int) -> list[str]:
+    """Split a seat's meld tile counts into ``num_melds`` melds (kongs, pongs, chows), e.g. ``["444m", "789m"]``.
+
+    The observation holds the counts and the number of melds, not the melds: a split that uses every
+    tile is returned (where two exist, as ``444555666m``, either shows the same tiles). When none
+    exists the tiles are shown as one group.
+    """
+    c = np.asarray(counts).astype(int).copy()
+    kongs = int(c.sum()) - 3 * num_melds
+    found: list[list[int]] = []
+
+    def search(left_kongs: int) -> bool:
+        nz = np.flatnonzero(c)
+        if len(nz) == 0:
+            return left_kongs == 0
+        t = int(nz[0])
+        options = []
+        if left_kongs > 0 and c[t] >= 4:
+            options.append([t] * 4)
+        if c[t] >= 3:
+            options.append([t] * 3)
+        if t < 27 and t % 9 <= 6 and c[t + 1] > 0 and c[t + 2] > 0:
+            options.append([t, t + 1, t + 2])
+        for meld in options:
+            for u in meld:
+                c[u] -= 1
+            found.append(meld)
+            if search(left_kongs - (len(meld) == 4)):
+                return True
+            found.pop()
+            for u in meld:
+                c[u] += 1
+        return False
+
+    if kongs < 0 or not search(kongs):
+        return [hand_text(counts)] if np.asarray(counts).any() else []
+    return [hand_text(np.bincount(m, minlength=len(c))) for m in found]
 
 
 def render_observation(views: dict[str, np.ndarray], rules: Rules) -> str:
@@ -27,6 +86,7 @@ def render_observation(views: dict[str, np.ndarray], rules: Rules) -> str:
     n_t = rules.num_tile_types
     hand = np.rint(views["hand"]).astype(int)
     melds = np.rint(views["melds"]).astype(int).reshape(4, n_t)
+    num_melds = np.rint(views["num_melds"]).astype(int).reshape(4)
     discards = np.rint(views["discards"]).astype(int).reshape(4, -1)
     last = np.asarray(views["last_discard"]).reshape(-1)
     last_from = np.asarray(views["last_discarder"]).reshape(-1)
@@ -34,12 +94,12 @@ def render_observation(views: dict[str, np.ndarray], rules: Rules) -> str:
     lines = [f"wall: {int(round(float(np.ravel(views['wall_count'])[0])))} tiles left"]
     for seat in (2, 3, 1, 0):
         shown = [tile_name(int(t) - 1) for t in discards[seat] if t > 0]
-        meld_txt = format_hand(melds[seat]) if melds[seat].any() else "-"
+        meld_txt = " ".join(meld_groups(melds[seat], int(num_melds[seat]))) or "-"
         tag = " (dealer)" if seat == dealer else ""
         lines.append(f"  {SEAT_NAMES[seat]:>6}{tag}: melds {meld_txt}; discards {' '.join(shown) or '-'}")
     if last.max() > 0:
         lines.append(f"  on the table: {tile_name(int(np.argmax(last)))} from {SEAT_NAMES[int(np.argmax(last_from))]}")
-    lines.append(f"  your hand: {format_hand(hand)}   ({format_hand(hand, 'unicode')})")
+    lines.append(f"  your hand: {hand_text(hand)}   ({format_hand(hand, 'unicode')})")
     if "deficiency" in views:
         lines.append(f"  deficiency: {int(round(float(np.ravel(views['deficiency'])[0])))}")
     return "\n".join(lines)
@@ -102,7 +162,8 @@ class HumanAgent(Agent):
 
     def decide(self, s: Situation) -> int:
         moves = self.moves(s)
-        self._print("legal moves: " + ", ".join(f"[{i}] {n}" for i, (_, n) in enumerate(moves)))
+        listing = "legal moves: " + ", ".join(f"[{i}] {n}" for i, (_, n) in enumerate(moves))
+        self._print(listing + "   (help: how to answer)")
         attempts = 0
         while True:
             self.output.write("your move> ")
@@ -110,6 +171,9 @@ class HumanAgent(Agent):
             line = self.input.readline()
             if line == "":
                 raise EOFError("input ended while waiting for a move")
+            if line.strip().lower() in ("help", "?", "h"):
+                self._print(HELP + "\n" + listing)
+                continue
             choice, error = self.parse(line, s, moves)
             if error is None:
                 return choice
@@ -154,7 +218,7 @@ class HumanAgent(Agent):
             if s.phase == PHASE_DISCARD and s.mask[s.layout.discard(t)]:
                 return s.layout.discard(t), None
             if s.phase == PHASE_DISCARD:
-                held = format_hand(s.hand)
+                held = hand_text(s.hand)
                 return -1, f"you cannot discard {tile_name(t)}: it is not in your hand ({held}); {allowed}"
             return -1, f"this is not your turn to discard; {allowed}"
         return -1, f"did not understand {line.strip()!r}: {allowed}"

@@ -388,7 +388,9 @@ def main(argv: list[str] | None = None) -> Path:
 
         result = evaluate_vs_greedy(str(policy_path), hands=args.eval_hands, seed=args.seed + 10_000,
                                     rules=args.rules, out_dir=out_dir / "eval")
-        print(json.dumps(result, indent=2))
+        # the table is markdown: printed as such, not escaped inside JSON (the JSON is in out_dir/eval)
+        print(f"\nevaluation against three greedy agents ({result['deals']} duplicate deals = {result['hands']} "
+              f"hands; files in {out_dir / 'eval'}):\n{result['table']}")
     return policy_path
 
 

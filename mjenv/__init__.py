@@ -25,6 +25,16 @@ def __getattr__(name: str):
     if name in _LAZY:
         import importlib
 
+        from mjenv._extras import MissingExtraError, install_hint
+
         module, attr = _LAZY[name]
-        return getattr(importlib.import_module(module), attr)
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            hint = install_hint(exc)
+            if hint is None:
+                raise
+            # one line that says what to install, instead of "No module named 'gymnasium'"
+            raise MissingExtraError(f"mjenv.{name} {hint}", name=exc.name) from exc
+        return getattr(mod, attr)
     raise AttributeError(f"module 'mjenv' has no attribute {name!r}")

@@ -18,14 +18,20 @@ import importlib
 import sys
 from collections.abc import Callable
 
+import numpy as np
+
+from mjenv.tiles import tile_name
+
 Handler = Callable[[argparse.Namespace], int]
 Builder = Callable[[argparse.ArgumentParser], Handler]
 
 _COMMANDS: dict[str, tuple[str, Builder]] = {}
-#: Modules imported (if present) before parsing; each may call ``register_command``. Missing modules
-#: or modules that fail to import for lack of an optional extra (torch) are skipped.
-_PLUGIN_MODULES: tuple[str, ...] = ("mjenv.baselines.cli_train",)
-_OPTIONAL_DEPS = frozenset({"torch", "tensorboard", "ray"})
+#: Modules imported (if present) before parsing; each may call ``register_command``. A module that
+#: fails to import for lack of an optional extra (torch) registers, instead, a stand-in for the
+#: command it would have added (name, help), which says what to install.
+_PLUGIN_MODULES: dict[str, tuple[str, str]] = {
+    "mjenv.baselines.cli_train": ("train", "train a policy: 'mjenv train ppo ...' or 'mjenv train bc ...'"),
+}
 
 #: The tournament line-up: every baseline once, flat Monte Carlo at a budget that keeps it short.
 TOURNAMENT_AGENTS = ("random", "greedy", "flatmc:sp,sims=1000", "flatmc:sims=1000")
@@ -48,10 +54,20 @@ def register_command(name: str, help: str, build: Builder, *, replace: bool = Fa
     _COMMANDS[name] = (help, build)
 
 
+def _add_rules_option(p: argparse.ArgumentParser) -> None:
+    from mjenv.rules import PRESET_NAMES
+
+    p.add_argument("--rules", default="basic", choices=PRESET_NAMES,
+                   help="rules preset: basic (the papers' 108-tile game, default), honours (136 tiles with winds "
+                        "and dragons), sichuan (no chow), taiwan16 (16-tile hands); see help(mjenv.rules)")  # fmt: skip
+
+
 def _add_eval_options(p: argparse.ArgumentParser, deals: int, workers: int) -> None:
-    p.add_argument("--deals", type=int, default=deals, help=f"duplicate deals (walls) to play (default {deals})")
+    p.add_argument("--deals", type=int, default=deals,
+                   help=f"duplicate deals (walls) to play; each is played in every seat rotation, so 4 agents "
+                        f"play 4 hands per deal (default {deals})")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="seed of the walls and agents (default 0)")
-    p.add_argument("--rules", default="basic", help="rules preset (default basic)")
+    _add_rules_option(p)
     p.add_argument("--workers", type=int, default=workers, help=f"worker processes (default {workers})")
     p.add_argument("--ray", action="store_true", help="run the deals as Ray tasks (pip install 'mjenv[ray]')")
     p.add_argument("--ray-address", default=None, help="Ray cluster address (default: start a local Ray)")
@@ -139,7 +155,7 @@ def _build_play(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat 0..3 (seat 0 deals)")
     p.add_argument("--hands", type=int, default=1, help="hands to play (default 1)")
     p.add_argument("--seed", type=int, default=None, help="wall seed (default: random)")
-    p.add_argument("--rules", default="basic", help="rules preset (default basic)")
+    _add_rules_option(p)
 
     def run(args: argparse.Namespace) -> int:
         return play(args)
@@ -147,14 +163,64 @@ def _build_play(p: argparse.ArgumentParser) -> Handler:
     return run
 
 
-def play(args: argparse.Namespace, input=None, output=None) -> int:
-    """Run ``mjenv play``: a HumanAgent at ``args.seat`` against ``args.opponents``."""
-    import numpy as np
+_MELD_VERBS = {
+    "chow": "chows",
+    "pong": "pongs",
+    "exposed_kong": "declares an exposed kong",
+    "concealed_kong": "declares a concealed kong",
+    "added_kong": "adds a fourth tile to its pong: kong",
+}
 
-    from mjenv.baselines.evaluate import play_hand
-    from mjenv.baselines.human import HumanAgent
+
+def _public_state(game) -> list[tuple[int, int]]:
+    """Per seat: (discards made, tiles in declared melds): what changes when a seat acts in public."""
+    return [(int(game.num_discards[s]), sum(len(m.tiles) for m in game.melds[s])) for s in range(4)]
+
+
+def narrate(before: list[tuple[int, int]], game, names: list[str], you: int) -> list[str]:
+    """What the other seats did in the step that led from ``before`` (:func:`_public_state`) to ``game``.
+
+    Only public moves are told (discards, declared melds), as a player at the table sees them.
+    """
+    from mjenv.baselines.human import hand_text
+    from mjenv.tiles import to_counts
+
+    lines = []
+    for s, (discards, meld_tiles) in enumerate(before):
+        if s == you:
+            continue
+        if sum(len(m.tiles) for m in game.melds[s]) > meld_tiles:
+            m = game.melds[s][-1]
+            tiles = hand_text(to_counts(m.tiles, game.rules.num_tile_types))
+            lines.append(f"  {names[s]} {_MELD_VERBS.get(m.kind, m.kind)} {tiles}")
+        if int(game.num_discards[s]) > discards:
+            t = int(game.discards[s][int(game.num_discards[s]) - 1])
+            lines.append(f"  {names[s]} discards {tile_name(t)}")
+    return lines
+
+
+def winning_hand(game, seat: int) -> str:
+    """The winner's tiles: concealed (with the winning tile) and declared melds, e.g. ``123s 55m + 777p``."""
+    from mjenv.baselines.human import hand_text
+
+    hand = np.array(game.hands[seat], dtype=np.int64)
+    if game.deal_in >= 0 and game.winning_tile >= 0:  # won on a discard: the tile is not in the hand yet
+        hand[int(game.winning_tile)] += 1
+    melds = [hand_text(np.bincount(m.tiles, minlength=len(hand))) for m in game.melds[seat]]
+    return hand_text(hand) + "".join(f" + {m}" for m in melds)
+
+
+def play(args: argparse.Namespace, input=None, output=None) -> int:
+    """Run ``mjenv play``: a HumanAgent at ``args.seat`` against ``args.opponents``.
+
+    After every step the other seats' public moves are told; at the end, the result, the winning hand
+    and every seat's tiles.
+    """
+    from mjenv.baselines.human import HumanAgent, hand_text
     from mjenv.baselines.registry import make_agent
-    from mjenv.tiles import format_hand
+    from mjenv.game import Game
+    from mjenv.observation import ObservationSpec
+    from mjenv.rules import get_rules
 
     out = output if output is not None else sys.stdout
     opp = list(args.opponents)
@@ -168,33 +234,47 @@ def play(args: argparse.Namespace, input=None, output=None) -> int:
     except ValueError as exc:
         print(f"mjenv: error: {exc}", file=sys.stderr)
         return 2
-    human = HumanAgent(rules=args.rules, input=input, output=output)
+    rules = get_rules(args.rules)
+    spec = ObservationSpec(rules=rules)
+    human = HumanAgent(rules=rules, input=input, output=output)
     seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(2**31))
+    where = ("you", "right", "across", "left")
+    names = [
+        "you" if s == args.seat else f"{where[(s - args.seat) % 4]} ({opp[s - (s > args.seat)]})" for s in range(4)
+    ]
+    print(f"you play seat {args.seat}; type 'help' at a prompt for how to answer", file=out)
     total = 0
     for h in range(args.hands):
         seated = list(bots)
         seated.insert(args.seat, human)
-        games: list = []
+        g = Game(rules=rules, seed=seed + h)
+        print(f"\n=== hand {h + 1} (seed {seed + h}); dealer: {names[g.dealer]} ===", file=out)
         try:
-            rec = play_hand(seated, seed + h, args.rules, keep_game=games)
+            while not g.is_over:
+                actions = {}
+                for s in g.acting_seats():
+                    obs = {"observation": spec.encode(g, s), "action_mask": g.legal_action_mask(s)}
+                    actions[s] = int(seated[s].act(obs))
+                before = _public_state(g)
+                g.step(actions)
+                for line in narrate(before, g, names, args.seat):
+                    print(line, file=out)
         except EOFError:
             print("\ninput ended; bye", file=out)
             return 0
-        g = games[0]
-        where = ("you", "right", "across", "left")
-        names = [
-            "you" if s == args.seat else f"{where[(s - args.seat) % 4]} ({opp[s - (s > args.seat)]})" for s in range(4)
-        ]
         print(f"\n=== hand {h + 1} (seed {seed + h}) over ===", file=out)
-        if rec["winners"]:
-            giver = "your" if rec["deal_in"] == args.seat else f"{names[rec['deal_in']]}'s"
-            how = "self-draw" if rec["deal_in"] < 0 else f"on {giver} tile"
-            print(f"winner: {', '.join(names[w] for w in rec['winners'])} ({how})", file=out)
+        if g.winners:
+            giver = "your" if g.deal_in == args.seat else f"{names[g.deal_in]}'s"
+            how = "self-draw" if g.deal_in < 0 else f"on {giver} tile"
+            for w in g.winners:
+                print(f"winner: {names[w]} ({how}, {tile_name(int(g.winning_tile))}): {winning_hand(g, w)}", file=out)
         else:
             print("draw: the wall ran out", file=out)
         for s in range(4):
-            print(f"  seat {s} {names[s]:>24}: {format_hand(g.hands[s])}  score {rec['scores'][s]:+d}", file=out)
-        total += rec["scores"][args.seat]
+            melds = "".join(f" + {hand_text(np.bincount(m.tiles, minlength=rules.num_tile_types))}" for m in g.melds[s])
+            score = int(g.scores[s])
+            print(f"  seat {s} {names[s]:>24}: {hand_text(g.hands[s])}{melds}  score {score:+d}", file=out)
+        total += int(g.scores[args.seat])
     print(f"your total score: {total:+d}", file=out)
     return 0
 
@@ -204,15 +284,37 @@ register_command("eval", "evaluate agents on duplicate deals with 95%% CIs (tabl
 register_command("play", "play one seat against three baseline agents at the terminal", _build_play)
 
 
+def _missing_extra_command(hint: str) -> Builder:
+    """A stand-in subcommand that takes any arguments and says what to install."""
+
+    def build(p: argparse.ArgumentParser) -> Handler:
+        p.add_argument("options", nargs=argparse.REMAINDER, help="the command's options (once installed)")
+        p.description = f"Not available: {hint}."
+
+        def run(args: argparse.Namespace) -> int:
+            print(f"mjenv: error: mjenv {args.command} {hint}", file=sys.stderr)
+            return 1
+
+        return run
+
+    return build
+
+
 def _load_plugins() -> None:
-    for mod in _PLUGIN_MODULES:
+    from mjenv._extras import install_hint
+
+    for mod, (command, help_line) in _PLUGIN_MODULES.items():
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:
-            # optional: the module is absent, or needs an extra (torch) that is not installed
-            if exc.name == mod or (exc.name or "").split(".")[0] in _OPTIONAL_DEPS:
+            if exc.name == mod:  # the module is absent (a trimmed install): nothing to offer
                 continue
-            raise
+            hint = install_hint(exc)
+            if hint is None:
+                raise
+            # the command stays listed, and says what to install, instead of vanishing from --help
+            if command not in _COMMANDS:
+                register_command(command, f"{help_line} ({hint})", _missing_extra_command(hint))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -224,7 +326,17 @@ def main(argv: list[str] | None = None) -> int:
     for name, (help_line, build) in _COMMANDS.items():
         handlers[name] = build(sub.add_parser(name, help=help_line))
     args = parser.parse_args(argv)
-    return int(handlers[args.command](args) or 0)
+    try:
+        return int(handlers[args.command](args) or 0)
+    except ModuleNotFoundError as exc:
+        from mjenv._extras import install_hint
+
+        hint = install_hint(exc)
+        if hint is None:
+            raise
+        # a missing optional dependency is an install step, not a bug: one line, no traceback
+        print(f"mjenv: error: mjenv {args.command} {hint}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

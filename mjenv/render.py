@@ -1,4 +1,5 @@
-"""Rendering of a hand: text with Unicode tiles (``ansi`` / ``human``) and an RGB image (``rgb_array``).
+"""Rendering of a hand: text with Unicode tiles (``ansi``), an RGB image (``rgb_array``) and a window
+(``human``).
 
 Both show either the full table (every hand face up) or one seat's view (the other concealed hands
 face down; in a claim window a seat's view marks every answering seat as to act, not only those that
@@ -6,7 +7,12 @@ can claim, so it shows nothing hidden). The image is drawn with Pillow: each sea
 side of the table (the viewing seat, or seat 0, at the bottom) with its concealed hand, declared melds
 and discards; the centre shows the wall count, the phase, the discard awaiting claims and whose turn it is. Tiles are
 drawn as cards with the rank and a suit letter in the suit's colour (s bamboo green, m characters
-red, p dots blue; honours E S W N Wh Gr Rd), so no mahjong font is needed.
+red, p dots blue; honours E S W N Wh Gr Rd), so no mahjong font is needed. The last discard is marked in
+its seat's discards (in brackets in the text, a gold card in the image) while it awaits claims.
+
+``human`` shows the image in a pygame window, as PettingZoo's classic games do (``pip install
+"mjenv[render]"``); without pygame or without a display it prints the text instead, after a one-line
+note saying why (:func:`render_human`).
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import numpy as np
 
 from mjenv.tiles import UNICODE_TILES, format_hand, tile_name
 
-__all__ = ["render_rgb", "render_text"]
+__all__ = ["HumanWindow", "render_human", "render_rgb", "render_text"]
 
 SEAT_NAMES = ("player_0", "player_1", "player_2", "player_3")
 PHASE_NAMES = ("discard", "claim", "rob kong", "end")
@@ -56,6 +62,11 @@ def _result_line(game) -> str:
     return f"result: {who} wins{tile} {how}; scores {list(map(int, game.scores))}"
 
 
+def _awaiting_claims(game, s: int) -> bool:
+    """Whether seat ``s``'s last discard is the one on the table (awaiting claims, or just claimed by a win)."""
+    return int(game.last_discarder) == s and int(game.last_discard) >= 0
+
+
 def render_text(game, seat: int | None = None, acting: list[int] | None = None) -> str:
     """The table as text with Unicode tiles (and mps notation beside them).
 
@@ -88,6 +99,8 @@ def render_text(game, seat: int | None = None, acting: list[int] | None = None) 
         melds = "  ".join(f"{m.kind}:{_uni(m.tiles)}" for m in game.melds[s])
         n = int(game.num_discards[s])
         disc = _uni(int(t) for t in game.discards[s][:n])
+        if disc and _awaiting_claims(game, s):
+            disc = f"{disc[:-1]}[{disc[-1]}]"  # the discard the other seats may claim
         lines.append(f"{marks} {SEAT_NAMES[s]}  hand {shown}")
         if melds:
             lines.append(f"     melds    {melds}")
@@ -107,6 +120,7 @@ _BG = (22, 96, 62)
 _PANEL = (16, 78, 50)
 _TEXT = (240, 240, 230)
 _HIGHLIGHT = (255, 200, 40)
+_MARKED_FACE = (255, 236, 160)
 
 
 @cache
@@ -122,6 +136,13 @@ def _font(size: int, bold: bool = False):
     return ImageFont.load_default(size)
 
 
+def _fitting_font(draw, label: str, size: int, width: int):
+    """The bold font of at most ``size`` px in which ``label`` fits ``width`` px ("Wh" on a narrow tile)."""
+    while size > 6 and draw.textlength(label, font=_font(size, bold=True)) > width:
+        size -= 1
+    return _font(size, bold=True)
+
+
 def _draw_tile(draw, x: int, y: int, w: int, h: int, tile: int | None, mark: bool = False) -> None:
     """One tile card at (x, y); ``tile=None`` draws its back."""
     r = max(3, w // 7)
@@ -129,14 +150,15 @@ def _draw_tile(draw, x: int, y: int, w: int, h: int, tile: int | None, mark: boo
         draw.rounded_rectangle((x, y, x + w, y + h), r, fill=(40, 120, 170), outline=(10, 40, 60), width=2)
         return
     outline = _HIGHLIGHT if mark else (90, 80, 60)
-    draw.rounded_rectangle((x, y, x + w, y + h), r, fill=(250, 246, 232), outline=outline, width=3 if mark else 1)
+    face = _MARKED_FACE if mark else (250, 246, 232)
+    draw.rounded_rectangle((x, y, x + w, y + h), r, fill=face, outline=outline, width=max(3, w // 8) if mark else 1)
     suit = min(tile // 9, 3)
     colour = _SUIT_COLOURS[suit]
     if suit == 3:
         label, small = _HONOURS[tile - 27], ""
     else:
         label, small = str(tile % 9 + 1), "smp"[suit]
-    big = _font(int(h * 0.48), bold=True)
+    big = _fitting_font(draw, label, int(h * 0.48), int(w * 0.8))
     draw.text((x + w / 2, y + h * 0.40), label, fill=colour, font=big, anchor="mm")
     if small:
         draw.text((x + w / 2, y + h * 0.80), small, fill=colour, font=_font(int(h * 0.28)), anchor="mm")
@@ -190,8 +212,7 @@ def _panel(draw, box, game, s: int, face_up: bool, acting: list[int], big: tuple
     disc = [int(t) for t in game.discards[s][:n]]
     draw.text((x, y), "discards", fill=(190, 220, 200), font=_font(13))
     y += 17
-    mark = int(game.last_discarder) == s and int(game.last_discard) >= 0
-    _row(draw, x, y, width, disc, small[0], small[1], mark_last=mark)
+    _row(draw, x, y, width, disc, small[0], small[1], mark_last=_awaiting_claims(game, s))
 
 
 def render_rgb(game, seat: int | None = None, acting: list[int] | None = None) -> np.ndarray:
@@ -252,3 +273,105 @@ def render_rgb(game, seat: int | None = None, acting: list[int] | None = None) -
         draw.text(((cx0 + cx1) / 2, cy1 - 20), res.replace("result: ", ""), fill=_HIGHLIGHT, font=_font(16),
                   anchor="mb")
     return np.asarray(img, dtype=np.uint8)
+
+
+# ----------------------------------------------------------------------------------------------
+# window (render_mode="human")
+# ----------------------------------------------------------------------------------------------
+
+
+def _no_window_reason() -> str | None:
+    """Why no pygame window can open here (None: one can)."""
+    import os
+    import sys
+
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # no greeting line between the env's outputs
+    try:
+        import pygame  # noqa: F401
+    except ImportError:
+        return 'pygame is not installed (pip install "mjenv[render]")'
+    if os.environ.get("SDL_VIDEODRIVER"):  # the user chose a driver (e.g. "dummy" in tests): let SDL try it
+        return None
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return "there is no display (DISPLAY and WAYLAND_DISPLAY are unset)"
+    return None
+
+
+class HumanWindow:
+    """A pygame window that shows :func:`render_rgb` frames, or the text with a note when it cannot open.
+
+    Args:
+        output: where the text goes when there is no window (default ``sys.stdout``).
+
+    Attributes:
+        reason: None while a window is (or can be) used; else why the text is printed instead.
+    """
+
+    def __init__(self, output=None) -> None:
+        self.output = output
+        self.reason = _no_window_reason()
+        self._screen = None
+        self._noted = False
+
+    def show(self, game, seat: int | None = None, acting: list[int] | None = None) -> None:
+        """Draw the table: in the window, or as text (the first time after a one-line note)."""
+        if self.reason is None:
+            try:
+                self._draw(render_rgb(game, seat=seat, acting=acting))
+                return
+            except Exception as exc:  # noqa: BLE001  (pygame.error and friends: fall back, say why)
+                self.reason = f"the pygame window could not open ({exc})"
+                self.close()
+        import sys
+
+        out = self.output if self.output is not None else sys.stdout
+        if not self._noted:
+            print(f"mjenv: render_mode='human' prints text: {self.reason}", file=out)
+            self._noted = True
+        print(render_text(game, seat=seat, acting=acting), file=out)
+
+    def _draw(self, frame: np.ndarray) -> None:
+        import pygame
+
+        if self._screen is None:
+            pygame.display.init()
+            pygame.display.set_caption("mjenv")
+            self._screen = pygame.display.set_mode((frame.shape[1], frame.shape[0]))
+        # surfarray is indexed (x, y): the frame's (row, column) axes swap
+        pygame.surfarray.blit_array(self._screen, frame.swapaxes(0, 1))
+        pygame.event.pump()  # keeps the window responsive between steps
+        pygame.display.flip()
+
+    def frame(self) -> np.ndarray | None:
+        """The window's current pixels as uint8[H, W, 3] (None without a window)."""
+        if self._screen is None:
+            return None
+        import pygame
+
+        return np.ascontiguousarray(pygame.surfarray.array3d(self._screen).swapaxes(0, 1))
+
+    def close(self) -> None:
+        """Close the window (if one is open)."""
+        if self._screen is not None:
+            import pygame
+
+            pygame.display.quit()
+            self._screen = None
+
+
+def render_human(owner, game, seat: int | None = None, acting: list[int] | None = None) -> None:
+    """``render_mode="human"``: show the table in ``owner``'s window, opened on first use.
+
+    The window (a :class:`HumanWindow`) is kept on ``owner`` (the environment) as ``owner._window``;
+    without pygame or a display the text is printed instead, after a note saying why.
+
+    Args:
+        owner: any object that may hold the window (an environment).
+        game: a ``mjenv.game.Game``.
+        seat, acting: as for :func:`render_rgb`.
+    """
+    window = getattr(owner, "_window", None)
+    if window is None:
+        window = HumanWindow()
+        owner._window = window
+    window.show(game, seat=seat, acting=acting)

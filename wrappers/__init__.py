@@ -7,6 +7,10 @@
   (``mjenv.wrappers.rllib``; needs ``ray[rllib]``).
 
 Everything loads on first use, so ``import mjenv.wrappers`` does not import Ray or torch.
+
+Importing this package registers the single-seat env with gymnasium as ``"mjenv/SingleSeat-v0"``
+(keyword arguments of :class:`SingleAgentEnv`); ``gymnasium.make("mjenv.wrappers:mjenv/SingleSeat-v0")``
+imports it first. Later versions of the env get the next number (see ``mjenv.mjenv_v0``).
 """
 
 from __future__ import annotations
@@ -20,7 +24,22 @@ _LAZY = {
     "ppo_config": ("mjenv.wrappers.rllib", "ppo_config"),
 }
 
-__all__ = list(_LAZY)
+__all__ = [*_LAZY, "SINGLE_SEAT_ID"]
+
+#: gymnasium id of :class:`SingleAgentEnv` (version 0 of the env, ``metadata["name"] == "mjenv_v0"``)
+SINGLE_SEAT_ID = "mjenv/SingleSeat-v0"
+
+
+def _register() -> None:
+    try:
+        import gymnasium
+    except ModuleNotFoundError:  # a bare install (no env extra): nothing to register with
+        return
+    if SINGLE_SEAT_ID not in gymnasium.registry:
+        gymnasium.register(id=SINGLE_SEAT_ID, entry_point="mjenv.wrappers.single_agent:SingleAgentEnv")
+
+
+_register()
 
 
 def __getattr__(name: str):

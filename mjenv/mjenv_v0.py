@@ -1,0 +1,30 @@
+"""Version 0 of the mjenv environment, under PettingZoo's versioned module name.
+
+```python
+from mjenv import mjenv_v0
+
+env = mjenv_v0.parallel_env(rules="basic")   # the same objects as mjenv.parallel_env()
+aec = mjenv_v0.env()
+```
+
+Names follow PettingZoo and gymnasium: the module ``mjenv_v0`` (as ``pettingzoo.classic.chess_v6``), the
+environments' ``metadata["name"] == "mjenv_v0"``, and the gymnasium id ``"mjenv/SingleSeat-v0"`` of the
+single-seat env (``mjenv.wrappers.SingleAgentEnv``). A change that alters what an agent observes, may
+do or is rewarded for gets the next number (``mjenv_v1``, ``"mjenv/SingleSeat-v1"``) while the older
+versions stay importable; ``mjenv.parallel_env()`` and ``mjenv.env()`` always give the newest.
+``help(mjenv.env)`` is the full specification of the version that module holds.
+"""
+
+from __future__ import annotations
+
+from mjenv._extras import MissingExtraError, install_hint
+
+try:
+    from mjenv.env import env, parallel_env, raw_env
+except ModuleNotFoundError as _exc:
+    _hint = install_hint(_exc)
+    if _hint is None:
+        raise
+    raise MissingExtraError(f"mjenv.mjenv_v0 {_hint}", name=_exc.name) from _exc
+
+__all__ = ["env", "parallel_env", "raw_env"]
