@@ -11,8 +11,11 @@ the opponent pool when the game starts:
 
 Only decisions with more than one legal action enter the policy loss; every learner step enters
 GAE and the value loss (rewards of forced steps, such as the end-of-hand score while passing, still
-reach the decisions before them). Rewards are the env's end-of-hand score changes, optionally with its
-potential-based deficiency shaping (``--shaping deficiency``), times ``--reward-scale``.
+reach the decisions before them). Rewards are the env's end-of-hand score changes, optionally with
+potential-based shaping ``gamma * Phi(s') - Phi(s)`` per env step (``--shaping deficiency`` or
+``deficiency_tiles``, potentials of ``mjenv.shaping`` read from each seat's own observation, ``Phi = 0``
+at the end of a hand), times ``--reward-scale``. GAE runs over every env step with ``--gamma``, so the
+shaping uses that same discount and telescopes in the learner's own process.
 
 Outputs in ``--out-dir``: ``checkpoint.pt`` (resume with ``--resume``), ``policy.pt`` (the latest
 policy, ``PolicyAgent.load``), ``snapshots/``, ``ppo_log.csv``, TensorBoard events in ``tb/``,
@@ -38,6 +41,8 @@ from mjenv.baselines._args import parse_args
 from mjenv.baselines.policy import PolicyNet, build_net, load_net, save_policy
 from mjenv.baselines.train_bc import make_agent, plot_curve
 from tqdm.auto import tqdm
+
+from mjenv.shaping import Potential, check_shaping
 
 
 @dataclass
@@ -85,7 +90,7 @@ class Args:
     reward_scale: float = 0.1
     """multiplies the env rewards (score changes) before learning"""
     shaping: str | None = None
-    """None or 'deficiency': the env's potential-based shaping (potential = -deficiency)"""
+    """None, 'deficiency' (Phi = -deficiency) or 'deficiency_tiles' (plus the effective-tile count; mjenv.shaping)"""
     opponents: str = "self,greedy,past"
     """opponent pool, comma separated, drawn uniformly per seat per game: self, greedy, random, flatmc, past"""
     pool_size: int = 5
@@ -100,6 +105,8 @@ class Args:
     """continue from out_dir/checkpoint.pt (network, optimiser, counters, pool, logs)"""
     checkpoint_every: int = 5
     """updates between checkpoints"""
+    keep_policies: bool = False
+    """also keep a copy of the policy at every checkpoint, out_dir/policies/step_<global step>.pt (learning curves)"""
     eval_every: int = 20
     """updates between evaluations against three greedy agents (0 = only at the end)"""
     eval_hands: int = 64
@@ -159,8 +166,7 @@ def evaluate_vs_greedy(policy_path: str, *, hands: int, seed: int, rules: str = 
 
 def main(argv: list[str] | None = None) -> Path:
     args = parse_args(Args, argv, prog="mjenv train ppo")
-    if args.shaping not in (None, "deficiency"):
-        raise ValueError(f"shaping must be None or 'deficiency', got {args.shaping!r}")
+    check_shaping(args.shaping)
     pool_names = [p.strip() for p in args.opponents.split(",") if p.strip()]
     allowed = {"self", "greedy", "random", "flatmc", "past"}
     if not pool_names or set(pool_names) - allowed:
@@ -210,8 +216,10 @@ def main(argv: list[str] | None = None) -> Path:
     # --- environments and opponents ---------------------------------------------------------------------
     import mjenv
 
-    # the shaping discount must equal the learner's (Ng et al. 1999): then optimal policies are unchanged
-    venv = mjenv.vector_env(args.num_envs, rules=args.rules, shaping=args.shaping, gamma=args.gamma)
+    # unshaped env; the shaping is added below with the learner's discount (Ng et al. 1999), so optimal
+    # policies are unchanged
+    venv = mjenv.vector_env(args.num_envs, rules=args.rules)
+    phi = None if args.shaping is None else Potential(args.shaping, args.rules)
     n_env, n_act = args.num_envs, venv.single_action_space.n
     obs_size = venv.single_observation_space["observation"].shape[0]
     if obs_size != net.obs_size:
@@ -296,8 +304,11 @@ def main(argv: list[str] | None = None) -> Path:
             act_buf[step] = actions
 
             next_obs, rewards, terms, truncs, infos = venv.step(actions)
-            rew_buf[step] = rewards * args.reward_scale
             done = terms | truncs
+            if phi is not None:
+                # after a hand ends next_obs is the next deal's: Phi(end of hand) = 0 instead
+                rewards = rewards + args.gamma * phi(next_obs["observation"]) * (1.0 - done[:, None]) - phi(o)
+            rew_buf[step] = rewards * args.reward_scale
             done_buf[step] = done
             episode_return += rewards
             global_step += n_env
@@ -427,6 +438,9 @@ def main(argv: list[str] | None = None) -> Path:
                     writer.add_scalar(f"ppo/{k}", float(v), global_step)
         if iteration % args.checkpoint_every == 0 or is_last:
             save_policy(net, policy_path, iteration=iteration)
+            if args.keep_policies:
+                (out_dir / "policies").mkdir(exist_ok=True)
+                save_policy(net, out_dir / "policies" / f"step_{global_step:09d}.pt", iteration=iteration)
             torch.save({"net": net.state_dict(), "net_config": net.config(), "optimizer": optimizer.state_dict(),
                         "iteration": iteration, "global_step": global_step, "hands": hands_done,
                         "pool": pool_paths, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),

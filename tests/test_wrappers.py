@@ -79,10 +79,13 @@ def test_maskable_ppo_trains_a_few_steps_and_acts_legally():
 def test_rllib_adapter_presents_only_seats_with_a_choice_and_keeps_every_reward():
     from mjenv.wrappers.rllib import RLlibParallelEnv
 
+    from mjenv.env import POTENTIAL_CAP
+
     env = RLlibParallelEnv(shaping="deficiency", gamma=1.0)
     rng = np.random.default_rng(0)
     obs, infos = env.reset(seed=3)
     totals = dict.fromkeys(env.possible_agents, 0.0)
+    first_deficiency = {a: infos[a]["deficiency"] for a in obs}
     while True:
         assert obs, "some seat always has a choice until the hand ends"
         for a, o in obs.items():
@@ -94,20 +97,14 @@ def test_rllib_adapter_presents_only_seats_with_a_choice_and_keeps_every_reward(
         obs, rewards, terms, truncs, infos = env.step(actions)
         for a, r in rewards.items():
             totals[a] += r
+            first_deficiency.setdefault(a, infos[a]["deficiency"])
         if terms and all(terms.values()):
             break
         assert not any(terms.values())
     scores = {a: infos[a]["scores"] for a in infos}
-    # shaping telescopes to -Phi(s0) (Phi = -deficiency at the deal) on top of the score
+    # shaping telescopes to -Phi(s0) (Phi = -deficiency at the seat's first observation) on top of the score
     for a in scores:
-        assert totals[a] == pytest.approx(scores[a] + 0.0 + _initial_deficiency(a, 3), abs=1e-9)
-
-
-def _initial_deficiency(agent: str, seed: int) -> float:
-    from mjenv.env import POTENTIAL_CAP
-
-    _, infos = mjenv.parallel_env().reset(seed=seed)
-    return float(min(infos[agent]["deficiency"], POTENTIAL_CAP))
+        assert totals[a] == pytest.approx(scores[a] + min(first_deficiency[a], POTENTIAL_CAP), abs=1e-9)
 
 
 def test_rllib_multi_agent_ppo_trains_one_iteration_with_the_masked_module():

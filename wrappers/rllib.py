@@ -22,6 +22,13 @@ provides it on top of :func:`mjenv.parallel_env`:
   paid with its next observation, so no reward is lost (RLlib credits a reward to the agent's last
   action). At the end of the hand every seat that has acted gets its final observation, its pending
   reward and ``terminated = True``.
+* **Shaping in each seat's own decision process.** ``shaping`` (``"deficiency"`` or
+  ``"deficiency_tiles"``, :mod:`mjenv.shaping`) is applied by the adapter, not by the base env (which
+  runs unshaped): each seat's reward at an observation adds ``F = gamma * Phi(s) - Phi(s_prev)``, with
+  ``s_prev`` its previous observation (and ``Phi = 0`` with its final observation at the end of the
+  hand). RLlib discounts once per observation of an agent, so **pass PPO's ``gamma``** (the
+  ``ppo_config`` argument): then each seat's discounted sum of ``F`` over a hand is exactly
+  ``-Phi(s_0)`` and the shaping is potential-based (Ng, Harada and Russell 1999).
 
 :class:`MaskedPolicyRLModule` is the same network as the PPO script's (:class:`~mjenv.baselines.policy.PolicyNet`,
 masked logits plus the deficiency action-feature head), so RLlib-trained weights load into a
@@ -44,15 +51,23 @@ class RLlibParallelEnv(ParallelEnv):
     """mjenv's parallel env, presenting only the seats with a real choice (see the module docstring).
 
     Args:
-        **env_kwargs: arguments of :func:`mjenv.parallel_env` (``rules``, ``shaping``, ``gamma``, ...).
+        shaping: None, ``"deficiency"`` or ``"deficiency_tiles"``, applied between each seat's decisions.
+        gamma: the learner's discount per decision (RLlib PPO's ``gamma``), used by the shaping.
+        **env_kwargs: other arguments of :func:`mjenv.parallel_env` (``rules``, ``observation``, ...).
     """
 
     metadata = {"name": "mjenv_rllib_v0", "render_modes": [], "is_parallelizable": True}
 
-    def __init__(self, **env_kwargs: Any):
+    def __init__(self, shaping: str | None = None, gamma: float = 0.99, **env_kwargs: Any):
         import mjenv
+        from mjenv.shaping import Potential, check_gamma, check_shaping
 
+        check_shaping(shaping)
+        self.gamma = check_gamma(gamma)
+        # the base env stays unshaped: its shaping would discount per env step, not per decision
         self.env = mjenv.parallel_env(**env_kwargs)
+        self._phi = None if shaping is None else Potential(shaping, self.env.spec.rules)
+        self._last_phi: dict[str, float] = {}
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
         inner = self.env.observation_space(AGENTS[0])
@@ -97,7 +112,13 @@ class RLlibParallelEnv(ParallelEnv):
                 return True
         return False
 
-    def _emit(self, agents: list[str]) -> tuple[dict, dict]:
+    def _emit(self, agents: list[str], over: bool = False) -> tuple[dict, dict]:
+        if self._phi is not None:
+            for a in agents:
+                phi = 0.0 if over else float(self._phi(self._raw[a]["observation"]))
+                if a in self._last_phi:
+                    self._pending[a] += self.gamma * phi - self._last_phi[a]
+                self._last_phi[a] = phi
         obs = {a: self.convert(self._raw[a]) for a in agents}
         rewards = {a: self._pending[a] for a in agents}
         for a in agents:
@@ -109,6 +130,7 @@ class RLlibParallelEnv(ParallelEnv):
         self._raw, self._infos = self.env.reset(seed=seed, options=options)
         self._pending = dict.fromkeys(AGENTS, 0.0)
         self._seen = set()
+        self._last_phi = {}
         # a hand that ends before anyone chooses (not possible in the basic rules' deals seen so far)
         # is followed by the next deal, so every episode has at least one decision
         while self._run_forced():
@@ -135,7 +157,7 @@ class RLlibParallelEnv(ParallelEnv):
         over = bool(term[AGENTS[0]]) or self._run_forced()
         if over:
             done = sorted(self._seen)
-            obs, rewards = self._emit(done)
+            obs, rewards = self._emit(done, over=True)
             self.agents = []
             flags = dict.fromkeys(done, True)
             return obs, rewards, flags, dict.fromkeys(done, False), {a: self._infos[a] for a in done}
@@ -218,6 +240,7 @@ def ppo_config(
     minibatch_size: int = 256,
     num_epochs: int = 4,
     lr: float = 3e-4,
+    gamma: float = 0.99,
     num_env_runners: int = 0,
     seed: int | None = 0,
 ):
@@ -225,9 +248,10 @@ def ppo_config(
 
     Args:
         rules: rule set (also passed to the env unless ``env_config`` sets it).
-        env_config: more :func:`mjenv.parallel_env` arguments (``shaping``, ``gamma``, ...).
+        env_config: more :class:`RLlibParallelEnv` arguments (``shaping``, ...); its ``gamma`` is set to
+            PPO's ``gamma`` (a different one raises ValueError: the shaping must use the learner's).
         hidden: trunk widths of the policy network.
-        train_batch_size, minibatch_size, num_epochs, lr: PPO's.
+        train_batch_size, minibatch_size, num_epochs, lr, gamma: PPO's.
         num_env_runners: RLlib env-runner actors (0 = sample in the driver process).
         seed: RLlib's ``debugging(seed=...)``.
     """
@@ -238,6 +262,9 @@ def ppo_config(
 
     register_env("mjenv_rllib", rllib_env)
     cfg = {"rules": rules, **dict(env_config or {})}
+    if cfg.setdefault("gamma", gamma) != gamma:
+        raise ValueError(f"env_config gamma {cfg['gamma']!r} differs from PPO's gamma {gamma!r}; the shaping "
+                         "must discount as the learner does (leave it out of env_config)")
     return (
         PPOConfig()
         .environment("mjenv_rllib", env_config=cfg)
@@ -251,7 +278,8 @@ def ppo_config(
             )
         )
         .env_runners(num_env_runners=num_env_runners)
-        .training(train_batch_size=train_batch_size, minibatch_size=minibatch_size, num_epochs=num_epochs, lr=lr)
+        .training(train_batch_size=train_batch_size, minibatch_size=minibatch_size, num_epochs=num_epochs, lr=lr,
+                  gamma=gamma)
         .debugging(seed=seed)
     )
 

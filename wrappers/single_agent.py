@@ -13,11 +13,22 @@ Each episode is one hand of :func:`mjenv.parallel_env`. The learner sits at ``se
 ``act(observation_dict) -> int`` (baselines by name through the evaluation harness's registry:
 ``"greedy"``, ``"random"``, ``"flatmc"``, ``"policy:PATH"``; or agent objects). Steps at which the
 learner has nothing to decide (only PASS legal) are played through automatically, so every ``step``
-is a real decision; the rewards of the skipped steps (the end-of-hand score, shaping terms) are added
-to the reward the learner gets. A hand that ends before the learner's first decision is followed by
+is a real decision; the rewards of the skipped steps (the end-of-hand score) are added to the reward
+the learner gets. A hand that ends before the learner's first decision is followed by
 the next deal at once (never seen by the learner). The observation is the flat
 ``observation`` array (a ``Box``, which every sb3 policy reads); the mask is ``action_masks()`` and
 ``info["action_mask"]``.
+
+**Shaping.** ``shaping="deficiency"`` (or ``"deficiency_tiles"``, see :mod:`mjenv.shaping`) is applied
+here, in the learner's own decision process, not by the base env (which runs unshaped): with the
+potential ``Phi`` of the learner's own observation, each ``step`` adds
+``F = gamma * Phi(s_next) - Phi(s)`` between the learner's consecutive decisions ``s`` and ``s_next``,
+and ``-Phi(s)`` when the hand ends (``Phi = 0`` at the end). **Pass the learner's own discount as
+``gamma``** (e.g. MaskablePPO's ``gamma``, which discounts once per ``step`` of this env, not per env
+step): then the discounted sum of ``F`` over a hand is exactly ``-Phi(s_0)`` whatever happens, so the
+shaping is potential-based (Ng, Harada and Russell 1999, Theorem 1) and leaves optimal policies
+unchanged. ``info["potential"]`` is ``Phi`` of the learner's state (the env's, for
+``shaping="deficiency"``).
 """
 
 from __future__ import annotations
@@ -57,7 +68,10 @@ class SingleAgentEnv(gym.Env):
         opponents: one agent or spec for all three other seats, or three (in seat order after the
             learner: right, across, left).
         seat: the learner's seat 0..3, or None to draw it per hand.
-        rules, shaping, gamma, observation, illegal_action: passed to :func:`mjenv.parallel_env`.
+        shaping: None, ``"deficiency"`` or ``"deficiency_tiles"`` (:mod:`mjenv.shaping`), applied between the
+            learner's decisions (module docstring).
+        gamma: the learner's discount per ``step`` of this env, in (0, 1], used by the shaping.
+        rules, observation, illegal_action: passed to :func:`mjenv.parallel_env`.
         render_mode: None, ``"ansi"``, ``"human"`` or ``"rgb_array"`` (the learner's view).
     """
 
@@ -75,13 +89,21 @@ class SingleAgentEnv(gym.Env):
         render_mode: str | None = None,
     ):
         import mjenv
+        from mjenv.shaping import Potential, check_gamma, check_shaping
 
+        check_shaping(shaping)
+        self.gamma = check_gamma(gamma)
+        self.shaping = shaping
         if seat is not None and seat not in (0, 1, 2, 3):
             raise ValueError(f"seat must be None (drawn per hand) or 0..3, got {seat!r}")
         self.fixed_seat = seat
-        self.env = mjenv.parallel_env(rules=rules, shaping=shaping, gamma=gamma, observation=observation,
-                                      illegal_action=illegal_action, render_mode=render_mode,
-                                      render_seat=None)
+        # the base env stays unshaped: its shaping would discount per env step, not per learner decision
+        self.env = mjenv.parallel_env(rules=rules, observation=observation, illegal_action=illegal_action,
+                                      render_mode=render_mode, render_seat=None)
+        self._phi = None if shaping is None else Potential(shaping, self.env.spec.rules)
+        self._potential = 0.0  # Phi of the learner's last decision state
+        #: env steps played (every seat's step counts once), over all hands since construction
+        self.env_steps = 0
         self.render_mode = render_mode
         self.opponents = _make_opponents(opponents, self.env.spec.rules)
         space = self.env.observation_space(AGENTS[0])
@@ -109,6 +131,7 @@ class SingleAgentEnv(gym.Env):
             actions[AGENTS[s]] = agent.act(o) if int(o["action_mask"].sum()) > 1 else self.pass_action
         actions[AGENTS[self.seat]] = int(learner_action)
         self._obs, rewards, terms, truncs, self._infos = self.env.step(actions)
+        self.env_steps += 1
         return float(rewards[AGENTS[self.seat]]), bool(terms[AGENTS[self.seat]] or truncs[AGENTS[self.seat]])
 
     def _advance(self) -> tuple[float, bool]:
@@ -119,8 +142,16 @@ class SingleAgentEnv(gym.Env):
             total += r
         return total, over
 
+    def _learner_potential(self, over: bool) -> float:
+        """Phi of the learner's current state (0 when the hand is over or without shaping)."""
+        if over or self._phi is None:
+            return 0.0
+        return float(self._phi(self._obs[AGENTS[self.seat]]["observation"]))
+
     def _info(self) -> dict[str, Any]:
         info = dict(self._infos[AGENTS[self.seat]])
+        if self._phi is not None:
+            info["potential"] = self._potential
         info["action_mask"] = self.action_masks()
         info["seat"] = self.seat
         return info
@@ -148,6 +179,7 @@ class SingleAgentEnv(gym.Env):
             _, over = self._advance()
             if not over:
                 break
+        self._potential = self._learner_potential(False)
         return self._obs[AGENTS[self.seat]]["observation"], self._info()
 
     def step(self, action):
@@ -159,6 +191,11 @@ class SingleAgentEnv(gym.Env):
         if not over:
             more, over = self._advance()
             reward += more
+        if self._phi is not None:
+            # potential-based in the learner's own decision process: its gamma, one step per decision
+            new = self._learner_potential(over)
+            reward += self.gamma * new - self._potential
+            self._potential = new
         obs = self._obs[AGENTS[self.seat]]["observation"]
         return obs, reward, over, False, self._info()
 

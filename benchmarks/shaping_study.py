@@ -1,0 +1,305 @@
+"""The shaping study: PPO from scratch with and without potential-based shaping, several seeds each.
+
+One command runs everything (training, evaluation of the kept checkpoints, the table and the plots)::
+
+    python benchmarks/shaping_study.py                         # the full study (1M env steps per run)
+    python benchmarks/shaping_study.py --ppo-steps 300000 --sb3-steps 150000   # a reduced budget
+
+Settings (``--settings``, run in this order, seeds interleaved):
+
+* ``ppo:none``, ``ppo:deficiency``, ``ppo:deficiency_tiles``: ``mjenv train ppo`` (``baselines/train_ppo.py``)
+  from a fresh network, opponents drawn per seat from three random/greedy agents
+  (``--opponents random,greedy``), ``--shaping`` as named, ``--gamma 0.999`` per env step. The x axis is
+  env steps of the vector env (every table's step counts once; a hand is about 130 steps).
+* ``sb3:none``, ``sb3:deficiency``: sb3-contrib ``MaskablePPO`` through ``SingleAgentEnv`` (the learner
+  at a random seat, three random agents), ``examples/sb3_maskable_ppo.py`` with ``gamma = 0.99`` per
+  learner decision and the same gamma given to the wrapper's shaping. Its budget counts learner
+  decisions (SB3 timesteps); the env steps they took are recorded too.
+
+Every kept checkpoint is evaluated through the evaluation harness (``mjenv eval``) on FIXED duplicate
+deals that no training run sees: the policy against three random agents with seed
+:data:`EVAL_SEED_RANDOM` and against three greedy agents with seed :data:`EVAL_SEED_GREEDY`, ``--deals``
+deals each played in the four seat rotations. These seeds were fixed before any result was seen;
+training deals come from the training seeds 0, 1, 2 (``mjenv train ppo`` seeds its tables with
+``seed + 1000 * k + i``; SB3 draws them from ``reset(seed=...)``), a different stream.
+
+Outputs: per run ``OUT/<algo>_<shaping>_s<seed>/`` (training log, checkpoints, ``evals.json``); and in
+``--docs`` (default ``docs/training/``): ``shaping_study.csv`` (one row per setting and checkpoint: mean
+and 95% CI across seeds of the win rate against random and greedy), ``shaping_study.json`` (every
+evaluation, the budget and the commands) and ``shaping_study_ppo.png`` / ``shaping_study_sb3.png``.
+Runs and evaluations already done are skipped, so an interrupted study resumes by running it again.
+At most ``--parallel`` processes run at once, each with one torch thread under ``nice``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Evaluation seeds, chosen before any result: never a training seed or a model-selection seed.
+EVAL_SEED_RANDOM = 424_242
+EVAL_SEED_GREEDY = 434_343
+#: Fractions of the budget at which checkpoints are evaluated (the learning-curve points).
+GRID = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.8, 1.0)
+PPO_BATCH = 16 * 128  # train_ppo's num_envs * num_steps: env steps per update
+SB3_ROLLOUT = 2048  # the SB3 example's n_steps: decisions per update
+SETTINGS = ("ppo:none", "ppo:deficiency", "sb3:none", "sb3:deficiency", "ppo:deficiency_tiles")
+
+
+def run_dir(out: Path, setting: str, seed: int) -> Path:
+    algo, shaping = setting.split(":")
+    return out / f"{algo}_{shaping}_s{seed}"
+
+
+def grid_steps(budget: int, unit: int) -> list[int]:
+    """Checkpoint steps of the grid, as multiples of the update size ``unit`` (at least one update)."""
+    return sorted({max(unit, round(f * budget / unit) * unit) for f in GRID})
+
+
+def ppo_checkpoint_every(budget: int) -> int:
+    """train_ppo updates between kept policies: the grid's finest spacing."""
+    return max(1, round(min(GRID) * budget / PPO_BATCH))
+
+
+def nearest(found: dict[int, Path], budget: int) -> list[int]:
+    """The found steps nearest to each grid point of the budget (each once, ascending)."""
+    if not found:
+        return []
+    return sorted({min(found, key=lambda s: abs(s - f * budget)) for f in GRID})
+
+
+def train_command(setting: str, seed: int, args, d: Path) -> list[str]:
+    algo, shaping = setting.split(":")
+    py = sys.executable
+    if algo == "ppo":
+        cmd = [py, "-m", "mjenv.baselines.train_ppo", "--seed", str(seed), "--total-timesteps", str(args.ppo_steps),
+               "--opponents", "random,greedy", "--eval-hands", "0", "--torch-threads", "1", "--no-progress",
+               "--no-tensorboard", "--keep-policies", "--checkpoint-every", str(ppo_checkpoint_every(args.ppo_steps)),
+               "--out-dir", str(d)]
+        return cmd + ([] if shaping == "none" else ["--shaping", shaping])
+    cmd = [py, str(ROOT / "examples" / "sb3_maskable_ppo.py"), "--timesteps", str(args.sb3_steps), "--seed", str(seed),
+           "--save-at", ",".join(map(str, grid_steps(args.sb3_steps, SB3_ROLLOUT))), "--out-dir", str(d),
+           "--torch-threads", "1", "--eval-deals", "0"]
+    return cmd + ["--shaping", shaping]
+
+
+def checkpoints(setting: str, d: Path, args) -> list[tuple[int, int, Path]]:
+    """(x step, env steps, path) of the checkpoints on the grid that exist."""
+    algo = setting.split(":")[0]
+    if algo == "ppo":
+        found = {int(p.stem.split("_")[1]): p for p in (d / "policies").glob("step_*.pt")}
+        return [(s, s, found[s]) for s in nearest(found, args.ppo_steps)]
+    out = []
+    for p in sorted((d / "models").glob("step_*.zip")):
+        meta = json.loads(p.with_suffix(".json").read_text())
+        out.append((meta["timesteps"], meta["env_steps"], p))
+    return out
+
+
+def load_agent(setting: str, path: Path):
+    if setting.startswith("ppo"):
+        from mjenv.baselines.policy import PolicyAgent
+
+        return PolicyAgent.load(str(path))
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("sb3_example", ROOT / "examples" / "sb3_maskable_ppo.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.SB3Agent.load(str(path))
+
+
+def evaluate_run(setting: str, seed: int, args) -> None:
+    """Evaluate the run's grid checkpoints (cached in evals.json) against random and greedy."""
+    import torch
+    from mjenv.baselines.evaluate import evaluate
+
+    torch.set_num_threads(1)
+    d = run_dir(Path(args.out), setting, seed)
+    path = d / "evals.json"
+    evals = json.loads(path.read_text()) if path.is_file() else {}
+    for step, env_steps, ckpt in checkpoints(setting, d, args):
+        key = f"{step}:{args.deals}"
+        if key in evals:
+            continue
+        row = {"step": step, "env_steps": env_steps, "deals": args.deals}
+        for opp, eseed in (("random", EVAL_SEED_RANDOM), ("greedy", EVAL_SEED_GREEDY)):
+            agent = load_agent(setting, ckpt)
+            rep = evaluate([agent, opp, opp, opp], args.deals, eseed, labels=["policy", opp, opp, opp],
+                           progress=False)
+            row[f"win_{opp}"] = rep.stats["policy"]["win_rate"][0]
+            row[f"win_{opp}_ci"] = rep.stats["policy"]["win_rate"][1]
+            row[f"{opp}_seat_win_{opp}"] = rep.stats[opp]["win_rate"][0]
+            row[f"score_{opp}"] = rep.stats["policy"]["mean_score"][0]
+        evals[key] = row
+        path.write_text(json.dumps(evals, indent=1))
+        print(f"{d.name} step {step}: vs random {row['win_random']:.3f}, vs greedy {row['win_greedy']:.3f}", flush=True)
+
+
+def one_run(setting: str, seed: int, args) -> None:
+    """Train one (setting, seed) unless done, then evaluate its checkpoints (in this process)."""
+    d = run_dir(Path(args.out), setting, seed)
+    d.mkdir(parents=True, exist_ok=True)
+    done = d / "trained.json"
+    if not done.is_file():
+        cmd = train_command(setting, seed, args, d)
+        t0 = time.time()
+        with open(d / "train.log", "w") as log:
+            subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, check=True, cwd=ROOT,
+                           env={**os.environ, "OMP_NUM_THREADS": "1"})
+        done.write_text(json.dumps({"command": cmd, "seconds": time.time() - t0}, indent=1))
+    evaluate_run(setting, seed, args)
+
+
+def t975(n: int) -> float:
+    from mjenv.baselines.evaluate import t975 as t
+
+    return t(n)
+
+
+def aggregate(args) -> dict:
+    """Per setting and grid step: mean and 95% CI (t, across seeds) of the eval win rates."""
+    out: dict = {}
+    for setting in args.settings:
+        per_seed = {}
+        for seed in args.seeds:
+            p = run_dir(Path(args.out), setting, seed) / "evals.json"
+            if p.is_file():
+                per_seed[seed] = {r["step"]: r for r in json.loads(p.read_text()).values() if r["deals"] == args.deals}
+        steps = sorted(set().union(*[set(v) for v in per_seed.values()])) if per_seed else []
+        rows = []
+        for s in steps:
+            have = [per_seed[k][s] for k in per_seed if s in per_seed[k]]
+            row = {"step": s, "seeds": len(have), "env_steps": float(np.mean([r["env_steps"] for r in have]))}
+            for opp in ("random", "greedy"):
+                x = np.array([r[f"win_{opp}"] for r in have])
+                row[f"win_{opp}"] = float(x.mean())
+                ci = t975(len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else float("nan")
+                row[f"win_{opp}_ci"] = float(ci)
+                row[f"win_{opp}_per_seed"] = x.tolist()
+                row[f"{opp}_seat_win_{opp}"] = float(np.mean([r[f"{opp}_seat_win_{opp}"] for r in have]))
+            rows.append(row)
+        out[setting] = {"rows": rows, "seeds": sorted(per_seed), "to_50_vs_random": steps_to(rows, per_seed)}
+    return out
+
+
+def steps_to(rows: list[dict], per_seed: dict, level: float = 0.5) -> dict:
+    """First grid step where the mean over seeds (and each seed) reaches ``level`` against random."""
+    first = next((r["step"] for r in rows if r["seeds"] == len(per_seed) and r["win_random"] >= level), None)
+    each = {str(k): next((s for s in sorted(v) if v[s]["win_random"] >= level), None) for k, v in per_seed.items()}
+    return {"mean": first, "per_seed": each}
+
+
+def plot(agg: dict, algo: str, path: Path, xlabel: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    for ax, opp in zip(axes, ("random", "greedy")):
+        for setting, res in agg.items():
+            if not setting.startswith(algo + ":") or not res["rows"]:
+                continue
+            x = np.array([r["step"] for r in res["rows"]])
+            m = np.array([r[f"win_{opp}"] for r in res["rows"]])
+            ci = np.nan_to_num(np.array([r[f"win_{opp}_ci"] for r in res["rows"]]))
+            line, = ax.plot(x, m, marker="o", ms=3, label=f"{setting.split(':')[1]} ({len(res['seeds'])} seeds)")
+            ax.fill_between(x, m - ci, m + ci, color=line.get_color(), alpha=0.2)
+        ref = [r[f"{opp}_seat_win_{opp}"] for res in agg.values() for r in res["rows"]]
+        if ref:
+            ax.axhline(np.mean(ref), color="grey", ls=":", label=f"a {opp} seat's win rate (same hands)")
+        ax.axhline(0.25, color="k", lw=0.5)
+        ax.set_title(f"policy vs three {opp} agents (fresh duplicate deals)")
+        ax.set_xlabel(xlabel)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel("win rate, mean ± 95% CI across seeds")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def report(args) -> None:
+    agg = aggregate(args)
+    docs = Path(args.docs)
+    docs.mkdir(parents=True, exist_ok=True)
+    meta = {"command": " ".join(["python", "benchmarks/shaping_study.py", *sys.argv[1:]]),
+            "ppo_steps": args.ppo_steps, "sb3_steps": args.sb3_steps, "seeds": args.seeds, "deals": args.deals,
+            "eval_seed_random": EVAL_SEED_RANDOM, "eval_seed_greedy": EVAL_SEED_GREEDY,
+            "train_commands": {f"{s}/{k}": train_command(s, k, args, run_dir(Path(args.out), s, k))[1:]
+                               for s in args.settings for k in args.seeds}}
+    (docs / "shaping_study.json").write_text(json.dumps({"meta": meta, "results": agg}, indent=1))
+    lines = ["setting,step,env_steps,seeds,win_random,win_random_ci,win_greedy,win_greedy_ci"]
+    for setting, res in agg.items():
+        for r in res["rows"]:
+            lines.append(f"{setting},{r['step']},{r['env_steps']:.0f},{r['seeds']},{r['win_random']:.4f},"
+                         f"{r['win_random_ci']:.4f},{r['win_greedy']:.4f},{r['win_greedy_ci']:.4f}")
+    (docs / "shaping_study.csv").write_text("\n".join(lines) + "\n")
+    plot(agg, "ppo", docs / "shaping_study_ppo.png", "env steps (vector env, all tables)")
+    plot(agg, "sb3", docs / "shaping_study_sb3.png", "SB3 timesteps (learner decisions)")
+    for setting, res in agg.items():
+        if res["rows"]:
+            last = res["rows"][-1]
+            print(f"{setting:22s} step {last['step']:>8d} ({last['seeds']} seeds): vs random "
+                  f"{last['win_random']:.3f} ± {last['win_random_ci']:.3f}, vs greedy {last['win_greedy']:.3f} ± "
+                  f"{last['win_greedy_ci']:.3f}; 50% vs random at {res['to_50_vs_random']}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", default="runs/shaping_study", help="folder of the runs (default: %(default)s)")
+    p.add_argument("--docs", default="docs/training", help="folder of the table, JSON and plots (default: %(default)s)")
+    p.add_argument("--ppo-steps", type=int, default=1_000_000, help="env steps per PPO run (default: %(default)s)")
+    p.add_argument("--sb3-steps", type=int, default=1_000_000, help="SB3 timesteps per run (default: %(default)s)")
+    p.add_argument("--seeds", default="0,1,2", help="training seeds, comma separated (default: %(default)s)")
+    p.add_argument("--settings", default=",".join(SETTINGS), help="algo:shaping list (default: %(default)s)")
+    p.add_argument("--deals", type=int, default=50,
+                   help="duplicate deals per evaluation, each in 4 rotations (default: %(default)s)")
+    p.add_argument("--parallel", type=int, default=2, help="runs at once (default: %(default)s)")
+    p.add_argument("--report-only", action="store_true", help="only aggregate what is there")
+    p.add_argument("--one", nargs=2, metavar=("SETTING", "SEED"), help=argparse.SUPPRESS)  # a worker
+    args = p.parse_args(argv)
+    args.seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+    args.settings = [s.strip() for s in args.settings.split(",") if s.strip()]
+    for s in args.settings:
+        algo, _, shaping = s.partition(":")
+        if algo not in ("ppo", "sb3") or shaping not in ("none", "deficiency", "deficiency_tiles"):
+            raise ValueError(f"setting must be ppo|sb3:none|deficiency|deficiency_tiles, got {s!r}")
+    for name in ("ppo_steps", "sb3_steps", "deals", "parallel"):
+        if getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be a positive int, got {getattr(args, name)}")
+    if args.one:
+        one_run(args.one[0], int(args.one[1]), args)
+        return
+    if not args.report_only:
+        queue = [(s, k) for s in args.settings for k in args.seeds]
+        running: list[subprocess.Popen] = []
+        passthrough = [a for a in (argv if argv is not None else sys.argv[1:])]
+        while queue or running:
+            running = [r for r in running if r.poll() is None]
+            while queue and len(running) < args.parallel:
+                setting, seed = queue.pop(0)
+                cmd = ["nice", "-n", "10", sys.executable, __file__, *passthrough, "--one", setting, str(seed)]
+                d = run_dir(Path(args.out), setting, seed)
+                d.mkdir(parents=True, exist_ok=True)
+                log = open(d / "study.log", "a")
+                running.append(subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
+                                                env={**os.environ, "OMP_NUM_THREADS": "1"}))
+                print(f"started {setting} seed {seed}", flush=True)
+            time.sleep(2)
+        report(args)
+    else:
+        report(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,211 @@
+"""Potential-based shaping telescopes in each learner's own decision process, through every integration.
+
+For a learner with discount gamma that sees states s_0, s_1, ... s_T (s_T the end of the hand, Phi = 0)
+and gets rewards r_t = F_t (+ the score on the last one), potential-based shaping means
+``sum_t gamma^t F_t = -Phi(s_0)`` on every hand. The potentials are computed here from the env's
+``infos["deficiency"]`` (and the observation's ``effective_count`` view), not by the code under test.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from mjenv.baselines.greedy import GreedyAgent
+from mjenv.baselines.random_agent import RandomAgent
+from mjenv.wrappers import SingleAgentEnv
+
+import mjenv
+from mjenv.env import POTENTIAL_CAP
+from mjenv.observation import ObservationSpec
+from mjenv.shaping import Potential
+
+GAMMAS = (0.9, 0.99, 1.0)
+SPEC = ObservationSpec("basic")
+
+
+def phi_of(deficiency: float, observation: np.ndarray | None = None, shaping: str = "deficiency") -> float:
+    """The potential, written out independently of mjenv.shaping."""
+    phi = -float(min(deficiency, POTENTIAL_CAP))
+    if shaping == "deficiency_tiles":
+        phi += float(SPEC.decode(observation)["effective_count"][0]) / (4 * SPEC.num_tile_types)
+    return phi
+
+
+def discounted(rewards: list[float], gamma: float) -> float:
+    return float(sum(gamma**t * r for t, r in enumerate(rewards)))
+
+
+def play_single(shaping, gamma, opponents, seed):
+    """One hand of SingleAgentEnv with seeded random learner actions: (rewards, Phi(s_0), score)."""
+    env = SingleAgentEnv(opponents=opponents, seat=None, shaping=shaping, gamma=gamma)
+    rng = np.random.default_rng(seed)
+    obs, info = env.reset(seed=seed)
+    phi0 = phi_of(info["deficiency"], obs, shaping or "deficiency")
+    rewards, done = [], False
+    while not done:
+        obs, r, done, _, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        rewards.append(r)
+    return rewards, phi0, float(info["scores"])
+
+
+@pytest.mark.parametrize("gamma", GAMMAS)
+@pytest.mark.parametrize("opponents", ["random", "greedy"])
+def test_single_agent_env_shaping_telescopes_with_the_learners_gamma(gamma, opponents):
+    for seed in range(3):
+        rewards, phi0, score = play_single("deficiency", gamma, opponents, seed)
+        assert len(rewards) > 1
+        # the score comes with the last decision's reward, discounted like it
+        assert discounted(rewards, gamma) - gamma ** (len(rewards) - 1) * score == pytest.approx(-phi0, abs=1e-9)
+
+
+@pytest.mark.parametrize("gamma", [0.9, 1.0])
+def test_single_agent_env_tiles_variant_telescopes(gamma):
+    rewards, phi0, score = play_single("deficiency_tiles", gamma, "greedy", 5)
+    assert phi0 != round(phi0)  # the tile term is there
+    assert discounted(rewards, gamma) - gamma ** (len(rewards) - 1) * score == pytest.approx(-phi0, abs=1e-9)
+
+
+def test_single_agent_env_shaping_is_exactly_f_between_decisions_and_unshaped_reward_is_the_score():
+    gamma = 0.95
+    runs = {}
+    for shaping in (None, "deficiency"):
+        env = SingleAgentEnv(opponents=["greedy", "random", "greedy"], seat=1, shaping=shaping, gamma=gamma)
+        rng = np.random.default_rng(7)
+        _, info = env.reset(seed=7)
+        defs, rewards, done = [info["deficiency"]], [], False
+        while not done:
+            _, r, done, _, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            rewards.append(r)
+            defs.append(info["deficiency"])
+        runs[shaping] = (rewards, defs, info["scores"])
+    plain, defs, score = runs[None]
+    assert plain[:-1] == [0.0] * (len(plain) - 1) and plain[-1] == score  # unshaped: the score only
+    shaped = runs["deficiency"][0]
+    assert len(shaped) == len(plain)  # the same hand, the same decisions
+    phis = [phi_of(d) for d in defs[:-1]] + [0.0]  # Phi = 0 at the end of the hand
+    for t in range(len(plain)):
+        assert shaped[t] - plain[t] == pytest.approx(gamma * phis[t + 1] - phis[t], abs=1e-12)
+
+
+def adapter_actions(obs: dict, chooser: str, rng: np.random.Generator, agents: dict) -> dict:
+    out = {}
+    for a, o in obs.items():
+        raw = {"observation": o["observations"], "action_mask": o["action_mask"].astype(np.int8)}
+        out[a] = agents[a].act(raw) if chooser == "greedy" else int(rng.choice(np.flatnonzero(o["action_mask"])))
+    return out
+
+
+@pytest.mark.parametrize("gamma", GAMMAS)
+@pytest.mark.parametrize("chooser", ["random", "greedy"])
+def test_rllib_adapter_shaping_telescopes_per_seat_with_the_learners_gamma(gamma, chooser):
+    from mjenv.wrappers.rllib import RLlibParallelEnv  # the adapter alone: no Ray needed
+
+    env = RLlibParallelEnv(shaping="deficiency", gamma=gamma)
+    agents = {a: GreedyAgent() for a in env.possible_agents}
+    for seed in range(2):
+        rng = np.random.default_rng(seed)
+        obs, infos = env.reset(seed=seed)
+        phi0 = {a: phi_of(infos[a]["deficiency"]) for a in obs}
+        rewards: dict[str, list[float]] = {a: [] for a in env.possible_agents}
+        while True:
+            obs, rew, terms, _, infos = env.step(adapter_actions(obs, chooser, rng, agents))
+            for a, r in rew.items():
+                if a in phi0:
+                    rewards[a].append(r)  # RLlib credits it to a's previous action
+                else:
+                    assert r == 0.0  # a's first observation: nothing to credit yet
+                    phi0[a] = phi_of(infos[a]["deficiency"])
+            if terms and all(terms.values()):
+                break
+        assert set(phi0) == set(infos)
+        for a in phi0:
+            r, score = rewards[a], infos[a]["scores"]
+            assert discounted(r, gamma) - gamma ** (len(r) - 1) * score == pytest.approx(-phi0[a], abs=1e-9)
+
+
+def test_rllib_adapter_unshaped_rewards_are_the_scores():
+    from mjenv.wrappers.rllib import RLlibParallelEnv
+
+    env = RLlibParallelEnv()
+    rng = np.random.default_rng(0)
+    obs, _ = env.reset(seed=1)
+    totals: dict[str, float] = {}
+    while True:
+        obs, rew, terms, _, infos = env.step(adapter_actions(obs, "random", rng, {}))
+        for a, r in rew.items():
+            totals[a] = totals.get(a, 0.0) + r
+        if terms and all(terms.values()):
+            break
+    assert totals == {a: float(infos[a]["scores"]) for a in infos}
+
+
+def seat_actions(obs: np.ndarray, masks: np.ndarray, agents: list, rng: np.random.Generator) -> list[int]:
+    """Seats 0 and 2 greedy, 1 and 3 random (legal), PASS-only seats pass."""
+    out = []
+    for s in range(4):
+        legal = np.flatnonzero(masks[s])
+        if len(legal) == 1:
+            out.append(int(legal[0]))
+        elif s % 2 == 0:
+            out.append(agents[s].act({"observation": obs[s], "action_mask": masks[s]}))
+        else:
+            out.append(int(rng.choice(legal)))
+    return out
+
+
+@pytest.mark.parametrize("gamma", GAMMAS)
+def test_parallel_env_shaping_telescopes_per_env_step_with_its_gamma(gamma):
+    env = mjenv.parallel_env(shaping="deficiency", gamma=gamma)
+    agents = [GreedyAgent(), RandomAgent(seed=1), GreedyAgent(), RandomAgent(seed=3)]
+    rng = np.random.default_rng(0)
+    obs, infos = env.reset(seed=11)
+    phi0 = [phi_of(infos[a]["deficiency"]) for a in env.possible_agents]
+    rewards: list[list[float]] = [[] for _ in range(4)]
+    while env.agents:
+        names = env.possible_agents
+        acts = seat_actions([obs[a]["observation"] for a in names], [obs[a]["action_mask"] for a in names], agents, rng)
+        obs, rew, _, _, infos = env.step(dict(zip(names, acts)))
+        for s, a in enumerate(names):
+            rewards[s].append(rew[a])
+    for s, a in enumerate(env.possible_agents):
+        r = rewards[s]
+        assert discounted(r, gamma) - gamma ** (len(r) - 1) * infos[a]["scores"] == pytest.approx(-phi0[s], abs=1e-9)
+
+
+@pytest.mark.parametrize("gamma", [0.9, 0.999])
+def test_vector_env_shaping_telescopes_per_env_step_and_matches_the_observation_potential(gamma):
+    venv = mjenv.vector_env(2, shaping="deficiency", gamma=gamma)
+    phi = Potential("deficiency")
+    agents = [GreedyAgent(), RandomAgent(seed=1), GreedyAgent(), RandomAgent(seed=3)]
+    rng = np.random.default_rng(0)
+    obs, infos = venv.reset(seed=20)
+    phi0 = infos["potential"].astype(np.float64).copy()
+    rewards: list[list[np.ndarray]] = [[], []]
+    open_tables = {0, 1}
+    while open_tables:
+        # the observation's potential (what the wrappers and train_ppo use) is the env's
+        np.testing.assert_allclose(phi(obs["observation"]), infos["potential"], atol=1e-6)
+        acts = np.array([seat_actions(obs["observation"][i], obs["action_mask"][i], agents, rng) for i in range(2)])
+        obs, rew, terms, _, infos = venv.step(acts)
+        for i in sorted(open_tables):
+            rewards[i].append(rew[i].astype(np.float64))
+            if terms[i]:
+                r = np.array(rewards[i])
+                disc = (gamma ** np.arange(len(r)))[:, None] * r
+                score = np.asarray(infos["final_info"]["scores"][i], dtype=np.float64)
+                # float32 rewards: a looser tolerance
+                np.testing.assert_allclose(disc.sum(axis=0) - gamma ** (len(r) - 1) * score, -phi0[i], atol=1e-3)
+                open_tables.discard(i)
+
+
+def test_bad_shaping_arguments_raise_value_error():
+    from mjenv.wrappers.rllib import RLlibParallelEnv
+
+    with pytest.raises(ValueError, match="shaping must be one of"):
+        SingleAgentEnv(shaping="shanten")
+    with pytest.raises(ValueError, match="gamma"):
+        SingleAgentEnv(shaping="deficiency", gamma=0.0)
+    with pytest.raises(ValueError, match="gamma"):
+        RLlibParallelEnv(shaping="deficiency", gamma=1.5)
+    with pytest.raises(ValueError, match="shaping must be one of"):
+        Potential("shanten")
