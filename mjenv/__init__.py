@@ -10,6 +10,10 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+#: The four agents of every env, seat s = ``AGENTS[s]`` (seat 0 deals first). The one definition:
+#: PASS is ``mjenv.game.actions.ActionLayout(T).pass_`` (2T + 6), the game's.
+AGENTS = ("player_0", "player_1", "player_2", "player_3")
+
 _LAZY = {
     "parallel_env": ("mjenv.env", "parallel_env"),
     "env": ("mjenv.env", "env"),
@@ -18,7 +22,7 @@ _LAZY = {
     "replay": ("mjenv.game", "replay"),
 }
 
-__all__ = ["__version__", *_LAZY]
+__all__ = ["AGENTS", "__version__", *_LAZY]
 
 
 def __getattr__(name: str):

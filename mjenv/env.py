@@ -26,9 +26,12 @@ One hand of Mahjong per episode under a rule set of `mjenv.rules` (`"basic"` is 
 
 {ACTIONS}
 
-A seat with nothing to decide has exactly one legal action, PASS; a mask is never all zero.
-In the parallel API every live agent sends an action every step (agents that are not deciding send
-PASS; an omitted one counts as PASS).
+A seat with nothing to decide has exactly one legal action, PASS; a mask is never all zero. The
+exception: a seat can also have exactly one legal action that is not PASS (a forced discard, e.g. when
+it holds one kind of tile); it is deciding (`needs_action` is True) and PASS is illegal for it.
+In the parallel API every live agent may send an action every step; an omitted agent takes its only
+legal action when it has exactly one (PASS for a seat with nothing to decide, or the forced move),
+and an omitted agent with a real choice is refused with a `ValueError`.
 
 ## Claim windows and the AEC order
 
@@ -85,8 +88,9 @@ optimal policies are unchanged. `gamma` should equal the learner's discount.
 An illegal action (not in the mask) ends the hand by default (`illegal_action="penalize"`): the
 offending agent receives -1, the others 0 (as PettingZoo's classic games), and
 `infos[offender]["illegal_action"] = True`. `illegal_action="raise"` raises a `ValueError` naming the
-agent, the action and the legal actions instead. An action outside the action space always raises a
-`ValueError`.
+agent, the action and the legal actions instead. An action outside the action space (or not an
+int) always raises a `ValueError` naming the agent, the allowed range and the legal actions; a
+refused step changes nothing.
 
 ## Arguments
 
@@ -105,12 +109,14 @@ agent, the action and the legal actions instead. An action outside the action sp
 
 ## Seeding
 
-`reset(seed=s)` seeds a `np.random.Generator`; the deal (the wall order, the only chance event of the
+`reset(seed=s)` (an int >= 0, numpy integers included; anything else raises `ValueError`) seeds a
+`np.random.Generator`; the deal (the wall order, the only chance event of the
 game) is drawn from it, so equal seeds give equal hands, observations, rewards and infos for equal
 actions. `reset()` without a seed deals the next hand from the same generator.
 `reset(options={"wall": wall, "dealer": d})` deals a chosen wall instead (int[N] tile ids in draw
 order, e.g. from `mjenv.game.make_wall`; `dealer` defaults to 0; other keys are ignored): for scripted
-hands in tests and demos. A bad wall or dealer raises the game's `ValueError`.
+hands in tests and demos. A bad wall or dealer raises the game's `ValueError`. `step()` before the
+first `reset()` raises a `ValueError` saying so.
 
 ## Version history
 
@@ -125,7 +131,7 @@ import copy
 import os
 import sys
 import types
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from gymnasium import spaces
@@ -133,6 +139,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
+from mjenv import AGENTS
 from mjenv.game import Phase
 from mjenv.game.actions import CLAIM_NAMES, ActionLayout
 from mjenv.observation import ObservationSpec
@@ -165,7 +172,6 @@ __all__ = [
 
 #: Deficiency counted for INCOMPLETABLE in the shaping potential (one more than any completable hand).
 POTENTIAL_CAP = 15
-AGENTS = tuple(f"player_{i}" for i in range(4))
 OBSERVATIONS = ("default", "oracle")
 SHAPINGS = (None, "deficiency")
 ILLEGAL_ACTIONS = ("penalize", "raise")
@@ -193,23 +199,41 @@ def potential(deficiency) -> np.ndarray:
     return -np.minimum(np.asarray(deficiency), POTENTIAL_CAP).astype(np.float64)
 
 
+def _check_seed(seed) -> int | None:
+    """``seed`` as a Python int (numpy integers accepted); ValueError for anything else."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be None or an int >= 0 (numpy integers too), got {seed!r}")
+    return int(seed)
+
+
+def _check_options(options) -> tuple[Any, int]:
+    """(wall, dealer) from reset options; ValueError unless a dict or None. The game checks the values."""
+    if options is None:
+        return None, 0
+    if not isinstance(options, dict):
+        raise ValueError(f"reset options must be a dict or None, got {type(options).__name__}")
+    # other keys are ignored, as gymnasium envs do (PettingZoo's api_test passes one)
+    return options.get("wall"), options.get("dealer", 0)
+
+
 class _Table:
-    """The state both APIs share: the game, the options, and this step's observations and infos."""
+    """The state of one table: the game, its generator, the env options, this step's observations.
+
+    Logging and rendering are not part of it (:class:`_Output`); one step of any env shell is
+    :func:`step_tables`.
+    """
 
     def __init__(
         self,
         rules: str | Rules | dict | None = "basic",
-        render_mode: str | None = None,
         observation: str = "default",
         shaping: str | None = None,
         gamma: float = 1.0,
         illegal_action: str = "penalize",
-        log_dir: str | os.PathLike | None = None,
-        render_seat: int | None = None,
     ):
         self.rules = get_rules(rules)
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
         if observation not in OBSERVATIONS:
             raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
         if shaping not in SHAPINGS:
@@ -218,44 +242,43 @@ class _Table:
             raise ValueError(f"gamma must be a number in (0, 1], got {gamma!r}")
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, got {illegal_action!r}")
-        if render_seat is not None and render_seat not in (0, 1, 2, 3):
-            raise ValueError(f"render_seat must be None (full table) or a seat 0..3, got {render_seat!r}")
-        self.render_mode = render_mode
-        self.render_seat = render_seat
         self.observation_kind = observation
         self.shaping = shaping
         self.gamma = float(gamma)
         self.illegal_action = illegal_action
-        self.log_dir = None if log_dir is None else os.fspath(log_dir)
         self.layout = ActionLayout(self.rules.num_tile_types)
         self.spec = ObservationSpec(self.rules, oracle=observation == "oracle")
+        #: the observation writer's per-table scratch (the compiled kernel's memo of seats)
+        self.memo = self.spec.new_memo()
         self.np_random, _ = seeding.np_random(None)
         self.game = None
         self.ended_by_illegal = False
+        self.illegal_seats: list[int] = []
 
     # -- state ------------------------------------------------------------------------------------
 
-    def reset(self, seed: int | None, options: dict | None = None) -> None:
+    def deal(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new hand (``seed``: reseed the generator first); observations are not written yet."""
         from mjenv.game import Game
 
-        wall, dealer = None, 0
-        if options is not None:
-            if not isinstance(options, dict):
-                raise ValueError(f"reset options must be a dict or None, got {type(options).__name__}")
-            # other keys are ignored, as gymnasium envs do (PettingZoo's api_test passes one)
-            wall, dealer = options.get("wall"), options.get("dealer", 0)
+        wall, dealer = _check_options(options)
+        seed = _check_seed(seed)
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
         game_seed = int(self.np_random.integers(0, 2**63 - 1))
         self.game = Game(rules=self.rules, seed=game_seed, dealer=dealer, wall=wall)
         self.ended_by_illegal = False
-        self.illegal_seats: list[int] = []
-        self._refresh()
+        self.illegal_seats = []
 
-    def _refresh(self) -> None:
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new hand and observe it."""
+        self.deal(seed, options)
+        self.install(*self.spec.observe(self.game, self.memo))
+
+    def install(self, obs: np.ndarray, deficiency: np.ndarray) -> None:
+        """Take this state's observations (float32[4, size]) and deficiencies (int32[4])."""
         g = self.game
-        self.obs, self.deficiency = self.spec.observe(g)
-        self._potentials = None  # computed when asked (shaping, the vector env)
+        self.obs, self.deficiency = obs, deficiency
         self.masks = g.legal_action_masks()
         self.acting = [] if g.is_over else [int(s) for s in g.acting_seats()]
 
@@ -277,17 +300,13 @@ class _Table:
 
     def potentials(self) -> np.ndarray:
         """float64[4] shaping potential of each seat in the current state (0 once the hand is over)."""
-        if self.over:
-            return np.zeros(4)
-        if self._potentials is None:
-            self._potentials = potential(self.deficiency)
-        return self._potentials
+        return np.zeros(4) if self.over else potential(self.deficiency)
 
     def observation(self, seat: int) -> dict[str, np.ndarray]:
         return {"observation": self.obs[seat], "action_mask": self.masks[seat]}
 
     def infos(self) -> dict[str, dict[str, Any]]:
-        """Every agent's info for the current state (what :meth:`info` gives, built in one pass)."""
+        """Every agent's info for the current state."""
         defs = self.deficiency.tolist()
         # potential() of each seat, in Python: -min(deficiency, cap), 0 once the hand is over
         pots = [0.0] * 4 if self.over else [-float(min(d, POTENTIAL_CAP)) for d in defs]
@@ -302,7 +321,7 @@ class _Table:
             out["winners"] = [] if self.ended_by_illegal else [int(w) for w in self.game.winners]
         return out
 
-    # -- transitions ------------------------------------------------------------------------------
+    # -- checks (no state changes) ----------------------------------------------------------------
 
     def check_action(self, seat: int, action) -> int:
         """The action as an int; ValueError if it is outside the action space."""
@@ -313,15 +332,33 @@ class _Table:
                 action = action.item()
             else:
                 raise ValueError(
-                    f"{AGENTS[seat]}: action must be an int in 0..{self.layout.size - 1}, got {action!r}"
+                    f"{AGENTS[seat]}: action must be an int in 0..{self.layout.size - 1}, got {action!r}; "
+                    f"legal actions: {self.legal_names(seat)}"
                 )
         a = int(action)
         if not 0 <= a < self.layout.size:
-            raise ValueError(f"{AGENTS[seat]}: action {a} is outside the action space 0..{self.layout.size - 1}")
+            raise ValueError(
+                f"{AGENTS[seat]}: action {a} is outside the action space 0..{self.layout.size - 1}; "
+                f"legal actions: {self.legal_names(seat)}"
+            )
         return a
 
     def legal_names(self, seat: int) -> str:
         return ", ".join(f"{a} ({self.layout.describe(int(a))})" for a in np.flatnonzero(self.masks[seat]))
+
+    def complete(self, given: dict[int, int]) -> dict[int, int]:
+        """Every seat's action: the given ones, and for an omitted seat its only legal action (PASS for
+        a seat with nothing to decide, or a forced move); ValueError for an omitted seat with a choice."""
+        out = dict(given)
+        for s in range(4):
+            if s not in out:
+                legal = np.flatnonzero(self.masks[s])
+                if len(legal) != 1:
+                    raise ValueError(
+                        f"{AGENTS[s]} must act now (legal actions: {self.legal_names(s)}) but has no action"
+                    )
+                out[s] = int(legal[0])
+        return out
 
     def illegal(self, actions: dict[int, int]) -> list[int]:
         """Seats whose action is not in their mask; raises in ``illegal_action="raise"`` mode."""
@@ -335,47 +372,45 @@ class _Table:
             )
         return bad
 
-    def apply(self, actions: dict[int, int]) -> np.ndarray:
-        """Apply the deciding seats' actions (checked by the caller); returns float64[4] rewards."""
-        shaped = self.shaping == "deficiency"
-        before = self.potentials() if shaped else None
-        bad = self.illegal(actions)
-        rewards = np.zeros(4)
-        acting = self.acting
+    # -- the move ---------------------------------------------------------------------------------
+
+    def move(self, actions: dict[int, int], bad: list[int]) -> None:
+        """Apply checked actions (``bad``: the seats :meth:`illegal` found) to the game; the new state's
+        observations still have to be written (:func:`step_tables` does)."""
         if bad:
             self.ended_by_illegal = True
             self.illegal_seats = bad
             # the state does not change, but callers keep what they were given: hand out fresh arrays
             self.obs = self.obs.copy()
             self.masks = self.masks.copy()
-            rewards[bad] = ILLEGAL_REWARD
-        else:
-            # checked against the masks above (every acting seat has an action, see step): no second check
-            chosen = [self.layout.pass_] * 4
-            for s in acting:
-                chosen[s] = actions[s]
-            self.game._advance(chosen)
-            self._refresh()
-            if self.game.is_over:
-                rewards += np.asarray(self.game.scores, dtype=np.float64)
-        if shaped:
-            rewards += self.gamma * self.potentials() - before
-        if self.over:
-            self.acting = []
-            self.write_log()
-        return rewards
+            return
+        # checked against the masks by illegal() (every seat has an action, see chosen): no second check
+        pass_ = self.layout.pass_
+        self.game._advance([actions[s] if s in self.acting else pass_ for s in range(4)])
 
-    # -- logs and rendering -----------------------------------------------------------------------
 
-    def write_log(self) -> None:
+class _Output:
+    """What a table shows outside its state: the hand logs and the rendering."""
+
+    def __init__(self, render_mode: str | None = None, log_dir: str | os.PathLike | None = None,
+                 render_seat: int | None = None):
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+        if render_seat is not None and render_seat not in (0, 1, 2, 3):
+            raise ValueError(f"render_seat must be None (full table) or a seat 0..3, got {render_seat!r}")
+        self.render_mode = render_mode
+        self.render_seat = render_seat
+        self.log_dir = None if log_dir is None else os.fspath(log_dir)
+
+    def write_log(self, game) -> None:
         """Append the finished hand to ``log_dir/hands.jsonl`` in the game's JSON-lines format."""
         if self.log_dir is None:
             return
         os.makedirs(self.log_dir, exist_ok=True)
         # a hand ended by an illegal action has no result line: its log stops at the last legal step
-        self.game.to_jsonl(os.path.join(self.log_dir, "hands.jsonl"), append=True)
+        game.to_jsonl(os.path.join(self.log_dir, "hands.jsonl"), append=True)
 
-    def render(self):
+    def render(self, table: _Table):
         from mjenv import render as _render
 
         if self.render_mode is None:
@@ -383,15 +418,115 @@ class _Table:
 
             gymnasium.logger.warn("render() called without a render_mode; pass 'ansi', 'human' or 'rgb_array'")
             return None
-        if self.game is None:
+        if table.game is None:
             raise ValueError("render() needs a hand: call reset() first")
         if self.render_mode == "rgb_array":
-            return _render.render_rgb(self.game, seat=self.render_seat, acting=self.acting)
-        text = _render.render_text(self.game, seat=self.render_seat, acting=self.acting)
+            return _render.render_rgb(table.game, seat=self.render_seat, acting=table.acting)
+        text = _render.render_text(table.game, seat=self.render_seat, acting=table.acting)
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+
+class StepResult(NamedTuple):
+    """What :func:`step_tables` returns for N tables.
+
+    Attributes:
+        rewards: float64[N, 4] (scores at the end of a hand, -1 for an illegal action, shaping).
+        done: bool[N] whether the table's hand ended this step.
+        final_obs, final_masks: float32[N, 4, size], int8[N, 4, A]: with ``autoreset``, the last
+            observations of the hands that ended (before an illegal action: the ones before it); else None.
+        scores: int64[N, 4] score changes of the hands that ended (0 elsewhere).
+        winners, illegal: bool[N, 4] winning seats and seats whose illegal action ended the hand.
+    """
+
+    rewards: np.ndarray
+    done: np.ndarray
+    final_obs: np.ndarray | None
+    final_masks: np.ndarray | None
+    scores: np.ndarray
+    winners: np.ndarray
+    illegal: np.ndarray
+
+
+def step_tables(tables: list[_Table], actions: list[dict[int, Any]], output: _Output, autoreset: bool = False
+                ) -> StepResult:
+    """The one end of a step, for every env shell: check, move, observe, reward, finish, autoreset.
+
+    All-or-nothing: every table's actions are checked (range, omitted seats, and illegal actions
+    under ``illegal_action="raise"``) before any table moves, so a ``ValueError`` leaves every table
+    as it was. Then each game moves (or the hand ends on an illegal action), the new states of all
+    tables are observed in one writer call (:meth:`ObservationSpec.observe_many`), and the rewards
+    are the score changes at the end of a hand, ``ILLEGAL_REWARD`` for an illegal action, plus the
+    shaping term ``gamma * Phi(s') - Phi(s)``. A finished hand is logged. With ``autoreset`` (the
+    vector env) a finished table deals its next hand at once; its final observations are returned.
+
+    Args:
+        tables: the tables (one for the PettingZoo envs).
+        actions: per table ``{seat: action}``; an omitted seat takes its only legal action (unless
+            a given action is illegal: that ends the hand).
+        output: where finished hands are logged.
+        autoreset: deal the next hand at tables whose hand ended.
+
+    Returns:
+        :class:`StepResult`.
+
+    Raises:
+        ValueError: an action outside the action space, an omitted seat with a real choice, or (in
+            ``"raise"`` mode) an illegal action; nothing has moved then.
+    """
+    chosen, bad = [], []
+    for t, given in zip(tables, actions):
+        c = {s: t.check_action(s, a) for s, a in given.items()}
+        b = t.illegal(c)  # raises in "raise" mode
+        chosen.append(c if b else t.complete(c))  # an illegal action ends the hand whatever the others do
+        bad.append(b)
+    n = len(tables)
+    before = [t.potentials() if t.shaping == "deficiency" else None for t in tables]
+    for t, c, b in zip(tables, chosen, bad):
+        t.move(c, b)
+    done = np.array([t.over for t in tables], dtype=bool)
+    rewards = np.zeros((n, 4))
+    scores = np.zeros((n, 4), dtype=np.int64)
+    winners = np.zeros((n, 4), dtype=bool)
+    illegal = np.zeros((n, 4), dtype=bool)
+    final_obs = final_masks = None
+    if autoreset:
+        final_obs = np.zeros((n, 4, tables[0].spec.size), dtype=np.float32)
+        final_masks = np.zeros((n, 4, tables[0].layout.size), dtype=np.int8)
+    for i in np.flatnonzero(done).tolist():
+        t = tables[i]
+        if t.ended_by_illegal:
+            rewards[i, t.illegal_seats] = ILLEGAL_REWARD
+            illegal[i, t.illegal_seats] = True
+            if autoreset:  # the observation from before the illegal action
+                final_obs[i], final_masks[i] = t.obs, t.masks
+        else:
+            scores[i] = t.game.scores
+            rewards[i] += scores[i]
+            winners[i, [int(w) for w in t.game.winners]] = True
+        t.acting = []
+        output.write_log(t.game)
+    # one writer call: the moved states (final states of ended hands included), then the new hands
+    moved = [i for i, t in enumerate(tables) if not t.ended_by_illegal]
+    states = [(i, tables[i].game) for i in moved]
+    if autoreset:
+        for i in np.flatnonzero(done).tolist():
+            tables[i].deal()
+            states.append((i, tables[i].game))
+    obs, deficiency = tables[0].spec.observe_many([g for _, g in states], [tables[i].memo for i, _ in states])
+    for k, (i, game) in enumerate(states):
+        if game is tables[i].game:
+            tables[i].install(obs[k], deficiency[k])
+        else:  # autoreset: the final state of a hand the table has already replaced
+            final_obs[i], final_masks[i] = obs[k], game.legal_action_masks()
+    for i, t in enumerate(tables):
+        if before[i] is not None:
+            # gamma * Phi(s') - Phi(s), Phi = 0 once the hand is over (added as one term, as always)
+            after = np.zeros(4) if done[i] else t.potentials()
+            rewards[i] += t.gamma * after - before[i]
+    return StepResult(rewards, done, final_obs, final_masks, scores, winners, illegal)
 
 
 def _spaces(table: _Table):
@@ -408,14 +543,15 @@ def _spaces(table: _Table):
     return obs_spaces, act_spaces
 
 
-class MahjongParallelEnv(ParallelEnv):
-    """Four-player Mahjong, PettingZoo parallel API (see the module docstring)."""
+class _Shell:
+    """What the parallel and the AEC env share: the constructor, the properties, rendering."""
 
     metadata = {"name": "mjenv_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": True, "render_fps": 1}
 
     def __init__(self, rules="basic", render_mode=None, observation="default", shaping=None, gamma=1.0,
                  illegal_action="penalize", log_dir=None, render_seat=None):
-        self._table = _Table(rules, render_mode, observation, shaping, gamma, illegal_action, log_dir, render_seat)
+        self._output = _Output(render_mode, log_dir, render_seat)
+        self._table = _Table(rules, observation, shaping, gamma, illegal_action)
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
@@ -436,83 +572,67 @@ class MahjongParallelEnv(ParallelEnv):
     def action_space(self, agent):
         return self.action_spaces[agent]
 
-    def reset(self, seed: int | None = None, options: dict | None = None):
-        t = self._table
-        t.reset(seed, options)
+    def _start(self, seed, options) -> None:
+        self._table.reset(seed, options)
         self.agents = list(AGENTS)
-        if self.render_mode == "human":
-            t.render()
-        return {a: t.observation(i) for i, a in enumerate(AGENTS)}, t.infos()
 
-    def step(self, actions: dict[str, Any]):
-        t = self._table
-        if not self.agents:
-            raise ValueError("step() after the hand ended; call reset()")
-        for a in actions:
-            if a not in self.agents:
-                raise ValueError(f"unknown or finished agent {a!r}; live agents: {self.agents}")
-        chosen: dict[int, int] = {}
-        for i, a in enumerate(AGENTS):
-            if a in actions:
-                chosen[i] = t.check_action(i, actions[a])
-            elif i in t.acting:
-                raise ValueError(f"{a} must act now (legal actions: {t.legal_names(i)}) but has no action")
-        rewards = t.apply(chosen).tolist()
-        over = t.over
-        obs_rows, masks = t.obs, t.masks
-        obs = {a: {"observation": obs_rows[i], "action_mask": masks[i]} for i, a in enumerate(AGENTS)}
-        rew = dict(zip(AGENTS, rewards))
-        term = dict.fromkeys(AGENTS, over)
-        trunc = dict.fromkeys(AGENTS, False)
-        infos = t.infos()
-        if over:
-            self.agents = []
+    def _check_started(self) -> None:
+        if self._table.game is None:
+            raise ValueError("step() before reset(); call reset() first")
+
+    def _rendered(self) -> None:
         if self.render_mode == "human":
-            t.render()
-        return obs, rew, term, trunc, infos
+            self._output.render(self._table)
 
     def render(self):
-        return self._table.render()
+        return self._output.render(self._table)
 
     def close(self) -> None:
         pass
 
 
-class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC class)
+class MahjongParallelEnv(_Shell, ParallelEnv):
+    """Four-player Mahjong, PettingZoo parallel API (see the module docstring)."""
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        self._start(seed, options)
+        self._rendered()
+        t = self._table
+        return {a: t.observation(i) for i, a in enumerate(AGENTS)}, t.infos()
+
+    def step(self, actions: dict[str, Any]):
+        self._check_started()
+        if not self.agents:
+            raise ValueError("step() after the hand ended; call reset()")
+        if not isinstance(actions, dict):
+            raise ValueError(f"actions must be a dict agent -> action, got {type(actions).__name__}")
+        for a in actions:
+            if a not in self.agents:
+                raise ValueError(f"unknown or finished agent {a!r}; live agents: {self.agents}")
+        t = self._table
+        result = step_tables([t], [{AGENTS.index(a): x for a, x in actions.items()}], self._output)
+        over = bool(result.done[0])
+        obs_rows, masks = t.obs, t.masks
+        obs = {a: {"observation": obs_rows[i], "action_mask": masks[i]} for i, a in enumerate(AGENTS)}
+        rew = dict(zip(AGENTS, result.rewards[0].tolist()))
+        term = dict.fromkeys(AGENTS, over)
+        trunc = dict.fromkeys(AGENTS, False)
+        infos = t.infos()
+        if over:
+            self.agents = []
+        self._rendered()
+        return obs, rew, term, trunc, infos
+
+
+class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC class)
     """Four-player Mahjong, PettingZoo AEC API (see the module docstring)."""
-
-    metadata = {"name": "mjenv_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": True, "render_fps": 1}
-
-    def __init__(self, rules="basic", render_mode=None, observation="default", shaping=None, gamma=1.0,
-                 illegal_action="penalize", log_dir=None, render_seat=None):
-        super().__init__()
-        self._table = _Table(rules, render_mode, observation, shaping, gamma, illegal_action, log_dir, render_seat)
-        self.render_mode = render_mode
-        self.possible_agents = list(AGENTS)
-        self.agents = []
-        self.observation_spaces, self.action_spaces = _spaces(self._table)
-
-    @property
-    def game(self):
-        return self._table.game
-
-    @property
-    def spec(self) -> ObservationSpec:
-        return self._table.spec
-
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
 
     def observe(self, agent):
         return self._table.observation(AGENTS.index(agent))
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._start(seed, options)
         t = self._table
-        t.reset(seed, options)
-        self.agents = list(AGENTS)
         self.rewards = {a: 0.0 for a in AGENTS}
         self._cumulative_rewards = {a: 0.0 for a in AGENTS}
         self.terminations = {a: False for a in AGENTS}
@@ -521,10 +641,10 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC c
         self._pending: dict[int, int] = {}
         self._queue = t.answering()
         self.agent_selection = AGENTS[self._queue[0]]
-        if self.render_mode == "human":
-            t.render()
+        self._rendered()
 
     def step(self, action) -> None:
+        self._check_started()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -544,8 +664,9 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC c
             self._accumulate_rewards()
             return
         pending, self._pending = self._pending, {}
-        rewards = t.apply({seat: a} if bad else pending).tolist()
-        self.rewards = dict(zip(AGENTS, rewards))
+        # every acting seat was selected, so nothing is omitted but seats with PASS only
+        result = step_tables([t], [{seat: a} if bad else pending], self._output)
+        self.rewards = dict(zip(AGENTS, result.rewards[0].tolist()))
         self.infos = t.infos()
         if t.over:
             for ag in AGENTS:
@@ -556,14 +677,7 @@ class raw_env(AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC c
             self._queue = t.answering()  # never empty while the hand goes on (see answering)
             self.agent_selection = AGENTS[self._queue[0]]
         self._accumulate_rewards()
-        if self.render_mode == "human":
-            t.render()
-
-    def render(self):
-        return self._table.render()
-
-    def close(self) -> None:
-        pass
+        self._rendered()
 
 
 def env(**kwargs) -> AECEnv:

@@ -333,7 +333,20 @@ class ObservationSpec:
         """The C ``observe`` with this rule set's tables bound (one call per env step)."""
         return _kernel.bound_observe(self.num_tile_types)
 
-    def observe(self, game) -> tuple[np.ndarray, np.ndarray]:
+    def new_memo(self):
+        """A fresh per-table scratch for :meth:`observe` (the compiled kernel's seat memo), or None."""
+        return None
+
+    def observe_many(self, games: list, memos: list) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`observe` of N states: float32[N, 4, size] and int32[N, 4]."""
+        n = len(games)
+        obs = np.empty((n, 4, self.size), dtype=np.float32)
+        deficiency = np.empty((n, 4), dtype=np.int32)
+        for i, g in enumerate(games):
+            obs[i], deficiency[i] = self.observe(g)
+        return obs, deficiency
+
+    def observe(self, game, memo=None) -> tuple[np.ndarray, np.ndarray]:
         """The four seats' observations and deficiencies of a state: what the env needs each step.
 
         With the compiled kernel (``features.backend == "c"``) the whole observation, deficiency

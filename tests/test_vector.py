@@ -1,8 +1,8 @@
 """mjenv.vector_env: same hands as single envs, one batched feature call per step, gymnasium conventions.
 
-The vector env has two paths: with the compiled kernel every table observes itself (``batched`` is
-False); on the numpy path (``MJENV_NO_KERNEL=1``) all tables' features go through one engine call.
-The behaviour tests run on both.
+The vector env has one path: all tables' new states go through one observation-writer call per step
+(one C call with the compiled kernel, one batched feature evaluation on the numpy path,
+``MJENV_NO_KERNEL=1``). The behaviour tests run on both.
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ def test_vector_env_equals_single_envs_with_the_same_seeds_and_actions(shaping, 
     n, seed = 3, 11
     kwargs = {"shaping": shaping, "gamma": 0.99} if shaping else {}
     venv = mjenv.vector_env(n, **kwargs)
-    assert venv.batched == (path == "numpy")
     singles = [mjenv.parallel_env(**kwargs) for _ in range(n)]
     obs, infos = venv.reset(seed=seed)
     single_obs = [e.reset(seed=seed + i)[0] for i, e in enumerate(singles)]
@@ -67,27 +66,24 @@ def test_vector_env_equals_single_envs_with_the_same_seeds_and_actions(shaping, 
     assert ended >= 3  # the comparison crossed several autoresets
 
 
-def test_one_feature_engine_call_per_step(monkeypatch):
-    monkeypatch.setenv("MJENV_NO_KERNEL", "1")  # the batched path of the numpy feature engine
+def test_one_writer_call_per_step(path, monkeypatch):
     venv = mjenv.vector_env(4)
-    assert venv.batched
     calls = []
-    real = venv.features.compute
+    real = venv.spec.observe_many
 
-    def counting(*inputs):
-        calls.append(len(inputs[0]))
-        return real(*inputs)
+    def counting(games, memos):
+        calls.append(len(games))
+        return real(games, memos)
 
-    monkeypatch.setattr(venv.features, "compute", counting)
+    monkeypatch.setattr(venv.spec, "observe_many", counting)
     obs, _ = venv.reset(seed=3)
-    assert calls == [16]  # 4 tables x 4 seats, together
+    assert calls == [4]  # the 4 tables together
     rng = np.random.default_rng(1)
     for _ in range(120):
         calls.clear()
         obs, _, terms, _, _ = venv.step(_random_actions(obs["action_mask"], rng))
-        assert len(calls) == 1
         # live tables, plus the final state and the next deal of every table whose hand just ended
-        assert calls[0] == 4 * (4 + int(terms.sum()))
+        assert calls == [4 + int(terms.sum())]
 
 
 def test_spaces_and_autoreset_metadata():
