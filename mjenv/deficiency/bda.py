@@ -96,6 +96,12 @@ import numpy as np
 
 from mjenv.deficiency.blocks import HONOURS, KBBlock, kb_blocks
 from mjenv.deficiency.dp import INCOMPLETABLE
+from mjenv.deficiency.kernel import disabled as kernel_disabled
+
+try:  # built by setup.py (optional extension): the local type search of the corrected variant in C
+    from mjenv.deficiency import _bda as _bda_ext
+except ImportError:  # pragma: no cover - depends on the install
+    _bda_ext = None
 
 #: Alg. 1 and Alg. 2 return this "large upper bound" for an incompletable qDCMP / hand.
 BIG = 100
@@ -1134,9 +1140,17 @@ def _window_bits(
     :func:`_canonical_kb` and the type-set lookup; a miss goes through :func:`_window_types`
     (memoized on the clamped KB, so patterns the clamping merges still share one search).
     """
+    if _compiled_search() and not paper:
+        # the same pruned types from the compiled search (_bda.c), about 25x faster on a miss
+        return tuple(int.from_bytes(b, "little") for b in _bda_ext.window_types(counts, k, honour, max_elements))
     if honour:
         return _as_bitsets(_window_types(counts, k, True, max_elements, paper, False))
     return _as_bitsets(_window_types(counts, _canonical_kb(list(counts), k), False, max_elements, paper, False))
+
+
+def _compiled_search() -> bool:
+    """Whether the compiled local search ``_bda`` is installed and not turned off by ``MJENV_NO_KERNEL``."""
+    return _bda_ext is not None and not kernel_disabled()
 
 
 def _alg2_lists(h: list[int], k: list[int], melds: int, paper: bool) -> int:
