@@ -6,6 +6,8 @@ slower); ``mjenv.deficiency.kernel_available()`` says which one runs.
 
 ``mjenv.deficiency._fast`` is the default engine of a single ``deficiency()`` call (an exact table
 method in C). It is optional too: without it the call runs ``hbba`` (same values, slower).
+``mjenv.deficiency._bda`` is ``method="bda"``'s local type search in C (optional likewise: without
+it the Python search gives the same types).
 """
 
 from setuptools import Extension, setup
@@ -21,6 +23,12 @@ setup(
         Extension(
             "mjenv.deficiency._fast",
             ["mjenv/deficiency/_fast.c"],
+            extra_compile_args=["-O3", "-std=c99"],
+            optional=True,
+        ),
+        Extension(
+            "mjenv.deficiency._bda",
+            ["mjenv/deficiency/_bda.c"],
             extra_compile_args=["-O3", "-std=c99"],
             optional=True,
         ),

@@ -235,6 +235,8 @@ def main(argv: list[str] | None = None) -> None:
     print(_row("dp backend (deficiency_batch)", dp_full, ref))
     api = best_rate(lambda: deficiency(hands, method="dp"), len(hands), args.repeats)
     print(_row("dp via deficiency() (validation included)", api, ref))
+    auto = best_rate(lambda: deficiency(hands), len(hands), args.repeats)
+    print(_row("default deficiency() on the batch (auto)", auto, ref))
     for name, (rate, _) in peer.items():
         print(_row(name, rate, ref))
 

@@ -305,3 +305,52 @@ def test_honours_form_pongs_and_pairs_only():
     kb = 4 - hand
     kb[33] = 0
     assert deficiency(hand, kb, method="bda") == deficiency(hand, kb, method="dp") == 1
+
+
+# --------------------------------------------------------------------------- the compiled local search
+def _python_search(monkeypatch):
+    """Make bda use its Python local search (and forget what the compiled one put in the memos)."""
+    monkeypatch.setattr(bda, "_bda_ext", None)
+    for f in (bda._window_bits, bda._window_types, bda._structures, bda._remainder_attrs, bda._leftover_kbs):
+        f.cache_clear()
+
+
+def _block_windows(rng, n):
+    """Windows (counts, kb) of the KB-blocks of n random hands (1-3 suits, 13-14 tiles, any KB)."""
+    out = []
+    for i in range(n):
+        suits = [(0,), (0, 1), (0, 1, 2)][i % 3]
+        ids = np.concatenate([np.arange(9 * s, 9 * s + 9) for s in suits])
+        hand = np.zeros(27, np.int64)
+        np.add.at(hand, rng.choice(np.repeat(ids, 4), 13 + i % 2, replace=False), 1)
+        kb = rng.binomial(4 - hand, rng.random() ** (1 + i % 3))
+        for block in kb_blocks(hand, kb):
+            lo, hi = min(block.tiles), max(block.tiles)
+            ranks = range(lo - 2, hi + 3)
+            same_suit = [t // 9 == lo // 9 and t >= 0 for t in ranks]
+            counts = tuple(int(hand[t]) if ok and lo <= t <= hi else 0 for t, ok in zip(ranks, same_suit))
+            k = tuple(int(kb[t]) if ok else 0 for t, ok in zip(ranks, same_suit))
+            out.append((counts, k))
+    return out
+
+
+def test_compiled_local_search_equals_the_python_search(monkeypatch):
+    assert bda._compiled_search()  # CI has a C compiler: the compiled search is built and used
+    rng = np.random.default_rng(11)
+    windows = _block_windows(rng, 400)
+    got = {(c, k, me): bda._window_bits(c, k, False, me, False) for c, k in windows for me in (3, 5, 6)}
+    honours = [((h,), (k,)) for h in range(1, 5) for k in range(5 - h)]
+    got.update({(c, k, me): bda._window_bits(c, k, True, me, False) for c, k in honours for me in range(1, 7)})
+    _python_search(monkeypatch)
+    for (c, k, me), bits in got.items():
+        assert bits == bda._window_bits(c, k, len(c) == 1, me, False), (c, k, me)
+    assert len(got) > 1000
+
+
+def test_bda_answers_do_not_depend_on_the_compiled_search(monkeypatch):
+    hands, kbs, needed = _random_cases(109, 400, 34, (1, 2, 3, 4))
+    compiled = bda.deficiency_batch(hands, kbs, needed)
+    _python_search(monkeypatch)
+    assert (bda.deficiency_batch(hands, kbs, needed) == compiled).all()
+    monkeypatch.setenv("MJENV_NO_KERNEL", "1")
+    assert not bda._compiled_search()

@@ -100,16 +100,21 @@ def test_declined_forms_still_get_the_exact_value_or_the_error():
         deficiency(HAND, np.full(27, 4))
 
 
-def test_batches_run_in_one_compiled_loop_and_equal_dp():
+def test_batches_equal_dp_below_and_above_the_compiled_batch_size(monkeypatch):
+    calls = []
+    batch = dfc._fast.batch
+    monkeypatch.setattr(dfc._fast, "batch", lambda *a: calls.append(len(a[0])) or batch(*a))
     rng = np.random.default_rng(2)
     for n in (27, 34):
-        hands, kbs = zip(*(random_case(rng, num_tile_types=n, kb_mode=KB_MODES[i % 5], extra=1 + i % 2)
-                           for i in range(500)))
-        hands, kbs = np.array(hands), np.array(kbs)
-        got = deficiency(hands, kbs)
-        assert got.dtype == np.int32 and got.shape == (500,)
-        assert (got == dp.deficiency_batch(hands, kbs, np.full(500, 4))).all()
-        assert (deficiency(hands) == deficiency(hands, method="hbba")).all()
+        for rows in (dfc._FAST_BATCH_MAX - 1, dfc._FAST_BATCH_MAX):  # the compiled loop, then numpy dp
+            hands, kbs = zip(*(random_case(rng, num_tile_types=n, kb_mode=KB_MODES[i % 5], extra=1 + i % 2)
+                               for i in range(rows)))
+            hands, kbs = np.array(hands), np.array(kbs)
+            got = deficiency(hands, kbs)
+            assert got.dtype == np.int32 and got.shape == (rows,)
+            assert (got == dp.deficiency_batch(hands, kbs, np.full(rows, 4))).all()
+        assert (deficiency(hands[:100]) == deficiency(hands[:100], method="hbba")).all()
+    assert calls == [dfc._FAST_BATCH_MAX - 1, 100] * 2
     assert deficiency(np.zeros((0, 27), int)).shape == (0,)
 
 

@@ -400,5 +400,5 @@ def test_hbb_goes_no_deeper_than_table4(monkeypatch):
 
 
 def test_unknown_option_is_a_value_error():
-    with pytest.raises(ValueError, match="takes no options"):
+    with pytest.raises(ValueError, match="takes no option .device.; its options: none"):
         deficiency("123m456p789s11z22z", method="hbba", device="cuda")

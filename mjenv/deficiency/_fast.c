@@ -301,6 +301,6 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fast", "Compiled exact deficiency (see _fast.c).", -1,
-                                    methods};
+                                    methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__fast(void) { return PyModule_Create(&module); }
