@@ -340,4 +340,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # `python -m mjenv.cli` runs this file as __main__; plugins register with the module mjenv.cli, so
+    # its main() is the one that sees them
+    from mjenv.cli import main as _main
+
+    raise SystemExit(_main())
