@@ -17,6 +17,7 @@ from typing import Any, TextIO
 import numpy as np
 from mjenv.baselines._common import PHASE_CLAIM, PHASE_DISCARD, PHASE_ROB_KONG, Agent, Situation
 
+from mjenv.render import hand_text
 from mjenv.rules import Rules
 from mjenv.tiles import format_hand, tile_name
 
@@ -28,18 +29,6 @@ HELP = """how to answer:
   a tile            on your turn, the tile to discard: 3s (or discard 3s)
 tiles: 1-9 then s (bamboo), m (characters), p (dots), z (honours 1-7: E S W N white green red);
 seats: right plays after you, then across, then left (the left seat's discards are the ones you may chow)."""
-
-
-def hand_text(counts) -> str:
-    """Tiles of a count vector in tile-id order, one group per suit: ``"2557s 1349m 11z"`` ('-' if none)."""
-    c = np.asarray(counts).astype(int)
-    groups = []
-    for suit, letter in enumerate("smpz"):
-        lo = 9 * suit
-        ranks = "".join(str(t - lo + 1) * int(c[t]) for t in range(lo, min(lo + 9, len(c))))
-        if ranks:
-            groups.append(ranks + letter)
-    return " ".join(groups) or "-"
 
 
 def meld_groups(counts, num_melds: int) -> list[str]:

@@ -21,15 +21,31 @@ from functools import cache
 
 import numpy as np
 
-from mjenv.tiles import UNICODE_TILES, format_hand, tile_name
+from mjenv.tiles import UNICODE_TILES, tile_name
 
-__all__ = ["HumanWindow", "render_human", "render_rgb", "render_text"]
+__all__ = ["HumanWindow", "hand_text", "render_human", "render_rgb", "render_text"]
 
 SEAT_NAMES = ("player_0", "player_1", "player_2", "player_3")
 PHASE_NAMES = ("discard", "claim", "rob kong", "end")
 _BACK = "\U0001f02b"  # a tile seen from the back
 _HONOURS = ("E", "S", "W", "N", "Wh", "Gr", "Rd")
 _SUIT_COLOURS = ((24, 128, 56), (190, 30, 40), (30, 70, 170), (30, 30, 30))
+
+
+def hand_text(counts) -> str:
+    """Tiles of a count vector in tile-id order, one group per suit: ``"2557s 1349m 11z"`` ('-' if none).
+
+    The order of the ids and of the Unicode glyphs (s bamboo, m characters, p dots, z honours), so the
+    text reads in the same order as the glyphs beside it and the move lists.
+    """
+    c = np.asarray(counts).astype(int)
+    groups = []
+    for suit, letter in enumerate("smpz"):
+        lo = 9 * suit
+        ranks = "".join(str(t - lo + 1) * int(c[t]) for t in range(lo, min(lo + 9, len(c))))
+        if ranks:
+            groups.append(ranks + letter)
+    return " ".join(groups) or "-"
 
 
 def _tiles_of(counts) -> list[int]:
@@ -93,7 +109,7 @@ def render_text(game, seat: int | None = None, acting: list[int] | None = None) 
         marks = ("D" if s == game.dealer else " ") + (">" if s in acting else " ")
         hand = np.asarray(game.hands[s])
         if seat is None or s == seat:
-            shown = f"{_uni(_tiles_of(hand))}  {format_hand(hand)}"
+            shown = f"{_uni(_tiles_of(hand))}  {hand_text(hand)}"
         else:
             shown = f"{_BACK * int(hand.sum())}  ({int(hand.sum())} tiles)"
         melds = "  ".join(f"{m.kind}:{_uni(m.tiles)}" for m in game.melds[s])
