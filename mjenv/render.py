@@ -378,8 +378,9 @@ class HumanWindow:
 def render_human(owner, game, seat: int | None = None, acting: list[int] | None = None) -> None:
     """``render_mode="human"``: show the table in ``owner``'s window, opened on first use.
 
-    The window (a :class:`HumanWindow`) is kept on ``owner`` (the environment) as ``owner._window``;
-    without pygame or a display the text is printed instead, after a note saying why.
+    The window (a :class:`HumanWindow`) is kept on ``owner`` (the environment) as ``owner._window`` and
+    closed when the owner is collected (or by ``owner._window.close()``); without pygame or a display
+    the text is printed instead, after a note saying why.
 
     Args:
         owner: any object that may hold the window (an environment).
@@ -388,6 +389,9 @@ def render_human(owner, game, seat: int | None = None, acting: list[int] | None 
     """
     window = getattr(owner, "_window", None)
     if window is None:
+        import weakref
+
         window = HumanWindow()
         owner._window = window
+        weakref.finalize(owner, window.close)  # the window goes with its environment
     window.show(game, seat=seat, acting=acting)
