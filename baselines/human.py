@@ -17,7 +17,6 @@ from typing import Any, TextIO
 import numpy as np
 from mjenv.baselines._common import PHASE_CLAIM, PHASE_DISCARD, PHASE_ROB_KONG, Agent, Situation
 
-from mjenv.render import hand_text
 from mjenv.rules import Rules
 from mjenv.tiles import format_hand, tile_name
 
@@ -29,6 +28,18 @@ HELP = """how to answer:
   a tile            on your turn, the tile to discard: 3s (or discard 3s)
 tiles: 1-9 then s (bamboo), m (characters), p (dots), z (honours 1-7: E S W N white green red);
 seats: right plays after you, then across, then left (the left seat's discards are the ones you may chow)."""
+
+
+def hand_text(counts) -> str:
+    """Tiles in tile-id order, one group per suit, as ``mjenv.render.hand_text``: ``"2557s 1349m 11z"``.
+
+    (An agent module may not import the render layer, so the suits are cut here and each is written
+    by ``mjenv.tiles.format_hand``.)
+    """
+    c = np.asarray(counts)
+    suit = np.arange(len(c)) // 9
+    groups = [format_hand(np.where(suit == s, c, 0)) for s in range(4) if c[suit == s].any()]
+    return " ".join(groups) or "-"
 
 
 def meld_groups(counts, num_melds: int) -> list[str]:

@@ -393,5 +393,8 @@ def render_human(owner, game, seat: int | None = None, acting: list[int] | None 
 
         window = HumanWindow()
         owner._window = window
-        weakref.finalize(owner, window.close)  # the window goes with its environment
+        try:
+            weakref.finalize(owner, window.close)  # the window goes with its environment
+        except TypeError:  # an owner without weak references keeps it until window.close()
+            pass
     window.show(game, seat=seat, acting=acting)

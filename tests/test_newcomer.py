@@ -220,6 +220,18 @@ def test_hand_text_uses_the_tile_id_order_of_the_glyphs_and_moves():
     assert hand_text(parse("11z2s", 34)) == "2s 11z"
 
 
+def test_the_agent_and_the_renderer_write_hands_alike():
+    from mjenv.baselines.human import hand_text as agent_text
+
+    from mjenv.render import hand_text as render_text
+
+    rng = np.random.default_rng(0)
+    for k in range(500):
+        n = (27, 34)[k % 2]
+        counts = rng.integers(0, 5, n) * (rng.random(n) < 0.3)
+        assert agent_text(counts) == render_text(counts)
+
+
 def test_meld_groups_split_declared_tiles_into_melds():
     from mjenv.baselines.human import meld_groups
 
