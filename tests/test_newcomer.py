@@ -353,11 +353,11 @@ def test_four_distinct_agents_get_no_team_note(capsys):
     assert "Rates are per seat" not in out
 
 
-def test_train_bc_prints_its_evaluation_as_a_markdown_table_not_json(tmp_path):
+def test_train_bc_prints_its_evaluation_as_a_markdown_table_not_json(tmp_path, capsys):
     pytest.importorskip("torch", reason="mjenv train needs the train extra")
-    r = _run(["-m", "mjenv.cli", "train", "bc", "--hands", "4", "--num-envs", "4", "--epochs", "1", "--eval-hands",
-              "1", "--no-tensorboard", "--no-progress", "--no-save-logs", "--out-dir", str(tmp_path)],
-             timeout=300)  # fmt: skip
-    assert r.returncode == 0, r.stderr[-3000:]
-    assert "(1 duplicate deals = 4 hands" in r.stdout
-    assert "\n| policy | 1 |" in r.stdout and '"table"' not in r.stdout and "\\n" not in r.stdout
+    code = cli.main(["train", "bc", "--hands", "4", "--num-envs", "4", "--epochs", "1", "--eval-hands", "1",
+                     "--no-tensorboard", "--no-progress", "--no-save-logs", "--out-dir", str(tmp_path)])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "(1 duplicate deals = 4 hands" in out
+    assert "\n| policy | 1 |" in out and '"table"' not in out and "\\n" not in out
