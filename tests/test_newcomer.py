@@ -38,6 +38,9 @@ _MISSING = {
                                        'mjenv.parallel_env needs gymnasium (not installed): pip install "mjenv[env]"'),
     "mjenv_v0 without pettingzoo": ("pettingzoo", "from mjenv import mjenv_v0",
                                     'mjenv.mjenv_v0 needs pettingzoo (not installed): pip install "mjenv[env]"'),
+    "SingleAgentEnv without gymnasium": ("gymnasium", "from mjenv.wrappers import SingleAgentEnv",
+                                         'mjenv.wrappers.SingleAgentEnv needs gymnasium (not installed): '
+                                         'pip install "mjenv[env]"'),
 }  # fmt: skip
 
 
