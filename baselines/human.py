@@ -31,14 +31,14 @@ seats: right plays after you, then across, then left (the left seat's discards a
 
 
 def hand_text(counts) -> str:
-    """Tiles of a count vector in tile-id order, one group per suit: ``"2557s 1349m 11z"`` ('-' if none)."""
-    c = np.asarray(counts).astype(int)
-    groups = []
-    for suit, letter in enumerate("smpz"):
-        lo = 9 * suit
-        ranks = "".join(str(t - lo + 1) * int(c[t]) for t in range(lo, min(lo + 9, len(c))))
-        if ranks:
-            groups.append(ranks + letter)
+    """Tiles in tile-id order, one group per suit, as ``mjenv.render.hand_text``: ``"2557s 1349m 11z"``.
+
+    (An agent module may not import the render layer, so the suits are cut here and each is written
+    by ``mjenv.tiles.format_hand``.)
+    """
+    c = np.asarray(counts)
+    suit = np.arange(len(c)) // 9
+    groups = [format_hand(np.where(suit == s, c, 0)) for s in range(4) if c[suit == s].any()]
     return " ".join(groups) or "-"
 
 

@@ -8,9 +8,14 @@
 #    CHUNKS x 300 hands (only the flat-MC seat's decisions are kept);
 # 3. behaviour cloning of those decisions, starting from the greedy clone.
 # Every step is seeded; the flat-MC budget is a simulation count, so the result does not depend on load.
+# Budget: CHUNKS=1 bash examples/train_pretrained.sh (fewer flat-MC chunks; default 3). Needs the train extra.
 set -euo pipefail
+if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
+  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+fi
 OUT=${1:-runs/pretrained}
-CHUNKS=3
+CHUNKS=${CHUNKS:-3}
 PY=${PYTHON:-.venv/bin/python}
 start=$(date +%s)
 

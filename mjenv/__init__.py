@@ -27,18 +27,8 @@ __all__ = ["AGENTS", "__version__", *_LAZY]
 
 def __getattr__(name: str):
     if name in _LAZY:
-        import importlib
-
-        from mjenv._extras import MissingExtraError, install_hint
+        from mjenv._extras import import_or_hint
 
         module, attr = _LAZY[name]
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            hint = install_hint(exc)
-            if hint is None:
-                raise
-            # one line that says what to install, instead of "No module named 'gymnasium'"
-            raise MissingExtraError(f"mjenv.{name} {hint}", name=exc.name) from exc
-        return getattr(mod, attr)
+        return getattr(import_or_hint(module, f"mjenv.{name}"), attr)
     raise AttributeError(f"module 'mjenv' has no attribute {name!r}")

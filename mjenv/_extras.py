@@ -42,3 +42,26 @@ def install_hint(exc: BaseException) -> str | None:
 
 class MissingExtraError(ModuleNotFoundError):
     """A ``ModuleNotFoundError`` whose message names the extra to install (still caught as the original)."""
+
+
+def import_or_hint(module: str, what: str):
+    """``importlib.import_module(module)``, a missing extra raised as one line naming it.
+
+    Args:
+        module: the module to import, e.g. ``"mjenv.env"``.
+        what: the name the user asked for, e.g. ``"mjenv.parallel_env"`` (the message starts with it).
+
+    Raises:
+        MissingExtraError: an optional dependency of ``module`` is not installed; the message says which
+            ``pip install "mjenv[EXTRA]"`` brings it.
+    """
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        hint = install_hint(exc)
+        if hint is None:
+            raise
+        # one line that says what to install, instead of "No module named 'gymnasium'"
+        raise MissingExtraError(f"{what} {hint}", name=exc.name) from exc

@@ -182,7 +182,7 @@ def narrate(before: list[tuple[int, int]], game, names: list[str], you: int) -> 
 
     Only public moves are told (discards, declared melds), as a player at the table sees them.
     """
-    from mjenv.baselines.human import hand_text
+    from mjenv.render import hand_text
     from mjenv.tiles import to_counts
 
     lines = []
@@ -201,7 +201,7 @@ def narrate(before: list[tuple[int, int]], game, names: list[str], you: int) -> 
 
 def winning_hand(game, seat: int) -> str:
     """The winner's tiles: concealed (with the winning tile) and declared melds, e.g. ``123s 55m + 777p``."""
-    from mjenv.baselines.human import hand_text
+    from mjenv.render import hand_text
 
     hand = np.array(game.hands[seat], dtype=np.int64)
     if game.deal_in >= 0 and game.winning_tile >= 0:  # won on a discard: the tile is not in the hand yet
@@ -216,10 +216,11 @@ def play(args: argparse.Namespace, input=None, output=None) -> int:
     After every step the other seats' public moves are told; at the end, the result, the winning hand
     and every seat's tiles.
     """
-    from mjenv.baselines.human import HumanAgent, hand_text
+    from mjenv.baselines.human import HumanAgent
     from mjenv.baselines.registry import make_agent
     from mjenv.game import Game
     from mjenv.observation import ObservationSpec
+    from mjenv.render import hand_text
     from mjenv.rules import get_rules
 
     out = output if output is not None else sys.stdout
@@ -340,4 +341,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # `python -m mjenv.cli` runs this file as __main__; plugins register with the module mjenv.cli, so
+    # its main() is the one that sees them
+    from mjenv.cli import main as _main
+
+    raise SystemExit(_main())

@@ -17,14 +17,9 @@ versions stay importable; ``mjenv.parallel_env()`` and ``mjenv.env()`` always gi
 
 from __future__ import annotations
 
-from mjenv._extras import MissingExtraError, install_hint
+from mjenv._extras import import_or_hint
 
-try:
-    from mjenv.env import env, parallel_env, raw_env
-except ModuleNotFoundError as _exc:
-    _hint = install_hint(_exc)
-    if _hint is None:
-        raise
-    raise MissingExtraError(f"mjenv.mjenv_v0 {_hint}", name=_exc.name) from _exc
+_env = import_or_hint("mjenv.env", "mjenv.mjenv_v0")
+env, parallel_env, raw_env = _env.env, _env.parallel_env, _env.raw_env
 
 __all__ = ["env", "parallel_env", "raw_env"]

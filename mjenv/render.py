@@ -21,15 +21,31 @@ from functools import cache
 
 import numpy as np
 
-from mjenv.tiles import UNICODE_TILES, format_hand, tile_name
+from mjenv.tiles import UNICODE_TILES, tile_name
 
-__all__ = ["HumanWindow", "render_human", "render_rgb", "render_text"]
+__all__ = ["HumanWindow", "hand_text", "render_human", "render_rgb", "render_text"]
 
 SEAT_NAMES = ("player_0", "player_1", "player_2", "player_3")
 PHASE_NAMES = ("discard", "claim", "rob kong", "end")
 _BACK = "\U0001f02b"  # a tile seen from the back
 _HONOURS = ("E", "S", "W", "N", "Wh", "Gr", "Rd")
 _SUIT_COLOURS = ((24, 128, 56), (190, 30, 40), (30, 70, 170), (30, 30, 30))
+
+
+def hand_text(counts) -> str:
+    """Tiles of a count vector in tile-id order, one group per suit: ``"2557s 1349m 11z"`` ('-' if none).
+
+    The order of the ids and of the Unicode glyphs (s bamboo, m characters, p dots, z honours), so the
+    text reads in the same order as the glyphs beside it and the move lists.
+    """
+    c = np.asarray(counts).astype(int)
+    groups = []
+    for suit, letter in enumerate("smpz"):
+        lo = 9 * suit
+        ranks = "".join(str(t - lo + 1) * int(c[t]) for t in range(lo, min(lo + 9, len(c))))
+        if ranks:
+            groups.append(ranks + letter)
+    return " ".join(groups) or "-"
 
 
 def _tiles_of(counts) -> list[int]:
@@ -93,7 +109,7 @@ def render_text(game, seat: int | None = None, acting: list[int] | None = None) 
         marks = ("D" if s == game.dealer else " ") + (">" if s in acting else " ")
         hand = np.asarray(game.hands[s])
         if seat is None or s == seat:
-            shown = f"{_uni(_tiles_of(hand))}  {format_hand(hand)}"
+            shown = f"{_uni(_tiles_of(hand))}  {hand_text(hand)}"
         else:
             shown = f"{_BACK * int(hand.sum())}  ({int(hand.sum())} tiles)"
         melds = "  ".join(f"{m.kind}:{_uni(m.tiles)}" for m in game.melds[s])
@@ -362,8 +378,9 @@ class HumanWindow:
 def render_human(owner, game, seat: int | None = None, acting: list[int] | None = None) -> None:
     """``render_mode="human"``: show the table in ``owner``'s window, opened on first use.
 
-    The window (a :class:`HumanWindow`) is kept on ``owner`` (the environment) as ``owner._window``;
-    without pygame or a display the text is printed instead, after a note saying why.
+    The window (a :class:`HumanWindow`) is kept on ``owner`` (the environment) as ``owner._window`` and
+    closed when the owner is collected (or by ``owner._window.close()``); without pygame or a display
+    the text is printed instead, after a note saying why.
 
     Args:
         owner: any object that may hold the window (an environment).
@@ -372,6 +389,12 @@ def render_human(owner, game, seat: int | None = None, acting: list[int] | None 
     """
     window = getattr(owner, "_window", None)
     if window is None:
+        import weakref
+
         window = HumanWindow()
         owner._window = window
+        try:
+            weakref.finalize(owner, window.close)  # the window goes with its environment
+        except TypeError:  # an owner without weak references keeps it until window.close()
+            pass
     window.show(game, seat=seat, acting=acting)

@@ -38,6 +38,9 @@ _MISSING = {
                                        'mjenv.parallel_env needs gymnasium (not installed): pip install "mjenv[env]"'),
     "mjenv_v0 without pettingzoo": ("pettingzoo", "from mjenv import mjenv_v0",
                                     'mjenv.mjenv_v0 needs pettingzoo (not installed): pip install "mjenv[env]"'),
+    "SingleAgentEnv without gymnasium": ("gymnasium", "from mjenv.wrappers import SingleAgentEnv",
+                                         'mjenv.wrappers.SingleAgentEnv needs gymnasium (not installed): '
+                                         'pip install "mjenv[env]"'),
 }  # fmt: skip
 
 
@@ -220,6 +223,18 @@ def test_hand_text_uses_the_tile_id_order_of_the_glyphs_and_moves():
     assert hand_text(parse("11z2s", 34)) == "2s 11z"
 
 
+def test_the_agent_and_the_renderer_write_hands_alike():
+    from mjenv.baselines.human import hand_text as agent_text
+
+    from mjenv.render import hand_text as render_text
+
+    rng = np.random.default_rng(0)
+    for k in range(500):
+        n = (27, 34)[k % 2]
+        counts = rng.integers(0, 5, n) * (rng.random(n) < 0.3)
+        assert agent_text(counts) == render_text(counts)
+
+
 def test_meld_groups_split_declared_tiles_into_melds():
     from mjenv.baselines.human import meld_groups
 
@@ -288,3 +303,64 @@ def test_play_end_screen_shows_the_winning_hand_with_its_winning_tile():
         kongs = sum(1 for g in groups if len(g) == 5 and len(set(g[:-1])) == 1)
         assert n == 14 + kongs, line  # 4 melds and a pair, the winning tile included
     assert "discards" in text and "(greedy) discards" in text
+
+
+# -- examples: --help answers at once, a tiny budget runs end to end ------------------------------
+
+
+def test_ppo_selfplay_example_help_lists_its_budget_flags_without_training():
+    r = _run(["examples/ppo_selfplay.py", "--help"], timeout=60)
+    assert r.returncode == 0, r.stderr
+    for flag in ("--total-timesteps", "--torch-threads", "--eval-deals", "--out-dir"):
+        assert flag in r.stdout
+    assert "saved" not in r.stdout  # --help does not start a run
+
+
+def test_ppo_selfplay_example_runs_a_tiny_budget_and_prints_its_evaluation(tmp_path):
+    pytest.importorskip("torch", reason="the example needs the train extra")
+    out = tmp_path / "run"
+    r = _run(["examples/ppo_selfplay.py", "--total-timesteps", "32", "--num-envs", "2", "--num-steps", "16",
+              "--eval-deals", "1", "--out-dir", str(out)], timeout=300)  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert (out / "policy.pt").exists()
+    assert "1 duplicate deals x 4 rotations = 4 hands" in r.stdout and "| policy |" in r.stdout
+
+
+def test_train_pretrained_script_answers_help():
+    r = subprocess.run(["bash", "examples/train_pretrained.sh", "--help"], capture_output=True, text=True,
+                       cwd=ROOT, timeout=30)  # fmt: skip
+    assert r.returncode == 0 and "behaviour cloning" in r.stdout and "CHUNKS" in r.stdout
+
+
+def test_ppo_selfplay_comment_describes_the_shipped_policy_as_it_is():
+    text = " ".join((ROOT / "examples" / "ppo_selfplay.py").read_text().replace("#", " ").split())
+    # the shipped policy is a greedy clone further trained on flat-MC decisions, not a greedy clone
+    assert "then of flat Monte Carlo decisions" in text
+
+
+# -- evaluation output --------------------------------------------------------------------------
+
+
+def test_one_deal_prints_n_a_not_nan_and_a_team_gets_its_note(capsys):
+    assert cli.main(["eval", "greedy", "random", "--deals", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "nan" not in out
+    assert "± n/a pp" in out and "one deal gives no confidence interval" in out
+    assert "Rates are per seat" in out and "50% for a team of 2" in out
+
+
+def test_four_distinct_agents_get_no_team_note(capsys):
+    agents = ["random", "greedy", "flatmc:sims=20", "flatmc:sp,sims=20"]
+    assert cli.main(["eval", *agents, "--deals", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "Rates are per seat" not in out
+
+
+def test_train_bc_prints_its_evaluation_as_a_markdown_table_not_json(tmp_path, capsys):
+    pytest.importorskip("torch", reason="mjenv train needs the train extra")
+    code = cli.main(["train", "bc", "--hands", "4", "--num-envs", "4", "--epochs", "1", "--eval-hands", "1",
+                     "--no-tensorboard", "--no-progress", "--no-save-logs", "--out-dir", str(tmp_path)])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "(1 duplicate deals = 4 hands" in out
+    assert "\n| policy | 1 |" in out and '"table"' not in out and "\\n" not in out

@@ -44,8 +44,8 @@ _register()
 
 def __getattr__(name: str):
     if name in _LAZY:
-        import importlib
+        from mjenv._extras import import_or_hint
 
         module, attr = _LAZY[name]
-        return getattr(importlib.import_module(module), attr)
+        return getattr(import_or_hint(module, f"mjenv.wrappers.{name}"), attr)
     raise AttributeError(f"module 'mjenv.wrappers' has no attribute {name!r}")
