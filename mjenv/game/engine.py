@@ -111,6 +111,13 @@ class Meld(NamedTuple):
         return cls(MELD_KINDS[kind], tiles, from_seat, claimed)
 
 
+def _wins_with(hand: np.ndarray, t: int, seven_pairs: bool) -> bool:
+    """Whether ``hand`` (int8[T] concealed tiles) plus one tile ``t`` is complete."""
+    b = bytearray(hand.tobytes())
+    b[t] += 1
+    return is_winning_bytes(bytes(b), seven_pairs)
+
+
 @functools.cache
 def _pass_only(layout: ActionLayout) -> np.ndarray:
     """int8[4, A] (read-only) the masks when nobody decides: PASS only, for every seat."""
@@ -516,9 +523,7 @@ class Game:
                     row[lay.chow_low] = lo
                     row[lay.chow_mid] = mid
                     row[lay.chow_high] = hi
-            b = bytearray(h.tobytes())  # the hand with the discard: a win? (is_winning_bytes, inlined: hot)
-            b[t] += 1
-            if is_winning_bytes(bytes(b), self._seven):
+            if _wins_with(h, t, self._seven):
                 if row is None:
                     row = np.zeros(lay.size, dtype=np.int8)
                 row[lay.win] = 1
@@ -535,12 +540,6 @@ class Game:
         self._masks = masks
         self._acting = acting
         return True
-
-    def _wins_with(self, s: int, t: int) -> bool:
-        """Whether seat ``s``'s hand plus tile ``t`` is complete."""
-        b = bytearray(self._tiles[s].tobytes())
-        b[t] += 1
-        return is_winning_bytes(bytes(b), self._seven)
 
     def _on_claims(self, chosen: list[int]) -> None:
         p = self.last_discarder
@@ -620,7 +619,7 @@ class Game:
         acting = 0
         for k in (1, 2, 3):
             s = (p + k) % NUM_SEATS
-            if self._wins_with(s, t):
+            if _wins_with(self._tiles[s], t, self._seven):
                 if masks is None:
                     masks = self._pass_only.copy()
                 masks[s, lay.win] = 1
