@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from mjenv.game.actions import ActionLayout
+from mjenv.game.actions import ActionLayout, Phase
 from mjenv.rules import Rules, get_rules
 
-#: ``mjenv.game.Phase`` values (IntEnum 0..3), repeated here so agents read the one-hot ``phase`` view
-#: without importing the game module (agents must not touch game state).
-PHASE_DISCARD, PHASE_CLAIM, PHASE_ROB_KONG, PHASE_END = 0, 1, 2, 3
+#: Short names of the :class:`~mjenv.game.Phase` members, which index the one-hot ``phase`` view
+#: (the agents compare ``Situation.phase`` with them; they never see a game).
+PHASE_DISCARD, PHASE_CLAIM, PHASE_ROB_KONG, PHASE_END = Phase
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,8 @@ class Situation:
         hand: int16[T] own concealed tile counts (the drawn tile included).
         kb: int16[T] knowledge base: copies of each tile this seat has not seen.
         melds_needed: melds still to form (``rules.melds`` minus own declared melds).
-        phase: one of ``PHASE_DISCARD``, ``PHASE_CLAIM``, ``PHASE_ROB_KONG``, ``PHASE_END``.
+        phase: the :class:`~mjenv.game.Phase` value (``PHASE_DISCARD``, ``PHASE_CLAIM``,
+            ``PHASE_ROB_KONG``, ``PHASE_END``).
         last_discard: tile id awaiting claims (the robbed tile in ``PHASE_ROB_KONG``), -1 when none.
         wall_count: tiles left in the wall.
         mask: bool[A] legal actions.

@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 import torch
 from mjenv.baselines._args import parse_args
-from mjenv.baselines.policy import PolicyAgent, PolicyNet, build_net, load_net, save_policy
+from mjenv.baselines.policy import PolicyNet, build_net, load_net, save_policy
+from mjenv.baselines.registry import make_agent  # agents by name (train_ppo imports it from here too)
 from tqdm.auto import tqdm
 
 
@@ -71,29 +72,6 @@ class Args:
     """keep the generated hands' game logs in out_dir/teacher_logs/hands.jsonl (replayable with --logs)"""
     torch_threads: int = 1
     """torch intra-op threads"""
-
-
-def make_agent(spec: str, *, seed: int, rules: str):
-    """An agent from a short name: random | greedy | flatmc | flatmc:sp | flatmc:OPTIONS | policy:PATH."""
-    if spec == "random":
-        from mjenv.baselines.random_agent import RandomAgent
-
-        return RandomAgent(seed=seed, rules=rules)
-    if spec == "greedy":
-        from mjenv.baselines.greedy import GreedyAgent
-
-        return GreedyAgent(seed=seed, rules=rules)
-    if spec in ("flatmc", "flatmc:fp", "flatmc:sp"):
-        from mjenv.baselines.flatmc import FlatMCAgent
-
-        return FlatMCAgent(seed=seed, model="sp" if spec.endswith(":sp") else "fp", rules=rules)
-    if spec.startswith("flatmc:"):  # budgets and variants, as the evaluation CLI writes them
-        from mjenv.baselines.registry import make_agent as registry_agent
-
-        return registry_agent(spec, seed=seed, rules=rules)
-    if spec.startswith("policy:"):
-        return PolicyAgent.load(spec.split(":", 1)[1], seed=seed)
-    raise ValueError(f"unknown agent {spec!r}; allowed: random, greedy, flatmc, flatmc:sp, policy:PATH")
 
 
 def generate(teacher: str, hands: int, *, rules: str, seed: int, num_envs: int, progress: bool = True,

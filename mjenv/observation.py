@@ -368,7 +368,7 @@ class ObservationSpec:
         out = np.empty((4, self.size), dtype=np.float32)
         deficiency = np.empty(4, dtype=np.int32)
         self._observe_kernel(
-            game.tile_table, game.discards, self._kernel_offsets, tuple(map(len, game.melds)), last, who,
+            game.tile_table, game.discards, self._kernel_offsets, game.melds_declared.tolist(), last, who,
             int(game.wall_remaining), int(game.dealer), phase,
             int(game.current_player) if phase == _PHASE_DISCARD else -1, claim,
             (who + 1) % 4 if claim >= 0 and self.rules.allow_chow else -1, self.rules.melds, out, deficiency,

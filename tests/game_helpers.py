@@ -86,11 +86,11 @@ def random_action(game: Game, seat: int, rng: np.random.Generator, eager: bool =
     random games reach every kind of event."""
     legal = np.flatnonzero(game.legal_action_mask(seat))
     if eager:
-        t_count = game.num_tile_types
-        win, pong, ekong = 2 * t_count + 5, 2 * t_count + 3, 2 * t_count + 4
+        lay = game.layout
+        win, pong, ekong = lay.win, lay.pong, lay.exposed_kong
         if win in legal and rng.random() < 0.9:
             return win
-        kongs = legal[(legal >= t_count) & (legal < 2 * t_count)]
+        kongs = legal[(legal >= lay.kongs.start) & (legal < lay.kongs.stop)]
         if len(kongs) and rng.random() < 0.6:
             return int(rng.choice(kongs))
         if ekong in legal and rng.random() < 0.6:

@@ -58,6 +58,12 @@ def check_invariants(g: Game, rng: np.random.Generator, cross_check: bool) -> No
         if g.end_reason == "self_draw" and s in g.winners:
             expect = r.hand_size + 1  # the self-drawn winning tile is in the hand
         assert size == expect, (s, size, expect, g.phase)
+    for s in range(4):  # the meld table (via its Meld tuples) and the meld tile counts agree
+        counts = np.zeros(t_count, dtype=np.int64)
+        for m in g.melds[s]:
+            np.add.at(counts, list(m.tiles), 1)
+        assert (counts == g.meld_counts[s]).all()
+        assert (g.meld_table[s, g.num_melds(s) :] == -1).all()
     if g.phase == Phase.END:
         assert acting == []
         return
@@ -243,6 +249,36 @@ def test_clone_is_independent():
     play_random(c, np.random.default_rng(0))
     assert state_summary(g) == snap and (g.hands == hands).all()
     assert c.hands.base is not g.hands.base
+
+
+def test_clones_keep_their_own_logs():
+    """Clones share the step log until they diverge; each log holds exactly its own game's steps."""
+    rng = np.random.default_rng(4)
+    g = Game("basic", seed=21)
+    played: dict[str, list] = {"g": []}
+    games = {"g": g}
+
+    def advance(name: str) -> None:
+        game = games[name]
+        if not game.is_over:
+            step = {s: random_action(game, s, rng) for s in game.acting_seats()}
+            game.step(step)
+            played[name].append([[s, a] for s, a in sorted(step.items())])
+
+    for _ in range(10):
+        advance("g")
+    games["c"], played["c"] = g.clone(), list(played["g"])
+    for name in ("c", "g", "g", "c", "c", "g"):  # both ahead in turn: each appends or takes its own copy
+        advance(name)
+    games["cc"], played["cc"] = games["c"].clone(), list(played["c"])
+    for _ in range(200):
+        for name in ("g", "cc", "c"):
+            advance(name)
+    assert all(x.is_over for x in games.values())
+    assert played["g"] != played["c"] != played["cc"]  # they went their own ways
+    for name, game in games.items():
+        assert game.log["steps"] == played[name] and game.result()["steps"] == len(played[name])
+        assert state_summary(replay(game.log)) == state_summary(game)
 
 
 # ---------------------------------------------------------------- step input handling

@@ -11,7 +11,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from mjenv.game import Game, Meld, Phase
+from mjenv.game import EndReason, Game, Meld, MeldKind, Phase
 from mjenv.rules import get_rules
 from tests.game_helpers import script, tid
 
@@ -66,6 +66,9 @@ def test_chow_loses_to_pong():
     g.step({1: L.chow_mid, 2: L.pong})
     assert g.melds[2] == [Meld("pong", (M5, M5, M5), 0, M5)]
     assert g.melds[1] == []
+    # the stored form: one row (kind code, lowest tile, from seat, claimed tile) per meld, -1 padded
+    assert g.meld_table[2].tolist() == [[MeldKind.PONG, M5, 0, M5]] + [[-1] * 4] * 3
+    assert g.melds_declared.tolist() == [0, 0, 1, 0] and (g.meld_table[[0, 1, 3]] == -1).all()
     assert (g.hands[1] == hand1).all()
     assert g.hands[2, M5] == 0 and g.meld_counts[2, M5] == 3
     # the claimant discards at once: no draw, no kong, no win
@@ -82,6 +85,7 @@ def test_chow_taken_when_pong_passes():
     g.step({0: M5})
     g.step({1: L.chow_mid, 2: L.pass_})
     assert g.melds[1] == [Meld("chow", (M5 - 1, M5, M5 + 1), 0, M5)]
+    assert g.meld_table[1, 0].tolist() == [MeldKind.CHOW, M5 - 1, 0, M5]  # a chow row holds its lowest tile
     assert g.hands[1, M5 - 1] == 0 and g.hands[1, M5 + 1] == 0
     assert g.phase == Phase.DISCARD and g.current_player == 1
     assert g.hands[1].sum() == 11  # 13 - 2 shown: 3 melds + pair shape (3*3 + 2)
@@ -151,6 +155,8 @@ def test_two_winners_both_win_with_multiple_winners():
     g.step({0: M5})
     g.step({1: L.win, 2: L.pong, 3: L.win})
     assert g.winners == [1, 3] and g.deal_in == 0
+    assert g.won.tolist() == [False, True, False, True] and g.won.dtype == bool
+    assert g.end_code == EndReason.DISCARD and g.end_reason == "discard"
     assert g.scores.tolist() == [-6, 3, 0, 3]
     # the won discard stays in the discarder's history: hands of both winners + it are complete
     assert g.discards[0, 0] == M5 and g.hands[1].sum() == 13 and g.hands[3].sum() == 13
@@ -216,6 +222,7 @@ def test_concealed_kong_replacement_and_a_win_on_it():
     assert L.kong(0) in g.legal_actions(0) and L.win not in g.legal_actions(0)
     g.step({0: L.kong(0)})
     assert g.melds[0] == [Meld("concealed_kong", (0, 0, 0, 0), -1, -1)]
+    assert g.meld_table[0, 0].tolist() == [MeldKind.CONCEALED_KONG, 0, -1, -1]
     assert g.hands[0, 0] == 0 and g.meld_counts[0, 0] == 4
     assert g.public_counts[0] == 4  # concealed kongs are treated as revealed
     assert g.last_drawn == tid("4m") and g.wall_remaining == 54
@@ -223,6 +230,7 @@ def test_concealed_kong_replacement_and_a_win_on_it():
     assert L.win in g.legal_actions(0)  # 2m3m4m 234p 567p 9m9m + the kong
     g.step({0: L.win})
     assert g.winners == [0] and g.end_reason == "self_draw" and g.winning_tile == tid("4m")
+    assert g.end_code == EndReason.SELF_DRAW and g.won.tolist() == [True, False, False, False]
     assert g.scores.tolist() == [3, -1, -1, -1]
 
 
@@ -264,10 +272,12 @@ def test_robbing_an_added_kong(rules):
     assert g.current_player == 1 and g.last_discard == M5 and g.last_discarder == 1
     assert acting_legal(g) == {3: {"win", "pass"}}
     assert g.melds[1][0].kind == "added_kong"  # shown while the window is open
+    assert g.meld_table[1, 0].tolist() == [MeldKind.ADDED_KONG, M5, 0, M5] and g.num_melds(1) == 1
     g.step({3: L.win})
     assert g.winners == [3] and g.deal_in == 1 and g.end_reason == "robbed_kong" and g.winning_tile == M5
     assert g.scores.tolist() == [0, -3, 0, 3]
     assert g.melds[1] == [Meld("pong", (M5,) * 3, 0, M5)]  # the robbed kong falls back to a pong
+    assert g.meld_table[1, 0].tolist() == [MeldKind.PONG, M5, 0, M5] and g.end_code == EndReason.ROBBED_KONG
     assert g.meld_counts[1, M5] == 3 and g.hands[1, M5] == 0
     assert g.discards[1, g.num_discards[1] - 1] == M5  # the robbed tile is entered as a discard
 
@@ -342,6 +352,7 @@ def test_exhaustive_draw_after_the_last_discard(preset):
         else:
             g.step({})  # every claimant passes
     assert g.end_reason == "exhaustive_draw" and g.winners == [] and g.deal_in == -1
+    assert g.end_code == EndReason.EXHAUSTIVE_DRAW and not g.won.any()
     assert g.scores.tolist() == [0, 0, 0, 0]
     assert g.wall_remaining == 0
     assert int(g.num_discards.sum()) == r.num_tiles - 4 * r.hand_size

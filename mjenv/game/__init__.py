@@ -73,22 +73,26 @@ Scores (``scores``, int64[4], this hand's deltas): a win on a discard or robbed 
 
 Logs: ``Game.log`` (a JSON-able dict), ``Game.to_jsonl(path)``, :func:`replay`, :func:`read_jsonl`,
 :func:`log_rules` (a log's rules; version-1 logs read as ``claim_window="when_possible"``).
-Scripted hands: ``Game(rules, wall=make_wall(rules, hands=..., draws=..., replacements=...))``.
+Scripted hands (:mod:`mjenv.game.scripting`): ``Game(rules, wall=make_wall(rules, hands=..., draws=...,
+replacements=...))``.
 """
 
 from __future__ import annotations
 
 from mjenv.game._win import is_winning
-from mjenv.game.actions import ActionLayout
-from mjenv.game.engine import MELD_KINDS, NUM_SEATS, Game, Meld, Phase, make_wall
+from mjenv.game.actions import ActionLayout, Phase
+from mjenv.game.engine import MELD_KINDS, NUM_SEATS, EndReason, Game, Meld, MeldKind
 from mjenv.game.log import log_rules, read_jsonl, replay, write_jsonl
+from mjenv.game.scripting import make_wall
 
 __all__ = [
     "MELD_KINDS",
     "NUM_SEATS",
     "ActionLayout",
+    "EndReason",
     "Game",
     "Meld",
+    "MeldKind",
     "Phase",
     "is_winning",
     "log_rules",

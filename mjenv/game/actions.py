@@ -1,4 +1,4 @@
-"""The fixed action space of the game, one place for every action id.
+"""The fixed action space of the game, one place for every action id, and the phases it is read in.
 
 With T tile types (27 for the papers' 108-tile game, 34 with honours) there are ``2T + 7`` actions:
 
@@ -20,58 +20,60 @@ T .. 2T-1       ``kong(t)``        concealed kong of four t, or added kong of t 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import IntEnum
 
 CLAIM_NAMES = ("chow_low", "chow_mid", "chow_high", "pong", "exposed_kong", "win", "pass")
 
 
+class Phase(IntEnum):
+    """Phase of a hand (which actions a seat may take; see :mod:`mjenv.game`). ``DISCARD``: the current
+    player acts on her own turn; ``CLAIM``: seats answer a discard; ``ROB_KONG``: seats may win on the
+    tile of an added kong; ``END``: the hand is over. Defined here, with the actions, so that agent
+    code can name phases without importing the game state."""
+
+    DISCARD = 0
+    CLAIM = 1
+    ROB_KONG = 2
+    END = 3
+
+
 @dataclass(frozen=True)
 class ActionLayout:
-    """Action ids for a game with ``num_tile_types`` tile types (27 or 34)."""
+    """Action ids for a game with ``num_tile_types`` tile types (27 or 34).
+
+    The ids are plain attributes (``pong``, ``win``, ``pass_``, ...) computed once, so the engine's hot
+    paths read them at attribute cost; ``discards`` and ``kongs`` are the slices of the two per-tile
+    blocks (``discard(t)`` is ``discards.start + t``, ``kong(t)`` is ``kongs.start + t``).
+    """
 
     num_tile_types: int
+    size: int = field(init=False, repr=False, compare=False)
+    discards: slice = field(init=False, repr=False, compare=False)
+    kongs: slice = field(init=False, repr=False, compare=False)
+    chow_low: int = field(init=False, repr=False, compare=False)
+    chow_mid: int = field(init=False, repr=False, compare=False)
+    chow_high: int = field(init=False, repr=False, compare=False)
+    pong: int = field(init=False, repr=False, compare=False)
+    exposed_kong: int = field(init=False, repr=False, compare=False)
+    win: int = field(init=False, repr=False, compare=False)
+    pass_: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.num_tile_types not in (27, 34):
-            raise ValueError(f"num_tile_types must be 27 or 34, got {self.num_tile_types}")
-
-    @property
-    def size(self) -> int:
-        return 2 * self.num_tile_types + 7
+        t = self.num_tile_types
+        if t not in (27, 34):
+            raise ValueError(f"num_tile_types must be 27 or 34, got {t}")
+        ids = {"size": 2 * t + len(CLAIM_NAMES), "discards": slice(0, t), "kongs": slice(t, 2 * t)}
+        ids.update({name: 2 * t + i for i, name in enumerate(CLAIM_NAMES)})
+        ids["pass_"] = ids.pop("pass")
+        for name, value in ids.items():
+            object.__setattr__(self, name, value)  # frozen: set once, here
 
     def discard(self, tile: int) -> int:
         return tile
 
     def kong(self, tile: int) -> int:
         return self.num_tile_types + tile
-
-    @property
-    def chow_low(self) -> int:
-        return 2 * self.num_tile_types
-
-    @property
-    def chow_mid(self) -> int:
-        return 2 * self.num_tile_types + 1
-
-    @property
-    def chow_high(self) -> int:
-        return 2 * self.num_tile_types + 2
-
-    @property
-    def pong(self) -> int:
-        return 2 * self.num_tile_types + 3
-
-    @property
-    def exposed_kong(self) -> int:
-        return 2 * self.num_tile_types + 4
-
-    @property
-    def win(self) -> int:
-        return 2 * self.num_tile_types + 5
-
-    @property
-    def pass_(self) -> int:
-        return 2 * self.num_tile_types + 6
 
     def describe(self, action: int) -> str:
         """Human-readable name of an action id, e.g. ``"discard 3s"``, ``"pong"``."""

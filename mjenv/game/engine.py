@@ -1,21 +1,37 @@
 """The game state and its transitions (see :mod:`mjenv.game` for the rules of each phase).
 
-State is a few small numpy arrays plus scalars, so :meth:`Game.clone` is a handful of array copies:
+The state is a few fixed-shape numpy arrays plus integer scalars, so :meth:`Game.clone` is a handful
+of array copies (and N games could be stacked into ``[N, ...]`` arrays):
 
 * ``_tiles``: int8[9, T]; rows 0-3 are the concealed hands (``hands``), rows 4-7 the tiles in each
   seat's declared melds (``meld_counts``), row 8 the tiles every seat has seen (``public_counts``:
   discards, meld tiles, the claimed discard counted once, concealed kongs included).
 * ``discards``: int16[4, max_discards] ordered discard history, -1 padded; ``num_discards`` int16[4].
+* ``meld_table``: int8[4, rules.melds, 4], row i of seat s her i-th declared meld as (kind code
+  :class:`MeldKind`, lowest tile, from_seat, claimed tile), -1 padded; ``melds_declared`` int8[4].
+  :attr:`Game.melds` derives :class:`Meld` tuples from it for display and logs.
+* ``won``: bool[4] the winners; ``scores``: int64[4]; ``end_code``: :class:`EndReason`.
 * ``wall``: int8[N] tile ids in draw order, shared read-only between clones; draws come from the
   front (``_head``), replacement draws after a kong from the end (``_tail``).
-* ``melds``: per seat a list of immutable :class:`Meld` tuples.
 * ``_masks``: int8[4, A] legal actions of the current decision, rebuilt (never mutated) at each
-  transition, so clones share it.
+  transition, so clones share it (and every state in which nobody decides shares one read-only
+  PASS-only array); ``_acting``: the deciding seats as a 4-bit mask (bit s: seat s).
+* scalars: ``phase``, ``current_player``, ``last_discard``, ``last_discarder``, ``last_drawn``,
+  ``deal_in``, ``winning_tile``, ``_claimed_turn``, ``_kong_tile``.
+
+Nothing is stored twice: ``hands``, ``meld_counts``, ``public_counts``, ``melds``, ``winners`` and
+``end_reason`` are derived on access. A stored view or derived copy would drift from its source, and
+``copy.deepcopy`` and pickle would split a stored view from the array it shows.
+
+The step log is not part of the state it records: ``_steps`` is a list of ``[[seat, action], ...]``
+records that a game shares with its clones, of which the first ``_num_steps`` are this game's. A game
+appends to it while no clone has gone further, and takes a private copy of its part otherwise, so a
+clone costs nothing for the log and every game's log stays its own.
 """
 
 from __future__ import annotations
 
-import re
+import functools
 import secrets
 from collections.abc import Mapping, Sequence
 from enum import IntEnum
@@ -24,34 +40,54 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from mjenv.game._win import is_winning_bytes
-from mjenv.game.actions import ActionLayout
+from mjenv.game.actions import ActionLayout, Phase
 from mjenv.rules import Rules, get_rules
 from mjenv.tiles import COPIES, NUM_SUITED
 
 NUM_SEATS = 4
-MELD_KINDS = ("chow", "pong", "exposed_kong", "concealed_kong", "added_kong")
 LOG_FORMAT = "mjenv-hand"
-# rows of Game._tiles: 0-3 the concealed hands, _MELD_ROW + s seat s's meld tiles, _PUBLIC_ROW the public counts
-_MELD_ROW = 4
-_PUBLIC_ROW = 8
 #: 2: ``rules`` carries ``claim_window``. A version-1 log has no such field and was played with the
 #: window opened only when some seat could claim, so :func:`mjenv.game.replay` reads it as
 #: ``claim_window="when_possible"``.
 LOG_VERSION = 2
+# rows of Game._tiles: 0-3 the concealed hands, _MELD_ROW + s seat s's meld tiles, _PUBLIC_ROW the public counts
+_MELD_ROW = 4
+_PUBLIC_ROW = 8
+# the seats of each 4-bit acting mask, ascending (Game._acting)
+_SEATS_OF_MASK = tuple(tuple(s for s in range(NUM_SEATS) if m >> s & 1) for m in range(1 << NUM_SEATS))
 
 
-class Phase(IntEnum):
-    """Phase of a hand. ``DISCARD``: the current player acts on her own turn; ``CLAIM``: seats answer
-    a discard; ``ROB_KONG``: seats may win on the tile of an added kong; ``END``: the hand is over."""
+class MeldKind(IntEnum):
+    """Kind code of a meld in :attr:`Game.meld_table` (its name, lower case, is :attr:`Meld.kind`)."""
 
-    DISCARD = 0
-    CLAIM = 1
-    ROB_KONG = 2
-    END = 3
+    CHOW = 0
+    PONG = 1
+    EXPOSED_KONG = 2
+    CONCEALED_KONG = 3
+    ADDED_KONG = 4
+
+
+#: Meld kind names, indexed by :class:`MeldKind`.
+MELD_KINDS = tuple(k.name.lower() for k in MeldKind)
+
+
+class EndReason(IntEnum):
+    """How a hand ended (:attr:`Game.end_code`); its name, lower case, is :attr:`Game.end_reason`
+    (``""`` for ``NONE``, the hand is not over)."""
+
+    NONE = 0
+    SELF_DRAW = 1
+    DISCARD = 2
+    ROBBED_KONG = 3
+    EXHAUSTIVE_DRAW = 4
+
+
+_PONG = int(MeldKind.PONG)  # a plain int: the turn masks compare it often, enum attributes cost more
+_END_NAMES = tuple("" if r is EndReason.NONE else r.name.lower() for r in EndReason)
 
 
 class Meld(NamedTuple):
-    """A declared meld.
+    """A declared meld (derived from :attr:`Game.meld_table` for display and logs).
 
     Attributes:
         kind: ``"chow"``, ``"pong"``, ``"exposed_kong"``, ``"concealed_kong"`` or ``"added_kong"``.
@@ -65,86 +101,30 @@ class Meld(NamedTuple):
     from_seat: int
     claimed: int
 
+    @classmethod
+    def from_row(cls, kind: int, tile: int, from_seat: int, claimed: int) -> Meld:
+        """The meld of one :attr:`Game.meld_table` row (kind code, lowest tile, from_seat, claimed)."""
+        if kind == MeldKind.CHOW:
+            tiles: tuple[int, ...] = (tile, tile + 1, tile + 2)
+        else:
+            tiles = (tile,) * (3 if kind == MeldKind.PONG else 4)
+        return cls(MELD_KINDS[kind], tiles, from_seat, claimed)
 
-def make_wall(
-    rules: str | Rules = "basic",
-    hands: Sequence[Sequence[int] | str] = (),
-    draws: Sequence[int] | str = (),
-    replacements: Sequence[int] | str = (),
-    dealer: int = 0,
-) -> np.ndarray:
-    """Build a wall that deals chosen hands and draws: the way to script a hand for tests and demos.
 
-    The deal gives ``hand_size`` tiles to each seat in turn from the front of the wall, starting with
-    the dealer; then the dealer draws her extra tile, and every later draw comes from the front too.
-    Replacement draws after a kong come from the end of the wall.
+def _wins_with(hand: np.ndarray, t: int, seven_pairs: bool) -> bool:
+    """Whether ``hand`` (int8[T] concealed tiles) plus one tile ``t`` is complete."""
+    b = bytearray(hand.tobytes())
+    b[t] += 1
+    return is_winning_bytes(bytes(b), seven_pairs)
 
-    Args:
-        rules: the rule set (its tile count and hand size).
-        hands: up to 4 hands (tile id lists or mps strings) for seats 0..3 (absolute seats, not
-            relative to the dealer); missing or short hands are filled from the leftover tiles.
-        draws: the tiles drawn from the front after the deal, in order (the dealer's first). A str
-            in mps notation keeps the written order (``"9s7p1s"``); other notations are sorted.
-        replacements: the replacement draws, in order (taken from the wall's end).
-        dealer: the dealer seat of the game this wall is for.
 
-    Returns:
-        int8[N] the wall: a permutation of the full tile set. Pass it as ``Game(rules, wall=...)``.
-
-    Raises:
-        ValueError: a hand longer than ``hand_size``, or more copies of a tile than the set holds.
-    """
-    from mjenv.tiles import MPS_OFFSET, parse, to_tiles
-
-    r = get_rules(rules)
-    t_count = r.num_tile_types
-
-    def as_tiles(x: Sequence[int] | str) -> list[int]:
-        if isinstance(x, str):
-            text = re.sub(r"\s+", "", x)
-            if re.fullmatch(r"(?:[1-9]+[mpsz])*", text):
-                # mps in the written order (draw order matters; parse() would sort)
-                out = []
-                for digits, suit in re.findall(r"([1-9]+)([mpsz])", text):
-                    out += [MPS_OFFSET[suit] + int(d) - 1 for d in digits]
-                return out
-            return to_tiles(parse(x, t_count))
-        return [int(v) for v in x]
-
-    left = np.full(t_count, COPIES, dtype=np.int64)
-
-    def take(tiles: list[int], what: str) -> list[int]:
-        for t in tiles:
-            if not 0 <= t < t_count:
-                raise ValueError(f"{what}: tile id {t} is out of range 0..{t_count - 1}")
-            left[t] -= 1
-            if left[t] < 0:
-                raise ValueError(f"{what}: more than {COPIES} copies of tile {t} in the scripted wall")
-        return tiles
-
-    if len(hands) > NUM_SEATS:
-        raise ValueError(f"hands: at most {NUM_SEATS} hands, got {len(hands)}")
-    chosen = [take(as_tiles(h), f"hands[{i}]") for i, h in enumerate(hands)]
-    chosen += [[] for _ in range(NUM_SEATS - len(chosen))]
-    for i, h in enumerate(chosen):
-        if len(h) > r.hand_size:
-            raise ValueError(f"hands[{i}] has {len(h)} tiles; at most hand_size={r.hand_size}")
-    front = take(as_tiles(draws), "draws")
-    back = take(as_tiles(replacements), "replacements")
-    filler = [t for t in range(t_count) for _ in range(int(left[t]))]
-    fill = iter(filler)
-    deal: list[int] = []
-    for k in range(NUM_SEATS):
-        h = chosen[(dealer + k) % NUM_SEATS]
-        deal += h + [next(fill) for _ in range(r.hand_size - len(h))]
-    middle = list(fill)
-    if len(deal) + len(front) + len(back) + len(middle) != r.num_tiles or len(front) + len(back) > r.dead_wall_start:
-        raise ValueError(
-            f"draws ({len(front)}) + replacements ({len(back)}) exceed the "
-            f"{r.dead_wall_start} tiles left after the deal"
-        )
-    wall = deal + front + middle + back[::-1]
-    return np.array(wall, dtype=np.int8)
+@functools.cache
+def _pass_only(layout: ActionLayout) -> np.ndarray:
+    """int8[4, A] (read-only) the masks when nobody decides: PASS only, for every seat."""
+    m = np.zeros((NUM_SEATS, layout.size), dtype=np.int8)
+    m[:, layout.pass_] = 1
+    m.flags.writeable = False
+    return m
 
 
 class Game:
@@ -155,8 +135,8 @@ class Game:
         seed: seeds the wall shuffle (``np.random.default_rng(seed)``); None draws a fresh seed,
             recorded in :attr:`log` so the hand can be replayed.
         dealer: seat 0..3 that starts with the extra tile.
-        wall: int[N] tile ids in draw order (a permutation of the full set; see :func:`make_wall`).
-            Overrides ``seed``'s shuffle.
+        wall: int[N] tile ids in draw order (a permutation of the full set; see
+            :func:`mjenv.game.make_wall`). Overrides ``seed``'s shuffle.
 
     Raises:
         ValueError: bad rules, dealer, seed or wall.
@@ -165,26 +145,30 @@ class Game:
         rules, layout (:class:`ActionLayout`), num_tile_types (T), seed, dealer.
         phase: :class:`Phase`; current_player: the seat whose turn it is (the discarder during a
             claim window, the kong declarer while a kong may be robbed).
-        hands: int8[4, T] concealed tiles (the drawn tile included).
-        meld_counts: int8[4, T] tiles in each seat's declared melds; melds: per seat list[Meld].
-        public_counts: int8[T] tiles every seat has seen (discards, meld tiles with a claimed
-            discard counted once, concealed kongs); a seat's knowledge base is
+        tile_table: int8[9, T] the tile counts; hands (int8[4, T] concealed tiles, the drawn tile
+            included), meld_counts (int8[4, T] tiles in each seat's declared melds) and
+            public_counts (int8[T] tiles every seat has seen: discards, meld tiles with a claimed
+            discard counted once, concealed kongs) are views of it; a seat's knowledge base is
             ``4 - hands[seat] - public_counts``.
+        meld_table: int8[4, rules.melds, 4] declared melds (kind code, lowest tile, from_seat,
+            claimed), -1 padded; melds_declared: int8[4]; melds: per seat list[Meld] (derived).
         discards: int16[4, rules.max_discards] ordered discard history, -1 padded (claimed discards
             stay in it); num_discards: int16[4].
         last_discard, last_discarder: the tile awaiting claims and its seat (-1 when none): the
             discard during ``CLAIM``, the added kong's tile and its declarer during ``ROB_KONG``.
         last_drawn: the tile the current player just drew (-1 after a chow/pong, or none).
         wall: int8[N] the wall in draw order (read-only); wall_remaining, wall_head, wall_tail.
-        winners (list[int], sorted), deal_in (-1: none), winning_tile, end_reason, scores (int64[4]).
+        won: bool[4] the winners; winners: list[int] their seats, ascending (derived).
+        end_code: :class:`EndReason`; end_reason: its name (derived).
+        deal_in (-1: none), winning_tile, scores (int64[4]).
     """
 
     __slots__ = (
-        "rules", "layout", "num_tile_types", "seed", "dealer", "wall", "_head", "_tail", "_tiles",
-        "melds", "discards", "num_discards", "phase",
-        "current_player", "last_discard", "last_discarder", "last_drawn", "winners", "deal_in",
-        "winning_tile", "end_reason", "scores", "_masks", "_acting", "_claimed_turn", "_kong_tile", "_steps",
-        "_A", "_win", "_pass", "_seven",
+        "rules", "layout", "num_tile_types", "seed", "dealer", "wall", "_seven", "_pass_only",
+        "_tiles", "discards", "num_discards", "meld_table", "melds_declared", "won", "scores", "_masks",
+        "phase", "current_player", "last_discard", "last_discarder", "last_drawn", "deal_in",
+        "winning_tile", "end_code", "_head", "_tail", "_acting", "_claimed_turn", "_kong_tile",
+        "_steps", "_num_steps",
     )  # fmt: skip
 
     def __init__(
@@ -199,10 +183,8 @@ class Game:
         t_count = self.rules.num_tile_types
         self.num_tile_types = t_count
         self.layout = ActionLayout(t_count)
-        self._A = self.layout.size
-        self._win = self.layout.win
-        self._pass = self.layout.pass_
         self._seven = self.rules.seven_pairs
+        self._pass_only = _pass_only(self.layout)
         if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < NUM_SEATS:
             raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
         self.dealer = int(dealer)
@@ -226,20 +208,22 @@ class Game:
         w.flags.writeable = False
         self.wall = w
         self._tiles = np.zeros((9, t_count), dtype=np.int8)
-        self.melds: list[list[Meld]] = [[] for _ in range(NUM_SEATS)]
         self.discards = np.full((NUM_SEATS, self.rules.max_discards), -1, dtype=np.int16)
         self.num_discards = np.zeros(NUM_SEATS, dtype=np.int16)
-        self.winners: list[int] = []
+        self.meld_table = np.full((NUM_SEATS, self.rules.melds, 4), -1, dtype=np.int8)
+        self.melds_declared = np.zeros(NUM_SEATS, dtype=np.int8)
+        self.won = np.zeros(NUM_SEATS, dtype=bool)
+        self.scores = np.zeros(NUM_SEATS, dtype=np.int64)
         self.deal_in = -1
         self.winning_tile = -1
-        self.end_reason = ""
-        self.scores = np.zeros(NUM_SEATS, dtype=np.int64)
+        self.end_code = EndReason.NONE
         self.last_discard = -1
         self.last_discarder = -1
         self.last_drawn = -1
         self._claimed_turn = False
         self._kong_tile = -1
         self._steps: list[list[list[int]]] = []
+        self._num_steps = 0
         hs = self.rules.hand_size
         for k in range(NUM_SEATS):
             seat = (self.dealer + k) % NUM_SEATS
@@ -249,10 +233,7 @@ class Game:
         self.phase = Phase.DISCARD
         self._draw(self.dealer, replacement=False)
 
-    # The tile counts live in ONE array, ``_tiles``; ``hands``, ``meld_counts`` and ``public_counts``
-    # are views of it made on each access, never stored: a stored view would be split from ``_tiles``
-    # by ``copy.deepcopy`` or pickle, and the copy's kernel (which reads ``tile_table``) would see a
-    # table its transitions no longer write.
+    # ------------------------------------------------------------------ derived views of the state
     @property
     def tile_table(self) -> np.ndarray:
         """int8[9, T], read it only: rows 0-3 the concealed hands, 4-7 the meld counts, 8 the public
@@ -267,18 +248,37 @@ class Game:
     @property
     def meld_counts(self) -> np.ndarray:
         """int8[4, T] tiles in each seat's declared melds (a view of :attr:`tile_table`; read it only)."""
-        return self._tiles[4:8]
+        return self._tiles[_MELD_ROW:_PUBLIC_ROW]
 
     @property
     def public_counts(self) -> np.ndarray:
         """int8[T] tiles every seat has seen (a view of :attr:`tile_table`; read it only)."""
-        return self._tiles[8]
+        return self._tiles[_PUBLIC_ROW]
 
-    def legal_action_masks(self) -> np.ndarray:
-        """int8[4, A]: :meth:`legal_action_mask` of every seat (a fresh array)."""
-        return self._masks.copy()
+    @property
+    def melds(self) -> list[list[Meld]]:
+        """Per seat the declared melds in declaration order (a new list of :class:`Meld`, derived from
+        :attr:`meld_table`; an added kong takes the place of its pong)."""
+        counts = self.melds_declared.tolist()
+        if not any(counts):
+            return [[], [], [], []]
+        table = self.meld_table
+        return [[Meld.from_row(*row) for row in table[s, :n].tolist()] if n else [] for s, n in enumerate(counts)]
 
-    # ------------------------------------------------------------------ queries
+    def num_melds(self, seat: int) -> int:
+        """Declared melds of ``seat`` (concealed kongs included)."""
+        return int(self.melds_declared[seat])
+
+    @property
+    def winners(self) -> list[int]:
+        """Seats that won, ascending (``[]`` before the end and after an exhaustive draw)."""
+        return np.flatnonzero(self.won).tolist()
+
+    @property
+    def end_reason(self) -> str:
+        """``"self_draw"``, ``"discard"``, ``"robbed_kong"`` or ``"exhaustive_draw"``; ``""`` before the end."""
+        return _END_NAMES[self.end_code]
+
     @property
     def wall_remaining(self) -> int:
         """Tiles left to draw (front and replacement draws share them)."""
@@ -298,15 +298,12 @@ class Game:
     def is_over(self) -> bool:
         return self.phase == Phase.END
 
-    def num_melds(self, seat: int) -> int:
-        """Declared melds of ``seat`` (concealed kongs included)."""
-        return len(self.melds[seat])
-
+    # ------------------------------------------------------------------ legal actions
     def acting_seats(self) -> list[int]:
         """Seats that must decide now, ascending. Empty when the hand is over, and during a ``CLAIM`` /
         ``ROB_KONG`` window in which nobody can claim (``rules.claim_window == "always"``): then
         :meth:`step` takes ``{}`` (or all PASS) and the hand goes on as if everyone passed."""
-        return list(self._acting)
+        return list(_SEATS_OF_MASK[self._acting])
 
     def legal_action_mask(self, seat: int) -> np.ndarray:
         """int8[A] 1 where the action is legal for ``seat`` now; a seat with nothing to decide has
@@ -315,10 +312,15 @@ class Game:
             raise ValueError(f"seat must be 0..3, got {seat!r}")
         return self._masks[seat].copy()
 
+    def legal_action_masks(self) -> np.ndarray:
+        """int8[4, A]: :meth:`legal_action_mask` of every seat (a fresh array)."""
+        return self._masks.copy()
+
     def legal_actions(self, seat: int) -> list[int]:
         """Legal action ids of ``seat`` now, ascending."""
         return np.flatnonzero(self._masks[seat]).tolist()
 
+    # ------------------------------------------------------------------ log and copies
     @property
     def log(self) -> dict[str, Any]:
         """JSON-able record of this hand: rules, seed, dealer, wall and every step's actions.
@@ -335,7 +337,7 @@ class Game:
             "seed": self.seed,
             "dealer": self.dealer,
             "wall": self.wall.tolist(),
-            "steps": [[list(p) for p in s] for s in self._steps],
+            "steps": [[list(p) for p in s] for s in self._steps[: self._num_steps]],
         }
         if self.is_over:
             out["result"] = self.result()
@@ -346,12 +348,12 @@ class Game:
         return {
             "phase": self.phase.name,
             "end_reason": self.end_reason,
-            "winners": list(self.winners),
+            "winners": self.winners,
             "deal_in": self.deal_in,
             "winning_tile": self.winning_tile,
             "scores": self.scores.tolist(),
             "wall_remaining": self.wall_remaining,
-            "steps": len(self._steps),
+            "steps": self._num_steps,
         }
 
     def to_jsonl(self, path: str, append: bool = False) -> None:
@@ -361,7 +363,8 @@ class Game:
         write_jsonl(self, path, append=append)
 
     def clone(self) -> Game:
-        """An independent copy (arrays copied; the wall and the current masks are shared read-only)."""
+        """An independent copy: the state arrays copied, the rest (scalars, the read-only wall and
+        masks, the shared step log) assigned."""
         g = object.__new__(Game)
         g.rules = self.rules
         g.layout = self.layout
@@ -369,31 +372,31 @@ class Game:
         g.seed = self.seed
         g.dealer = self.dealer
         g.wall = self.wall
-        g._head = self._head
-        g._tail = self._tail
+        g._seven = self._seven
+        g._pass_only = self._pass_only
         g._tiles = self._tiles.copy()
-        g.melds = [list(m) for m in self.melds]
         g.discards = self.discards.copy()
         g.num_discards = self.num_discards.copy()
+        g.meld_table = self.meld_table.copy()
+        g.melds_declared = self.melds_declared.copy()
+        g.won = self.won.copy()
+        g.scores = self.scores.copy()
+        g._masks = self._masks
         g.phase = self.phase
         g.current_player = self.current_player
         g.last_discard = self.last_discard
         g.last_discarder = self.last_discarder
         g.last_drawn = self.last_drawn
-        g.winners = list(self.winners)
         g.deal_in = self.deal_in
         g.winning_tile = self.winning_tile
-        g.end_reason = self.end_reason
-        g.scores = self.scores.copy()
-        g._masks = self._masks
+        g.end_code = self.end_code
+        g._head = self._head
+        g._tail = self._tail
         g._acting = self._acting
         g._claimed_turn = self._claimed_turn
         g._kong_tile = self._kong_tile
-        g._steps = list(self._steps)
-        g._A = self._A
-        g._win = self._win
-        g._pass = self._pass
-        g._seven = self._seven
+        g._steps = self._steps
+        g._num_steps = self._num_steps
         return g
 
     # ------------------------------------------------------------------ step
@@ -417,15 +420,16 @@ class Game:
         """:meth:`step` after its checks: ``chosen[s]`` is a legal action id of every seat (PASS for the
         seats not acting). Callers that have checked the actions against the masks themselves (the
         env does) call it directly."""
-        record = [[s, chosen[s]] for s in self._acting]
+        steps = self._steps
+        if len(steps) != self._num_steps:  # a clone has logged past this game's steps: log apart from it
+            steps = self._steps = steps[: self._num_steps]
+        steps.append([[s, chosen[s]] for s in _SEATS_OF_MASK[self._acting]])
+        self._num_steps += 1
         if self.phase == Phase.DISCARD:
-            self._steps.append(record)
             self._on_turn(self.current_player, chosen[self.current_player])
         elif self.phase == Phase.CLAIM:
-            self._steps.append(record)
             self._on_claims(chosen)
         else:
-            self._steps.append(record)
             self._on_rob(chosen)
 
     def _parse_actions(self, actions: Mapping[int, int] | Sequence[int]) -> list[int]:
@@ -439,21 +443,22 @@ class Game:
             if isinstance(actions, (str, bytes)) or len(actions) != NUM_SEATS:
                 raise ValueError(f"actions must be a dict {{seat: action}} or a sequence of 4 actions, got {actions!r}")
             given = list(actions)
-        out = [self._pass] * NUM_SEATS
+        pass_, size = self.layout.pass_, self.layout.size
+        out = [pass_] * NUM_SEATS
         masks = self._masks
         for seat in range(NUM_SEATS):
             a = given[seat]
             if a is None:
-                if masks[seat, self._pass]:
+                if masks[seat, pass_]:
                     continue
                 raise ValueError(
                     f"seat {seat} must act in phase {self.phase.name}; legal actions: {self._describe_legal(seat)}"
                 )
             if isinstance(a, bool) or not isinstance(a, (int, np.integer)):
-                raise ValueError(f"seat {seat}: action must be an int id 0..{self._A - 1}, got {a!r}")
+                raise ValueError(f"seat {seat}: action must be an int id 0..{size - 1}, got {a!r}")
             a = int(a)
-            if not 0 <= a < self._A:
-                raise ValueError(f"seat {seat}: action {a} is out of range; allowed ids 0..{self._A - 1}")
+            if not 0 <= a < size:
+                raise ValueError(f"seat {seat}: action {a} is out of range; allowed ids 0..{size - 1}")
             if not masks[seat, a]:
                 raise ValueError(
                     f"seat {seat}: action {a} ({self.layout.describe(a)}) is illegal in phase {self.phase.name}; "
@@ -467,13 +472,13 @@ class Game:
 
     # ------------------------------------------------------------------ transitions
     def _on_turn(self, p: int, a: int) -> None:
-        t_count = self.num_tile_types
-        if a < t_count:
-            self._discard(p, a)
-        elif a < 2 * t_count:
-            self._kong(p, a - t_count)
+        lay = self.layout
+        if a < lay.discards.stop:
+            self._discard(p, a - lay.discards.start)
+        elif a < lay.kongs.stop:
+            self._kong(p, a - lay.kongs.start)
         else:  # the only other legal own-turn action is a self-drawn win
-            self._finish([p], deal_in=-1, tile=self.last_drawn, win_type="self_draw")
+            self._finish([p], deal_in=-1, tile=self.last_drawn, reason=EndReason.SELF_DRAW)
 
     def _discard(self, p: int, t: int) -> None:
         self._tiles[p, t] -= 1
@@ -484,19 +489,17 @@ class Game:
         self.last_discarder = p
         self.last_drawn = -1
         self._claimed_turn = False
-        masks = self._claim_masks(p, t)
-        if masks is None:
-            self._draw((p + 1) % NUM_SEATS, replacement=False)
-        else:
+        if self._claim_masks(p, t):
             self.phase = Phase.CLAIM
+        else:
+            self._draw((p + 1) % NUM_SEATS, replacement=False)
 
-    def _claim_masks(self, p: int, t: int) -> np.ndarray | None:
-        """Masks of the claim window on discard ``t`` by ``p`` (sets ``_masks`` / ``_acting``); None (no
-        window) when nobody can claim and ``rules.claim_window == "when_possible"``."""
-        t_count = self.num_tile_types
+    def _claim_masks(self, p: int, t: int) -> bool:
+        """Set the masks of the claim window on discard ``t`` by ``p``; False (nothing set, no window)
+        when nobody can claim and ``rules.claim_window == "when_possible"``."""
         lay = self.layout
         masks = None
-        acting = []
+        acting = 0
         can_kong = self._tail - self._head > 0
         chow_seat = (p + 1) % NUM_SEATS if self.rules.allow_chow and t < NUM_SUITED else -1
         for k in (1, 2, 3):
@@ -505,10 +508,10 @@ class Game:
             row = None
             c = h[t]
             if c >= 2:
-                row = np.zeros(self._A, dtype=np.int8)
-                row[2 * t_count + 3] = 1
+                row = np.zeros(lay.size, dtype=np.int8)
+                row[lay.pong] = 1
                 if c >= 3 and can_kong:
-                    row[2 * t_count + 4] = 1
+                    row[lay.exposed_kong] = 1
             if s == chow_seat:
                 r = t % 9
                 lo = r <= 6 and h[t + 1] > 0 and h[t + 2] > 0
@@ -516,73 +519,73 @@ class Game:
                 hi = r >= 2 and h[t - 2] > 0 and h[t - 1] > 0
                 if lo or mid or hi:
                     if row is None:
-                        row = np.zeros(self._A, dtype=np.int8)
+                        row = np.zeros(lay.size, dtype=np.int8)
                     row[lay.chow_low] = lo
                     row[lay.chow_mid] = mid
                     row[lay.chow_high] = hi
-            b = bytearray(h.tobytes())
-            b[t] += 1
-            if is_winning_bytes(bytes(b), self._seven):
+            if _wins_with(h, t, self._seven):
                 if row is None:
-                    row = np.zeros(self._A, dtype=np.int8)
-                row[self._win] = 1
+                    row = np.zeros(lay.size, dtype=np.int8)
+                row[lay.win] = 1
             if row is not None:
                 if masks is None:
-                    masks = self._pass_masks()
+                    masks = self._pass_only.copy()
                 masks[s] = row
-                masks[s, self._pass] = 1
-                acting.append(s)
+                masks[s, lay.pass_] = 1
+                acting |= 1 << s
         if masks is None and self.rules.claim_window == "always":
-            masks = self._pass_masks()  # an empty window: everyone passes, nothing leaks
-        if masks is not None:
-            acting.sort()
-            self._masks = masks
-            self._acting = acting
-        return masks
-
-    def _pass_masks(self) -> np.ndarray:
-        m = np.zeros((NUM_SEATS, self._A), dtype=np.int8)
-        m[:, self._pass] = 1
-        return m
+            masks = self._pass_only  # an empty window: everyone passes, nothing leaks
+        if masks is None:
+            return False
+        self._masks = masks
+        self._acting = acting
+        return True
 
     def _on_claims(self, chosen: list[int]) -> None:
         p = self.last_discarder
         t = self.last_discard
+        lay = self.layout
         order = [(p + k) % NUM_SEATS for k in (1, 2, 3)]
-        t_count = self.num_tile_types
-        winners = [s for s in order if chosen[s] == self._win]
+        winners = [s for s in order if chosen[s] == lay.win]
         if winners:
             if not self.rules.multiple_winners:
                 winners = winners[:1]
             # the won discard stays in the discarder's history (several seats may win on it)
-            self._finish(winners, deal_in=p, tile=t, win_type="discard")
+            self._finish(winners, deal_in=p, tile=t, reason=EndReason.DISCARD)
             return
         for s in order:
             a = chosen[s]
-            if a == 2 * t_count + 3 or a == 2 * t_count + 4:
-                kong = a == 2 * t_count + 4
+            if a == lay.pong or a == lay.exposed_kong:
+                kong = a == lay.exposed_kong
                 n = 3 if kong else 2
                 self._tiles[s, t] -= n
                 self._tiles[_MELD_ROW + s, t] += n + 1
                 self._tiles[_PUBLIC_ROW, t] += n
-                kind = "exposed_kong" if kong else "pong"
-                self.melds[s].append(Meld(kind, (t,) * (n + 1), p, t))
+                self._add_meld(s, MeldKind.EXPOSED_KONG if kong else MeldKind.PONG, t, p, t)
                 self._after_claim(s, kong)
                 return
         for s in order:
             a = chosen[s]
-            if 2 * t_count <= a <= 2 * t_count + 2:
-                low = t - (a - 2 * t_count)
-                tiles = (low, low + 1, low + 2)
-                for u in tiles:
+            if lay.chow_low <= a <= lay.chow_high:
+                low = t - (a - lay.chow_low)  # the discard is the lowest, middle or highest tile
+                for u in (low, low + 1, low + 2):
                     if u != t:
                         self._tiles[s, u] -= 1
                         self._tiles[_PUBLIC_ROW, u] += 1
                     self._tiles[_MELD_ROW + s, u] += 1
-                self.melds[s].append(Meld("chow", tiles, p, t))
+                self._add_meld(s, MeldKind.CHOW, low, p, t)
                 self._after_claim(s, False)
                 return
         self._draw((p + 1) % NUM_SEATS, replacement=False)
+
+    def _add_meld(self, s: int, kind: MeldKind, tile: int, from_seat: int, claimed: int) -> None:
+        self.meld_table[s, self.melds_declared[s]] = (kind, tile, from_seat, claimed)
+        self.melds_declared[s] += 1
+
+    def _pong_row(self, s: int, t: int, kind: MeldKind) -> int:
+        """Row in ``meld_table[s]`` of seat ``s``'s meld of tile ``t`` of ``kind`` (a pong or added kong)."""
+        rows = self.meld_table[s, : self.melds_declared[s]]
+        return int(np.flatnonzero((rows[:, 0] == kind) & (rows[:, 1] == t))[0])
 
     def _after_claim(self, s: int, kong: bool) -> None:
         self.last_discard = -1
@@ -604,30 +607,25 @@ class Game:
             self._tiles[_MELD_ROW + p, t] += 4
             # concealed kongs are treated as revealed to everyone (see mjenv.knowledge)
             self._tiles[_PUBLIC_ROW, t] += 4
-            self.melds[p].append(Meld("concealed_kong", (t,) * 4, -1, -1))
+            self._add_meld(p, MeldKind.CONCEALED_KONG, t, -1, -1)
             self._draw(p, replacement=True)
             return
         h[t] -= 1
-        melds = self.melds[p]
-        for i, m in enumerate(melds):
-            if m.kind == "pong" and m.tiles[0] == t:
-                melds[i] = Meld("added_kong", (t,) * 4, m.from_seat, m.claimed)
-                break
+        self.meld_table[p, self._pong_row(p, t, MeldKind.PONG), 0] = MeldKind.ADDED_KONG
         self._tiles[_MELD_ROW + p, t] += 1
         self._tiles[_PUBLIC_ROW, t] += 1
+        lay = self.layout
         masks = None
-        acting = []
+        acting = 0
         for k in (1, 2, 3):
             s = (p + k) % NUM_SEATS
-            b = bytearray(self._tiles[s].tobytes())
-            b[t] += 1
-            if is_winning_bytes(bytes(b), self._seven):
+            if _wins_with(self._tiles[s], t, self._seven):
                 if masks is None:
-                    masks = self._pass_masks()
-                masks[s, self._win] = 1
-                acting.append(s)
+                    masks = self._pass_only.copy()
+                masks[s, lay.win] = 1
+                acting |= 1 << s
         if masks is None and self.rules.claim_window == "always":
-            masks = self._pass_masks()  # an empty rob window: everyone passes, nothing leaks
+            masks = self._pass_only  # an empty rob window: everyone passes, nothing leaks
         if masks is None:
             self._draw(p, replacement=True)
             return
@@ -637,7 +635,6 @@ class Game:
         self.last_discard = t
         self.last_discarder = p
         self.last_drawn = -1
-        acting.sort()
         self._masks = masks
         self._acting = acting
 
@@ -645,7 +642,7 @@ class Game:
         p = self.current_player
         t = self._kong_tile
         order = [(p + k) % NUM_SEATS for k in (1, 2, 3)]
-        winners = [s for s in order if chosen[s] == self._win]
+        winners = [s for s in order if chosen[s] == self.layout.win]
         self._kong_tile = -1
         if not winners:
             self._draw(p, replacement=True)
@@ -654,19 +651,15 @@ class Game:
             winners = winners[:1]
         # the robbed kong falls back to a pong; the robbed tile counts as the declarer's discard
         # (public, in her history), as a won discard does
-        melds = self.melds[p]
-        for i, m in enumerate(melds):
-            if m.kind == "added_kong" and m.tiles[0] == t:
-                melds[i] = Meld("pong", (t,) * 3, m.from_seat, m.claimed)
-                break
+        self.meld_table[p, self._pong_row(p, t, MeldKind.ADDED_KONG), 0] = MeldKind.PONG
         self._tiles[_MELD_ROW + p, t] -= 1
         self.discards[p, self.num_discards[p]] = t
         self.num_discards[p] += 1
-        self._finish(winners, deal_in=p, tile=t, win_type="robbed_kong")
+        self._finish(winners, deal_in=p, tile=t, reason=EndReason.ROBBED_KONG)
 
     def _draw(self, p: int, replacement: bool) -> None:
         if self._tail == self._head:
-            self._finish([], deal_in=-1, tile=-1, win_type="exhaustive_draw")
+            self._finish([], deal_in=-1, tile=-1, reason=EndReason.EXHAUSTIVE_DRAW)
             return
         if replacement:
             self._tail -= 1
@@ -684,27 +677,28 @@ class Game:
         self._set_turn_masks(p)
 
     def _set_turn_masks(self, p: int) -> None:
-        t_count = self.num_tile_types
-        masks = self._pass_masks()
+        lay = self.layout
+        masks = self._pass_only.copy()
         row = masks[p]
-        row[self._pass] = 0
+        row[lay.pass_] = 0
         h = self._tiles[p]
-        row[:t_count] = h > 0
+        row[lay.discards] = h > 0
         if not self._claimed_turn:
             if self._tail > self._head:
-                row[t_count : 2 * t_count] = h == 4
-                for m in self.melds[p]:
-                    if m.kind == "pong" and h[m.tiles[0]] > 0:
-                        row[t_count + m.tiles[0]] = 1
+                row[lay.kongs] = h == 4
+                if self.melds_declared[p]:
+                    for kind, t, _, _ in self.meld_table[p].tolist():  # -1 rows never match
+                        if kind == _PONG and h[t] > 0:  # an added kong
+                            row[lay.kong(t)] = 1
             if is_winning_bytes(h.tobytes(), self._seven):
-                row[self._win] = 1
+                row[lay.win] = 1
         self._masks = masks
-        self._acting = [p]
+        self._acting = 1 << p
 
-    def _finish(self, winners: list[int], deal_in: int, tile: int, win_type: str) -> None:
+    def _finish(self, winners: list[int], deal_in: int, tile: int, reason: EndReason) -> None:
         self.phase = Phase.END
-        self.end_reason = win_type
-        self.winners = sorted(winners)
+        self.end_code = reason
+        self.won[winners] = True
         self.deal_in = deal_in
         self.winning_tile = tile
         self.last_discard = -1
@@ -721,8 +715,8 @@ class Game:
             scores -= pts
             scores[w] += NUM_SEATS * pts
         self.scores = scores
-        self._masks = self._pass_masks()
-        self._acting = []
+        self._masks = self._pass_only
+        self._acting = 0
 
     def __repr__(self) -> str:
         return (

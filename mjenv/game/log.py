@@ -2,7 +2,7 @@
 
 A hand is written as JSON lines::
 
-    {"type": "header", "format": "mjenv-hand", "version": 1, "rules": {...}, "seed": 7, "dealer": 0, "wall": [...]}
+    {"type": "header", "format": "mjenv-hand", "version": 2, "rules": {...}, "seed": 7, "dealer": 0, "wall": [...]}
     {"type": "step", "i": 0, "actions": [[0, 12]]}
     {"type": "step", "i": 1, "actions": [[2, 61], [3, 60]]}
     ...
