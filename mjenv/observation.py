@@ -179,10 +179,23 @@ class ObservationSpec:
             raise ValueError(f"oracle must be True or False, got {oracle!r}")
         self.rules = get_rules(rules)
         self.oracle = oracle
-        t = self.rules.num_tile_types
-        r = self.rules
-        self.num_tile_types = t
-        self.max_discards = r.max_discards
+        self.num_tile_types = self.rules.num_tile_types
+        self.max_discards = self.rules.max_discards
+        v = self._view_list()
+        self._views = v
+        self.views: dict[str, tuple[int, ...]] = {x.name: x.shape for x in v}
+        self.slices: dict[str, slice] = {}
+        pos = 0
+        for x in v:
+            self.slices[x.name] = slice(pos, pos + x.size)
+            pos += x.size
+        self.size = pos
+        self._fields, self.state_size = self._state_layout()
+        self.plan = self._compile()
+
+    def _view_list(self) -> list[View]:
+        """The views in order: THE definition of the observation (a new view is one more line here)."""
+        r, t = self.rules, self.num_tile_types
         defi = float(INCOMPLETABLE)
         v = [
             View("hand", (t,), 0, 4, "own concealed tile counts (the drawn tile included)", "hands", "own"),
@@ -211,7 +224,7 @@ class ObservationSpec:
                  "after chow low/mid/high, pong, kong of last_discard by this seat; -1 without the tiles, "
                  "outside a claim window, or a chow not from the left seat", "deficiency_after_claim", "feature"),
         ]
-        if oracle:
+        if self.oracle:
             v += [
                 View("oracle_hands", (4, t), 0, 4, "HIDDEN: every seat's concealed tiles (seat-relative)", "hands",
                      "relative"),
@@ -219,16 +232,7 @@ class ObservationSpec:
                      "HIDDEN: the undrawn wall, tile id + 1, zero padded; front draws come from its start, "
                      "kong replacement draws from its last entry backwards", "oracle_wall", "game"),
             ]
-        self._views = v
-        self.views: dict[str, tuple[int, ...]] = {x.name: x.shape for x in v}
-        self.slices: dict[str, slice] = {}
-        pos = 0
-        for x in v:
-            self.slices[x.name] = slice(pos, pos + x.size)
-            pos += x.size
-        self.size = pos
-        self._fields, self.state_size = self._state_layout()
-        self.plan = self._compile()
+        return v
 
     def view(self, name: str) -> View:
         """The :class:`View` called ``name``."""

@@ -107,3 +107,27 @@ def test_four_numpy_envs_stay_under_300_mb_after_1000_hands_each():
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
     peak_mb = int(out.stdout.split()[-1])
     assert peak_mb < 300, f"peak RSS {peak_mb} MB"
+
+
+class _WithMeldsNeeded(ObservationSpec):
+    """A spec with one more view: what adding a view of a fact the state record has takes."""
+
+    def _view_list(self):
+        return [*super()._view_list(),
+                mjenv.observation.View("melds_needed", (4,), 0, 5, "melds each seat still needs", "melds_needed",
+                                       "relative")]
+
+
+def test_a_view_of_a_state_field_is_one_edit_and_both_writers_show_it():
+    spec = _WithMeldsNeeded("basic")
+    ref = _WithMeldsNeeded("basic")
+    ref.__dict__["features"] = DeficiencyFeatures(27, backend="numpy")
+    base = ObservationSpec("basic")
+    for g in _states(21, 250)[::10]:
+        got = spec.observe(g)[0]
+        np.testing.assert_array_equal(got, ref.observe(g)[0])
+        np.testing.assert_array_equal(got[:, : base.size], base.observe(g)[0])  # the old views are unchanged
+        for s in range(4):
+            want = [4 - g.num_melds((s + i) % 4) for i in range(4)]
+            np.testing.assert_array_equal(spec.decode(got[s])["melds_needed"], want)
+    assert any(g.num_melds(s) for g in _states(21, 250) for s in range(4))

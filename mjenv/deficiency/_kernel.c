@@ -80,37 +80,38 @@ static inline int suit_weight(int r) { return r < 5 ? P15[4 - r] : P15[r - 5]; }
 static inline int hon_half(int j) { return j >= 4; }
 static inline int hon_weight(int j) { return j < 4 ? P15[3 - j] : P15[6 - j]; }
 
-/* out[k][p] = min over k1 <= k, p1 <= p of a[k1][p1] + b[k - k1][p - p1] for k <= kmax (entries
- * past kmax are left unset: a seat needing m melds never reads a vector past k = m) */
-static void minplus(const int *a, const int *b, int *out, int kmax) {
-    for (int k = 0; k <= kmax; k++)
-        for (int p = 0; p < 2; p++) {
-            int best = BIG;
-            for (int k1 = 0; k1 <= k; k1++)
-                for (int p1 = 0; p1 <= p; p1++) {
-                    int v = a[2 * k1 + p1] + b[2 * (k - k1) + (p - p1)];
-                    if (v < best) best = v;
-                }
-            out[2 * k + p] = best;
+/* out[k][p] (k <= kmax) = min over the splits k1 <= k, p1 <= p of COST, an expression of the
+ * (k, p) indices i = 2 * k1 + p1 of the first part and j = 2 * (k - k1) + (p - p1) of the second;
+ * entries past kmax are left unset (a seat needing m melds never reads a vector past k = m) */
+#define SPLIT_MIN(out, kmax, COST)                                        \
+    for (int k = 0; k <= (kmax); k++)                                     \
+        for (int p = 0; p < 2; p++) {                                     \
+            int best = BIG;                                               \
+            for (int k1 = 0; k1 <= k; k1++)                               \
+                for (int p1 = 0; p1 <= p; p1++) {                         \
+                    int i = 2 * k1 + p1, j = 2 * (k - k1) + (p - p1);     \
+                    int v = (COST);                                       \
+                    if (v < best) best = v;                               \
+                }                                                         \
+            (out)[2 * k + p] = best;                                      \
         }
+
+/* min-plus of two (k, p) vectors */
+static void minplus(const int *a, const int *b, int *out, int kmax) { SPLIT_MIN(out, kmax, a[i] + b[j]) }
+
+/* min over the boundary state of two half rows' entries */
+static inline int boundary_min(const uint8_t *x, const uint8_t *y) {
+    int best = BIG;
+    for (int b = 0; b < NBOUND; b++) {
+        int v = x[b] + y[b];
+        if (v < best) best = v;
+    }
+    return best;
 }
 
 /* a whole suit's (k, p) vector (k <= kmax) from its left and right table rows (min over the boundary) */
 static void suit_vector(const uint8_t *l, const uint8_t *r, int *out, int kmax) {
-    for (int k = 0; k <= kmax; k++)
-        for (int p = 0; p < 2; p++) {
-            int best = BIG;
-            for (int k1 = 0; k1 <= k; k1++)
-                for (int p1 = 0; p1 <= p; p1++) {
-                    const uint8_t *x = l + (2 * k1 + p1) * NBOUND;
-                    const uint8_t *y = r + (2 * (k - k1) + (p - p1)) * NBOUND;
-                    for (int b = 0; b < NBOUND; b++) {
-                        int v = x[b] + y[b];
-                        if (v < best) best = v;
-                    }
-                }
-            out[2 * k + p] = best;
-        }
+    SPLIT_MIN(out, kmax, boundary_min(l + i * NBOUND, r + j * NBOUND))
 }
 
 /* a (k, p) table row as ints */
