@@ -44,7 +44,8 @@ from mjenv.deficiency import kernel as _kernel
 from mjenv.deficiency.features import CLAIM_KINDS, NOT_APPLICABLE
 from mjenv.deficiency.seat_features import FEATURE_INPUTS, FEATURE_NAMES, DeficiencyFeatures
 from mjenv.game import Phase
-from mjenv.knowledge import knowledge_bases
+from mjenv.knowledge import knowledge_bases as _knowledge_bases
+from mjenv.knowledge import knowledge_bases_many
 from mjenv.rules import Rules, get_rules
 
 __all__ = [
@@ -181,6 +182,7 @@ class ObservationSpec:
         self.oracle = oracle
         self.num_tile_types = self.rules.num_tile_types
         self.max_discards = self.rules.max_discards
+        self._allow_chow = self.rules.allow_chow
         v = self._view_list()
         self._views = v
         self.views: dict[str, tuple[int, ...]] = {x.name: x.shape for x in v}
@@ -356,25 +358,27 @@ class ObservationSpec:
             feature_outputs=outputs,
         )
 
-    def sources(self, game) -> tuple:
+    def sources(self, game, knowledge_bases: np.ndarray | None = None) -> tuple:
         """What the writers read from a game (the one place that reads it): the array fields of
-        :data:`STATE_FIELDS` (the game's arrays and the knowledge bases of :mod:`mjenv.knowledge`) and
-        a tuple of the int fields, in order."""
+        :data:`STATE_FIELDS` (the game's arrays and the knowledge bases of :mod:`mjenv.knowledge`,
+        ``knowledge_bases`` when the caller has them) and a tuple of the int fields, in order."""
         phase, last, who = int(game.phase), int(game.last_discard), int(game.last_discarder)
-        n0, n1, n2, n3 = (game.num_melds(s) for s in range(4))
+        num_melds = game.num_melds
+        n0, n1, n2, n3 = num_melds(0), num_melds(1), num_melds(2), num_melds(3)
         m = self.rules.melds
         turn = int(game.current_player) if phase == Phase.DISCARD else -1
         claim = last if phase == Phase.CLAIM and last >= 0 else -1
         c = [claim, claim, claim, claim]  # every seat but the discarder may claim it
         if claim >= 0:
             c[who] = -1
-        chow = (who + 1) % 4 if claim >= 0 and self.rules.allow_chow else -1
+        chow = (who + 1) % 4 if claim >= 0 and self._allow_chow else -1
         ints = (
             n0, n1, n2, n3, m - n0, m - n1, m - n2, m - n3, turn == 0, turn == 1, turn == 2, turn == 3,
             *c, chow == 0, chow == 1, chow == 2, chow == 3,
             last, who if last >= 0 else -1, int(game.wall_remaining), int(game.dealer), phase, 0,
         )  # fmt: skip
-        return game.hands, game.meld_counts, knowledge_bases(game), game.discards, ints
+        kbs = _knowledge_bases(game) if knowledge_bases is None else knowledge_bases
+        return game.hands, game.meld_counts, kbs, game.discards, ints
 
     def state(self, game) -> np.ndarray:
         """The state record of a game (int16[state_size], the fields of :data:`STATE_FIELDS`)."""
@@ -382,12 +386,14 @@ class ObservationSpec:
 
     def _states(self, sources: list[tuple]) -> np.ndarray:
         """int16[N, state_size]: the state records of N games' sources (what the kernel fills in C)."""
-        plan = self.plan
-        out = np.zeros((len(sources), self.state_size), dtype=np.int16)
-        for i, src in enumerate(sources):
-            for (off, n, add), a in zip(plan.fields.tolist(), src):
-                out[i, off : off + n] = np.asarray(a).reshape(-1) + add
-            out[i, plan.scalar_start :] = src[-1]
+        plan, n = self.plan, len(sources)
+        out = np.empty((n, self.state_size), dtype=np.int16)
+        for f, (off, size, add) in enumerate(plan.fields.tolist()):
+            block = out[:, off : off + size]
+            block[:] = (sources[0][f] if n == 1 else np.stack([src[f] for src in sources])).reshape(n, size)
+            if add:
+                block += add
+        out[:, plan.scalar_start :] = [src[-1] for src in sources]
         return out
 
     @cached_property
@@ -433,7 +439,10 @@ class ObservationSpec:
             (float32[N, 4, size], int32[N, 4]): ``[i, s]`` is seat s's observation (deficiency) of game i.
         """
         n = len(games)
-        sources = [self.sources(g) for g in games]
+        if n > 1:  # the KBs of all games in one pass
+            sources = [self.sources(g, k) for g, k in zip(games, knowledge_bases_many(games))]
+        else:
+            sources = [self.sources(g) for g in games]
         deficiency = np.empty((n, 4), dtype=np.int32)
         if self.compiled:
             out = np.empty((n, 4, self.size), dtype=np.float32)
@@ -449,7 +458,7 @@ class ObservationSpec:
     def _write_numpy(self, states: np.ndarray, deficiency: np.ndarray) -> np.ndarray:
         """The plan executed with numpy (what the kernel's ``observe`` does in C)."""
         plan, n, t = self.plan, len(states), self.num_tile_types
-        out = states[:, plan.gather].astype(np.float32)  # (N, 4, size)
+        out = np.take(states.astype(np.float32), plan.gather, axis=1)  # (N, 4, size)
         inputs = []
         for name, start in zip(FEATURE_INPUTS, plan.feature_inputs.tolist()):
             width = t if name in ("hands", "knowledge_bases") else 1
@@ -460,12 +469,12 @@ class ObservationSpec:
                 f = feats[name].reshape(n, 4, -1)
                 out[:, :, off : off + f.shape[2]] = f
         deficiency[:] = feats["deficiency"].reshape(n, 4)
-        seats = np.arange(4)
-        for off, idx, relative, _length in plan.onehots.tolist():
-            value = states[:, idx].astype(np.int64)
-            pos = (value[:, None] - seats) % 4 if relative else np.broadcast_to(value[:, None], (n, 4))
-            rows = np.flatnonzero(value >= 0)
-            out[rows[:, None], seats, off + pos[rows]] = 1.0
+        if len(plan.onehots):  # all one-hot views of all states at once
+            off, idx, relative = (plan.onehots[:, k] for k in range(3))
+            value = states[:, idx].astype(np.int64)[:, None, :]  # (N, 1, K)
+            pos = np.where(relative == 1, (value - np.arange(4)[:, None]) % 4, value)  # (N, 4, K)
+            rows, seats, k = np.nonzero(np.broadcast_to(value >= 0, pos.shape))
+            out[rows, seats, off[k] + pos[rows, seats, k]] = 1.0
         return out
 
     def encode(self, game, seat: int) -> np.ndarray:

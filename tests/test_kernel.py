@@ -88,7 +88,7 @@ def _random_seats(rng, t: int, s_n: int):
 
 
 @pytest.mark.parametrize("num_tile_types", [27, 34])
-def test_kernel_features_equal_the_numpy_engine(num_tile_types):
+def test_kernel_features_equal_the_numpy_evaluator(num_tile_types):
     rng = np.random.default_rng(num_tile_types)
     ref = DeficiencyFeatures(num_tile_types, backend="numpy")
     seen_claims = seen_discards = 0

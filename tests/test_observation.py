@@ -184,7 +184,7 @@ def test_nothing_hidden_leaks_into_the_default_observation():
 
 @pytest.mark.parametrize("backend", ["c", "numpy"])
 @pytest.mark.parametrize("num_tile_types", [27, 34])
-def test_feature_engine_equals_the_deficiency_features(num_tile_types, backend):
+def test_feature_evaluator_equals_the_deficiency_features(num_tile_types, backend):
     rng = np.random.default_rng(num_tile_types)
     suits = (0, 1, 2) if num_tile_types == 27 else (0, 1, 2, 3)
     eng = DeficiencyFeatures(num_tile_types, backend=backend)
