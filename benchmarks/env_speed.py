@@ -205,9 +205,9 @@ def main(argv: list[str] | None = None) -> None:
             print("mjenv feature backend: c (the compiled kernel builds all four observations in one call per step)")
         else:
             st = eng.stats
-            looked = st["seat_hits"] + st["seat_misses"]
-            print(f"mjenv feature backend: numpy; {st['seat_hits']}/{looked} seat cache hits, "
-                  f"{st['rows'] / max(st['calls'], 1):.0f} rows per backend call, {st['calls']} calls")
+            looked = st["part_hits"] + st["part_misses"]
+            print(f"mjenv feature backend: numpy; {st['part_hits']}/{looked} part cache hits, "
+                  f"{st['rows'] / max(st['calls'], 1):.0f} parts per evaluating pass, {st['calls']} passes")
     ours = next((r for r in rows if r["name"] == "mjenv"), None)
     if ours is not None:
         print("\nratios (mjenv / peer):")

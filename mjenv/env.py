@@ -347,10 +347,11 @@ class _Table:
         return ", ".join(f"{a} ({self.layout.describe(int(a))})" for a in np.flatnonzero(self.masks[seat]))
 
     def complete(self, given: dict[int, int]) -> dict[int, int]:
-        """Every seat's action: the given ones, and for an omitted seat its only legal action (PASS for
-        a seat with nothing to decide, or a forced move); ValueError for an omitted seat with a choice."""
+        """The acting seats' actions: the given ones, and for an omitted acting seat its only legal action
+        (a forced move); ValueError for an omitted seat with a choice. A seat that is not acting has
+        only PASS legal (the game's invariant): :meth:`move` gives it PASS."""
         out = dict(given)
-        for s in range(4):
+        for s in self.acting:  # a seat that is not acting has only PASS, which move() fills in
             if s not in out:
                 legal = np.flatnonzero(self.masks[s])
                 if len(legal) != 1:
@@ -486,7 +487,7 @@ def step_tables(tables: list[_Table], actions: list[dict[int, Any]], output: _Ou
     before = [t.potentials() if t.shaping == "deficiency" else None for t in tables]
     for t, c, b in zip(tables, chosen, bad):
         t.move(c, b)
-    done = np.array([t.over for t in tables], dtype=bool)
+    ended = [i for i, t in enumerate(tables) if t.over]
     rewards = np.zeros((n, 4))
     scores = np.zeros((n, 4), dtype=np.int64)
     winners = np.zeros((n, 4), dtype=bool)
@@ -495,7 +496,7 @@ def step_tables(tables: list[_Table], actions: list[dict[int, Any]], output: _Ou
     if autoreset:
         final_obs = np.zeros((n, 4, tables[0].spec.size), dtype=np.float32)
         final_masks = np.zeros((n, 4, tables[0].layout.size), dtype=np.int8)
-    for i in np.flatnonzero(done).tolist():
+    for i in ended:
         t = tables[i]
         if t.ended_by_illegal:
             rewards[i, t.illegal_seats] = ILLEGAL_REWARD
@@ -509,18 +510,20 @@ def step_tables(tables: list[_Table], actions: list[dict[int, Any]], output: _Ou
         t.acting = []
         output.write_log(t.game)
     # one writer call: the moved states (final states of ended hands included), then the new hands
-    moved = [i for i, t in enumerate(tables) if not t.ended_by_illegal]
-    states = [(i, tables[i].game) for i in moved]
+    states = [(i, t.game) for i, t in enumerate(tables) if not t.ended_by_illegal]
     if autoreset:
-        for i in np.flatnonzero(done).tolist():
+        for i in ended:
             tables[i].deal()
             states.append((i, tables[i].game))
-    obs, deficiency = tables[0].spec.observe_many([g for _, g in states], [tables[i].memo for i, _ in states])
-    for k, (i, game) in enumerate(states):
-        if game is tables[i].game:
-            tables[i].install(obs[k], deficiency[k])
-        else:  # autoreset: the final state of a hand the table has already replaced
-            final_obs[i], final_masks[i] = obs[k], game.legal_action_masks()
+    if states:
+        obs, deficiency = tables[0].spec.observe_many([g for _, g in states], [tables[i].memo for i, _ in states])
+        for k, (i, game) in enumerate(states):
+            if game is tables[i].game:
+                tables[i].install(obs[k], deficiency[k])
+            else:  # autoreset: the final state of a hand the table has already replaced
+                final_obs[i], final_masks[i] = obs[k], game.legal_action_masks()
+    done = np.zeros(n, dtype=bool)
+    done[ended] = True
     for i, t in enumerate(tables):
         if before[i] is not None:
             # gamma * Phi(s') - Phi(s), Phi = 0 once the hand is over (added as one term, as always)

@@ -31,7 +31,7 @@ import numpy as np
 from mjenv.game import Game
 from mjenv.tiles import COPIES
 
-__all__ = ["knowledge_base", "knowledge_bases"]
+__all__ = ["knowledge_base", "knowledge_bases", "knowledge_bases_many"]
 
 
 def knowledge_base(game: Game, seat: int) -> np.ndarray:
@@ -54,4 +54,15 @@ def knowledge_base(game: Game, seat: int) -> np.ndarray:
 
 def knowledge_bases(game: Game) -> np.ndarray:
     """int8[4, T]: the knowledge base of every seat (row s is ``knowledge_base(game, s)``)."""
-    return COPIES - game.hands - game.public_counts[None, :]
+    return _unseen(game.hands, game.public_counts[None, :])
+
+
+def knowledge_bases_many(games: list[Game]) -> np.ndarray:
+    """int8[N, 4, T]: :func:`knowledge_bases` of N games in one pass (the vector env's tables)."""
+    hands = np.stack([g.hands for g in games])
+    return _unseen(hands, np.stack([g.public_counts for g in games])[:, None, :])
+
+
+def _unseen(hands: np.ndarray, public_counts: np.ndarray) -> np.ndarray:
+    """The KB formula (see the module docstring): copies neither in the own hand nor seen in public."""
+    return COPIES - hands - public_counts

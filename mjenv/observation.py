@@ -1,24 +1,33 @@
-"""The observation of one seat: one spec of named views -> one flat float32 array.
+"""The observation of one seat: one spec of named views -> one flat float32 array, one writer.
 
-Everything about the observation is derived from :meth:`ObservationSpec.views` (one place per fact):
-the offsets of each view in the flat array, the gymnasium ``Box`` space with per-entry bounds, the
-markdown table in the env's documentation (:meth:`ObservationSpec.markdown_table`) and
-:meth:`ObservationSpec.decode`, which returns named, shaped views into the array (OpenSpiel style).
+Everything about the observation is derived from :meth:`ObservationSpec` 's list of views (one place
+per fact): the offsets of each view in the flat array, the gymnasium ``Box`` space with per-entry
+bounds, the markdown table in the env's documentation (:meth:`ObservationSpec.markdown_table`),
+:meth:`ObservationSpec.decode`, which returns named, shaped views into the array (OpenSpiel style),
+and what each view shows: a :class:`View` names its ``source`` (a field of the state record, a
+deficiency feature, or a function of the game) and ``how`` it is laid out for each seat.
 
 Seat-relative order everywhere: index 0 = the observing seat (self), 1 = right (the next seat to act
 after it), 2 = across, 3 = left.
 
-The env asks :meth:`ObservationSpec.observe` for all four seats' observations once per step. With the
-compiled kernel (:mod:`mjenv.deficiency.kernel`, built at install when a C compiler is there) that is
-one C call, features included; otherwise the numpy path below builds them, with identical results.
+The one writer (game state -> state record -> plan -> observations):
 
-Deficiency features (knowledge-aware, under the seat's own knowledge base, ``../shared/DESIGN.md``)
-are computed on the numpy path for all seats together by :class:`DeficiencyFeatures`: every row the features need
-(after each possible draw, discard and claim) differs from the seat's hand in one suit, so the
-engine caches per suit configuration the exact ``dp`` cost vectors of that suit and of its one-tile
-variants, evaluates the new configurations of a step in one table pass and combines all seats'
-rows in one vectorized pass (the vector env sends all its tables' seats through the same pass). The
-results equal ``mjenv.deficiency``'s feature functions (a test compares them).
+1. :meth:`ObservationSpec.state` reads a game once into an int16 state record: hands, meld counts,
+   the knowledge bases (from :mod:`mjenv.knowledge`, their one definition), discards, the scalars,
+   and the inputs of the deficiency features (melds needed, whose discard turn, which discard each
+   seat may claim, who may chow).
+2. The spec compiles its views into a plan (:class:`WriterPlan`): a gather index (every entry of the
+   four seats' observations is one entry of the state record: own rows, seat-relative rows, shared
+   values), the one-hot views, where the features' inputs lie and where their outputs go.
+3. The plan is executed for N states at once, by the compiled kernel (:mod:`mjenv.deficiency.kernel`,
+   one C call; it knows no view by name) or by numpy (a gather, one batched feature call of
+   :class:`mjenv.deficiency.seat_features.DeficiencyFeatures`, the one-hots); both give the same
+   arrays (tests compare them). Views computed from the game itself (``how="game"``, the oracle
+   wall) are written last, by numpy, on both paths.
+
+Adding a view is one edit here (a :class:`View` naming its source and layout) when it shows a field
+the state record has; a new fact is one more field in :data:`STATE_FIELDS` and one line in
+:meth:`ObservationSpec.state`; a new kind of computed feature is one edit in each feature backend.
 
 INCOMPLETABLE (``mjenv.deficiency.INCOMPLETABLE`` = 99) appears as is in the deficiency views.
 """
@@ -31,22 +40,54 @@ from functools import cached_property
 import numpy as np
 
 from mjenv.deficiency import INCOMPLETABLE
-from mjenv.deficiency import dp as _dp
 from mjenv.deficiency import kernel as _kernel
 from mjenv.deficiency.features import CLAIM_KINDS, NOT_APPLICABLE
+from mjenv.deficiency.seat_features import FEATURE_INPUTS, FEATURE_NAMES, DeficiencyFeatures
+from mjenv.game import Phase
+from mjenv.knowledge import knowledge_bases as _knowledge_bases
+from mjenv.knowledge import knowledge_bases_many
 from mjenv.rules import Rules, get_rules
 
 __all__ = [
-    "DeficiencyFeatures",
+    "HOWS",
+    "STATE_FIELDS",
     "ObservationSpec",
     "View",
+    "WriterPlan",
     "decode",
     "relative_order",
 ]
 
-#: Phases of the game (``mjenv.game.Phase``): DISCARD, CLAIM, ROB_KONG, END.
-NUM_PHASES = 4
-_PHASE_DISCARD, _PHASE_CLAIM = 0, 1
+#: How a view lays out its source for seat s (T tile types):
+#: ``own``: the source's row s (a per-seat field); ``relative``: rows s, s+1, s+2, s+3 (mod 4) of a
+#: per-seat field; ``shared``: the same field for every seat; ``onehot``: 1 at the field's value (none
+#: when it is -1); ``onehot_relative``: 1 at (value - s) mod 4; ``feature``: the seat's deficiency
+#: feature of that name; ``game``: a function of the game (numpy only, written last).
+HOWS = ("own", "relative", "shared", "onehot", "onehot_relative", "feature", "game")
+
+#: The state record's fields, in order: (name, shape, add), shapes with T tile types and D discards
+#: per seat; per-seat fields have a leading 4 (absolute seats). The first four are the game's (and
+#: :mod:`mjenv.knowledge`'s) arrays, copied with ``add`` added; the rest are ints
+#: (:meth:`ObservationSpec.sources`). ``zero`` is the 0 of the entries no field fills.
+STATE_FIELDS = (
+    ("hands", ("4", "T"), 0),
+    ("meld_counts", ("4", "T"), 0),
+    ("knowledge_base", ("4", "T"), 0),
+    ("discards", ("4", "D"), 1),  # tile id + 1, 0 = none
+    ("num_melds", ("4",), 0),
+    ("melds_needed", ("4",), 0),
+    ("discard_turn", ("4",), 0),  # 1 for the seat that must discard now
+    ("claim_tile", ("4",), 0),  # the discard each seat may claim now, -1 for none
+    ("chow_ok", ("4",), 0),  # 1 for the seat that may chow it
+    ("last_discard", (), 0),  # -1 for none
+    ("last_discarder", (), 0),  # -1 when there is no discard awaiting claims
+    ("wall_count", (), 0),
+    ("dealer", (), 0),
+    ("phase", (), 0),
+    ("zero", (), 0),
+)
+#: How many of :data:`STATE_FIELDS` come from arrays (the rest are ints).
+NUM_ARRAY_FIELDS = 4
 
 
 def relative_order(seat: int) -> np.ndarray:
@@ -72,6 +113,9 @@ class View:
         shape: its shape inside the flat array (row-major).
         low, high: bounds of every entry (the ``Box`` space's).
         description: one line for the documentation table.
+        source: the state field (:data:`STATE_FIELDS`), feature name
+            (:data:`mjenv.deficiency.seat_features.FEATURE_NAMES`) or game function it shows.
+        how: its layout for each seat, one of :data:`HOWS`.
     """
 
     name: str
@@ -79,14 +123,45 @@ class View:
     low: float
     high: float
     description: str
+    source: str
+    how: str
 
     @property
     def size(self) -> int:
         return int(np.prod(self.shape))
 
 
+@dataclass(frozen=True)
+class WriterPlan:
+    """A spec's views compiled for the writers (see the module docstring).
+
+    Attributes:
+        num_tile_types: T.
+        state_size: L, the length of the state record.
+        fields: int32[F, 3] rows (offset, length, add) of the array sources in the state record.
+        scalar_start: where the int sources start in the state record.
+        copies: int32[R, 4] rows (seat, offset, state offset, length): runs of the state record each
+            seat's observation shows as they are.
+        gather: int32[4, size]: the same as one index per entry (``zero`` for the entries no copy fills).
+        onehots: int32[K, 4] rows (offset, state index, seat-relative 0/1, view length).
+        feature_inputs: int32[6]: state offsets of the features' inputs (``FEATURE_INPUTS`` order).
+        feature_outputs: int32[5]: observation offsets of the features (``FEATURE_NAMES`` order), -1
+            for a feature no view shows.
+    """
+
+    num_tile_types: int
+    state_size: int
+    fields: np.ndarray
+    scalar_start: int
+    copies: np.ndarray
+    gather: np.ndarray
+    onehots: np.ndarray
+    feature_inputs: np.ndarray
+    feature_outputs: np.ndarray
+
+
 class ObservationSpec:
-    """The ordered named views of a seat's observation for one rule set.
+    """The ordered named views of a seat's observation for one rule set, and their one writer.
 
     Args:
         rules: a preset name, a :class:`mjenv.rules.Rules` or a dict (see ``get_rules``).
@@ -97,6 +172,7 @@ class ObservationSpec:
         views: ``dict[str, tuple[int, ...]]`` ordered name -> shape.
         size: length of the flat array.
         space: ``gymnasium.spaces.Box`` of float32[size] with each view's bounds.
+        plan: the :class:`WriterPlan` both writers execute.
     """
 
     def __init__(self, rules: str | Rules | dict | None = "basic", oracle: bool = False):
@@ -104,39 +180,10 @@ class ObservationSpec:
             raise ValueError(f"oracle must be True or False, got {oracle!r}")
         self.rules = get_rules(rules)
         self.oracle = oracle
-        t = self.rules.num_tile_types
-        r = self.rules
-        self.num_tile_types = t
-        self.max_discards = r.max_discards
-        defi = float(INCOMPLETABLE)
-        v = [
-            View("hand", (t,), 0, 4, "own concealed tile counts (the drawn tile included)"),
-            View("melds", (4, t), 0, 4, "tiles in each seat's declared melds"),
-            View("num_melds", (4,), 0, r.melds, "declared melds per seat (concealed kongs included)"),
-            View("discards", (4, r.max_discards), 0, t, "ordered discards per seat, tile id + 1 (0 = none)"),
-            View("last_discard", (t,), 0, 1, "one-hot of the discard awaiting claims (all 0 when none)"),
-            View("last_discarder", (4,), 0, 1, "one-hot seat of that discard"),
-            View("knowledge_base", (t,), 0, 4, "copies of each tile the seat has not seen"),
-            View("wall_count", (1,), 0, r.num_tiles, "tiles left in the wall"),
-            View("dealer", (4,), 0, 1, "one-hot seat of the dealer"),
-            View("phase", (NUM_PHASES,), 0, 1, "one-hot of the game phase: discard, claim, rob kong, end"),
-            View("deficiency", (1,), 0, defi, f"knowledge-aware deficiency of the own hand ({INCOMPLETABLE} = "
-                 "incompletable)"),
-            View("deficiency_after_discard", (t,), NOT_APPLICABLE, defi,
-                 "deficiency after discarding t; -1 where t is not held or it is not the seat's discard turn"),
-            View("effective_tiles", (t,), 0, 1, "1 where drawing t (KB > 0) lowers the deficiency"),
-            View("effective_count", (1,), 0, 4 * t, "KB copies of the effective tiles"),
-            View("deficiency_after_claim", (len(CLAIM_KINDS),), NOT_APPLICABLE, defi,
-                 "after chow low/mid/high, pong, kong of last_discard by this seat; -1 without the tiles, "
-                 "outside a claim window, or a chow not from the left seat"),
-        ]
-        if oracle:
-            v += [
-                View("oracle_hands", (4, t), 0, 4, "HIDDEN: every seat's concealed tiles (seat-relative)"),
-                View("oracle_wall", (r.dead_wall_start,), 0, t,
-                     "HIDDEN: the undrawn wall, tile id + 1, zero padded; front draws come from its start, "
-                     "kong replacement draws from its last entry backwards"),
-            ]
+        self.num_tile_types = self.rules.num_tile_types
+        self.max_discards = self.rules.max_discards
+        self._allow_chow = self.rules.allow_chow
+        v = self._view_list()
         self._views = v
         self.views: dict[str, tuple[int, ...]] = {x.name: x.shape for x in v}
         self.slices: dict[str, slice] = {}
@@ -145,6 +192,49 @@ class ObservationSpec:
             self.slices[x.name] = slice(pos, pos + x.size)
             pos += x.size
         self.size = pos
+        self._fields, self.state_size = self._state_layout()
+        self.plan = self._compile()
+
+    def _view_list(self) -> list[View]:
+        """The views in order: THE definition of the observation (a new view is one more line here)."""
+        r, t = self.rules, self.num_tile_types
+        defi = float(INCOMPLETABLE)
+        v = [
+            View("hand", (t,), 0, 4, "own concealed tile counts (the drawn tile included)", "hands", "own"),
+            View("melds", (4, t), 0, 4, "tiles in each seat's declared melds", "meld_counts", "relative"),
+            View("num_melds", (4,), 0, r.melds, "declared melds per seat (concealed kongs included)", "num_melds",
+                 "relative"),
+            View("discards", (4, r.max_discards), 0, t, "ordered discards per seat, tile id + 1 (0 = none)",
+                 "discards", "relative"),
+            View("last_discard", (t,), 0, 1, "one-hot of the discard awaiting claims (all 0 when none)",
+                 "last_discard", "onehot"),
+            View("last_discarder", (4,), 0, 1, "one-hot seat of that discard", "last_discarder", "onehot_relative"),
+            View("knowledge_base", (t,), 0, 4, "copies of each tile the seat has not seen", "knowledge_base", "own"),
+            View("wall_count", (1,), 0, r.num_tiles, "tiles left in the wall", "wall_count", "shared"),
+            View("dealer", (4,), 0, 1, "one-hot seat of the dealer", "dealer", "onehot_relative"),
+            View("phase", (len(Phase),), 0, 1, "one-hot of the game phase: discard, claim, rob kong, end", "phase",
+                 "onehot"),
+            View("deficiency", (1,), 0, defi, f"knowledge-aware deficiency of the own hand ({INCOMPLETABLE} = "
+                 "incompletable)", "deficiency", "feature"),
+            View("deficiency_after_discard", (t,), NOT_APPLICABLE, defi,
+                 "deficiency after discarding t; -1 where t is not held or it is not the seat's discard turn",
+                 "deficiency_after_discard", "feature"),
+            View("effective_tiles", (t,), 0, 1, "1 where drawing t (KB > 0) lowers the deficiency",
+                 "effective_tiles", "feature"),
+            View("effective_count", (1,), 0, 4 * t, "KB copies of the effective tiles", "effective_count", "feature"),
+            View("deficiency_after_claim", (len(CLAIM_KINDS),), NOT_APPLICABLE, defi,
+                 "after chow low/mid/high, pong, kong of last_discard by this seat; -1 without the tiles, "
+                 "outside a claim window, or a chow not from the left seat", "deficiency_after_claim", "feature"),
+        ]
+        if self.oracle:
+            v += [
+                View("oracle_hands", (4, t), 0, 4, "HIDDEN: every seat's concealed tiles (seat-relative)", "hands",
+                     "relative"),
+                View("oracle_wall", (r.dead_wall_start,), 0, t,
+                     "HIDDEN: the undrawn wall, tile id + 1, zero padded; front draws come from its start, "
+                     "kong replacement draws from its last entry backwards", "oracle_wall", "game"),
+            ]
+        return v
 
     def view(self, name: str) -> View:
         """The :class:`View` called ``name``."""
@@ -208,13 +298,184 @@ class ObservationSpec:
         return {x.name: arr[..., self.slices[x.name]].reshape(*lead, *x.shape) for x in self._views}
 
     # ------------------------------------------------------------------------------------------
-    # Encoding
+    # The writer
     # ------------------------------------------------------------------------------------------
+
+    def _state_layout(self) -> tuple[dict[str, tuple[int, tuple[int, ...], int]], int]:
+        """Each state field's (start, shape, add) in the state record, and the record's length."""
+        dims = {"4": 4, "T": self.num_tile_types, "D": self.max_discards}
+        fields, pos = {}, 0
+        for name, shape, add in STATE_FIELDS:
+            shape = tuple(dims[d] for d in shape)
+            fields[name] = (pos, shape, add)
+            pos += int(np.prod(shape))
+        return fields, pos
+
+    def _compile(self) -> WriterPlan:
+        """The views as a :class:`WriterPlan` (the only place that turns a view's layout into indices)."""
+        fields = self._fields
+        copies, onehots = [], []
+        outputs = np.full(len(FEATURE_NAMES), -1, dtype=np.int32)
+        self._game_views = []
+        for v in self._views:
+            sl = self.slices[v.name]
+            if v.how not in HOWS:
+                raise ValueError(f"view {v.name!r}: how must be one of {HOWS}, got {v.how!r}")
+            if v.how == "feature":
+                outputs[FEATURE_NAMES.index(v.source)] = sl.start
+                continue
+            if v.how == "game":
+                self._game_views.append(v)
+                continue
+            start, shape, _ = fields[v.source]
+            if v.how in ("onehot", "onehot_relative"):
+                onehots.append((sl.start, start, int(v.how == "onehot_relative"), v.size))
+                continue
+            if v.size > int(np.prod(shape)):
+                raise ValueError(f"view {v.name!r} is larger than its source {v.source!r} {shape}")
+            for s in range(4):
+                if v.how == "own":  # row s of a per-seat field
+                    copies.append((s, sl.start, start + s * v.size, v.size))
+                elif v.how == "relative":  # rows s, s+1, s+2, s+3 of a per-seat field
+                    k = v.size // 4
+                    copies += [(s, sl.start + i * k, start + ((s + i) % 4) * k, k) for i in range(4)]
+                else:  # shared
+                    copies.append((s, sl.start, start, v.size))
+        gather = np.full((4, self.size), fields["zero"][0], dtype=np.int32)
+        for s, off, src, n in copies:
+            gather[s, off : off + n] = np.arange(src, src + n)
+        inputs = {"hands": "hands", "knowledge_bases": "knowledge_base"}
+        array_fields = [fields[name] for name, _, _ in STATE_FIELDS[:NUM_ARRAY_FIELDS]]
+        return WriterPlan(
+            num_tile_types=self.num_tile_types,
+            state_size=self.state_size,
+            fields=np.array([(a, int(np.prod(shape)), add) for a, shape, add in array_fields], dtype=np.int32),
+            scalar_start=fields[STATE_FIELDS[NUM_ARRAY_FIELDS][0]][0],
+            copies=np.array(copies, dtype=np.int32).reshape(-1, 4),
+            gather=gather,
+            onehots=np.array(onehots, dtype=np.int32).reshape(-1, 4),
+            feature_inputs=np.array([fields[inputs.get(n, n)][0] for n in FEATURE_INPUTS], dtype=np.int32),
+            feature_outputs=outputs,
+        )
+
+    def sources(self, game, knowledge_bases: np.ndarray | None = None) -> tuple:
+        """What the writers read from a game (the one place that reads it): the array fields of
+        :data:`STATE_FIELDS` (the game's arrays and the knowledge bases of :mod:`mjenv.knowledge`,
+        ``knowledge_bases`` when the caller has them) and a tuple of the int fields, in order."""
+        phase, last, who = int(game.phase), int(game.last_discard), int(game.last_discarder)
+        num_melds = game.num_melds
+        n0, n1, n2, n3 = num_melds(0), num_melds(1), num_melds(2), num_melds(3)
+        m = self.rules.melds
+        turn = int(game.current_player) if phase == Phase.DISCARD else -1
+        claim = last if phase == Phase.CLAIM and last >= 0 else -1
+        c = [claim, claim, claim, claim]  # every seat but the discarder may claim it
+        if claim >= 0:
+            c[who] = -1
+        chow = (who + 1) % 4 if claim >= 0 and self._allow_chow else -1
+        ints = (
+            n0, n1, n2, n3, m - n0, m - n1, m - n2, m - n3, turn == 0, turn == 1, turn == 2, turn == 3,
+            *c, chow == 0, chow == 1, chow == 2, chow == 3,
+            last, who if last >= 0 else -1, int(game.wall_remaining), int(game.dealer), phase, 0,
+        )  # fmt: skip
+        kbs = _knowledge_bases(game) if knowledge_bases is None else knowledge_bases
+        return game.hands, game.meld_counts, kbs, game.discards, ints
+
+    def state(self, game) -> np.ndarray:
+        """The state record of a game (int16[state_size], the fields of :data:`STATE_FIELDS`)."""
+        return self._states([self.sources(game)])[0]
+
+    def _states(self, sources: list[tuple]) -> np.ndarray:
+        """int16[N, state_size]: the state records of N games' sources (what the kernel fills in C)."""
+        plan, n = self.plan, len(sources)
+        out = np.empty((n, self.state_size), dtype=np.int16)
+        for f, (off, size, add) in enumerate(plan.fields.tolist()):
+            block = out[:, off : off + size]
+            block[:] = (sources[0][f] if n == 1 else np.stack([src[f] for src in sources])).reshape(n, size)
+            if add:
+                block += add
+        out[:, plan.scalar_start :] = [src[-1] for src in sources]
+        return out
 
     @cached_property
     def features(self) -> DeficiencyFeatures:
-        """The feature engine (with its caches) this spec encodes with."""
+        """The deficiency-feature evaluator the numpy writer uses (its backend picks the writer)."""
         return DeficiencyFeatures(self.num_tile_types, self.rules.melds)
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the compiled kernel writes the observations (else numpy)."""
+        return self.features.backend == "c"
+
+    def new_memo(self) -> np.ndarray | None:
+        """A fresh per-table seat memo for the compiled writer (None on the numpy path)."""
+        return _kernel.new_memo() if self.compiled else None
+
+    def observe(self, game, memo: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The four seats' observations and deficiencies of a state: what the env needs each step.
+
+        Args:
+            game: a ``mjenv.game.Game``.
+            memo: the table's seat memo (:meth:`new_memo`), or None.
+
+        Returns:
+            (float32[4, size] observations, row s seat s's; int32[4] each seat's deficiency).
+        """
+        obs, deficiency = self.observe_many([game], [memo])
+        return obs[0], deficiency[0]
+
+    @cached_property
+    def _kernel_observe(self):
+        """The kernel's ``observe`` with this spec's plan bound: ``f(states, memos, out, deficiency)``."""
+        return _kernel.bound_observe(self.plan)
+
+    def observe_many(self, games: list, memos: list | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The observations of N states in one writer call (one C call, or one batched feature call).
+
+        Args:
+            games: N ``mjenv.game.Game`` objects.
+            memos: None, or N seat memos (:meth:`new_memo`, None each allowed); a table's own memo.
+
+        Returns:
+            (float32[N, 4, size], int32[N, 4]): ``[i, s]`` is seat s's observation (deficiency) of game i.
+        """
+        n = len(games)
+        if n > 1:  # the KBs of all games in one pass
+            sources = [self.sources(g, k) for g, k in zip(games, knowledge_bases_many(games))]
+        else:
+            sources = [self.sources(g) for g in games]
+        deficiency = np.empty((n, 4), dtype=np.int32)
+        if self.compiled:
+            out = np.empty((n, 4, self.size), dtype=np.float32)
+            self._kernel_observe(sources, memos, out, deficiency)
+        else:
+            out = self._write_numpy(self._states(sources), deficiency)
+        for v in self._game_views:
+            sl = self.slices[v.name]
+            for i, g in enumerate(games):
+                out[i, :, sl] = _GAME_VIEWS[v.source](g, v.size)[None, :]
+        return out, deficiency
+
+    def _write_numpy(self, states: np.ndarray, deficiency: np.ndarray) -> np.ndarray:
+        """The plan executed with numpy (what the kernel's ``observe`` does in C)."""
+        plan, n, t = self.plan, len(states), self.num_tile_types
+        out = np.take(states.astype(np.float32), plan.gather, axis=1)  # (N, 4, size)
+        inputs = []
+        for name, start in zip(FEATURE_INPUTS, plan.feature_inputs.tolist()):
+            width = t if name in ("hands", "knowledge_bases") else 1
+            inputs.append(states[:, start : start + 4 * width].reshape(4 * n, width).squeeze(-1 if width == 1 else ()))
+        feats = self.features.compute(*inputs)  # all N states' seats in one call
+        for name, off in zip(FEATURE_NAMES, plan.feature_outputs.tolist()):
+            if off >= 0:
+                f = feats[name].reshape(n, 4, -1)
+                out[:, :, off : off + f.shape[2]] = f
+        deficiency[:] = feats["deficiency"].reshape(n, 4)
+        if len(plan.onehots):  # all one-hot views of all states at once
+            off, idx, relative = (plan.onehots[:, k] for k in range(3))
+            value = states[:, idx].astype(np.int64)[:, None, :]  # (N, 1, K)
+            pos = np.where(relative == 1, (value - np.arange(4)[:, None]) % 4, value)  # (N, 4, K)
+            rows, seats, k = np.nonzero(np.broadcast_to(value >= 0, pos.shape))
+            out[rows, seats, off[k] + pos[rows, seats, k]] = 1.0
+        return out
 
     def encode(self, game, seat: int) -> np.ndarray:
         """The observation of one seat. Shape float32[size]."""
@@ -222,188 +483,9 @@ class ObservationSpec:
             raise ValueError(f"seat must be 0..3, got {seat!r}")
         return self.observe(game)[0][seat]
 
-    def encode_all(self, game, knowledge_bases: np.ndarray | None = None, features: dict | None = None) -> np.ndarray:
-        """The observations of all four seats, with their deficiency features in one batched call.
-
-        Args:
-            game: a ``mjenv.game.Game``.
-            knowledge_bases: int8[4, T] each seat's KB, when the caller has them already.
-            features: the result of :meth:`seat_features` for this state, when already computed.
-
-        Returns:
-            float32[4, size]; row s is seat s's observation.
-        """
-        from mjenv.knowledge import knowledge_bases as _knowledge_bases
-
-        t = self.num_tile_types
-        if knowledge_bases is None:
-            knowledge_bases = np.asarray(_knowledge_bases(game), dtype=np.int8)
-        if features is None:
-            features = self.seat_features(game, knowledge_bases)
-        order = (np.arange(4)[:, None] + np.arange(4)[None, :]) % 4  # order[s, i] = seat at position i
-        out = np.zeros((4, self.size), dtype=np.float32)
-        sl = self.slices
-        hands = np.asarray(game.hands)
-        meld_counts = np.asarray(game.meld_counts)
-        num_melds = np.array([game.num_melds(s) for s in range(4)], dtype=np.float32)
-        discards = np.asarray(game.discards)[:, : self.max_discards].astype(np.float32) + 1.0
-        out[:, sl["hand"]] = hands
-        out[:, sl["melds"]] = meld_counts[order].reshape(4, 4 * t)
-        out[:, sl["num_melds"]] = num_melds[order]
-        dsl = sl["discards"]
-        out[:, dsl.start : dsl.start + 4 * discards.shape[1]] = discards[order].reshape(4, -1)
-        last, who = int(game.last_discard), int(game.last_discarder)
-        if last >= 0:
-            out[:, sl["last_discard"].start + last] = 1.0
-            out[np.arange(4), sl["last_discarder"].start + (who - np.arange(4)) % 4] = 1.0
-        out[:, sl["knowledge_base"]] = knowledge_bases
-        out[:, sl["wall_count"]] = float(game.wall_remaining)
-        out[np.arange(4), sl["dealer"].start + (int(game.dealer) - np.arange(4)) % 4] = 1.0
-        out[:, sl["phase"].start + int(game.phase)] = 1.0
-        out[:, sl["deficiency"]] = features["deficiency"][:, None]
-        out[:, sl["deficiency_after_discard"]] = features["deficiency_after_discard"]
-        out[:, sl["effective_tiles"]] = features["effective_tiles"]
-        out[:, sl["effective_count"]] = features["effective_count"][:, None]
-        out[:, sl["deficiency_after_claim"]] = features["deficiency_after_claim"]
-        if self.oracle:
-            out[:, sl["oracle_hands"]] = hands[order].reshape(4, 4 * t)
-            wall = oracle_wall(game, self.rules.dead_wall_start)
-            out[:, sl["oracle_wall"]] = wall[None, :]
-        return out
-
-    def encode_batch(self, games: list, knowledge_bases: np.ndarray, features: dict) -> np.ndarray:
-        """The observations of all four seats of N games, vectorized over the games.
-
-        Args:
-            games: N ``mjenv.game.Game`` objects.
-            knowledge_bases: int8[N, 4, T] each game's seats' KBs.
-            features: :meth:`DeficiencyFeatures.compute` of the 4N seats, game-major (rows 4i..4i+3 are
-                game i's seats 0..3).
-
-        Returns:
-            float32[N, 4, size]; ``[i, s]`` is seat s's observation of game i (what :meth:`encode_all`
-            gives for each game alone).
-        """
-        n, t = len(games), self.num_tile_types
-        seats = np.arange(4)
-        order = (seats[:, None] + seats[None, :]) % 4  # order[s, i] = seat at position i
-        out = np.zeros((n, 4, self.size), dtype=np.float32)
-        sl = self.slices
-        hands = np.stack([g.hands for g in games])  # (N, 4, T)
-        meld_counts = np.stack([g.meld_counts for g in games])
-        num_melds = np.array([[len(m) for m in g.melds] for g in games], dtype=np.float32)
-        discards = np.stack([g.discards for g in games])[:, :, : self.max_discards].astype(np.float32) + 1.0
-        scalars = np.array(
-            [(g.last_discard, g.last_discarder, g.wall_remaining, g.dealer, g.phase) for g in games], dtype=np.int64
-        )
-        last, who, wall, dealer, phase = scalars.T
-        out[:, :, sl["hand"]] = hands
-        out[:, :, sl["melds"]] = meld_counts[:, order].reshape(n, 4, 4 * t)
-        out[:, :, sl["num_melds"]] = num_melds[:, order]
-        dsl = sl["discards"]
-        out[:, :, dsl.start : dsl.start + 4 * discards.shape[2]] = discards[:, order].reshape(n, 4, -1)
-        g_idx = np.flatnonzero(last >= 0)
-        if len(g_idx):
-            out[g_idx, :, sl["last_discard"].start + last[g_idx]] = 1.0
-            pos = (who[g_idx, None] - seats[None, :]) % 4  # the discarder relative to each seat
-            out[g_idx[:, None], seats[None, :], sl["last_discarder"].start + pos] = 1.0
-        out[:, :, sl["knowledge_base"]] = knowledge_bases
-        out[:, :, sl["wall_count"]] = wall[:, None, None]
-        rows, cols = np.arange(n)[:, None], seats[None, :]
-        out[rows, cols, sl["dealer"].start + (dealer[:, None] - seats[None, :]) % 4] = 1.0
-        out[np.arange(n), :, sl["phase"].start + phase] = 1.0
-        f = {k: np.asarray(v).reshape(n, 4, -1) for k, v in features.items()}
-        out[:, :, sl["deficiency"]] = f["deficiency"]
-        out[:, :, sl["deficiency_after_discard"]] = f["deficiency_after_discard"]
-        out[:, :, sl["effective_tiles"]] = f["effective_tiles"]
-        out[:, :, sl["effective_count"]] = f["effective_count"]
-        out[:, :, sl["deficiency_after_claim"]] = f["deficiency_after_claim"]
-        if self.oracle:
-            out[:, :, sl["oracle_hands"]] = hands[:, order].reshape(n, 4, 4 * t)
-            for i, g in enumerate(games):
-                out[i, :, sl["oracle_wall"]] = oracle_wall(g, self.rules.dead_wall_start)[None, :]
-        return out
-
-    @cached_property
-    def _kernel_offsets(self) -> np.ndarray:
-        return np.array([self.slices[name].start for name in _kernel.VIEW_ORDER], dtype=np.int64)
-
-    @cached_property
-    def _observe_kernel(self):
-        """The C ``observe`` with this rule set's tables bound (one call per env step)."""
-        return _kernel.bound_observe(self.num_tile_types)
-
-    def new_memo(self):
-        """A fresh per-table scratch for :meth:`observe` (the compiled kernel's seat memo), or None."""
-        return None
-
-    def observe_many(self, games: list, memos: list) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`observe` of N states: float32[N, 4, size] and int32[N, 4]."""
-        n = len(games)
-        obs = np.empty((n, 4, self.size), dtype=np.float32)
-        deficiency = np.empty((n, 4), dtype=np.int32)
-        for i, g in enumerate(games):
-            obs[i], deficiency[i] = self.observe(g)
-        return obs, deficiency
-
-    def observe(self, game, memo=None) -> tuple[np.ndarray, np.ndarray]:
-        """The four seats' observations and deficiencies of a state: what the env needs each step.
-
-        With the compiled kernel (``features.backend == "c"``) the whole observation, deficiency
-        features included, is written by one C call; otherwise :meth:`seat_features` and
-        :meth:`encode_all` build it with numpy. Both give the same arrays (tests compare them).
-
-        Returns:
-            (float32[4, size] observations, row s seat s's; int32[4] each seat's deficiency).
-        """
-        if self.features.backend != "c":
-            from mjenv.knowledge import knowledge_bases
-
-            kbs = np.asarray(knowledge_bases(game), dtype=np.int8)
-            feats = self.seat_features(game, kbs)
-            return self.encode_all(game, kbs, feats), feats["deficiency"]
-        phase = int(game.phase)
-        last, who = int(game.last_discard), int(game.last_discarder)
-        claim = last if phase == _PHASE_CLAIM and last >= 0 else -1
-        out = np.empty((4, self.size), dtype=np.float32)
-        deficiency = np.empty(4, dtype=np.int32)
-        self._observe_kernel(
-            game.tile_table, game.discards, self._kernel_offsets, game.melds_declared.tolist(), last, who,
-            int(game.wall_remaining), int(game.dealer), phase,
-            int(game.current_player) if phase == _PHASE_DISCARD else -1, claim,
-            (who + 1) % 4 if claim >= 0 and self.rules.allow_chow else -1, self.rules.melds, out, deficiency,
-        )  # fmt: skip
-        if self.oracle:
-            order = (np.arange(4)[:, None] + np.arange(4)[None, :]) % 4
-            out[:, self.slices["oracle_hands"]] = np.asarray(game.hands)[order].reshape(4, -1)
-            out[:, self.slices["oracle_wall"]] = oracle_wall(game, self.rules.dead_wall_start)[None, :]
-        return out, deficiency
-
-    def seat_features(self, game, knowledge_bases: np.ndarray) -> dict[str, np.ndarray]:
-        """Deficiency features of all four seats (one batched engine call).
-
-        Returns:
-            dict with ``deficiency`` int32[4], ``deficiency_after_discard`` int32[4, T],
-            ``effective_tiles`` bool[4, T], ``effective_count`` int64[4], ``deficiency_after_claim``
-            int32[4, 5].
-        """
-        from mjenv.game import Phase
-
-        r = self.rules
-        phase = int(game.phase)
-        hands = np.asarray(game.hands)
-        needed = np.array([r.melds - game.num_melds(s) for s in range(4)], dtype=np.int64)
-        discard_turn = np.zeros(4, dtype=bool)
-        if phase == Phase.DISCARD:
-            discard_turn[int(game.current_player)] = True
-        claim_tile = np.full(4, -1, dtype=np.int64)
-        chow_ok = np.zeros(4, dtype=bool)
-        last, who = int(game.last_discard), int(game.last_discarder)
-        if phase == Phase.CLAIM and last >= 0:
-            claim_tile[:] = last
-            claim_tile[who] = -1
-            chow_ok[(who + 1) % 4] = r.allow_chow
-        return self.features.compute(hands, knowledge_bases, needed, discard_turn, claim_tile, chow_ok)
+    def encode_all(self, game) -> np.ndarray:
+        """The observations of all four seats: float32[4, size], row s seat s's."""
+        return self.observe(game)[0]
 
 
 def oracle_wall(game, length: int) -> np.ndarray:
@@ -416,6 +498,10 @@ def oracle_wall(game, length: int) -> np.ndarray:
     rest = np.asarray(game.wall)[int(game.wall_head) : int(game.wall_tail)][:length]
     out[: len(rest)] = rest.astype(np.float32) + 1.0
     return out
+
+
+#: The views written from the game itself (``how="game"``): name -> f(game, length) -> float32[length].
+_GAME_VIEWS = {"oracle_wall": oracle_wall}
 
 
 def decode(observation, rules: str | Rules | dict | None = "basic", oracle: bool = False) -> dict[str, np.ndarray]:
@@ -431,239 +517,3 @@ def _spec(rules: Rules, oracle: bool) -> ObservationSpec:
     if key not in _SPECS:
         _SPECS[key] = ObservationSpec(rules, oracle)
     return _SPECS[key]
-
-
-# ----------------------------------------------------------------------------------------------
-# Deficiency features: every seat's rows from cached per-suit variant vectors, one pass per step
-# ----------------------------------------------------------------------------------------------
-
-
-def _remove_codes() -> list[list[int]]:
-    """``_REMOVE[u][code]``: the option code of (h - u, a - u) for the code of (h, a); -1 if h < u."""
-    from mjenv.deficiency._dp_tables import option_pairs
-
-    opts = option_pairs(False)
-    index = {o: i for i, o in enumerate(opts)}
-    return [[index[(h - u, a - u)] if h >= u else -1 for h, a in opts] for u in range(4)]
-
-
-_REMOVE = _remove_codes()
-#: ``_CODES[h, kb]``: the option code ``a * (a + 1) // 2 + h`` of h in hand and kb in the KB (a = h + kb).
-_CODES = np.array([[(h + k) * (h + k + 1) // 2 + h if h + k <= 4 else 0 for k in range(5)] for h in range(5)],
-                  dtype=np.uint8)
-
-
-class DeficiencyFeatures:
-    """Exact knowledge-aware deficiency features of many seats, batched, with two caches.
-
-    The deficiency core splits a hand into parts (three suits and the honours) and combines their
-    (melds, pair) cost vectors by min-plus (``mjenv.deficiency.dp``). Every row a feature needs (the
-    hand after each draw, each discard, each claim) differs from the seat's hand in ONE part, so the
-    engine keeps, per part configuration (its tiles in hand and in the KB), the cost vectors of that
-    part as it is and after each one-tile draw or discard (``dp.suit_variant_vectors``). A step
-    changes about one part per seat (the discarded or drawn tile's suit), so nearly every part is a
-    dictionary lookup; the configurations that are new are evaluated in one batched table pass, and
-    all seats' rows are then combined in one vectorized pass (``dp.variant_rows``). A seat whose
-    (hand, KB, melds) repeats is served whole from a second cache. The results equal the feature
-    functions of ``mjenv.deficiency`` exactly (tests compare them).
-
-    Args:
-        num_tile_types: 27 or 34.
-        melds: melds in a complete hand (4 or 5).
-        max_cache: entries kept in each cache before it is cleared (bounded memory in long runs).
-        backend: ``"auto"`` (the compiled kernel of :mod:`mjenv.deficiency.kernel` when it is
-            installed, else numpy), ``"c"`` or ``"numpy"``. The kernel evaluates every seat from the
-            tables in C and needs no caches; both give the same values (tests compare them).
-
-    Attributes:
-        backend: the one in use, ``"c"`` or ``"numpy"``.
-        stats: ``seat_hits`` / ``seat_misses`` (seat cache), ``part_hits`` / ``part_misses`` (part
-            cache), ``rows`` (part configurations evaluated in the tables), ``calls`` (passes that
-            evaluated anything).
-    """
-
-    def __init__(self, num_tile_types: int, melds: int = 4, max_cache: int = 100_000, backend: str = "auto"):
-        if num_tile_types not in (27, 34):
-            raise ValueError(f"num_tile_types must be 27 or 34, got {num_tile_types}")
-        if backend not in ("auto", "c", "numpy"):
-            raise ValueError(f"backend must be 'auto', 'c' or 'numpy', got {backend!r}")
-        if backend == "c" and not _kernel.available():
-            raise ValueError("backend='c' needs the compiled kernel mjenv.deficiency._kernel, which is not installed "
-                             "(or MJENV_NO_KERNEL is set); use backend='auto' or 'numpy'")
-        #: "c" (the compiled kernel, no caches needed) or "numpy" (cached part vectors)
-        self.backend = "c" if backend == "c" or (backend == "auto" and _kernel.available()) else "numpy"
-        if backend == "auto":
-            _kernel.warn_missing()
-        self.num_tile_types = num_tile_types
-        self.melds = melds
-        self.max_cache = max_cache
-        self._step_cache: dict = {}
-        self._part_index: dict[bytes, int] = {}  # part key -> row of self._pool
-        self.stats = {"seat_hits": 0, "seat_misses": 0, "part_hits": 0, "part_misses": 0, "rows": 0, "calls": 0}
-        # T = 27 has no honours: its fourth part is empty (cost 0 for no meld and no pair)
-        self._pool = np.empty((1024, _dp.NUM_VARIANTS, _dp.VEC), dtype=np.uint8)
-        self._pool[0] = _dp.EMPTY_VARIANTS
-
-    def deficiency(self, hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> np.ndarray:
-        """Deficiency of each row in one backend call.
-
-        Args:
-            hands: int[R, T] tile counts (any size: features pass 3m+3-tile hands too).
-            kbs: int[R, T] knowledge bases (hands + kbs <= 4).
-            melds_needed: int[R] melds still needed.
-
-        Returns:
-            int32[R]: the deficiency, ``INCOMPLETABLE`` where no pattern fits.
-        """
-        if len(hands) == 0:
-            return np.zeros(0, dtype=np.int32)
-        return np.asarray(
-            _dp.deficiency_batch(
-                np.ascontiguousarray(hands, dtype=np.int8),
-                np.ascontiguousarray(kbs, dtype=np.int8),
-                np.ascontiguousarray(melds_needed, dtype=np.int64),
-            ),
-            dtype=np.int32,
-        )
-
-    def _parts(self, keys: list[bytes]) -> np.ndarray:
-        """Pool rows holding the variant vectors of each part key (suit: 9 code bytes, honours: 7).
-
-        The vectors live in one array ``self._pool`` (uint8[rows, NUM_VARIANTS, VEC]; row 0 is the
-        empty part), so a step gathers all of them with one fancy index; the missing ones are
-        evaluated in one batched pass per kind.
-
-        Returns:
-            int64[len(keys)] rows of ``self._pool``.
-        """
-        index = self._part_index
-        miss = list({k: None for k in keys if k not in index})
-        if miss and len(index) + len(miss) >= self.max_cache:  # bounded memory: start over
-            index.clear()
-            miss = list(dict.fromkeys(keys))
-        self.stats["part_misses"] += len(miss)
-        self.stats["part_hits"] += len(keys) - len(miss)
-        if miss:
-            self.stats["rows"] += len(miss)
-            self.stats["calls"] += 1
-            need = len(index) + 1 + len(miss)
-            if need > len(self._pool):
-                grown = np.empty((min(max(need, 2 * len(self._pool)), self.max_cache + 1), *self._pool.shape[1:]),
-                                 dtype=np.uint8)
-                grown[: len(self._pool)] = self._pool
-                self._pool = grown
-            for n_ranks, fn in ((9, _dp.suit_variant_vectors), (7, _dp.honour_variant_vectors)):
-                ks = [k for k in miss if len(k) == n_ranks]
-                if ks:
-                    codes = np.frombuffer(b"".join(ks), dtype=np.uint8).reshape(len(ks), n_ranks)
-                    lo = len(index) + 1
-                    self._pool[lo : lo + len(ks)] = fn(codes)
-                    index.update(zip(ks, range(lo, lo + len(ks))))
-        return np.array([index[k] for k in keys], dtype=np.int64)
-
-    def _part_keys(self, codes_row: bytes) -> list[bytes]:
-        keys = [codes_row[0:9], codes_row[9:18], codes_row[18:27]]
-        if self.num_tile_types == 34:
-            keys.append(codes_row[27:34])
-        return keys
-
-    def compute(self, hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok) -> dict[str, np.ndarray]:
-        """Features of S seats at once.
-
-        Args:
-            hands: int[S, T] concealed counts.
-            kbs: int[S, T] each seat's knowledge base.
-            melds_needed: int[S] melds still needed.
-            discard_turn: bool[S] whether the seat must discard now (``deficiency_after_discard``).
-            claim_tile: int[S] the discard this seat could claim, -1 for none.
-            chow_ok: bool[S] whether this seat may chow it.
-
-        Returns:
-            dict with ``deficiency`` int32[S], ``deficiency_after_discard`` int32[S, T],
-            ``effective_tiles`` bool[S, T], ``effective_count`` int64[S], ``deficiency_after_claim``
-            int32[S, 5] (fresh arrays the caller may modify).
-        """
-        if self.backend == "c":
-            self.stats["calls"] += 1
-            return _kernel.features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok)
-        hands = np.asarray(hands, dtype=np.int8)
-        kbs = np.asarray(kbs, dtype=np.int8)
-        needed = np.asarray(melds_needed, dtype=np.int64)
-        discard_turn = np.asarray(discard_turn, dtype=bool)
-        claim_tile = np.asarray(claim_tile, dtype=np.int64)
-        chow_ok = np.asarray(chow_ok, dtype=bool)
-        s_n, t = hands.shape
-        # per-tile option code of (h, a = h + KB), 0..14: the part tables' digits and the cache keys
-        codes = _CODES[hands, kbs]  # one lookup instead of five arithmetic passes
-        flat = codes.tobytes()
-        step_key = (flat, needed.tobytes(), discard_turn.tobytes(), claim_tile.tobytes(), chow_ok.tobytes())
-        got = self._step_cache.get(step_key)
-        if got is not None:  # the same position again (e.g. encode after step): nothing to evaluate
-            self.stats["seat_hits"] += s_n
-            return {k: v.copy() for k, v in got.items()}
-        self.stats["seat_misses"] += s_n
-        if len(self._step_cache) >= self.max_cache:
-            self._step_cache.clear()
-        # every part of every seat, then the claim rows' modified parts
-        empty = self.num_tile_types == 27
-        # one bytes key per part: whole 9-byte (7-byte) records, seat-major, suits then honours
-        keys = np.ascontiguousarray(codes[:, :27]).view("V9").ravel().tolist()
-        if not empty:
-            keys += np.ascontiguousarray(codes[:, 27:]).view("V7").ravel().tolist()
-        claim_rows = []  # (seat, column, part index)
-        for s in np.flatnonzero((claim_tile >= 0) & (needed >= 1)).tolist():
-            d = int(claim_tile[s])
-            p = min(d // 9, 3)
-            lo = s * t + 9 * p
-            part = flat[lo : lo + (9 if p < 3 else 7)]
-            base = d - 9 * p
-            for col, offsets in enumerate(self._claim_offsets(d, bool(chow_ok[s]))):
-                if offsets is None:
-                    continue
-                # the meld's own tiles leave the hand, the KB stays (the discard is already seen):
-                # (h, a) -> (h - u, a - u) for the u copies each tile gives to the meld
-                new = bytearray(part)
-                ok = True
-                for off in set(offsets):
-                    c = _REMOVE[offsets.count(off)][new[base + off]]
-                    ok &= c >= 0
-                    new[base + off] = max(c, 0)
-                if ok:
-                    keys.append(bytes(new))
-                    claim_rows.append((s, col, p))
-        rows = self._parts(keys)
-        n_seat = len(keys) - len(claim_rows)
-        seat_rows = np.zeros((s_n, 4), dtype=np.int64)  # T = 27: the honours part is pool row 0 (empty)
-        seat_rows[:, :3] = rows[: 3 * s_n].reshape(s_n, 3)
-        if not empty:
-            seat_rows[:, 3] = rows[3 * s_n : n_seat]
-        vecs = self._pool[seat_rows]  # (S, 4, NUM_VARIANTS, VEC)
-        now, draw, disc, others = _dp.variant_rows(vecs, needed, t)
-        eff = (kbs > 0) & (draw < now[:, None])
-        out = {
-            "deficiency": now,
-            "deficiency_after_discard": np.where(discard_turn[:, None] & (hands > 0), disc, NOT_APPLICABLE),
-            "effective_tiles": eff,
-            "effective_count": (eff * kbs).sum(axis=1, dtype=np.int64),
-            "deficiency_after_claim": np.full((s_n, len(CLAIM_KINDS)), NOT_APPLICABLE, dtype=np.int32),
-        }
-        if claim_rows:
-            seat, col, part = (np.array(x, dtype=np.int64) for x in zip(*claim_rows))
-            res = _dp.combine_with_others(
-                self._pool[rows[n_seat:], 0][:, None, None], others[seat, part][:, None], needed[seat] - 1
-            )
-            out["deficiency_after_claim"][seat, col] = res[:, 0, 0]
-        self._step_cache[step_key] = out
-        return {k: v.copy() for k, v in out.items()}
-
-    def _claim_offsets(self, d: int, chow_ok: bool) -> list[tuple[int, ...] | None]:
-        """Hand tiles each claim kind uses, as offsets from the discard (None: impossible)."""
-        suited = d < 27
-        rank = d % 9
-        return [
-            (1, 2) if chow_ok and suited and rank <= 6 else None,
-            (-1, 1) if chow_ok and suited and 1 <= rank <= 7 else None,
-            (-2, -1) if chow_ok and suited and rank >= 2 else None,
-            (0, 0),
-            (0, 0, 0),
-        ]

@@ -7,14 +7,18 @@ the slow reference (tests/test_reference.py); here the C kernel is compared with
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 import mjenv
-from mjenv.deficiency import _kernel, kernel
+from mjenv.deficiency import kernel
+from mjenv.deficiency.seat_features import DeficiencyFeatures
 from mjenv.game import Game
-from mjenv.observation import DeficiencyFeatures, ObservationSpec
+from mjenv.observation import ObservationSpec
 from mjenv.rules import _PRESETS
+from tests.test_observation import _states
 
 
 def test_the_kernel_is_built_and_used_by_default():
@@ -84,7 +88,7 @@ def _random_seats(rng, t: int, s_n: int):
 
 
 @pytest.mark.parametrize("num_tile_types", [27, 34])
-def test_kernel_features_equal_the_numpy_engine(num_tile_types):
+def test_kernel_features_equal_the_numpy_evaluator(num_tile_types):
     rng = np.random.default_rng(num_tile_types)
     ref = DeficiencyFeatures(num_tile_types, backend="numpy")
     seen_claims = seen_discards = 0
@@ -102,32 +106,22 @@ def test_kernel_features_equal_the_numpy_engine(num_tile_types):
 
 @pytest.mark.parametrize("rules", sorted(_PRESETS))
 def test_kernel_observations_equal_the_numpy_encoder_on_played_hands(rules):
-    rng = np.random.default_rng(7)
     fast = ObservationSpec(rules, oracle=True)
     ref = ObservationSpec(rules, oracle=True)
     ref.__dict__["features"] = DeficiencyFeatures(ref.num_tile_types, ref.rules.melds, backend="numpy")
-    assert fast.features.backend == "c"
-    _kernel.memo_clear()
+    assert fast.features.backend == "c" and not ref.compiled
+    memo = fast.new_memo()
     phases = set()
     for h in range(4):
-        g = Game(rules=rules, seed=100 + h)
-        while True:
-            got, got_def = fast.observe(g)
+        for g in _states(100 + h, 400, rules=rules):  # every state of a hand, claims preferred
+            got, got_def = fast.observe(g, memo)
             want, want_def = ref.observe(g)
             np.testing.assert_array_equal(got, want)
             np.testing.assert_array_equal(got_def, want_def)
             phases.add(int(g.phase))
-            if g.is_over:
-                break
-            acts = {}
-            for s in g.acting_seats():
-                legal = g.legal_actions(s)
-                claims = [a for a in legal if g.layout.chow_low <= a <= g.layout.chow_low + 4]
-                acts[s] = claims[0] if claims and rng.random() < 0.6 else int(rng.choice(legal))
-            g.step(acts)
     assert len(phases) >= 3
     # the seat memo served part of these states (the seats that did not draw after a window)
-    stats = _kernel.memo_stats()
+    stats = kernel.memo_stats(memo)
     assert stats["hits"] > 0.15 * (stats["hits"] + stats["misses"])
 
 
@@ -143,18 +137,52 @@ def test_kernel_rejects_bad_counts():
         kernel.features(np.zeros((1, 30), np.int8), np.zeros((1, 30), np.int8), [4], [False], [-1], [False])
 
 
-def test_observe_rejects_out_of_range_scalars():
+def test_observe_rejects_states_and_plans_out_of_range():
     g = Game(rules="basic", seed=1)
     spec = ObservationSpec("basic")
-    out, d = np.empty((4, spec.size), np.float32), np.empty(4, np.int32)
-    wall = int(g.wall_remaining)
-    base = dict(last=-1, who=-1, wall=wall, dealer=0, phase=0, turn_seat=0, claim=-1, chow_seat=-1)
-    for key, bad in (("phase", 7), ("last", -5), ("claim", 27)):
-        args = {**base, key: bad}
-        with pytest.raises(ValueError, match="outside"):
-            kernel.observe(g.tile_table, g.discards, spec._kernel_offsets, [0, 0, 0, 0], args["last"], args["who"],
-                           args["wall"], args["dealer"], args["phase"], args["turn_seat"], args["claim"],
-                           args["chow_seat"], 4, out, d)  # fmt: skip
-    kernel.observe(g.tile_table, g.discards, spec._kernel_offsets, [0, 0, 0, 0], -1, -1, wall, 0, 0, 0, -1, -1, 4,
-                   out, d)  # fmt: skip
-    np.testing.assert_array_equal(out, spec.observe(g)[0])
+    out, d = np.empty((1, 4, spec.size), np.float32), np.empty((1, 4), np.int32)
+    hands, melds, kbs, discards, ints = spec.sources(g)
+
+    def with_int(name, value):
+        x = list(ints)
+        x[spec._fields[name][0] - spec.plan.scalar_start] = value
+        return [(hands, melds, kbs, discards, tuple(x))]
+
+    for state, word in [
+        (with_int("phase", 7), "one-hot value 7"),
+        (with_int("claim_tile", 27), "claim tile"),
+        (with_int("melds_needed", 9), "melds needed"),
+        (with_int("wall_count", 1 << 20), "int16"),
+        ([(hands, melds, kbs + 1, discards, ints)], "hand \\+ KB <= 4"),
+        ([(hands, melds, kbs, discards, ints[:-1])], "scalars"),
+        ([(hands, melds, kbs[:2], discards, ints)], "source 2"),
+        ([(hands, melds, kbs, ints)], "sources"),
+    ]:
+        with pytest.raises(ValueError, match=word):
+            kernel.observe(spec.plan, state, None, out, d)
+    bad = dataclasses.replace(spec.plan, copies=spec.plan.copies + np.array([0, spec.size, 0, 0], np.int32))
+    with pytest.raises(ValueError, match="does not fit"):
+        kernel.observe(bad, [spec.sources(g)], None, out, d)
+    with pytest.raises(ValueError, match="memo"):
+        kernel.observe(spec.plan, [spec.sources(g)], [np.zeros(3, np.uint8)], out, d)
+    kernel.observe(spec.plan, [spec.sources(g)], None, out, d)
+    np.testing.assert_array_equal(out[0], spec.observe(g)[0])
+
+
+def test_each_table_owns_its_memo_and_copies_keep_it():
+    import copy
+    import pickle
+
+    env = mjenv.parallel_env()
+    other = mjenv.parallel_env()
+    env.reset(seed=2)
+    other.reset(seed=3)
+    assert not np.shares_memory(env._table.memo, other._table.memo)
+    for _ in range(20):
+        env.step({})  if not env._table.acting else env.step(
+            {f"player_{s}": int(np.flatnonzero(env._table.masks[s])[0]) for s in env._table.acting})
+    stats = kernel.memo_stats(env._table.memo)
+    assert stats["hits"] > 0 and kernel.memo_stats(other._table.memo)["hits"] < stats["hits"]
+    for twin in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        assert kernel.memo_stats(twin._table.memo) == stats
+        assert not np.shares_memory(twin._table.memo, env._table.memo)

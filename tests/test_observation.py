@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from mjenv.deficiency import deficiency, deficiency_after_claim, deficiency_after_discard, effective_tiles
+from mjenv.deficiency.seat_features import DeficiencyFeatures, PartCache
 from mjenv.game import Game, Phase
 from mjenv.knowledge import knowledge_base
-from mjenv.observation import DeficiencyFeatures, ObservationSpec, decode
+from mjenv.observation import ObservationSpec, decode
 from tests.conftest import random_case
 
 # docs/ARCHITECTURE.md, written out by hand: the contract agents decode against
@@ -33,9 +34,9 @@ EXPECTED_VIEWS = {
 }
 
 
-def _states(seed: int, n: int = 200, claim_first: bool = True):
+def _states(seed: int, n: int = 200, claim_first: bool = True, rules: str = "basic"):
     """Game states along one hand played with seeded random legal actions (claims preferred)."""
-    g = Game("basic", seed=seed)
+    g = Game(rules, seed=seed)
     rng = np.random.default_rng(seed)
     out = [g.clone()]
     for _ in range(n):
@@ -44,7 +45,7 @@ def _states(seed: int, n: int = 200, claim_first: bool = True):
         acts = {}
         for s in g.acting_seats():
             legal = g.legal_actions(s)
-            claims = [a for a in legal if 2 * T <= a <= 2 * T + 4]
+            claims = [a for a in legal if g.layout.chow_low <= a <= g.layout.chow_low + 4]
             acts[s] = int(claims[0]) if claim_first and claims and rng.random() < 0.7 else int(rng.choice(legal))
         g.step(acts)
         out.append(g.clone())
@@ -183,7 +184,7 @@ def test_nothing_hidden_leaks_into_the_default_observation():
 
 @pytest.mark.parametrize("backend", ["c", "numpy"])
 @pytest.mark.parametrize("num_tile_types", [27, 34])
-def test_feature_engine_equals_the_deficiency_features(num_tile_types, backend):
+def test_feature_evaluator_equals_the_deficiency_features(num_tile_types, backend):
     rng = np.random.default_rng(num_tile_types)
     suits = (0, 1, 2) if num_tile_types == 27 else (0, 1, 2, 3)
     eng = DeficiencyFeatures(num_tile_types, backend=backend)
@@ -211,15 +212,15 @@ def test_feature_engine_equals_the_deficiency_features(num_tile_types, backend):
                                           deficiency_after_claim(hand, kb, claim, exposed_melds=exposed))
 
 
-def test_repeated_positions_hit_the_cache_with_equal_results():
-    eng = DeficiencyFeatures(27, backend="numpy")
+def test_repeated_positions_hit_the_part_cache_with_equal_results():
+    eng = DeficiencyFeatures(27, backend="numpy", cache=PartCache())
     g = _states(5, 30)[-1]
     kbs = np.stack([knowledge_base(g, s) for s in range(4)])
-    args = (g.hands, kbs, np.full(4, 4) - [len(m) for m in g.melds], np.array([True, False, False, False]),
+    args = (g.hands, kbs, np.full(4, 4) - [g.num_melds(s) for s in range(4)], np.array([True, False, False, False]),
             np.full(4, -1), np.zeros(4, bool))
     first = eng.compute(*args)
-    calls = eng.stats["calls"]
+    calls, misses = eng.stats["calls"], eng.stats["part_misses"]
     again = eng.compute(*args)
-    assert eng.stats["calls"] == calls and eng.stats["seat_hits"] == 4
+    assert eng.stats["calls"] == calls and eng.stats["part_misses"] == misses  # nothing evaluated again
     for k in first:
         np.testing.assert_array_equal(first[k], again[k])

@@ -76,14 +76,20 @@ def test_one_writer_call_per_step(path, monkeypatch):
         return real(games, memos)
 
     monkeypatch.setattr(venv.spec, "observe_many", counting)
+    seats = []  # on the numpy path: one batched feature call over every observed seat
+    if path == "numpy":
+        evaluate = venv.spec.features.compute
+        monkeypatch.setattr(venv.spec.features, "compute", lambda *a: seats.append(len(a[0])) or evaluate(*a))
     obs, _ = venv.reset(seed=3)
     assert calls == [4]  # the 4 tables together
     rng = np.random.default_rng(1)
     for _ in range(120):
         calls.clear()
+        seats.clear()
         obs, _, terms, _, _ = venv.step(_random_actions(obs["action_mask"], rng))
         # live tables, plus the final state and the next deal of every table whose hand just ended
         assert calls == [4 + int(terms.sum())]
+        assert seats == ([4 * calls[0]] if path == "numpy" else [])
 
 
 def test_spaces_and_autoreset_metadata():

@@ -22,22 +22,33 @@
  * Python API (module ``mjenv.deficiency._kernel``; ``mjenv/deficiency/kernel.py`` wraps it):
  *
  *   features(left, right, h4, h3, hands, kbs, needed, discard_turn, claim_tile, chow_ok,
- *            out_deficiency, out_after_discard, out_effective, out_count, out_after_claim) -> None
+ *            out_deficiency, out_after_discard, out_effective, out_count, out_after_claim, memo) -> None
  *
  *     All arguments are C-contiguous buffers: left uint8[15**5 * 108], right uint8[15**4 * 108],
  *     h4 uint8[15**4 * 12], h3 uint8[15**3 * 12] (``_dp_tables.half_tables()`` / ``honour_tables()``);
  *     hands, kbs int8[S * T] (T = 27 or 34, from the buffer sizes); needed int64[S]; discard_turn
  *     uint8[S]; claim_tile int64[S] (-1: none); chow_ok uint8[S]; outputs int32[S], int32[S * T],
- *     uint8[S * T], int64[S], int32[S * 5] (written whole).
+ *     uint8[S * T], int64[S], int32[S * 5] (written whole); memo uint8[memo_bytes()] or empty (none).
  *
- *   observe(left, right, h4, h3, tiles, discards, offsets, (n0, n1, n2, n3), last, who, wall, dealer,
- *           phase, turn_seat, claim, chow_seat, melds, out_observation, out_deficiency) -> None
+ *   observe(left, right, h4, h3, copies, onehots, feature_inputs, feature_outputs, fields, scalar_start,
+ *           L, T, states, memos, out_observation, out_deficiency) -> None
  *
- *     The four seats' whole observations of one game state (``ObservationSpec.observe``): tiles
- *     int8[9 * T] (hands, meld counts, public counts), discards int16[4 * D], offsets int64[15]
- *     (view starts, in the order of ``kernel.VIEW_ORDER``), out float32[4 * size], int32[4].
+ *     Executes the observation writer's plan (``mjenv.observation.ObservationSpec``; the kernel knows
+ *     no view by name and no layout of the game's arrays) for N states. Each state is a sequence of
+ *     its sources, as the spec read them from a game (its knowledge bases from mjenv.knowledge): F
+ *     int8/int16 buffers and a sequence of ints. They fill an int16 state record of length L:
+ *     ``fields`` int32[F * 3] rows (offset, length, add) place each buffer (plus ``add``), the ints go
+ *     from ``scalar_start`` to the end. ``copies`` int32[R * 4] rows (seat, offset, state offset,
+ *     length): out[seat, offset + j] = state[state offset + j]; ``onehots`` int32[K * 4] rows (offset,
+ *     state index, seat-relative, length): out[s, offset + v] = 1 for v = state[index] (v - s mod 4
+ *     when seat-relative; nothing when v < 0); ``feature_inputs`` int32[6]: where the state holds the
+ *     features' inputs (hands [4, T], KBs [4, T], melds needed [4], discard turn [4], claim tile [4],
+ *     chow allowed [4]); ``feature_outputs`` int32[5]: where the observation takes the features
+ *     (deficiency, after discard [T], effective [T], effective count, after claim [5]; -1: not
+ *     shown); every other entry is 0. memos: None or N memo buffers (or None each); out
+ *     float32[N * 4 * size], int32[N * 4].
  *
- *   memo_stats() -> {"hits", "misses"};  memo_clear() -> None.
+ *   memo_bytes() -> int;  memo_stats(memo) -> {"hits", "misses"}.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -69,37 +80,38 @@ static inline int suit_weight(int r) { return r < 5 ? P15[4 - r] : P15[r - 5]; }
 static inline int hon_half(int j) { return j >= 4; }
 static inline int hon_weight(int j) { return j < 4 ? P15[3 - j] : P15[6 - j]; }
 
-/* out[k][p] = min over k1 <= k, p1 <= p of a[k1][p1] + b[k - k1][p - p1] for k <= kmax (entries
- * past kmax are left unset: a seat needing m melds never reads a vector past k = m) */
-static void minplus(const int *a, const int *b, int *out, int kmax) {
-    for (int k = 0; k <= kmax; k++)
-        for (int p = 0; p < 2; p++) {
-            int best = BIG;
-            for (int k1 = 0; k1 <= k; k1++)
-                for (int p1 = 0; p1 <= p; p1++) {
-                    int v = a[2 * k1 + p1] + b[2 * (k - k1) + (p - p1)];
-                    if (v < best) best = v;
-                }
-            out[2 * k + p] = best;
+/* out[k][p] (k <= kmax) = min over the splits k1 <= k, p1 <= p of COST, an expression of the
+ * (k, p) indices i = 2 * k1 + p1 of the first part and j = 2 * (k - k1) + (p - p1) of the second;
+ * entries past kmax are left unset (a seat needing m melds never reads a vector past k = m) */
+#define SPLIT_MIN(out, kmax, COST)                                        \
+    for (int k = 0; k <= (kmax); k++)                                     \
+        for (int p = 0; p < 2; p++) {                                     \
+            int best = BIG;                                               \
+            for (int k1 = 0; k1 <= k; k1++)                               \
+                for (int p1 = 0; p1 <= p; p1++) {                         \
+                    int i = 2 * k1 + p1, j = 2 * (k - k1) + (p - p1);     \
+                    int v = (COST);                                       \
+                    if (v < best) best = v;                               \
+                }                                                         \
+            (out)[2 * k + p] = best;                                      \
         }
+
+/* min-plus of two (k, p) vectors */
+static void minplus(const int *a, const int *b, int *out, int kmax) { SPLIT_MIN(out, kmax, a[i] + b[j]) }
+
+/* min over the boundary state of two half rows' entries */
+static inline int boundary_min(const uint8_t *x, const uint8_t *y) {
+    int best = BIG;
+    for (int b = 0; b < NBOUND; b++) {
+        int v = x[b] + y[b];
+        if (v < best) best = v;
+    }
+    return best;
 }
 
 /* a whole suit's (k, p) vector (k <= kmax) from its left and right table rows (min over the boundary) */
 static void suit_vector(const uint8_t *l, const uint8_t *r, int *out, int kmax) {
-    for (int k = 0; k <= kmax; k++)
-        for (int p = 0; p < 2; p++) {
-            int best = BIG;
-            for (int k1 = 0; k1 <= k; k1++)
-                for (int p1 = 0; p1 <= p; p1++) {
-                    const uint8_t *x = l + (2 * k1 + p1) * NBOUND;
-                    const uint8_t *y = r + (2 * (k - k1) + (p - p1)) * NBOUND;
-                    for (int b = 0; b < NBOUND; b++) {
-                        int v = x[b] + y[b];
-                        if (v < best) best = v;
-                    }
-                }
-            out[2 * k + p] = best;
-        }
+    SPLIT_MIN(out, kmax, boundary_min(l + i * NBOUND, r + j * NBOUND))
 }
 
 /* a (k, p) table row as ints */
@@ -329,13 +341,15 @@ static void seat_features(const Tables *tb, int T, const int8_t *hand, const int
     }
 }
 
-/* ---- a small memo of whole seats -------------------------------------------------------------
+/* ---- a small memo of whole seats, owned by the caller -----------------------------------------
  * Between a claim window and the next draw, the three seats that did not draw keep their hand and
  * their KB: their features (without claims) are those of the window. The memo keeps the last
  * seats seen, direct-mapped by a hash of (T, m, discard turn, the 34 option codes), and serves a
  * seat with no claim tile from it. The key is the whole input, so a hit returns exactly what
- * seat_features would. The calls keep the GIL (no thread runs two of them at once). */
-#define MEMO_SIZE 256
+ * seat_features would. A memo is a plain byte buffer the caller owns (``kernel.new_memo()``, one per
+ * table): it is copied and pickled with the table and never shared between tables, so tables
+ * stepped together do not evict each other's seats. NULL: no memo. */
+#define MEMO_SIZE 64
 typedef struct {
     uint8_t key[37]; /* T, m, discard turn, codes[0..33] (unused codes 0) */
     uint8_t used;
@@ -344,8 +358,10 @@ typedef struct {
     uint8_t eff[34];
     int32_t disc[34];
 } MemoEntry;
-static MemoEntry memo[MEMO_SIZE];
-static unsigned long long memo_hits, memo_misses;
+typedef struct {
+    uint64_t hits, misses;
+    MemoEntry entry[MEMO_SIZE];
+} Memo;
 
 static void memo_key(int T, const int8_t *hand, const int8_t *kb, int m, int discard_turn, uint8_t *key) {
     key[0] = (uint8_t)T;
@@ -354,23 +370,24 @@ static void memo_key(int T, const int8_t *hand, const int8_t *kb, int m, int dis
     for (int t = 0; t < 34; t++) key[3 + t] = t < T ? (uint8_t)code_of(hand[t], hand[t] + kb[t]) : 0;
 }
 
-static MemoEntry *memo_slot(const uint8_t *key) {
+static MemoEntry *memo_slot(Memo *memo, const uint8_t *key) {
     uint32_t h = 2166136261u; /* FNV-1a */
     for (int i = 0; i < 37; i++) h = (h ^ key[i]) * 16777619u;
-    return &memo[h % MEMO_SIZE];
+    return &memo->entry[h % MEMO_SIZE];
 }
 
 /* seat_features through the memo (a seat with a claim tile is always computed, since the claim rows
  * need the part vectors, and then stored for the next step) */
-static void seat_features_memo(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
+static void seat_features_memo(Memo *memo, const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
                                int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
                                int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim) {
     uint8_t key[37];
-    memo_key(T, hand, kb, m, discard_turn, key);
-    MemoEntry *e = memo_slot(key);
-    if (claim_tile < 0) {
-        if (e->used && memcmp(e->key, key, 37) == 0) {
-            memo_hits++;
+    MemoEntry *e = NULL;
+    if (memo) {
+        memo_key(T, hand, kb, m, discard_turn, key);
+        e = memo_slot(memo, key);
+        if (claim_tile < 0 && e->used && memcmp(e->key, key, 37) == 0) {
+            memo->hits++;
             *out_def = e->def;
             *out_count = e->count;
             memcpy(out_eff, e->eff, (size_t)T);
@@ -378,12 +395,12 @@ static void seat_features_memo(const Tables *tb, int T, const int8_t *hand, cons
             for (int c = 0; c < 5; c++) out_claim[c] = NOT_APPLICABLE;
             return;
         }
+        memo->misses++;
     }
-    memo_misses++;
     prefetch_seat(tb, hand, kb, discard_turn);
     seat_features(tb, T, hand, kb, m, discard_turn, claim_tile, chow_ok, out_def, out_disc, out_eff, out_count,
                   out_claim);
-    { /* stored with or without a claim tile: the rows other than the claims do not depend on it */
+    if (e) { /* stored with or without a claim tile: the rows other than the claims do not depend on it */
         memcpy(e->key, key, 37);
         e->used = 1;
         e->def = *out_def;
@@ -391,6 +408,21 @@ static void seat_features_memo(const Tables *tb, int T, const int8_t *hand, cons
         memcpy(e->eff, out_eff, (size_t)T);
         memcpy(e->disc, out_disc, sizeof(int32_t) * (size_t)T);
     }
+}
+
+/* a caller's memo buffer: NULL when it is empty (no memo), an error when it has the wrong size */
+static int as_memo(Py_buffer *b, Memo **memo) {
+    if (b->len == 0) {
+        *memo = NULL;
+        return 1;
+    }
+    if (b->len != (Py_ssize_t)sizeof(Memo)) {
+        PyErr_Format(PyExc_ValueError, "memo has %zd bytes, expected %zd (kernel.new_memo())", b->len,
+                     (Py_ssize_t)sizeof(Memo));
+        return 0;
+    }
+    *memo = b->buf;
+    return 1;
 }
 
 static int need_size(Py_buffer *b, Py_ssize_t n, const char *name) {
@@ -409,12 +441,13 @@ static int need_tables(Py_ssize_t T, Py_buffer *left, Py_buffer *right, Py_buffe
 
 static PyObject *py_features(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer left, right, h4, h3, hands, kbs, needed, dturn, claim, chow, o_def, o_disc, o_eff, o_cnt, o_claim;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*w*w*w*w*w*", &left, &right, &h4, &h3, &hands, &kbs, &needed,
-                          &dturn, &claim, &chow, &o_def, &o_disc, &o_eff, &o_cnt, &o_claim))
+    Py_buffer left, right, h4, h3, hands, kbs, needed, dturn, claim, chow, o_def, o_disc, o_eff, o_cnt, o_claim, mem;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*w*w*w*w*w*w*", &left, &right, &h4, &h3, &hands, &kbs, &needed,
+                          &dturn, &claim, &chow, &o_def, &o_disc, &o_eff, &o_cnt, &o_claim, &mem))
         return NULL;
-    Py_buffer *all[15] = {&left, &right, &h4, &h3, &hands, &kbs, &needed, &dturn, &claim, &chow,
-                          &o_def, &o_disc, &o_eff, &o_cnt, &o_claim};
+    Py_buffer *all[16] = {&left, &right, &h4, &h3, &hands, &kbs, &needed, &dturn, &claim, &chow,
+                          &o_def, &o_disc, &o_eff, &o_cnt, &o_claim, &mem};
+    Memo *memo;
     PyObject *result = NULL;
     Py_ssize_t S = needed.len / 8;
     Py_ssize_t T = S > 0 ? hands.len / S : 27;
@@ -425,7 +458,8 @@ static PyObject *py_features(PyObject *self, PyObject *args) {
     if (!need_tables(T, &left, &right, &h4, &h3) || !need_size(&hands, S * T, "hands") || !need_size(&kbs, S * T, "kbs") || !need_size(&dturn, S, "discard_turn") ||
         !need_size(&claim, S * 8, "claim_tile") || !need_size(&chow, S, "chow_ok") || !need_size(&o_def, S * 4, "out_deficiency") ||
         !need_size(&o_disc, S * T * 4, "out_after_discard") || !need_size(&o_eff, S * T, "out_effective") ||
-        !need_size(&o_cnt, S * 8, "out_count") || !need_size(&o_claim, S * 5 * 4, "out_after_claim"))
+        !need_size(&o_cnt, S * 8, "out_count") || !need_size(&o_claim, S * 5 * 4, "out_after_claim") ||
+        !as_memo(&mem, &memo))
         goto done;
     const int8_t *H = hands.buf, *K = kbs.buf;
     const int64_t *M = needed.buf, *C = claim.buf;
@@ -450,131 +484,254 @@ static PyObject *py_features(PyObject *self, PyObject *args) {
     }
     Tables tb = {left.buf, right.buf, h4.buf, h3.buf};
     for (Py_ssize_t s = 0; s < S; s++)
-        seat_features_memo(&tb, (int)T, H + s * T, K + s * T, (int)M[s], DT[s], C[s] < 0 ? -1 : (int)C[s], CO[s],
+        seat_features_memo(memo, &tb, (int)T, H + s * T, K + s * T, (int)M[s], DT[s], C[s] < 0 ? -1 : (int)C[s], CO[s],
                            (int32_t *)o_def.buf + s, (int32_t *)o_disc.buf + s * T, (uint8_t *)o_eff.buf + s * T,
                            (int64_t *)o_cnt.buf + s, (int32_t *)o_claim.buf + s * 5);
     result = Py_None;
     Py_INCREF(result);
 done:
-    for (int i = 0; i < 15; i++) PyBuffer_Release(all[i]);
+    for (int i = 0; i < 16; i++) PyBuffer_Release(all[i]);
     return result;
 }
 
-/* View order of the observation (``mjenv.observation.ObservationSpec``); ``offsets`` gives each start. */
-enum { V_HAND, V_MELDS, V_NUM_MELDS, V_DISCARDS, V_LAST, V_LAST_BY, V_KB, V_WALL, V_DEALER, V_PHASE, V_DEF,
-       V_AFTER_DISCARD, V_EFFECTIVE, V_EFF_COUNT, V_AFTER_CLAIM, NUM_VIEWS };
+/* Fill the state record st[L] of one state from its sources: F array buffers (int8 or int16, each
+ * copied to fields[f] = (offset, length, add) with ``add`` added) and a sequence of ints copied to
+ * the rest of the record from scalar_start. */
+#define MAX_STATE 4096
+static int fill_state(PyObject *sources, const int32_t *fields, Py_ssize_t F, Py_ssize_t scalar_start, Py_ssize_t L,
+                      int16_t *st) {
+    PyObject *seq = PySequence_Fast(sources, "observe(): each state must be a sequence of sources");
+    if (!seq) return 0;
+    int ok = 0;
+    if (PySequence_Fast_GET_SIZE(seq) != F + 1) {
+        PyErr_Format(PyExc_ValueError, "observe(): a state has %zd sources, expected %zd", PySequence_Fast_GET_SIZE(seq),
+                     F + 1);
+        goto out;
+    }
+    for (Py_ssize_t f = 0; f < F; f++) {
+        Py_buffer b;
+        if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(seq, f), &b, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) goto out;
+        int32_t off = fields[3 * f], len = fields[3 * f + 1], add = fields[3 * f + 2];
+        int good = b.itemsize == 1 || b.itemsize == 2;
+        if (good && b.len / b.itemsize == len) {
+            if (b.itemsize == 1)
+                for (int32_t j = 0; j < len; j++) st[off + j] = (int16_t)(((const int8_t *)b.buf)[j] + add);
+            else
+                for (int32_t j = 0; j < len; j++) st[off + j] = (int16_t)(((const int16_t *)b.buf)[j] + add);
+        } else {
+            PyErr_Format(PyExc_ValueError, "observe(): source %zd must be %d int8 or int16 values, got %zd bytes of "
+                         "item size %zd", f, len, b.len, b.itemsize);
+            good = 0;
+        }
+        PyBuffer_Release(&b);
+        if (!good) goto out;
+    }
+    PyObject *sc = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, F), "observe(): the scalars must be a sequence");
+    if (!sc) goto out;
+    if (PySequence_Fast_GET_SIZE(sc) != L - scalar_start) {
+        PyErr_Format(PyExc_ValueError, "observe(): %zd scalars, expected %zd", PySequence_Fast_GET_SIZE(sc),
+                     L - scalar_start);
+        Py_DECREF(sc);
+        goto out;
+    }
+    for (Py_ssize_t j = scalar_start; j < L; j++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(sc, j - scalar_start));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(sc);
+            goto out;
+        }
+        if (v < INT16_MIN || v > INT16_MAX) {
+            PyErr_Format(PyExc_ValueError, "observe(): scalar %ld outside int16", v);
+            Py_DECREF(sc);
+            goto out;
+        }
+        st[j] = (int16_t)v;
+    }
+    Py_DECREF(sc);
+    ok = 1;
+out:
+    Py_DECREF(seq);
+    return ok;
+}
 
+/* observe(): the observation writer's plan, executed for N states (see the module comment) */
 static PyObject *py_observe(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer left, right, h4, h3, tiles, discards, offsets, o_obs, o_def;
-    int nm[4], last, who, wall, dealer, phase, turn_seat, claim, chow_seat, melds;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*(iiii)iiiiiiiiiw*w*", &left, &right, &h4, &h3, &tiles, &discards,
-                          &offsets, &nm[0], &nm[1], &nm[2], &nm[3], &last, &who, &wall, &dealer, &phase,
-                          &turn_seat, &claim, &chow_seat, &melds, &o_obs, &o_def))
+    Py_buffer left, right, h4, h3, copies, onehots, fin, fout, fields, o_obs, o_def;
+    PyObject *states, *memos;
+    int T;
+    Py_ssize_t L, scalar_start;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*nniOOw*w*", &left, &right, &h4, &h3, &copies, &onehots, &fin, &fout,
+                          &fields, &scalar_start, &L, &T, &states, &memos, &o_obs, &o_def))
         return NULL;
-    Py_buffer *all[9] = {&left, &right, &h4, &h3, &tiles, &discards, &offsets, &o_obs, &o_def};
-    PyObject *result = NULL;
-    Py_ssize_t T = tiles.len / 9, size = o_obs.len / (4 * 4), maxd = discards.len / (4 * 2);
-    const int64_t *off = offsets.buf;
-    if ((T != 27 && T != 34) || tiles.len != 9 * T) {
-        PyErr_Format(PyExc_ValueError, "observe(): tiles must be int8[9, 27 or 34], got %zd bytes", tiles.len);
+    Py_buffer *all[11] = {&left, &right, &h4, &h3, &copies, &onehots, &fin, &fout, &fields, &o_obs, &o_def};
+    PyObject *result = NULL, *sseq = NULL, *mseq = NULL;
+    Py_ssize_t N = o_def.len / 16, R = copies.len / 16, K = onehots.len / 16, F = fields.len / 12;
+    Py_ssize_t size = N > 0 ? o_obs.len / (16 * N) : 0;
+    const int32_t *CP = copies.buf, *OH = onehots.buf, *FI = fin.buf, *FO = fout.buf, *FL = fields.buf;
+    int16_t st[MAX_STATE];
+    if (T != 27 && T != 34) {
+        PyErr_Format(PyExc_ValueError, "observe(): T must be 27 or 34, got %d", T);
         goto done;
     }
-    if (!need_tables(T, &left, &right, &h4, &h3) || !need_size(&offsets, NUM_VIEWS * 8, "offsets") || !need_size(&o_def, 16, "out_deficiency") ||
-        !need_size(&o_obs, 16 * size, "out_observation") || !need_size(&discards, 8 * maxd, "discards"))
-        goto done;
-    if (off[V_AFTER_CLAIM] + 5 > size || off[V_DISCARDS] + 4 * maxd > size) {
-        PyErr_SetString(PyExc_ValueError, "observe(): the view offsets do not fit the observation");
+    if (L < 1 || L > MAX_STATE || scalar_start < 0 || scalar_start > L) {
+        PyErr_Format(PyExc_ValueError, "observe(): state length %zd outside 1..%d", L, MAX_STATE);
         goto done;
     }
-    const int8_t *H = tiles.buf, *MC = (const int8_t *)tiles.buf + 4 * T, *PUB = (const int8_t *)tiles.buf + 8 * T;
-    const int16_t *D = discards.buf;
-    float *out = o_obs.buf;
-    int32_t *def = o_def.buf;
-    int8_t kb[4][34];
-    for (int s = 0; s < 4; s++) {
-        int needed = melds - nm[s];
-        if (needed < 0 || needed >= KM) {
-            PyErr_Format(PyExc_ValueError, "observe(): seat %d needs %d melds, outside 0..%d", s, needed, KM - 1);
+    if (!need_tables(T, &left, &right, &h4, &h3) || !need_size(&fin, 24, "feature_inputs") ||
+        !need_size(&fout, 20, "feature_outputs") || !need_size(&copies, 16 * R, "copies") ||
+        !need_size(&onehots, 16 * K, "onehots") || !need_size(&fields, 12 * F, "fields") ||
+        !need_size(&o_obs, 16 * N * size, "out_observation") || !need_size(&o_def, 16 * N, "out_deficiency"))
+        goto done;
+    /* the plan is checked whole before anything is written */
+    for (Py_ssize_t f = 0; f < F; f++)
+        if (FL[3 * f] < 0 || FL[3 * f + 1] < 0 || FL[3 * f] + FL[3 * f + 1] > scalar_start) {
+            PyErr_SetString(PyExc_ValueError, "observe(): a source field does not fit the state");
             goto done;
         }
-        for (Py_ssize_t t = 0; t < T; t++) {
-            int k = 4 - H[s * T + t] - PUB[t];
-            if (H[s * T + t] < 0 || k < 0) {
-                PyErr_Format(PyExc_ValueError, "observe(): seat %d tile %zd: hand %d and seen %d exceed 4 copies", s,
-                             t, H[s * T + t], PUB[t]);
+    for (Py_ssize_t r = 0; r < R; r++)
+        if (CP[4 * r] < 0 || CP[4 * r] > 3 || CP[4 * r + 1] < 0 || CP[4 * r + 3] < 0 || CP[4 * r + 1] + CP[4 * r + 3] > size ||
+            CP[4 * r + 2] < 0 || CP[4 * r + 2] + CP[4 * r + 3] > L) {
+            PyErr_SetString(PyExc_ValueError, "observe(): a copy does not fit the observation or the state");
+            goto done;
+        }
+    for (Py_ssize_t k = 0; k < K; k++)
+        if (OH[4 * k] < 0 || OH[4 * k] + OH[4 * k + 3] > size || OH[4 * k + 1] < 0 || OH[4 * k + 1] >= L) {
+            PyErr_SetString(PyExc_ValueError, "observe(): a one-hot view does not fit the observation or the state");
+            goto done;
+        }
+    {
+        static const int in_len[6] = {0, 0, 1, 1, 1, 1}; /* hands, kbs: 4 * T entries; the others 4 */
+        for (int i = 0; i < 6; i++)
+            if (FI[i] < 0 || FI[i] + 4 * (in_len[i] ? 1 : T) > L) {
+                PyErr_SetString(PyExc_ValueError, "observe(): a feature input does not fit the state");
                 goto done;
             }
-            kb[s][t] = (int8_t)k;
+        static const int out_len[5] = {1, -1, -1, 1, 5}; /* -1: T entries */
+        for (int i = 0; i < 5; i++)
+            if (FO[i] >= 0 && FO[i] + (out_len[i] < 0 ? T : out_len[i]) > size) {
+                PyErr_SetString(PyExc_ValueError, "observe(): a feature view does not fit the observation");
+                goto done;
+            }
+    }
+    sseq = PySequence_Fast(states, "observe(): states must be a sequence");
+    if (!sseq) goto done;
+    if (PySequence_Fast_GET_SIZE(sseq) != N) {
+        PyErr_Format(PyExc_ValueError, "observe(): %zd states for %zd outputs", PySequence_Fast_GET_SIZE(sseq), N);
+        goto done;
+    }
+    if (memos != Py_None) {
+        mseq = PySequence_Fast(memos, "observe(): memos must be None or a sequence");
+        if (!mseq) goto done;
+        if (PySequence_Fast_GET_SIZE(mseq) != N) {
+            PyErr_Format(PyExc_ValueError, "observe(): %zd memos for %zd states", PySequence_Fast_GET_SIZE(mseq), N);
+            goto done;
         }
-    }
-    if (claim < -1 || claim >= T || last < -1 || last >= T) {
-        PyErr_Format(PyExc_ValueError, "observe(): tile id outside -1..%zd", T - 1);
-        goto done;
-    }
-    if (phase < 0 || phase > 3 || off[V_PHASE] + 4 > size) {
-        PyErr_Format(PyExc_ValueError, "observe(): phase %d outside 0..3", phase);
-        goto done;
     }
     Tables tb = {left.buf, right.buf, h4.buf, h3.buf};
-    memset(out, 0, (size_t)o_obs.len);
-    for (int s = 0; s < 4; s++) {
-        float *o = out + s * size;
-        int32_t after_disc[34], after_claim[5];
-        uint8_t eff[34];
-        int64_t count;
-        int c = (claim >= 0 && s != who) ? claim : -1;
-        seat_features_memo(&tb, (int)T, H + s * T, kb[s], melds - nm[s], s == turn_seat, c, s == chow_seat,
-                           &def[s], after_disc, eff, &count, after_claim);
-        for (Py_ssize_t t = 0; t < T; t++) {
-            o[off[V_HAND] + t] = H[s * T + t];
-            o[off[V_KB] + t] = kb[s][t];
-            o[off[V_AFTER_DISCARD] + t] = (float)after_disc[t];
-            o[off[V_EFFECTIVE] + t] = eff[t];
+    for (Py_ssize_t n = 0; n < N; n++) {
+        float *out = (float *)o_obs.buf + n * 4 * size;
+        int32_t *def = (int32_t *)o_def.buf + n * 4;
+        memset(st, 0, sizeof(int16_t) * (size_t)L);
+        if (!fill_state(PySequence_Fast_GET_ITEM(sseq, n), FL, F, scalar_start, L, st)) goto done;
+        int8_t hand[4][34], kb[4][34];
+        for (int s = 0; s < 4; s++) {
+            int m = st[FI[2] + s], c = st[FI[4] + s];
+            if (m < 0 || m >= KM || c < -1 || c >= T) {
+                PyErr_Format(PyExc_ValueError, "observe(): state %zd seat %d: melds needed %d (0..%d), claim tile %d",
+                             n, s, m, KM - 1, c);
+                goto done;
+            }
+            for (int t = 0; t < T; t++) {
+                int h = st[FI[0] + s * T + t], k = st[FI[1] + s * T + t];
+                if (h < 0 || k < 0 || h + k > 4) {
+                    PyErr_Format(PyExc_ValueError, "observe(): state %zd seat %d tile %d: hand %d and KB %d; need "
+                                 "0 <= hand, 0 <= KB, hand + KB <= 4", n, s, t, h, k);
+                    goto done;
+                }
+                hand[s][t] = (int8_t)h;
+                kb[s][t] = (int8_t)k;
+            }
         }
-        for (int i = 0; i < 4; i++) {
-            int q = (s + i) % 4;
-            for (Py_ssize_t t = 0; t < T; t++) o[off[V_MELDS] + i * T + t] = MC[q * T + t];
-            o[off[V_NUM_MELDS] + i] = (float)nm[q];
-            for (Py_ssize_t j = 0; j < maxd; j++) o[off[V_DISCARDS] + i * maxd + j] = (float)D[q * maxd + j] + 1.0f;
+        Memo *memo = NULL;
+        if (mseq) {
+            PyObject *m = PySequence_Fast_GET_ITEM(mseq, n);
+            if (m != Py_None) {
+                Py_buffer mb;
+                if (PyObject_GetBuffer(m, &mb, PyBUF_WRITABLE) < 0) goto done;
+                int good = as_memo(&mb, &memo);
+                PyBuffer_Release(&mb); /* the list holds the array, so its memory stays */
+                if (!good) goto done;
+            }
         }
-        if (last >= 0) {
-            o[off[V_LAST] + last] = 1.0f;
-            o[off[V_LAST_BY] + ((who - s) % 4 + 4) % 4] = 1.0f;
+        memset(out, 0, sizeof(float) * 4 * (size_t)size);
+        for (Py_ssize_t r = 0; r < R; r++) {
+            float *o = out + CP[4 * r] * size + CP[4 * r + 1];
+            const int16_t *x = st + CP[4 * r + 2];
+            for (int32_t j = 0; j < CP[4 * r + 3]; j++) o[j] = (float)x[j];
         }
-        o[off[V_WALL]] = (float)wall;
-        o[off[V_DEALER] + ((dealer - s) % 4 + 4) % 4] = 1.0f;
-        o[off[V_PHASE] + phase] = 1.0f;
-        o[off[V_DEF]] = (float)def[s];
-        o[off[V_EFF_COUNT]] = (float)count;
-        for (int k = 0; k < 5; k++) o[off[V_AFTER_CLAIM] + k] = (float)after_claim[k];
+        for (int s = 0; s < 4; s++) {
+            float *o = out + s * size;
+            for (Py_ssize_t k = 0; k < K; k++) {
+                int v = st[OH[4 * k + 1]];
+                if (v < 0) continue;
+                if (OH[4 * k + 2]) v = ((v - s) % 4 + 4) % 4; /* seat-relative */
+                if (v >= OH[4 * k + 3]) {
+                    PyErr_Format(PyExc_ValueError, "observe(): one-hot value %d outside its view of %d", v,
+                                 OH[4 * k + 3]);
+                    goto done;
+                }
+                o[OH[4 * k] + v] = 1.0f;
+            }
+            int32_t after_disc[34], after_claim[5];
+            uint8_t eff[34];
+            int64_t count;
+            seat_features_memo(memo, &tb, T, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, st[FI[4] + s],
+                               st[FI[5] + s] != 0, &def[s], after_disc, eff, &count, after_claim);
+            if (FO[0] >= 0) o[FO[0]] = (float)def[s];
+            for (int t = 0; t < T; t++) {
+                if (FO[1] >= 0) o[FO[1] + t] = (float)after_disc[t];
+                if (FO[2] >= 0) o[FO[2] + t] = eff[t];
+            }
+            if (FO[3] >= 0) o[FO[3]] = (float)count;
+            if (FO[4] >= 0)
+                for (int k = 0; k < 5; k++) o[FO[4] + k] = (float)after_claim[k];
+        }
     }
     result = Py_None;
     Py_INCREF(result);
 done:
-    for (int i = 0; i < 9; i++) PyBuffer_Release(all[i]);
+    Py_XDECREF(sseq);
+    Py_XDECREF(mseq);
+    for (int i = 0; i < 11; i++) PyBuffer_Release(all[i]);
     return result;
+}
+
+static PyObject *py_memo_bytes(PyObject *self, PyObject *args) {
+    (void)self;
+    (void)args;
+    return PyLong_FromSize_t(sizeof(Memo));
 }
 
 static PyObject *py_memo_stats(PyObject *self, PyObject *args) {
     (void)self;
-    (void)args;
-    return Py_BuildValue("{s:K,s:K}", "hits", memo_hits, "misses", memo_misses);
-}
-
-static PyObject *py_memo_clear(PyObject *self, PyObject *args) {
-    (void)self;
-    (void)args;
-    memset(memo, 0, sizeof memo);
-    memo_hits = memo_misses = 0;
-    Py_RETURN_NONE;
+    Py_buffer mem;
+    if (!PyArg_ParseTuple(args, "y*", &mem)) return NULL;
+    Memo *memo;
+    PyObject *result = NULL;
+    if (as_memo(&mem, &memo))
+        result = memo ? Py_BuildValue("{s:K,s:K}", "hits", (unsigned long long)memo->hits, "misses",
+                                      (unsigned long long)memo->misses)
+                      : Py_BuildValue("{s:i,s:i}", "hits", 0, "misses", 0);
+    PyBuffer_Release(&mem);
+    return result;
 }
 
 static PyMethodDef methods[] = {
-    {"memo_stats", py_memo_stats, METH_NOARGS, "Seat memo counters: {'hits': ..., 'misses': ...}."},
-    {"memo_clear", py_memo_clear, METH_NOARGS, "Empty the seat memo and zero its counters."},
+    {"memo_bytes", py_memo_bytes, METH_NOARGS, "Size in bytes of one seat memo (a caller-owned buffer)."},
+    {"memo_stats", py_memo_stats, METH_VARARGS, "A memo's counters: {'hits': ..., 'misses': ...}."},
     {"features", py_features, METH_VARARGS, "Every deficiency feature of S seats (see the module source)."},
-    {"observe", py_observe, METH_VARARGS, "The four seats' observations of one game state (see the module source)."},
+    {"observe", py_observe, METH_VARARGS, "The observations of N game states from a writer plan (see the module source)."},
     {NULL, NULL, 0, NULL},
 };
 

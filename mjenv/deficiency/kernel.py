@@ -1,9 +1,12 @@
-"""The compiled feature kernel (``_kernel.c``): every observation feature of a batch of seats in one call.
+"""The compiled feature kernel (``_kernel.c``): every deficiency feature of a batch of seats in one call,
+and the C executor of the observation writer's plan.
 
 Not from the papers: a C port of the ``dp`` one-tile-variant feature path (see ``_kernel.c``), built
 at install time as an optional extension. Where it could not be built (no C compiler), mjenv uses
-the numpy path of :class:`mjenv.observation.DeficiencyFeatures`, which gives the same values; the
-tests compare the two exactly.
+the numpy path of :class:`mjenv.deficiency.seat_features.DeficiencyFeatures` and the numpy executor
+of the same plan (:class:`mjenv.observation.ObservationSpec`), which give the same values; the tests
+compare the two exactly. The kernel knows no observation view by name: the spec passes where each
+input lies in its state record and where each output goes (see ``observe``).
 
 Set the environment variable ``MJENV_NO_KERNEL=1`` to force the numpy path (for comparisons).
 """
@@ -23,7 +26,7 @@ try:  # built by setup.py (optional extension)
 except ImportError:  # pragma: no cover - depends on the install
     _ext = None
 
-__all__ = ["VIEW_ORDER", "available", "bound_observe", "features", "observe"]
+__all__ = ["available", "bound_observe", "features", "memo_stats", "new_memo", "observe"]
 
 #: Claim kinds of the ``after_claim`` columns (``mjenv.deficiency.features.CLAIM_KINDS``).
 NUM_CLAIM_KINDS = 5
@@ -63,6 +66,7 @@ def _require():
     return _ext
 
 
+@functools.cache
 def _table_buffers(num_tile_types: int) -> tuple:
     left, right = _tables.half_tables()
     if num_tile_types == 34:
@@ -72,7 +76,20 @@ def _table_buffers(num_tile_types: int) -> tuple:
     return left, right, h4, h3
 
 
-def features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok) -> dict[str, np.ndarray]:
+def new_memo() -> np.ndarray:
+    """A fresh seat memo (uint8[memo_bytes]): one per table, owned (copied, pickled) with it."""
+    return np.zeros(_require().memo_bytes(), dtype=np.uint8)
+
+
+def memo_stats(memo: np.ndarray) -> dict[str, int]:
+    """``{"hits": ..., "misses": ...}`` of a memo from :func:`new_memo`."""
+    return _require().memo_stats(memo)
+
+
+_NO_MEMO = np.zeros(0, dtype=np.uint8)
+
+
+def features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo=None) -> dict[str, np.ndarray]:
     """Deficiency features of S seats (the contract of ``DeficiencyFeatures.compute``).
 
     Args:
@@ -82,6 +99,7 @@ def features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok) -> dic
         discard_turn: bool[S] whether the seat discards now.
         claim_tile: int[S] the discard this seat could claim, -1 for none.
         chow_ok: bool[S] whether this seat may chow it.
+        memo: a seat memo from :func:`new_memo`, or None (none).
 
     Returns:
         dict of fresh arrays: ``deficiency`` int32[S], ``deficiency_after_discard`` int32[S, T] (-1
@@ -114,41 +132,30 @@ def features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok) -> dic
         np.ascontiguousarray(claim_tile, dtype=np.int64).reshape(s_n),
         np.ascontiguousarray(chow_ok, dtype=np.uint8).reshape(s_n),
         out["deficiency"], out["deficiency_after_discard"], out["effective_tiles"].view(np.uint8),
-        out["effective_count"], out["deficiency_after_claim"],
+        out["effective_count"], out["deficiency_after_claim"], _NO_MEMO if memo is None else memo,
     )  # fmt: skip
     return out
 
 
-#: The observation views ``observe`` writes, in the order of its ``offsets`` argument.
-VIEW_ORDER = (
-    "hand", "melds", "num_melds", "discards", "last_discard", "last_discarder", "knowledge_base", "wall_count",
-    "dealer", "phase", "deficiency", "deficiency_after_discard", "effective_tiles", "effective_count",
-    "deficiency_after_claim",
-)  # fmt: skip
-
-
-def observe(tiles, discards, offsets, num_melds, last, who, wall, dealer, phase, turn_seat, claim, chow_seat,
-            melds, out: np.ndarray, deficiency: np.ndarray) -> None:  # fmt: skip
-    """The four seats' observations of one game state, written into ``out`` (one C call).
+def observe(plan, states: list, memos, out: np.ndarray, deficiency: np.ndarray) -> None:
+    """Execute an observation writer's plan for N states, into ``out`` (one C call).
 
     Args:
-        tiles: int8[9, T]: the four concealed hands, the four seats' meld counts, the public counts.
-        discards: int16[4, D] ordered discards, -1 padded.
-        offsets: int64[len(VIEW_ORDER)] start of each view in the flat observation.
-        num_melds: four ints, declared melds per seat.
-        last, who: the discard awaiting claims and its discarder (-1 for none).
-        wall, dealer, phase: tiles left, the dealer's seat, the phase index.
-        turn_seat: the seat on its discard turn, -1 for none.
-        claim: the tile the other seats may claim now, -1 for none.
-        chow_seat: the seat that may chow it, -1 for none.
-        melds: melds in a complete hand.
-        out: float32[4, size] C-contiguous, overwritten (views not in VIEW_ORDER are zeroed).
-        deficiency: int32[4], receives each seat's deficiency.
+        plan: the spec's ``WriterPlan`` (``fields``, ``scalar_start``, ``state_size``, ``copies``,
+            ``onehots``, ``feature_inputs``, ``feature_outputs``, ``num_tile_types``; see ``_kernel.c``).
+        states: N sequences of sources (``ObservationSpec.sources``): int8/int16 arrays, then ints.
+        memos: None, or N seat memos (:func:`new_memo`) or None each.
+        out: float32[N, 4, size] C-contiguous, overwritten.
+        deficiency: int32[N, 4], receives each seat's deficiency.
+
+    Raises:
+        ValueError: a plan that does not fit, or a state out of range.
     """
-    bound_observe(tiles.shape[1])(tiles, discards, offsets, tuple(num_melds), last, who, wall, dealer, phase,
-                                  turn_seat, claim, chow_seat, melds, out, deficiency)  # fmt: skip
+    bound_observe(plan)(states, memos, out, deficiency)
 
 
-def bound_observe(num_tile_types: int):
-    """:func:`observe` with the lookup tables bound: ``f(tiles, discards, offsets, num_melds, ...)``."""
-    return functools.partial(_require().observe, *_table_buffers(num_tile_types))
+def bound_observe(plan):
+    """:func:`observe` with the plan and the lookup tables bound: ``f(states, memos, out, deficiency)``."""
+    t = plan.num_tile_types
+    return functools.partial(_require().observe, *_table_buffers(t), plan.copies, plan.onehots, plan.feature_inputs,
+                             plan.feature_outputs, plan.fields, plan.scalar_start, plan.state_size, t)  # fmt: skip
