@@ -1,6 +1,6 @@
 """Knowledge-aware deficiency (shanten) of Mahjong hands, for one hand or a batch.
 
-The definition every method agrees with (``../shared/DESIGN.md``): for a hand H, a knowledge base KB
+The definition every method agrees with (``docs/DESIGN.md``): for a hand H, a knowledge base KB
 (counts the player believes still available) and m melds still needed,
 
     dfncy(H, KB) = min over complete patterns W (m melds + 1 pair, W <= H + KB)

@@ -1,6 +1,6 @@
 """``method="bda"``: the block deficiency algorithm (BDA paper, Yan, Li & Li).
 
-Paper: ``../shared/papers/bda-block-deficiency-algorithm.txt``. Pipeline (Sec. 5, Fig. 3):
+Paper: the BDA paper (``docs/DESIGN.md``, Sources). Pipeline (Sec. 5, Fig. 3):
 
 1. Split the hand into KB-blocks (Definition 14; :mod:`mjenv.deficiency.blocks`).
 2. For each block, enumerate all its local quasi-decompositions (qDCMPs, Definition 11) with the
@@ -46,7 +46,7 @@ breaks its own Theorem 3 (``variant="paper"`` keeps the text as written):
   use up; they are only carried when setting ke or km to 0 would change the answer (Decide never
   costs less with ke or km lower), which is rare.
 
-Where BDA still differs from the exact definition (``../shared/DESIGN.md``): Decide prices a qDCMP
+Where BDA still differs from the exact definition (``docs/DESIGN.md``): Decide prices a qDCMP
 from its type alone. It does not count KB copies across *different* needs: a remainder tile's meld
 from scratch (rm) may need the KB tile that a pmeld in another block uses
 (``test_known_limitation_cross_block_kb_contention``: true 4, BDA 3); several melds or the eye

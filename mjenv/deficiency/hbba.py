@@ -1,7 +1,7 @@
 """``method="hbba"``: the hierarchical branch and bound algorithm (HBBA paper), exact on every input.
 
 The HBBA paper (Yan & Li, "A hierarchical branch and bound algorithm for Mahjong deficiency",
-Soft Computing 2023; ``../shared/papers/hbba-hierarchical-branch-and-bound.txt``) computes the
+Soft Computing 2023; see ``docs/DESIGN.md``, Sources) computes the
 knowledge-aware deficiency of a hand H under a knowledge base KB in four steps (Alg. 6):
 
 1. **KB-blocks** (Sec. 3.4, Definition 6 = BDA paper Definition 14): split H into blocks of one
