@@ -335,9 +335,9 @@ def render_markdown(report: dict) -> str:
         f"`out_of_range={report['defaults']['out_of_range']!r}` (the defaults; both rules are inferred, see "
         "`mjenv/deficiency/ndde.py`).",
         "",
-        f"- **One-suit set**: the paper's 118,800 hands are exactly the {sizes['1']:,} distinct one-suit 14-tile "
-        f"hands; Table 3 uses a uniform sample of {cfg['one_suit_hands']:,} of them without replacement, Table 1 "
-        f"{cfg['grid_hands']:,}.",
+        f"- **One-suit set**: the paper's 118,800 hands are exactly the {sizes['1'] // 3:,} distinct 14-tile hands "
+        f"of one suit ({sizes['1']:,} over the three suits, the same up to the suit's name); Table 3 uses a uniform "
+        f"sample of {cfg['one_suit_hands']:,} of them without replacement, Table 1 {cfg['grid_hands']:,}.",
         f"- **Two- and three-suit sets** (the paper only says 'randomly generated', 100,000 each): uniform over the "
         f"{sizes['2']:,} distinct 14-tile hands with exactly two suits and the {sizes['3']:,} with exactly three "
         f"(suits in random order, tiles per suit weighted by their number of distinct hands, then each suit's "
@@ -384,6 +384,8 @@ def render_markdown(report: dict) -> str:
                 row.append(f"{_ci(v)} / {paper}")
             lines.append("| " + " | ".join(row) + " |")
         lines.append("")
+    if report.get("figure", "").startswith("docs/figures/"):
+        lines += [f"![NDDE paper Table 1, ours and the paper's](../figures/{Path(report['figure']).name})", ""]
     abl = report["ablation"]
     lines += ["### The inferred rules: repair order x out-of-range rule (one suit, NP = 20, G_max = 50)", "",
               f"{abl[0]['hands']:,} one-suit hands x {abl[0]['runs']} runs each; paper (Table 3) 93.308%.", "",
