@@ -506,18 +506,18 @@ def differences(report: dict) -> list[str]:
             text += (f"On the NDDE paper's own one-suit dataset (uniform over the {d['of']} distinct hands, "
                      f"{d['hands']} sampled) ndde1 scores {_pct(d['accuracy_ordinary'])} vs 93.31%. ")
         text += (
-            "These are wall-dealt hands with one run each (the HBBA paper's protocol applied to NDDE), a harder and "
-            "noisier set than the NDDE paper's; the comparison with the NDDE paper's Tables 1 and 3 on its own "
-            "protocol, with CIs, is the NDDE-protocol section above. The paper leaves open how Eq. 9 rounds ties "
-            "(F = 0.5 makes them frequent; we round ties upwards), which element the repair removes (default: a "
-            "pseudomeld before a meld; removing a meld first, or simply the last slot, costs many points, see the "
-            "ablation above, so the choice does not move results by 'about a point at most' as these notes once "
-            "said) and what happens when Eq. 9 leaves 1..N_S (default: redraw; clipping scores about a point "
-            "higher). NDDE is not knowledge-aware, so against the knowledge-aware truth it loses most on small "
-            "KBs (see the accuracy tables). Its times: the paper stops a run as soon as the known true deficiency "
-            "is found; this table's runs do not (they do all G_max + 1 generations unless a hand reaches 0), and a "
-            "one-hand call of our batch-vectorized code pays numpy overhead per generation (batched, it is far "
-            "cheaper per hand).")
+            "These are wall-dealt hands with one run each (the HBBA paper's protocol applied to NDDE), a harder "
+            "and noisier set than the NDDE paper's; the comparison with the NDDE paper's Tables 1 and 3 on its "
+            "own protocol, with CIs, is the NDDE-protocol section above. The paper leaves open how Eq. 9 rounds "
+            "ties (F = 0.5 makes them frequent; we round ties upwards), which element the repair removes "
+            "(default: a pseudomeld before a meld; removing a meld first, or simply the last slot, costs many "
+            "points, see the ablation above, so the choice does not move results by 'about a point at most' as "
+            "these notes once said) and what happens when Eq. 9 leaves 1..N_S (default: redraw; clipping scores "
+            "slightly higher, see the ablation). NDDE is not knowledge-aware, so against the knowledge-aware "
+            "truth it loses most on small KBs (see the accuracy tables). Its times: the paper stops a run as soon"
+            " as the known true deficiency is found; this table's runs do not (they do all G_max + 1 generations "
+            "unless a hand reaches 0), and a one-hand call of our batch-vectorized code pays numpy overhead per "
+            "generation (batched, it is far cheaper per hand).")
         out.append(text)
     out.append("")
     return out
