@@ -1,10 +1,15 @@
-"""NDDE backend (NDDE paper Sec. 3): paper examples, Eq. 8 special cases, seeding, accuracy, options."""
+"""NDDE backend (NDDE paper Sec. 3): paper examples, Eq. 8 special cases, seeding, accuracy, options, repair order;
+and the hand sets and CIs of its paper-protocol benchmark (``benchmarks/ndde_tables.py``)."""
 
 from __future__ import annotations
+
+import json
+import math
 
 import numpy as np
 import pytest
 
+from benchmarks import ndde_tables
 from mjenv.deficiency import deficiency, ndde
 from mjenv.deficiency import dp as dp_backend
 from mjenv.deficiency.ndde import element_set, predecomposition_cost
@@ -180,3 +185,189 @@ def test_bad_options_raise(option, value, match):
     hands, kbs, m = _batch(parse(PAPER_HAND, 27)[None])
     with pytest.raises(ValueError, match=match):
         ndde.deficiency_batch(hands, kbs, m, **{option: value})
+
+
+# ---------------------------------------------------------------------------------------------------
+# The repair order (Sec. 3.2.2 leaves open which element goes) and the out-of-range rule (issue 17)
+REPAIR_HAND = "C1C2C3C3C4D4D5D5D6B1B1B7B8B9"  # 3C is held twice
+
+
+def _slots(hand, *elements) -> list[int]:
+    index = {e: k + 1 for k, e in enumerate(element_set(hand))}
+    return [index[e] for e in elements]
+
+
+def test_repair_order_on_a_hand_where_the_orders_differ():
+    h = parse(REPAIR_HAND, 27)
+    pair33, chow123 = ("pair", _ids("C3C3")), ("chow", _ids("C1C2C3"))
+    rest = [("chow", _ids("D4D5D6")), ("chow", _ids("B7B8B9")), ("pair", _ids("B1B1"))]
+    # both individuals use three C3s: one element holding C3 must go
+    a = _slots(h, pair33, chow123, *rest)
+    b = _slots(h, chow123, pair33, *rest)
+    keep = a[2:]
+    pmeld_first = ndde.repair_slots(h, [a, b])  # the default
+    np.testing.assert_array_equal(pmeld_first, [[0, a[1], *keep], [b[0], 0, *keep]])  # the pair goes
+    np.testing.assert_array_equal(ndde.repair_slots(h, [a, b], repair="meld_first"),
+                                  [[a[0], 0, *keep], [0, b[1], *keep]])  # the chow goes
+    np.testing.assert_array_equal(ndde.repair_slots(h, [a, b], repair="last_slot"),
+                                  [[a[0], 0, *keep], [b[0], 0, *keep]])  # whatever sits later goes
+    # the orders lead to different fitness: three melds + a pair (9 - 2*3 - 1) against two + two pmelds
+    assert predecomposition_cost(h, [_ids("C1C2C3"), *(t for _, t in rest)]) == 2
+    assert predecomposition_cost(h, [_ids("C3C3"), *(t for _, t in rest)]) == 3
+
+
+def _repair_reference(hand: np.ndarray, slots: list[int], order: str) -> list[int]:
+    """Sec. 3.2.2 read literally, one tile and one element at a time (slow, obviously right)."""
+    s = element_set(hand)
+    x = list(slots)
+
+    def used(t: int) -> int:
+        return sum(s[v - 1][1].count(t) for v in x if v)
+
+    def removal_key(j: int):
+        kind = s[x[j] - 1][0]
+        is_meld = kind in ("chow", "pong")
+        first = {"pmeld_first": not is_meld, "meld_first": is_meld, "last_slot": False}[order]
+        return (first, j)  # the largest key goes first
+
+    for t in sorted({t for v in x if v for t in s[v - 1][1]}):
+        while used(t) > hand[t]:
+            holders = [j for j in range(len(x)) if x[j] and t in s[x[j] - 1][1]]
+            x[max(holders, key=removal_key)] = 0
+    return x
+
+
+@pytest.mark.parametrize("order", ndde.REPAIR_ORDERS)
+def test_repair_matches_the_literal_per_tile_loop(order):
+    rng = np.random.default_rng(31)
+    hands = np.concatenate([_wall_hands(rng, 15, (0,)), _wall_hands(rng, 15, (0, 1))])
+    for h in hands:
+        n_s = len(element_set(h))
+        slots = rng.integers(0, n_s + 1, size=(40, 5))
+        got = ndde.repair_slots(h, slots, repair=order)
+        assert got.tolist() == [_repair_reference(h, row, order) for row in slots.tolist()]
+
+
+def test_repair_order_reaches_the_search_through_the_public_api():
+    # on uniform one-suit hands the paper's budget finds far more optima when melds survive the repair
+    rng = np.random.default_rng(8)
+    hands = np.zeros((150, 27), dtype=np.int8)
+    hands[:, :9] = ndde_tables.distinct_one_suit_hands()[rng.choice(118800, 150, replace=False)]
+    truth = deficiency(hands, method="dp")
+    acc = {o: (deficiency(hands, method="ndde", seed=3, repair=o) == truth).mean() for o in ("pmeld_first",
+                                                                                           "meld_first")}
+    assert acc["pmeld_first"] > acc["meld_first"] + 0.08
+    clip = deficiency(hands, method="ndde", seed=3, out_of_range="clip")
+    assert (clip != deficiency(hands, method="ndde", seed=3)).any()  # the option changes the search
+    assert (clip >= truth).all()
+
+
+def test_stop_at_stops_a_hand_at_its_target():
+    rng = np.random.default_rng(12)
+    hands, kbs, m = _batch(_wall_hands(rng, 40, (0,)))
+    truth = dp_backend.deficiency_batch(hands, kbs, m)
+    est = ndde.deficiency_batch(hands, kbs, m, seed=0, population=50, generations=500, stop_at=truth)
+    np.testing.assert_array_equal(est, truth)
+    # a target no hand can miss ends every search at its first population
+    high = ndde.deficiency_batch(hands, kbs, m, seed=0, generations=500, stop_at=20)
+    np.testing.assert_array_equal(high, ndde.deficiency_batch(hands, kbs, m, seed=0, generations=0, stop_at=20))
+
+
+@pytest.mark.parametrize(
+    "option,value,match",
+    [
+        ("repair", "first_slot", "repair must be one of 'pmeld_first', 'meld_first', 'last_slot'"),
+        ("repair", None, "repair must be one of"),
+        ("out_of_range", "wrap", "out_of_range must be one of 'redraw', 'clip'"),
+        ("out_of_range", 1, "out_of_range must be one of"),
+        ("stop_at", 1.5, "stop_at must be"),
+        ("stop_at", np.zeros(3, dtype=np.int64), "stop_at must be"),
+    ],
+)
+def test_bad_repair_and_mutation_options_raise(option, value, match):
+    with pytest.raises(ValueError, match=match):
+        deficiency(PAPER_HAND, method="ndde", **{option: value})
+
+
+def test_repair_slots_rejects_bad_individuals():
+    h = parse(REPAIR_HAND, 27)
+    n_s = len(element_set(h))
+    with pytest.raises(ValueError, match="slot values"):
+        ndde.repair_slots(h, [0, 0, 0, 0, n_s + 1])
+    with pytest.raises(ValueError, match="slots must be"):
+        ndde.repair_slots(h, [1, 2, 3])
+    with pytest.raises(ValueError, match="repair must be one of"):
+        ndde.repair_slots(h, [1, 2, 3, 4, 5], repair="random")
+
+
+# ---------------------------------------------------------------------------------------------------
+# The paper-protocol benchmark's hand sets and CIs (benchmarks/ndde_tables.py)
+def _distinct_count_by_polynomial(suits: int) -> int:
+    # distinct one-suit hands of k tiles = coefficient of x^k in (1 + x + ... + x^4)^9; exactly c suits:
+    # choose the suits, then every chosen suit holds at least one tile
+    one = np.polynomial.polynomial.polypow(np.ones(5), 9)
+    nonempty = one.copy()
+    nonempty[0] = 0
+    ways = np.polynomial.polynomial.polypow(nonempty, suits)
+    return math.comb(3, suits) * int(round(ways[14]))
+
+
+def test_one_suit_set_is_the_papers_118800_distinct_hands():
+    hands = ndde_tables.distinct_one_suit_hands()
+    assert len(hands) == 118800 == _distinct_count_by_polynomial(1) // 3
+    assert (hands.sum(axis=1) == 14).all() and hands.min() == 0 and hands.max() == 4
+    assert len({h.tobytes() for h in hands}) == len(hands)
+    for c in (1, 2, 3):
+        assert ndde_tables.distinct_hand_count(c) == _distinct_count_by_polynomial(c)
+
+
+def test_multi_suit_sets_have_exactly_their_suits():
+    rng = np.random.default_rng(2)
+    for c in (2, 3):
+        hands = ndde_tables.distinct_hands(rng, c, 200)
+        assert (hands.sum(axis=1) == 14).all() and hands.max() <= 4
+        assert all(len({int(t) // 9 for t in np.flatnonzero(h)}) == c for h in hands)
+    sample = ndde_tables.one_suit_sample(rng, 500)
+    assert len({h.tobytes() for h in sample}) == 500 and not sample[:, 9:].any()
+
+
+def test_accuracy_ci_two_stage_by_hand():
+    correct = np.array([[1, 1], [0, 0], [1, 0], [1, 1]], dtype=bool)
+    # hand means 1, 0, .5, 1: mean .625, variance over hands .6875 / 3; a set of unbounded size
+    r = ndde_tables.accuracy_ci(correct)
+    half = 1.96 * math.sqrt(0.6875 / 3 / 4)
+    assert r["mean"] == 0.625 and r["hi"] == 1.0 and r["lo"] == pytest.approx(0.625 - half)
+    # the whole set drawn (f = 1): only the runs vary; within-hand variances 0, 0, .5, 0
+    r = ndde_tables.accuracy_ci(correct, population=4)
+    half = 1.96 * math.sqrt(0.125 / 8)
+    assert (r["lo"], r["hi"]) == (pytest.approx(0.625 - half), pytest.approx(0.625 + half))
+    # all right: the rule of three over hands
+    assert ndde_tables.accuracy_ci(np.ones((300, 2), dtype=bool))["lo"] == pytest.approx(0.99)
+
+
+def test_paper_figures_are_transcribed_consistently():
+    for c in (1, 2, 3):
+        assert sorted(ndde_tables.PAPER_T1[c]) == list(ndde_tables.GRID_NP)
+        for row in ndde_tables.PAPER_T1[c].values():
+            assert len(row) == len(ndde_tables.GRID_G) and row == sorted(row)  # accuracy grows with G_max
+    # Table 3's NDDE_1 and the text of Sec. 4.3 quote Table 1's (20, 50) cells to within a tenth of a point
+    for c in (1, 2, 3):
+        assert abs(ndde_tables.PAPER_T1[c][20][2] - ndde_tables.PAPER_T3["NDDE_1"][c][0]) < 0.1
+
+
+def test_tiny_paper_protocol_run_writes_its_block_once(tmp_path):
+    (tmp_path / "paper_tables.md").write_text("# Paper tables\n\n## Where our numbers differ, and why\n\n- x\n")
+    argv = ["--one-suit-hands", "6", "--hands", "6", "--runs", "2", "--grid-hands", "4", "--grid-runs", "2",
+            "--grid-np", "10", "--grid-g", "10", "--ablation-hands", "4", "--ablation-runs", "1",
+            "--out", str(tmp_path), "--no-figures", "--no-progress"]
+    for _ in range(2):  # a rerun replaces the block
+        assert ndde_tables.main(argv) == 0
+    md = (tmp_path / "paper_tables.md").read_text()
+    assert md.count(ndde_tables.BEGIN) == md.count(ndde_tables.END) == 1
+    assert md.index(ndde_tables.END) < md.index("## Where our numbers differ")
+    assert "### Table 3" in md and "### Table 1" in md and "| `pmeld_first` | `redraw` (defaults)" in md
+    report = json.loads((tmp_path / "paper_tables.json").read_text())[ndde_tables.JSON_KEY]
+    assert set(report["table3"]) == {"NDDE_1", "NDDE_2"}
+    assert report["table1"]["1"]["10,10"]["paper"] == 40.246
+    assert len(report["ablation"]) == len(ndde.REPAIR_ORDERS) * len(ndde.OUT_OF_RANGE_RULES)
+    assert ndde_tables.extract(md) in md and ndde_tables.splice(md, ndde_tables.extract(md)) == md

@@ -1,6 +1,8 @@
 """NDDE: the novel discrete differential evolution of Yan and Li (2023) for the deficiency number.
 
-Paper: ``../shared/papers/ndde-differential-evolution.txt`` (Mathematics 11, 2135), Sec. 3.
+Paper: X. Yan and Y. Li, "A Novel Discrete Differential Evolution with Varying Variables for the
+Deficiency Number of Mahjong Hand", Mathematics 11 (2023) 2135; the algorithm is its Sec. 3, the
+experiments its Sec. 4.
 
 What it computes
 ----------------
@@ -9,8 +11,8 @@ evolutionary search visits. It is a heuristic: nothing guarantees that the optim
 paper reports 93.3% / 99.1% / 99.8% accuracy on one-, two- and three-suit hands with its default
 ``NP = 20``, ``G_max = 50`` (Table 3, ``NDDE_1``).
 
-How it relates to mjenv's definition (``../shared/DESIGN.md``)
----------------------------------------------------------------
+How it relates to mjenv's definition (``mjenv.deficiency``)
+-----------------------------------------------------------
 The paper is **not knowledge-aware**: ``kbs`` is ignored. Its only notion of availability is
 "fewer than four copies in the hand" (the checks of Cases 1-2 below and the second special case of
 Eq. 8), i.e. the implicit knowledge base ``KB = 4 - H``. Its target is therefore
@@ -41,11 +43,22 @@ The algorithm (paper section -> code)
 * Sec. 3.2.1, encoding and mapping (Eqs. 6-7): an individual is ``M + 1`` integer slots (five for the
   paper's 14-tile hands), each ``1..N_S`` (the 1-based index of an element of S) or ``0`` = empty.
   Initialisation draws every slot uniformly from ``1..N_S``.
-* Sec. 3.2.2, repair: for each distinct tile of the mapped predecomposition in ascending order, while
-  it uses more copies than H holds, remove one element containing it and empty its slot. The paper
-  does not say which element; we remove the last slot (highest index) first. That rule has a closed
-  form per tile: slot ``j`` goes exactly when it contains the tile and the running count of that
-  tile over slots ``1..j`` exceeds ``H[tile]``.
+* Sec. 3.2.2, repair (paragraph 2): for each distinct tile ``X_i`` of the mapped
+  predecomposition in ascending order, while it uses more copies than H holds, "we gradually remove one
+  meld or pmeld containing X_i" and empty its slot. **Which one is not said; the authors' rule is
+  inferred.** Option ``repair``:
+
+  - ``"pmeld_first"`` (default): a pseudomeld (pair or pseudochow) before a meld, the later slot first
+    within each kind. It comes far closer to the paper's Tables 1 and 3 than the alternatives but
+    does not reach them (``benchmarks/ndde_tables.py``; one suit, NP = 20, G_max = 50: 91.6%
+    [91.4, 91.8] against the paper's 93.3%, where removing a meld first gives 74% and the last slot
+    87%), so the authors' code differs in some further detail we have not identified;
+  - ``"meld_first"``: a meld before a pseudomeld (the later slot first within each kind);
+  - ``"last_slot"``: the later slot first whatever it holds (mjenv's rule before issue 17).
+
+  Each has a closed form per tile: order the slots that hold the tile so that the first to go comes
+  last; a slot goes exactly when the running count of the tile up to it, in that order, exceeds
+  ``H[tile]``.
 * Sec. 3.2.3, fitness (Eq. 8) with ``m`` melds, ``n`` pseudomelds (pairs included), ``p`` = "some
   pair present", generalised from four melds to ``M`` (``melds_needed``) exactly as the paper's
   counting argument goes (each pseudomeld needs one tile, each missing meld two, a missing eye one):
@@ -58,9 +71,14 @@ The algorithm (paper section -> code)
   x_r3,j))`` when all three slots are non-empty, else a uniform ``1..N_S``; ``r1, r2, r3`` distinct
   and different from ``i``. "round" is taken as the nearest integer with ties upwards: with
   ``F = 0.5`` ties are frequent, and Python's half-to-even ``round`` would pull mutants towards even
-  indices of S; on the NDDE paper's one-suit dataset ties-upwards scores about 3 points higher with the
-  paper's default budget (closer to its Table 3). The paper does not say what to do when the result
-  leaves ``1..N_S``; we draw a uniform index there (the same fallback as its empty-slot branch).
+  indices of S; on the paper's one-suit set with its default budget, ties-upwards scores about 1.6
+  points higher with the default repair (about 3 with ``last_slot``), closer to its Table 3.
+  Eq. 9 does not say what to do when the result leaves ``1..N_S`` (Sec. 3.2.4 defines only ``round``
+  and the ``randint`` fallback for an empty donor slot); **the rule is inferred.** Option
+  ``out_of_range``: ``"redraw"`` (default) draws a uniform index, the only fallback the paper's text
+  defines; ``"clip"`` takes the nearest of 1 and N_S, the usual DE bound handling, which scores
+  slightly higher on one-suit hands at the paper's default budget (+0.2 points, within the noise, in
+  the ablation of ``benchmarks/ndde_tables.py``); it does not close the gap to the paper's tables.
   Crossover (Eq. 10, ``Cr = 0.5``): ``u_j = x_j``
   when ``x_j`` is non-empty and ``rand <= Cr``, else ``v_j``. Selection (Eq. 4): ``u`` replaces ``x``
   when ``f(u) <= f(x)``; the target is kept in its repaired form.
@@ -69,9 +87,11 @@ The algorithm (paper section -> code)
 
 Everything is vectorized over the batch and the population (one numpy array ``[B, NP, M + 1]``);
 the generations are the only Python loop, plus a few rounds inside the repair (as many as the worst
-row has over-used tiles). The paper stopped a run as soon as the known true deficiency was found (to
-time it); we do not know the truth here, so a batch stops early only when every hand has reached
-fitness 0, which cannot change a result.
+row has over-used tiles). The paper stopped a run as soon as the known true deficiency was found
+(Sec. 4.1: "when the actual deficiency number for a hand is found, the proposed NDDE algorithm
+will be terminated"); a caller who knows a target passes it as ``stop_at`` and a hand leaves the batch
+once its best fitness reaches it (selection is elitist, so that changes no answer). By default the
+target is 0, which nothing can beat.
 
 Limits: ``melds_needed`` may be 0..5 (the cost formula is the paper's argument for any ``M``; the
 paper itself only treats 14-tile hands, and ``tests/test_ndde.py`` checks 13-tile and exposed-meld
@@ -85,7 +105,16 @@ import numbers
 
 import numpy as np
 
-__all__ = ["DEFAULT_GENERATIONS", "DEFAULT_POPULATION", "deficiency_batch", "element_set", "predecomposition_cost"]
+__all__ = [
+    "DEFAULT_GENERATIONS",
+    "DEFAULT_POPULATION",
+    "OUT_OF_RANGE_RULES",
+    "REPAIR_ORDERS",
+    "deficiency_batch",
+    "element_set",
+    "predecomposition_cost",
+    "repair_slots",
+]
 
 #: Paper defaults (Sec. 4.1: "we let NP = 20 and G_max = 50 in the following experiments").
 DEFAULT_POPULATION = 20
@@ -93,6 +122,12 @@ DEFAULT_GENERATIONS = 50
 #: Scaling factor F and crossover rate Cr (Sec. 3.2.4: "we set F = 0.5", "we set Cr = 0.5").
 DEFAULT_F = 0.5
 DEFAULT_CR = 0.5
+#: Orders in which the repair (Sec. 3.2.2) removes the elements that contain an over-used tile.
+REPAIR_ORDERS = ("pmeld_first", "meld_first", "last_slot")
+DEFAULT_REPAIR = "pmeld_first"
+#: What the mutation (Eq. 9) does with a mutant outside 1..N_S.
+OUT_OF_RANGE_RULES = ("redraw", "clip")
+DEFAULT_OUT_OF_RANGE = "redraw"
 
 # Element kinds, in the paper's case order for one tile (Cases 1..5).
 _PCHOW1, _PCHOW2, _CHOW, _PAIR, _PONG = range(5)
@@ -238,15 +273,22 @@ def _fitness_formula(m, n, p, twin_pairs, unpairable, melds_needed):
     return f
 
 
-def _check_options(population, generations, mutation_factor, crossover_rate, seed) -> np.random.Generator:
-    def is_int(v) -> bool:
-        return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+def _is_int(v) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
-    if not is_int(population) or population < 4:
+
+def _check_choice(name: str, value, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(repr(a) for a in allowed)}, got {value!r}")
+    return value
+
+
+def _check_options(population, generations, mutation_factor, crossover_rate, seed) -> np.random.Generator:
+    if not _is_int(population) or population < 4:
         raise ValueError(
             f"population (NP) must be an int >= 4 (DE/rand/1 needs three other individuals), got {population!r}"
         )
-    if not is_int(generations) or generations < 0:
+    if not _is_int(generations) or generations < 0:
         raise ValueError(f"generations (G_max) must be an int >= 0, got {generations!r}")
     if not isinstance(mutation_factor, numbers.Real) or isinstance(mutation_factor, bool) or not (
         0.0 < float(mutation_factor) <= 2.0
@@ -258,9 +300,24 @@ def _check_options(population, generations, mutation_factor, crossover_rate, see
         raise ValueError(f"crossover_rate (Cr) must be a number in [0, 1], got {crossover_rate!r}")
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is None or not is_int(seed) or seed < 0:
+    if seed is None or not _is_int(seed) or seed < 0:
         raise ValueError(f"seed must be a non-negative int or a numpy.random.Generator, got {seed!r}")
     return np.random.default_rng(int(seed))
+
+
+def _check_stop_at(stop_at, n: int) -> np.ndarray:
+    """``stop_at`` as int64[n]; None means 0 (a complete hand: nothing can beat it)."""
+    if stop_at is None:
+        return np.zeros(n, dtype=np.int64)
+    if _is_int(stop_at):
+        return np.full(n, int(stop_at), dtype=np.int64)
+    arr = np.asarray(stop_at)
+    if arr.dtype.kind not in "iu" or arr.shape != (n,):
+        raise ValueError(
+            f"stop_at must be None, an int or an int array of shape ({n},) (one per hand), got "
+            f"{arr.dtype} array of shape {arr.shape}"
+        )
+    return arr.astype(np.int64)
 
 
 def deficiency_batch(
@@ -273,6 +330,9 @@ def deficiency_batch(
     generations: int = DEFAULT_GENERATIONS,
     mutation_factor: float = DEFAULT_F,
     crossover_rate: float = DEFAULT_CR,
+    repair: str = DEFAULT_REPAIR,
+    out_of_range: str = DEFAULT_OUT_OF_RANGE,
+    stop_at: int | np.ndarray | None = None,
 ) -> np.ndarray:
     """NDDE estimate of the (non knowledge-aware) deficiency of a validated batch.
 
@@ -286,6 +346,16 @@ def deficiency_batch(
         generations: G_max (paper default 50); Algorithm 1 runs ``G_max + 1`` generations.
         mutation_factor: F of Eq. 9 (paper: 0.5).
         crossover_rate: Cr of Eq. 10 (paper: 0.5).
+        repair: which element the repair of Sec. 3.2.2 removes first from an over-used tile:
+            ``"pmeld_first"`` (default; a pseudomeld before a meld, the later slot first within each;
+            inferred, it reproduces the paper's Tables 1 and 3), ``"meld_first"`` or ``"last_slot"``
+            (the later slot first whatever its kind; mjenv's rule before issue 17). See the module
+            docstring.
+        out_of_range: what Eq. 9 does with a mutant outside ``1..N_S``: ``"redraw"`` (default; a
+            uniform index, Eq. 9's own fallback) or ``"clip"`` (the nearest of 1 and N_S).
+        stop_at: None, an int or int[B]: a hand's search stops as soon as its best fitness is at most
+            this (the paper's experiments stop at the known true deficiency, Sec. 4.1). None stops only
+            at 0, which nothing can beat; the paper-table benchmark passes the exact deficiency.
 
     Returns:
         int32[B]: the best Eq. 8 fitness found per hand.
@@ -295,8 +365,11 @@ def deficiency_batch(
     """
     del kbs  # not knowledge-aware (paper Sec. 3): availability is "fewer than four copies in H"
     rng = _check_options(population, generations, mutation_factor, crossover_rate, seed)
+    order = _check_choice("repair", repair, REPAIR_ORDERS)
+    clip = _check_choice("out_of_range", out_of_range, OUT_OF_RANGE_RULES) == "clip"
     hands = np.asarray(hands)
     melds_needed = np.asarray(melds_needed, dtype=np.int64)
+    stop = _check_stop_at(stop_at, len(hands))
     out = np.zeros(len(hands), dtype=np.int32)
     # rows with different M have different slot counts: run each M as its own vectorized group
     for m_val in np.unique(melds_needed):
@@ -304,46 +377,103 @@ def deficiency_batch(
         # chunks bound the memory of the [rows, NP, NP] and [rows, NP, M + 1, T] work arrays
         for lo in range(0, len(rows), _CHUNK):
             part = rows[lo:lo + _CHUNK]
-            out[part] = _run(hands[part], int(m_val), rng, int(population), int(generations),
-                             float(mutation_factor), float(crossover_rate))
+            out[part] = _run(_Search(hands[part], int(m_val)), rng, int(population), int(generations),
+                             float(mutation_factor), float(crossover_rate), order, clip, stop[part])
     return out
 
 
-def _run(hands, melds_needed, rng, pop, gens, f_scale, cr) -> np.ndarray:
-    b, n_types = hands.shape
-    k = melds_needed + 1  # slots
-    h = hands.astype(np.int16)
-    u_counts, u_kinds, _ = _universe(n_types)
-    mem = _membership(hands)
-    n_s = mem.sum(axis=1)  # N_S per hand
-    ns_max = int(n_s.max()) if b else 0
-    # S per hand, padded; row 0 is the empty slot so that slot value x indexes S_pad[b, x] directly
-    order = np.argsort(~mem, axis=1, kind="stable")[:, :ns_max]
-    s_counts = np.zeros((b, ns_max + 1, n_types), dtype=np.int16)
-    s_meld = np.zeros((b, ns_max + 1), dtype=bool)
-    s_pmeld = np.zeros((b, ns_max + 1), dtype=bool)
-    s_pair = np.zeros((b, ns_max + 1), dtype=bool)
-    valid = np.arange(ns_max)[None, :] < n_s[:, None]
-    s_counts[:, 1:] = np.where(valid[:, :, None], u_counts[order], 0)
-    kinds = u_kinds[order]
-    s_meld[:, 1:] = valid & ((kinds == _CHOW) | (kinds == _PONG))
-    s_pmeld[:, 1:] = valid & ((kinds == _PCHOW1) | (kinds == _PCHOW2) | (kinds == _PAIR))
-    s_pair[:, 1:] = valid & (kinds == _PAIR)
-    bi = np.arange(b)[:, None, None]
-    n_s3 = n_s[:, None, None]
+def repair_slots(hand, slots, melds_needed: int = 4, *, repair: str = DEFAULT_REPAIR) -> np.ndarray:
+    """The repair of Sec. 3.2.2 applied to individuals of one hand, exactly as the search applies it.
 
-    def randint(shape) -> np.ndarray:
-        # uniform 1..N_S per hand (Eq. 6); 0 (empty) for a hand whose S is empty
-        return np.where(n_s3 > 0, 1 + np.floor(rng.random(shape) * n_s3).astype(np.int64), 0)
+    Args:
+        hand: int[T] tile counts (T = 27 or 34).
+        slots: int[M + 1] or int[P, M + 1] individuals: 1-based indices into :func:`element_set`
+            (``k + 1`` for element ``k``), 0 = empty slot.
+        melds_needed: M (4 for the paper's hands).
+        repair: ``"pmeld_first"``, ``"meld_first"`` or ``"last_slot"`` (see :func:`deficiency_batch`).
 
-    def repair(x: np.ndarray) -> np.ndarray:
+    Returns:
+        int64 array of the shape of ``slots``: the feasible individuals, removed elements set to 0.
+
+    Raises:
+        ValueError: a bad ``repair``, a slot count other than M + 1 or a slot outside ``0..N_S``.
+    """
+    order = _check_choice("repair", repair, REPAIR_ORDERS)
+    search = _Search(np.asarray(hand).astype(np.int8).reshape(1, -1), int(melds_needed))
+    x = np.array(slots, dtype=np.int64)
+    if x.ndim not in (1, 2) or x.shape[-1] != melds_needed + 1:
+        raise ValueError(f"slots must be int[{melds_needed + 1}] or int[P, {melds_needed + 1}], got shape "
+                         f"{x.shape}")
+    n_s = int(search.n_s[0])
+    if x.size and (x.min() < 0 or x.max() > n_s):
+        raise ValueError(f"slot values must be 0 (empty) or 1..N_S = 1..{n_s}, got {x.tolist()}")
+    single = x.ndim == 1
+    x = x.reshape(1, -1, melds_needed + 1)
+    search.repair(x, order)
+    return x[0, 0] if single else x[0]
+
+
+class _Search:
+    """Per-hand arrays of one vectorized search (leading axis: hand), so finished hands can be dropped.
+
+    ``s_*`` describe each hand's S padded to the largest N_S, with row 0 the empty slot so that a slot
+    value ``x`` indexes ``s_counts[b, x]`` directly.
+    """
+
+    _FIELDS = ("h", "n_s", "s_counts", "s_meld", "s_pmeld", "s_pair")
+
+    def __init__(self, hands: np.ndarray, melds_needed: int) -> None:
+        b, n_types = hands.shape
+        self.melds_needed = melds_needed
+        self.h = hands.astype(np.int16)
+        u_counts, u_kinds, _ = _universe(n_types)
+        mem = _membership(hands)
+        self.n_s = mem.sum(axis=1)  # N_S per hand
+        ns_max = int(self.n_s.max()) if b else 0
+        order = np.argsort(~mem, axis=1, kind="stable")[:, :ns_max]
+        valid = np.arange(ns_max)[None, :] < self.n_s[:, None]
+        self.s_counts = np.zeros((b, ns_max + 1, n_types), dtype=np.int16)
+        self.s_counts[:, 1:] = np.where(valid[:, :, None], u_counts[order], 0)
+        kinds = u_kinds[order]
+        self.s_meld = np.zeros((b, ns_max + 1), dtype=bool)
+        self.s_pmeld = np.zeros((b, ns_max + 1), dtype=bool)
+        self.s_pair = np.zeros((b, ns_max + 1), dtype=bool)
+        self.s_meld[:, 1:] = valid & ((kinds == _CHOW) | (kinds == _PONG))
+        self.s_pmeld[:, 1:] = valid & ((kinds == _PCHOW1) | (kinds == _PCHOW2) | (kinds == _PAIR))
+        self.s_pair[:, 1:] = valid & (kinds == _PAIR)
+
+    def take(self, rows: np.ndarray) -> _Search:
+        """The search restricted to ``rows`` (a bool mask or indices over the hands)."""
+        sub = object.__new__(_Search)
+        sub.melds_needed = self.melds_needed
+        for name in self._FIELDS:
+            setattr(sub, name, getattr(self, name)[rows])
+        return sub
+
+    def randint(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        """Uniform ``1..N_S`` per hand (Eq. 6) of ``shape`` = (b, ...); 0 (empty) where S is empty."""
+        n_s = self.n_s.reshape((-1,) + (1,) * (len(shape) - 1))
+        return np.where(n_s > 0, 1 + np.floor(rng.random(shape) * n_s).astype(np.int64), 0)
+
+    def repair(self, x: np.ndarray, order: str) -> np.ndarray:
         """Sec. 3.2.2 on x int64[b, NP, k] (in place); returns the mapped counts int16[b, NP, k, T]."""
-        c = s_counts[bi, x]
-        hb = h[:, None, :]
+        k = x.shape[2]
+        bi = np.arange(len(x))[:, None, None]
+        c = self.s_counts[bi, x]
+        hb = self.h[:, None, :]
+        perm = None
+        if order != "last_slot":
+            # removal order = descending key: the kind removed first gets the higher keys, and within a
+            # kind the later slot goes first (as in last_slot); a removed slot holds no tile any more,
+            # so the keys of the slots at entry stay valid for the whole repair
+            first = self.s_pmeld if order == "pmeld_first" else self.s_meld
+            perm = np.argsort(first[bi, x] * k + np.arange(k), axis=2, kind="stable")
         # Each round handles, in every row at once, the lowest tile that row still over-uses; the tiles
         # below it are settled for good (removals only lower counts), so the rounds visit a row's tiles
         # in ascending order exactly like the paper's per-tile loop, with as many rounds as the worst
-        # row has over-used tiles rather than one per tile over-used anywhere in the batch.
+        # row has over-used tiles rather than one per tile over-used anywhere in the batch. Removing
+        # elements one by one in removal order until the tile fits keeps exactly the elements whose
+        # running count in keep order (the reverse) stays within the hand's count: a closed form.
         while True:
             over = c.sum(axis=2) > hb
             rows = over.any(axis=2)
@@ -351,44 +481,71 @@ def _run(hands, melds_needed, rng, pop, gens, f_scale, cr) -> np.ndarray:
                 return c
             t = over.argmax(axis=2)  # lowest over-used tile per row (rows without one are masked below)
             ct = np.take_along_axis(c, t[:, :, None, None], axis=3)[..., 0]
-            limit = h[bi[:, :, 0], t]  # [b, NP]: the hand's count of that tile
-            drop = rows[:, :, None] & (ct > 0) & (np.cumsum(ct, axis=2) > limit[:, :, None])
+            limit = self.h[bi[:, :, 0], t][:, :, None]  # [b, NP, 1]: the hand's count of that tile
+            if perm is None:
+                drop = (ct > 0) & (np.cumsum(ct, axis=2) > limit)
+            else:
+                cs = np.take_along_axis(ct, perm, axis=2)
+                drop = np.zeros(ct.shape, dtype=bool)
+                np.put_along_axis(drop, perm, (cs > 0) & (np.cumsum(cs, axis=2) > limit), axis=2)
+            drop &= rows[:, :, None]
             x[drop] = 0
             c[drop] = 0
 
-    def fitness(x: np.ndarray, c: np.ndarray) -> np.ndarray:
-        m = s_meld[bi, x].sum(axis=2)
-        nn = s_pmeld[bi, x].sum(axis=2)
-        pair = s_pair[bi, x]
+    def fitness(self, x: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """Eq. 8 with its special cases for x int64[b, NP, k] and its counts c; returns int[b, NP]."""
+        k = x.shape[2]
+        bi = np.arange(len(x))[:, None, None]
+        m = self.s_meld[bi, x].sum(axis=2)
+        nn = self.s_pmeld[bi, x].sum(axis=2)
+        pair = self.s_pair[bi, x]
         same = (x[:, :, :, None] == x[:, :, None, :]) & pair[:, :, :, None] & pair[:, :, None, :]
-        twin = np.triu(np.ones((k, k), dtype=bool), 1)
-        twin_pairs = (same & twin).any(axis=(2, 3))
-        left = h[:, None, :] - c.sum(axis=2)
-        unpairable = (left > 0).any(axis=2) & ~((left > 0) & (h[:, None, :] < 4)).any(axis=2)
-        return _fitness_formula(m, nn, pair.any(axis=2), twin_pairs, unpairable, melds_needed)
+        twin_pairs = (same & np.triu(np.ones((k, k), dtype=bool), 1)).any(axis=(2, 3))
+        left = self.h[:, None, :] - c.sum(axis=2)
+        unpairable = (left > 0).any(axis=2) & ~((left > 0) & (self.h[:, None, :] < 4)).any(axis=2)
+        return _fitness_formula(m, nn, pair.any(axis=2), twin_pairs, unpairable, self.melds_needed)
 
-    x = randint((b, pop, k))
-    fit = fitness(x, repair(x))
+
+def _run(search: _Search, rng, pop, gens, f_scale, cr, order, clip, stop) -> np.ndarray:
+    b = len(search.h)
+    k = search.melds_needed + 1  # slots
+    out = np.zeros(b, dtype=np.int32)
+    live = np.arange(b)  # hands still searching, in batch order
+    x = search.randint(rng, (b, pop, k))
+    fit = search.fitness(x, search.repair(x, order))
     others = np.ones((pop, pop), dtype=bool)
     np.fill_diagonal(others, False)
     for _ in range(gens + 1):
-        if (fit.min(axis=1) == 0).all():
-            break  # nothing can beat 0; stopping cannot change a result
+        done = fit.min(axis=1) <= stop
+        if done.any():
+            # a finished hand leaves the batch (selection is elitist, so its best cannot change)
+            out[live[done]] = fit[done].min(axis=1)
+            keep = ~done
+            if not keep.any():
+                return out
+            live, x, fit, stop, search = live[keep], x[keep], fit[keep], stop[keep], search.take(keep)
+        n = len(live)
+        bi = np.arange(n)[:, None, None]
         # r1, r2, r3: distinct and different from i (Eq. 9)
-        keys = rng.random((b, pop, pop))
+        keys = rng.random((n, pop, pop))
         keys[:, ~others] = np.inf
         r = np.argsort(keys, axis=2)[:, :, :3]
-        xr = x[bi, r]  # [b, pop, 3, k]
+        xr = x[bi, r]  # [n, pop, 3, k]
         x1, x2, x3 = xr[:, :, 0], xr[:, :, 1], xr[:, :, 2]
         # nearest integer, ties upwards (see the module docstring on why not Python's half-to-even)
         mutant = np.floor(x1 + f_scale * (x2 - x3) + 0.5).astype(np.int64)
-        ok = (x1 > 0) & (x2 > 0) & (x3 > 0) & (mutant >= 1) & (mutant <= n_s3)
-        v = np.where(ok, mutant, randint((b, pop, k)))
-        keep = (x > 0) & (rng.random((b, pop, k)) <= cr)  # Eq. 10
-        u = np.where(keep, x, v)
-        cu = repair(u)
-        fu = fitness(u, cu)
+        ok = (x1 > 0) & (x2 > 0) & (x3 > 0)
+        n_s = search.n_s[:, None, None]
+        if clip:
+            mutant = np.clip(mutant, 1, np.maximum(n_s, 1))
+        else:
+            ok &= (mutant >= 1) & (mutant <= n_s)
+        v = np.where(ok, mutant, search.randint(rng, (n, pop, k)))
+        keep_x = (x > 0) & (rng.random((n, pop, k)) <= cr)  # Eq. 10
+        u = np.where(keep_x, x, v)
+        fu = search.fitness(u, search.repair(u, order))
         better = fu <= fit  # Eq. 4
         x = np.where(better[:, :, None], u, x)
         fit = np.where(better, fu, fit)
-    return fit.min(axis=1).astype(np.int32)
+    out[live] = fit.min(axis=1)
+    return out
