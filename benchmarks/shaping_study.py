@@ -265,6 +265,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--deals", type=int, default=50,
                    help="duplicate deals per evaluation, each in 4 rotations (default: %(default)s)")
     p.add_argument("--parallel", type=int, default=2, help="runs at once (default: %(default)s)")
+    p.add_argument("--nice", type=int, default=10, help="niceness of the run processes (default: %(default)s)")
     p.add_argument("--report-only", action="store_true", help="only aggregate what is there")
     p.add_argument("--one", nargs=2, metavar=("SETTING", "SEED"), help=argparse.SUPPRESS)  # a worker
     args = p.parse_args(argv)
@@ -288,7 +289,8 @@ def main(argv: list[str] | None = None) -> None:
             running = [r for r in running if r.poll() is None]
             while queue and len(running) < args.parallel:
                 setting, seed = queue.pop(0)
-                cmd = ["nice", "-n", "10", sys.executable, __file__, *passthrough, "--one", setting, str(seed)]
+                cmd = ["nice", "-n", str(args.nice), sys.executable, __file__, *passthrough,
+                       "--one", setting, str(seed)]
                 d = run_dir(Path(args.out), setting, seed)
                 d.mkdir(parents=True, exist_ok=True)
                 log = open(d / "study.log", "a")
