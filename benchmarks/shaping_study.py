@@ -59,21 +59,21 @@ def run_dir(out: Path, setting: str, seed: int) -> Path:
     return out / f"{algo}_{shaping}_s{seed}"
 
 
-def grid_steps(budget: int, unit: int) -> list[int]:
+def grid_steps(budget: int, unit: int, grid) -> list[int]:
     """Checkpoint steps of the grid, as multiples of the update size ``unit`` (at least one update)."""
-    return sorted({max(unit, round(f * budget / unit) * unit) for f in GRID})
+    return sorted({max(unit, round(f * budget / unit) * unit) for f in grid})
 
 
-def ppo_checkpoint_every(budget: int) -> int:
+def ppo_checkpoint_every(budget: int, grid) -> int:
     """train_ppo updates between kept policies: the grid's finest spacing."""
-    return max(1, round(min(GRID) * budget / PPO_BATCH))
+    return max(1, round(min(grid) * budget / PPO_BATCH))
 
 
-def nearest(found: dict[int, Path], budget: int) -> list[int]:
+def nearest(found: dict[int, Path], budget: int, grid) -> list[int]:
     """The found steps nearest to each grid point of the budget (each once, ascending)."""
     if not found:
         return []
-    return sorted({min(found, key=lambda s: abs(s - f * budget)) for f in GRID})
+    return sorted({min(found, key=lambda s: abs(s - f * budget)) for f in grid})
 
 
 def train_command(setting: str, seed: int, args, d: Path) -> list[str]:
@@ -82,11 +82,11 @@ def train_command(setting: str, seed: int, args, d: Path) -> list[str]:
     if algo == "ppo":
         cmd = [py, "-m", "mjenv.baselines.train_ppo", "--seed", str(seed), "--total-timesteps", str(args.ppo_steps),
                "--opponents", "random,greedy", "--eval-hands", "0", "--torch-threads", "1", "--no-progress",
-               "--no-tensorboard", "--keep-policies", "--checkpoint-every", str(ppo_checkpoint_every(args.ppo_steps)),
-               "--out-dir", str(d)]
+               "--no-tensorboard", "--keep-policies", "--out-dir", str(d),
+               "--checkpoint-every", str(ppo_checkpoint_every(args.ppo_steps, args.grid))]
         return cmd + ([] if shaping == "none" else ["--shaping", shaping])
     cmd = [py, str(ROOT / "examples" / "sb3_maskable_ppo.py"), "--timesteps", str(args.sb3_steps), "--seed", str(seed),
-           "--save-at", ",".join(map(str, grid_steps(args.sb3_steps, SB3_ROLLOUT))), "--out-dir", str(d),
+           "--save-at", ",".join(map(str, grid_steps(args.sb3_steps, SB3_ROLLOUT, args.grid))), "--out-dir", str(d),
            "--torch-threads", "1", "--eval-deals", "0"]
     return cmd + ["--shaping", shaping]
 
@@ -96,7 +96,7 @@ def checkpoints(setting: str, d: Path, args) -> list[tuple[int, int, Path]]:
     algo = setting.split(":")[0]
     if algo == "ppo":
         found = {int(p.stem.split("_")[1]): p for p in (d / "policies").glob("step_*.pt")}
-        return [(s, s, found[s]) for s in nearest(found, args.ppo_steps)]
+        return [(s, s, found[s]) for s in nearest(found, args.ppo_steps, args.grid)]
     out = []
     for p in sorted((d / "models").glob("step_*.zip")):
         meta = json.loads(p.with_suffix(".json").read_text())
@@ -264,6 +264,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--settings", default=",".join(SETTINGS), help="algo:shaping list (default: %(default)s)")
     p.add_argument("--deals", type=int, default=50,
                    help="duplicate deals per evaluation, each in 4 rotations (default: %(default)s)")
+    p.add_argument("--grid", default=",".join(map(str, GRID)),
+                   help="fractions of the budget at which checkpoints are evaluated (default: %(default)s)")
     p.add_argument("--parallel", type=int, default=2, help="runs at once (default: %(default)s)")
     p.add_argument("--nice", type=int, default=10, help="niceness of the run processes (default: %(default)s)")
     p.add_argument("--report-only", action="store_true", help="only aggregate what is there")
@@ -271,6 +273,9 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     args.seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     args.settings = [s.strip() for s in args.settings.split(",") if s.strip()]
+    args.grid = [float(f) for f in args.grid.split(",") if f.strip()]
+    if not args.grid or not all(0.0 < f <= 1.0 for f in args.grid):
+        raise ValueError(f"--grid must be fractions in (0, 1], got {args.grid}")
     for s in args.settings:
         algo, _, shaping = s.partition(":")
         if algo not in ("ppo", "sb3") or shaping not in ("none", "deficiency", "deficiency_tiles"):
