@@ -228,6 +228,23 @@ def plot(agg: dict, algo: str, path: Path, xlabel: str) -> None:
     plt.close(fig)
 
 
+def markdown(agg: dict, at: dict[str, list[int]] | None = None) -> str:
+    """A table: per setting its last evaluated step (or the steps in ``at``), mean ± 95% CI across seeds, and
+    the env steps to 50% against random."""
+    lines = ["| setting | seeds | step | win rate vs 3 random | vs 3 greedy | first grid step >= 50% vs random "
+             "(mean over seeds; per seed) |", "|---|---|---|---|---|---|"]
+    for setting, res in agg.items():
+        rows = [r for r in res["rows"] if at is not None and r["step"] in at.get(setting, [])] or res["rows"][-1:]
+        for r in rows:
+            to50 = res["to_50_vs_random"]
+            per = ", ".join(f"{v if v is not None else 'not reached'}" for v in to50["per_seed"].values())
+            mean = to50["mean"] if to50["mean"] is not None else "not reached"
+            lines.append(f"| {setting} | {r['seeds']} | {r['step']:,} | {r['win_random']:.1%} ± "
+                         f"{r['win_random_ci']:.1%} | {r['win_greedy']:.1%} ± {r['win_greedy_ci']:.1%} "
+                         f"| {mean} ({per}) |")
+    return "\n".join(lines) + "\n"
+
+
 def report(args) -> None:
     agg = aggregate(args)
     docs = Path(args.docs)
@@ -244,6 +261,7 @@ def report(args) -> None:
             lines.append(f"{setting},{r['step']},{r['env_steps']:.0f},{r['seeds']},{r['win_random']:.4f},"
                          f"{r['win_random_ci']:.4f},{r['win_greedy']:.4f},{r['win_greedy_ci']:.4f}")
     (docs / "shaping_study.csv").write_text("\n".join(lines) + "\n")
+    (docs / "shaping_study.md").write_text(markdown(agg))
     plot(agg, "ppo", docs / "shaping_study_ppo.png", "env steps (vector env, all tables)")
     plot(agg, "sb3", docs / "shaping_study_sb3.png", "SB3 timesteps (learner decisions)")
     for setting, res in agg.items():
