@@ -245,6 +245,14 @@ def markdown(agg: dict, at: dict[str, list[int]] | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def trained_command(setting: str, seed: int, args) -> list[str]:
+    """The command that trained this run (from its trained.json), else the one this study would run."""
+    d = run_dir(Path(args.out), setting, seed)
+    done = d / "trained.json"
+    cmd = json.loads(done.read_text())["command"] if done.is_file() else train_command(setting, seed, args, d)
+    return ["python", *cmd[1:]]
+
+
 def report(args) -> None:
     agg = aggregate(args)
     docs = Path(args.docs)
@@ -252,8 +260,7 @@ def report(args) -> None:
     meta = {"command": " ".join(["python", "benchmarks/shaping_study.py", *sys.argv[1:]]),
             "ppo_steps": args.ppo_steps, "sb3_steps": args.sb3_steps, "seeds": args.seeds, "deals": args.deals,
             "eval_seed_random": EVAL_SEED_RANDOM, "eval_seed_greedy": EVAL_SEED_GREEDY,
-            "train_commands": {f"{s}/{k}": train_command(s, k, args, run_dir(Path(args.out), s, k))[1:]
-                               for s in args.settings for k in args.seeds}}
+            "train_commands": {f"{s}/{k}": trained_command(s, k, args) for s in args.settings for k in args.seeds}}
     (docs / "shaping_study.json").write_text(json.dumps({"meta": meta, "results": agg}, indent=1))
     lines = ["setting,step,env_steps,seeds,win_random,win_random_ci,win_greedy,win_greedy_ci"]
     for setting, res in agg.items():
