@@ -213,16 +213,22 @@ def plot(agg: dict, algo: str, path: Path, xlabel: str) -> None:
             m = np.array([r[f"win_{opp}"] for r in res["rows"]])
             ci = np.nan_to_num(np.array([r[f"win_{opp}_ci"] for r in res["rows"]]))
             line, = ax.plot(x, m, marker="o", ms=3, label=f"{setting.split(':')[1]} ({len(res['seeds'])} seeds)")
-            ax.fill_between(x, m - ci, m + ci, color=line.get_color(), alpha=0.2)
+            # the CI band drawn inside [0, 1]; each seed's own curve faintly
+            ax.fill_between(x, np.clip(m - ci, 0, 1), np.clip(m + ci, 0, 1), color=line.get_color(), alpha=0.15)
+            for k in range(len(res["seeds"])):
+                pts = [(r["step"], r[f"win_{opp}_per_seed"][k]) for r in res["rows"] if r["seeds"] == len(res["seeds"])]
+                if pts:
+                    ax.plot(*zip(*pts), color=line.get_color(), lw=0.7, alpha=0.35)
         ref = [r[f"{opp}_seat_win_{opp}"] for res in agg.values() for r in res["rows"]]
         if ref:
             ax.axhline(np.mean(ref), color="grey", ls=":", label=f"a {opp} seat's win rate (same hands)")
         ax.axhline(0.25, color="k", lw=0.5)
+        ax.set_ylim(0, 1)
         ax.set_title(f"policy vs three {opp} agents (fresh duplicate deals)")
         ax.set_xlabel(xlabel)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    axes[0].set_ylabel("win rate, mean ± 95% CI across seeds")
+    axes[0].set_ylabel("win rate: mean, 95% CI (band), seeds (thin)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
