@@ -59,21 +59,21 @@ def run_dir(out: Path, setting: str, seed: int) -> Path:
     return out / f"{algo}_{shaping}_s{seed}"
 
 
-def grid_steps(budget: int, unit: int) -> list[int]:
+def grid_steps(budget: int, unit: int, grid) -> list[int]:
     """Checkpoint steps of the grid, as multiples of the update size ``unit`` (at least one update)."""
-    return sorted({max(unit, round(f * budget / unit) * unit) for f in GRID})
+    return sorted({max(unit, round(f * budget / unit) * unit) for f in grid})
 
 
-def ppo_checkpoint_every(budget: int) -> int:
+def ppo_checkpoint_every(budget: int, grid) -> int:
     """train_ppo updates between kept policies: the grid's finest spacing."""
-    return max(1, round(min(GRID) * budget / PPO_BATCH))
+    return max(1, round(min(grid) * budget / PPO_BATCH))
 
 
-def nearest(found: dict[int, Path], budget: int) -> list[int]:
+def nearest(found: dict[int, Path], budget: int, grid) -> list[int]:
     """The found steps nearest to each grid point of the budget (each once, ascending)."""
     if not found:
         return []
-    return sorted({min(found, key=lambda s: abs(s - f * budget)) for f in GRID})
+    return sorted({min(found, key=lambda s: abs(s - f * budget)) for f in grid})
 
 
 def train_command(setting: str, seed: int, args, d: Path) -> list[str]:
@@ -82,11 +82,11 @@ def train_command(setting: str, seed: int, args, d: Path) -> list[str]:
     if algo == "ppo":
         cmd = [py, "-m", "mjenv.baselines.train_ppo", "--seed", str(seed), "--total-timesteps", str(args.ppo_steps),
                "--opponents", "random,greedy", "--eval-hands", "0", "--torch-threads", "1", "--no-progress",
-               "--no-tensorboard", "--keep-policies", "--checkpoint-every", str(ppo_checkpoint_every(args.ppo_steps)),
-               "--out-dir", str(d)]
+               "--no-tensorboard", "--keep-policies", "--out-dir", str(d),
+               "--checkpoint-every", str(ppo_checkpoint_every(args.ppo_steps, args.grid))]
         return cmd + ([] if shaping == "none" else ["--shaping", shaping])
     cmd = [py, str(ROOT / "examples" / "sb3_maskable_ppo.py"), "--timesteps", str(args.sb3_steps), "--seed", str(seed),
-           "--save-at", ",".join(map(str, grid_steps(args.sb3_steps, SB3_ROLLOUT))), "--out-dir", str(d),
+           "--save-at", ",".join(map(str, grid_steps(args.sb3_steps, SB3_ROLLOUT, args.grid))), "--out-dir", str(d),
            "--torch-threads", "1", "--eval-deals", "0"]
     return cmd + ["--shaping", shaping]
 
@@ -96,7 +96,7 @@ def checkpoints(setting: str, d: Path, args) -> list[tuple[int, int, Path]]:
     algo = setting.split(":")[0]
     if algo == "ppo":
         found = {int(p.stem.split("_")[1]): p for p in (d / "policies").glob("step_*.pt")}
-        return [(s, s, found[s]) for s in nearest(found, args.ppo_steps)]
+        return [(s, s, found[s]) for s in nearest(found, args.ppo_steps, args.grid)]
     out = []
     for p in sorted((d / "models").glob("step_*.zip")):
         meta = json.loads(p.with_suffix(".json").read_text())
@@ -213,19 +213,50 @@ def plot(agg: dict, algo: str, path: Path, xlabel: str) -> None:
             m = np.array([r[f"win_{opp}"] for r in res["rows"]])
             ci = np.nan_to_num(np.array([r[f"win_{opp}_ci"] for r in res["rows"]]))
             line, = ax.plot(x, m, marker="o", ms=3, label=f"{setting.split(':')[1]} ({len(res['seeds'])} seeds)")
-            ax.fill_between(x, m - ci, m + ci, color=line.get_color(), alpha=0.2)
+            # the CI band drawn inside [0, 1]; each seed's own curve faintly
+            ax.fill_between(x, np.clip(m - ci, 0, 1), np.clip(m + ci, 0, 1), color=line.get_color(), alpha=0.15)
+            for k in range(len(res["seeds"])):
+                pts = [(r["step"], r[f"win_{opp}_per_seed"][k]) for r in res["rows"] if r["seeds"] == len(res["seeds"])]
+                if pts:
+                    ax.plot(*zip(*pts), color=line.get_color(), lw=0.7, alpha=0.35)
         ref = [r[f"{opp}_seat_win_{opp}"] for res in agg.values() for r in res["rows"]]
         if ref:
             ax.axhline(np.mean(ref), color="grey", ls=":", label=f"a {opp} seat's win rate (same hands)")
         ax.axhline(0.25, color="k", lw=0.5)
+        ax.set_ylim(0, 1)
         ax.set_title(f"policy vs three {opp} agents (fresh duplicate deals)")
         ax.set_xlabel(xlabel)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    axes[0].set_ylabel("win rate, mean ± 95% CI across seeds")
+    axes[0].set_ylabel("win rate: mean, 95% CI (band), seeds (thin)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def markdown(agg: dict, at: dict[str, list[int]] | None = None) -> str:
+    """A table: per setting its last evaluated step (or the steps in ``at``), mean ± 95% CI across seeds, and
+    the env steps to 50% against random."""
+    lines = ["| setting | seeds | step | win rate vs 3 random | vs 3 greedy | first grid step >= 50% vs random "
+             "(mean over seeds; per seed) |", "|---|---|---|---|---|---|"]
+    for setting, res in agg.items():
+        rows = [r for r in res["rows"] if at is not None and r["step"] in at.get(setting, [])] or res["rows"][-1:]
+        for r in rows:
+            to50 = res["to_50_vs_random"]
+            per = ", ".join(f"{v if v is not None else 'not reached'}" for v in to50["per_seed"].values())
+            mean = to50["mean"] if to50["mean"] is not None else "not reached"
+            lines.append(f"| {setting} | {r['seeds']} | {r['step']:,} | {r['win_random']:.1%} ± "
+                         f"{r['win_random_ci']:.1%} | {r['win_greedy']:.1%} ± {r['win_greedy_ci']:.1%} "
+                         f"| {mean} ({per}) |")
+    return "\n".join(lines) + "\n"
+
+
+def trained_command(setting: str, seed: int, args) -> list[str]:
+    """The command that trained this run (from its trained.json), else the one this study would run."""
+    d = run_dir(Path(args.out), setting, seed)
+    done = d / "trained.json"
+    cmd = json.loads(done.read_text())["command"] if done.is_file() else train_command(setting, seed, args, d)
+    return ["python", *cmd[1:]]
 
 
 def report(args) -> None:
@@ -235,8 +266,7 @@ def report(args) -> None:
     meta = {"command": " ".join(["python", "benchmarks/shaping_study.py", *sys.argv[1:]]),
             "ppo_steps": args.ppo_steps, "sb3_steps": args.sb3_steps, "seeds": args.seeds, "deals": args.deals,
             "eval_seed_random": EVAL_SEED_RANDOM, "eval_seed_greedy": EVAL_SEED_GREEDY,
-            "train_commands": {f"{s}/{k}": train_command(s, k, args, run_dir(Path(args.out), s, k))[1:]
-                               for s in args.settings for k in args.seeds}}
+            "train_commands": {f"{s}/{k}": trained_command(s, k, args) for s in args.settings for k in args.seeds}}
     (docs / "shaping_study.json").write_text(json.dumps({"meta": meta, "results": agg}, indent=1))
     lines = ["setting,step,env_steps,seeds,win_random,win_random_ci,win_greedy,win_greedy_ci"]
     for setting, res in agg.items():
@@ -244,6 +274,7 @@ def report(args) -> None:
             lines.append(f"{setting},{r['step']},{r['env_steps']:.0f},{r['seeds']},{r['win_random']:.4f},"
                          f"{r['win_random_ci']:.4f},{r['win_greedy']:.4f},{r['win_greedy_ci']:.4f}")
     (docs / "shaping_study.csv").write_text("\n".join(lines) + "\n")
+    (docs / "shaping_study.md").write_text(markdown(agg))
     plot(agg, "ppo", docs / "shaping_study_ppo.png", "env steps (vector env, all tables)")
     plot(agg, "sb3", docs / "shaping_study_sb3.png", "SB3 timesteps (learner decisions)")
     for setting, res in agg.items():
@@ -264,12 +295,18 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--settings", default=",".join(SETTINGS), help="algo:shaping list (default: %(default)s)")
     p.add_argument("--deals", type=int, default=50,
                    help="duplicate deals per evaluation, each in 4 rotations (default: %(default)s)")
+    p.add_argument("--grid", default=",".join(map(str, GRID)),
+                   help="fractions of the budget at which checkpoints are evaluated (default: %(default)s)")
     p.add_argument("--parallel", type=int, default=2, help="runs at once (default: %(default)s)")
+    p.add_argument("--nice", type=int, default=10, help="niceness of the run processes (default: %(default)s)")
     p.add_argument("--report-only", action="store_true", help="only aggregate what is there")
     p.add_argument("--one", nargs=2, metavar=("SETTING", "SEED"), help=argparse.SUPPRESS)  # a worker
     args = p.parse_args(argv)
     args.seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     args.settings = [s.strip() for s in args.settings.split(",") if s.strip()]
+    args.grid = [float(f) for f in args.grid.split(",") if f.strip()]
+    if not args.grid or not all(0.0 < f <= 1.0 for f in args.grid):
+        raise ValueError(f"--grid must be fractions in (0, 1], got {args.grid}")
     for s in args.settings:
         algo, _, shaping = s.partition(":")
         if algo not in ("ppo", "sb3") or shaping not in ("none", "deficiency", "deficiency_tiles"):
@@ -288,7 +325,8 @@ def main(argv: list[str] | None = None) -> None:
             running = [r for r in running if r.poll() is None]
             while queue and len(running) < args.parallel:
                 setting, seed = queue.pop(0)
-                cmd = ["nice", "-n", "10", sys.executable, __file__, *passthrough, "--one", setting, str(seed)]
+                cmd = ["nice", "-n", str(args.nice), sys.executable, __file__, *passthrough,
+                       "--one", setting, str(seed)]
                 d = run_dir(Path(args.out), setting, seed)
                 d.mkdir(parents=True, exist_ok=True)
                 log = open(d / "study.log", "a")
