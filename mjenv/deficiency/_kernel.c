@@ -343,33 +343,126 @@ static void seat_features(const Tables *tb, int T, const int8_t *hand, const int
     }
 }
 
+/* a part's (k, p) vector (k <= kmax) from its two half rows (suits: left / right, honours: h4 / h3) */
+static void part_vector(const Tables *tb, int P, int r0, int r1, int *out, int kmax) {
+    if (P < 3)
+        suit_vector(tb->left + (size_t)r0 * SUIT_ROW, tb->right + (size_t)r1 * SUIT_ROW, out, kmax);
+    else
+        honour_vector(tb->h4 + (size_t)r0 * VEC, tb->h3 + (size_t)r1 * VEC, out, kmax);
+}
+
+/* a half row of part P (suits: h 0 left, 1 right; honours: h4, h3) */
+static inline const uint8_t *half_row(const Tables *tb, int P, int h, int row) {
+    if (P < 3) return (h ? tb->right : tb->left) + (size_t)row * SUIT_ROW;
+    return (h ? tb->h3 : tb->h4) + (size_t)row * VEC;
+}
+
+/* X: half h of part P at ``row`` joined with the other parts (join_half / join_honour) */
+static void join_part_half(const Tables *tb, int P, int h, int row, const int *others, int m, int *X) {
+    if (P < 3)
+        join_half(half_row(tb, P, h, row), others, m, X);
+    else
+        join_honour(half_row(tb, P, h, row), others, m, X);
+}
+
+/* the deficiency of half h of part P at ``row`` with the rest joined into X (half_value / honour_value) */
+static inline int part_half_value(const Tables *tb, int P, int h, int row, const int *X, int m) {
+    return P < 3 ? half_value(half_row(tb, P, h, row), X, m) : honour_value(half_row(tb, P, h, row), X, m);
+}
+
 /* Per discard and per kong of the seat on its discard turn (hand H of 3m+2 tiles), for each held t:
- * the effective count of H - t (KB copies of the draws that lower its deficiency; the discarded
+ * the effective count of H - t (KB copies of the draws u that lower its deficiency; the discarded
  * copy does not return to the KB, as in ``features.effective_count_after_discard``), and the
  * deficiency after a kong of t: a concealed kong (4 held, m >= 1) leaves H - 4t with one meld less
  * to build, an added kong leaves H - t (its deficiency after_disc[t]). NOT_APPLICABLE where t is
- * not held. Each row is one more seat_features pass over the changed hand, without discards or
- * claims (at most 14 rows, once per discard turn). */
+ * not held.
+ *
+ * A row H - t + u differs from H in one part when u and t share it, else in two. So: the vector of
+ * every part after each draw u (computed once), and per t the vector of t's part without t, the
+ * other parts joined with it, and one final min-plus per draw in another part; a draw in t's own
+ * part changes one or both of its halves: the other half joined with the other parts (as in
+ * seat_features), then one pass per draw. Option codes are linear in the changes: discarding t
+ * moves its code by -(a + 1), drawing u by +1 (a = hand + KB). */
 static void discard_features(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
                              const int32_t *after_disc, int32_t *out_count_after, int32_t *out_kong) {
-    int8_t rest[34];
-    int32_t def, disc[34], claim[5];
-    uint8_t eff[34];
-    int64_t count;
-    memcpy(rest, hand, (size_t)T);
+    int nparts = T == 34 ? 4 : 3;
+    int rows[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
+    int base[4][VEC], drawn[34][VEC], half[34], weight[34];
+    for (int t = 0; t < T; t++) {
+        int P = t < 27 ? t / 9 : 3, r = t < 27 ? t % 9 : t - 27;
+        half[t] = P < 3 ? suit_half(r) : hon_half(r);
+        weight[t] = P < 3 ? suit_weight(r) : hon_weight(r);
+        rows[P][half[t]] += code_of(hand[t], hand[t] + kb[t]) * weight[t];
+    }
+    for (int P = 0; P < nparts; P++) part_vector(tb, P, rows[P][0], rows[P][1], base[P], m);
+    if (nparts == 3) { /* no honours: the empty part, cost 0 for no meld and no pair */
+        for (int i = 0; i < VEC; i++) base[3][i] = BIG;
+        base[3][0] = 0;
+    }
+    for (int u = 0; u < T; u++) /* each part after the draw of u */
+        if (kb[u] > 0) {
+            int P = u < 27 ? u / 9 : 3, r[2] = {rows[P][0], rows[P][1]};
+            r[half[u]] += weight[u];
+            part_vector(tb, P, r[0], r[1], drawn[u], m);
+        }
+    int same[4][2][VEC * NBOUND], have_same[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
+    int others_of[4][VEC], have_others[4] = {0, 0, 0, 0};
     for (int t = 0; t < T; t++) {
         out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
         if (hand[t] <= 0) continue;
-        rest[t] -= 1;
-        seat_features(tb, T, rest, kb, m, 0, -1, 0, &def, disc, eff, &count, claim);
-        out_count_after[t] = (int32_t)count;
-        out_kong[t] = after_disc[t];
-        if (hand[t] >= 4 && m >= 1) {
-            rest[t] -= 3;
-            seat_features(tb, T, rest, kb, m - 1, 0, -1, 0, &out_kong[t], disc, eff, &count, claim);
-            rest[t] += 3;
+        int P = t < 27 ? t / 9 : 3, a = hand[t] + kb[t], h = half[t];
+        int r[2] = {rows[P][0], rows[P][1]};
+        r[half[t]] -= (a + 1) * weight[t];
+        int without[VEC], joined[4][VEC], pair[VEC], *others_p = others_of[P];
+        part_vector(tb, P, r[0], r[1], without, m);
+        /* joined[Q] (Q != P): every part but Q, with P's vector the one without t */
+        const int *v[4] = {base[0], base[1], base[2], base[3]};
+        v[P] = without;
+        for (int Q = 0; Q < 4; Q++) {
+            if (Q == P) continue;
+            int x[3], n = 0;
+            for (int R = 0; R < 4; R++)
+                if (R != Q) x[n++] = R;
+            minplus(v[x[0]], v[x[1]], pair, m);
+            minplus(pair, v[x[2]], joined[Q], m);
         }
-        rest[t] += 1;
+        if (!have_others[P]) { /* the parts other than P, as they are */
+            int x[3], n = 0;
+            for (int R = 0; R < 4; R++)
+                if (R != P) x[n++] = R;
+            minplus(base[x[0]], base[x[1]], pair, m);
+            minplus(pair, base[x[2]], others_p, m);
+            have_others[P] = 1;
+        }
+        int now = after_disc[t], count = 0, changed[VEC * NBOUND], have_changed = 0;
+        for (int u = 0; u < T; u++) {
+            if (kb[u] <= 0) continue;
+            int Q = u < 27 ? u / 9 : 3, value;
+            if (Q != P) {
+                value = final_value(drawn[u], joined[Q], m);
+            } else if (half[u] == h) { /* t's half changes twice; the other half as it is */
+                if (!have_same[P][h]) {
+                    join_part_half(tb, P, 1 - h, rows[P][1 - h], others_p, m, same[P][h]);
+                    have_same[P][h] = 1;
+                }
+                value = part_half_value(tb, P, h, r[h] + weight[u], same[P][h], m);
+            } else { /* both halves change: t's half (without t) joined first */
+                if (!have_changed) {
+                    join_part_half(tb, P, h, r[h], others_p, m, changed);
+                    have_changed = 1;
+                }
+                value = part_half_value(tb, P, 1 - h, rows[P][1 - h] + weight[u], changed, m);
+            }
+            if (value < now) count += kb[u];
+        }
+        out_count_after[t] = count;
+        out_kong[t] = after_disc[t];
+        if (hand[t] >= 4 && m >= 1) { /* concealed: its own vector without the four, one meld less */
+            int rk[2] = {rows[P][0], rows[P][1]}, w[VEC];
+            rk[half[t]] -= (code_of(4, 4) - code_of(0, 0)) * weight[t];
+            part_vector(tb, P, rk[0], rk[1], w, m - 1);
+            out_kong[t] = final_value(w, others_p, m - 1);
+        }
     }
 }
 
