@@ -117,6 +117,12 @@ class PolicyNet(nn.Module):
         hidden: widths of the trunk's hidden layers.
         discard_effective: give the action-feature head the effective-tile count after each discard
             and the deficiency after each kong (see the module docstring).
+
+    Attributes:
+        views: the layout the trunk was built on (stored in checkpoints).
+        observation_views: the layout of the observations :meth:`forward` takes (``views`` unless
+            :meth:`bind_observation` bound a larger one).
+        obs_size: the length of those observations.
     """
 
     def __init__(
