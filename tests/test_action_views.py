@@ -4,6 +4,9 @@ compiled kernel and on the numpy path."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -107,3 +110,16 @@ def test_the_views_are_in_the_spec_table_and_decode():
     x = np.arange(spec.size, dtype=np.float32)
     sl = spec.slices["deficiency_after_kong"]
     np.testing.assert_array_equal(spec.decode(x)["deficiency_after_kong"], x[sl])
+
+
+def test_the_new_views_are_the_only_change_to_what_the_env_shows(monkeypatch):
+    # the digests of the first hands per preset recorded before the views existed (commit cc1c965):
+    # with the two views dropped from the spec, every observation, mask, reward, info and log is the same
+    from .behaviour_digest import PRESETS, digests
+
+    before = json.loads((Path(__file__).parent / "golden" / "behaviour_digest_before_action_views.json").read_text())
+    views = ObservationSpec._view_list
+    monkeypatch.setattr(ObservationSpec, "_view_list", lambda self: [v for v in views(self) if v.name not in NEW_VIEWS])
+    assert "deficiency_after_kong" not in ObservationSpec("basic").views
+    for preset in PRESETS:
+        assert digests(preset, before["hands"]) == before["presets"][preset], preset
