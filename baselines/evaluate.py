@@ -172,9 +172,24 @@ def play_deal(agents: Sequence[Any], labels: Sequence[str], deal: int, seed: int
 _WORKER_STATE: dict[str, Any] = {}
 
 
-def _worker_init(agents, labels, seed, rules) -> None:
+def _worker_init(agents, labels, seed, rules, threads=1) -> None:
     # keep one set of agents per worker process: flat MC and policies are costly to build
     _WORKER_STATE.update(agents=agents, labels=labels, seed=seed, rules=rules)
+    set_threads(threads)
+
+
+def set_threads(threads: int | None) -> None:
+    """One evaluation process's torch threads: the agents built from specs get ``threads``
+    (:func:`mjenv.baselines.registry.set_agent_threads`), and so does torch itself when it is loaded
+    (never imported here for agents that do not need it). Workers each running torch's default
+    (every core) contend with each other and inflate ``ms/decision``."""
+    import sys
+
+    from mjenv.baselines.registry import set_agent_threads
+
+    set_agent_threads(threads)
+    if threads is not None and "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(threads)
 
 
 def _worker_deal(deal: int) -> list[dict]:
@@ -319,6 +334,7 @@ def evaluate(
     rules: str | Rules = "basic",
     labels: Sequence[str] | None = None,
     workers: int = 1,
+    threads: int | None = 1,
     use_ray: bool = False,
     ray_address: str | None = None,
     progress: bool = True,
@@ -336,6 +352,9 @@ def evaluate(
         labels: names in the table (default: the specs, or the agents' ``name``; equal labels are one
             agent, e.g. a team).
         workers: processes (1 = in this process).
+        threads: torch threads per worker for the agents built from specs (``policy:PATH``), and
+            for torch itself in worker processes; None leaves torch's default. Agent objects keep
+            their own setting (``PolicyAgent(threads=1)`` by default).
         use_ray: run the deals as Ray tasks (``ray_address`` or a local Ray started here).
         ray_address: address of a running Ray cluster (e.g. ``"auto"``); None starts a local one.
         progress: show a tqdm progress bar.
@@ -359,6 +378,8 @@ def evaluate(
         raise ValueError(f"num_deals must be a positive int, got {num_deals!r}")
     if not isinstance(workers, (int, np.integer)) or workers < 1:
         raise ValueError(f"workers must be a positive int, got {workers!r}")
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1):
+        raise ValueError(f"threads must be a positive int or None, got {threads!r}")
     rules = get_rules(rules)
     if labels is None:
         labels = [a if isinstance(a, str) else getattr(a, "name", type(a).__name__) for a in agents]
@@ -376,19 +397,26 @@ def evaluate(
     hands: list[dict] = []
     bar = _progress(num_deals * n_rot, progress)
     if use_ray:
-        hands = _run_ray(agents, labels, num_deals, seed, rules, workers, ray_address, bar)
+        hands = _run_ray(agents, labels, num_deals, seed, rules, workers, ray_address, bar, threads)
     elif workers == 1:
-        for d in range(num_deals):
-            recs = play_deal(agents, labels, d, seed, rules)
-            hands.extend(recs)
-            bar.update(len(recs))
+        from mjenv.baselines.registry import agent_threads, set_agent_threads
+
+        previous = agent_threads()
+        set_agent_threads(threads)  # for the agents built from specs here; torch's own setting stays
+        try:
+            for d in range(num_deals):
+                recs = play_deal(agents, labels, d, seed, rules)
+                hands.extend(recs)
+                bar.update(len(recs))
+        finally:
+            set_agent_threads(previous)
     else:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
         ctx = mp.get_context("fork") if hasattr(os, "fork") else mp.get_context()
         with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
-                                 initargs=(agents, labels, seed, rules)) as pool:  # fmt: skip
+                                 initargs=(agents, labels, seed, rules, threads)) as pool:  # fmt: skip
             futures = [pool.submit(_worker_deal, d) for d in range(num_deals)]
             for f in as_completed(futures):
                 recs = f.result()
@@ -405,6 +433,7 @@ def evaluate(
         "seed": int(seed),
         "rules": rules.name,
         "workers": int(workers),
+        "threads": threads,
         "ray": bool(use_ray),
         "wall_s": round(time.perf_counter() - t0, 2),
     }
@@ -463,7 +492,12 @@ def _progress(total: int, enabled: bool):
     return tqdm(total=total, unit="hand", desc="evaluate", dynamic_ncols=True)
 
 
-def _run_ray(agents, labels, num_deals, seed, rules, workers, address, bar) -> list[dict]:
+def _threaded_deal(agents, labels, deal, seed, rules, threads) -> list[dict]:
+    set_threads(threads)  # a Ray worker process, like a pool worker
+    return play_deal(agents, labels, deal, seed, rules)
+
+
+def _run_ray(agents, labels, num_deals, seed, rules, workers, address, bar, threads=1) -> list[dict]:
     try:
         import ray
     except ImportError as exc:
@@ -476,8 +510,8 @@ def _run_ray(agents, labels, num_deals, seed, rules, workers, address, bar) -> l
             ray.init(address=address, log_to_driver=False)
         started = True
     try:
-        remote = ray.remote(num_cpus=1)(play_deal)
-        pending = [remote.remote(agents, labels, d, seed, rules) for d in range(num_deals)]
+        remote = ray.remote(num_cpus=1)(_threaded_deal)
+        pending = [remote.remote(agents, labels, d, seed, rules, threads) for d in range(num_deals)]
         hands = []
         while pending:
             done, pending = ray.wait(pending, num_returns=1)

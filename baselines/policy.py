@@ -18,11 +18,17 @@ The network has two parts whose logits add up:
   function of exactly these features, so behaviour cloning from it needs little data.
 
 With ``discard_effective=True`` (what :func:`build_net` makes) the head also sees, per discard, the
-effective-tile count left after it (``mjenv.deficiency.features.effective_count_after_discard`` of
-the ``hand`` and ``knowledge_base`` views: the greedy agent's tie-break between discards of equal
-deficiency) and, per kong, the deficiency after it. Those are computed from the observation with the
-exact deficiency core (numpy) when :meth:`PolicyNet.forward` is not given them (:meth:`PolicyNet.aux`
-precomputes them for a data set). Checkpoints without the flag (older ones) load as before.
+effective-tile count left after it (the greedy agent's tie-break between discards of equal
+deficiency) and, per kong, the deficiency after it: the observation's per-action views
+``effective_count_after_discard`` and ``deficiency_after_kong``, read as they are. Only for an
+observation layout without them (older ones) are they recomputed from the ``hand`` and
+``knowledge_base`` views with the exact deficiency core (numpy; :meth:`PolicyNet.aux`). Checkpoints
+without the flag (older ones) load as before.
+
+A network reads observations of its own layout (``views``, what its trunk was built on), or of a
+larger one holding those views (:meth:`PolicyNet.bind_observation`): a checkpoint made before the
+per-action views were added reads the current observation, its trunk fed the same entries as before
+(:func:`load_net` binds it to the current layout of its rule set).
 
 Checkpoints are ``torch.save`` dicts ``{"format", "config", "state_dict"}`` holding only tensors and
 plain Python values, so ``torch.load(weights_only=True)`` reads them.
@@ -78,6 +84,8 @@ _VIEW_NORMALISATION: dict[str, tuple[float, float, float]] = {
     "effective_tiles": (0.0, 1.0, 1.0),
     "effective_count": (0.0, 80.0, 40.0),
     "deficiency_after_claim": (-1.0, _DEFICIENCY_CLIP, _DEFICIENCY_CLIP),
+    "effective_count_after_discard": (-1.0, 40.0, 20.0),
+    "deficiency_after_kong": (-1.0, _DEFICIENCY_CLIP, _DEFICIENCY_CLIP),
     "oracle_hands": (0.0, 4.0, 4.0),
 }
 _DEFAULT_NORMALISATION = (-200.0, 200.0, 50.0)
@@ -109,6 +117,12 @@ class PolicyNet(nn.Module):
         hidden: widths of the trunk's hidden layers.
         discard_effective: give the action-feature head the effective-tile count after each discard
             and the deficiency after each kong (see the module docstring).
+
+    Attributes:
+        views: the layout the trunk was built on (stored in checkpoints).
+        observation_views: the layout of the observations :meth:`forward` takes (``views`` unless
+            :meth:`bind_observation` bound a larger one).
+        obs_size: the length of those observations.
     """
 
     def __init__(
@@ -129,23 +143,13 @@ class PolicyNet(nn.Module):
         self.hidden = tuple(int(h) for h in hidden)
         self.discard_effective = bool(discard_effective)
         offsets = _view_offsets(self.views)
-        self.obs_size = max(stop for _, stop in offsets.values()) if offsets else 0
-        missing = [v for v in ("deficiency", "deficiency_after_discard", "deficiency_after_claim") if v not in offsets]
-        if missing:
-            raise ValueError(f"the observation must contain the deficiency views; missing {missing}")
-        self._def = offsets["deficiency"][0]
-        self._dad = offsets["deficiency_after_discard"]
-        self._dac = offsets["deficiency_after_claim"]
-        if self.discard_effective:
-            need = [v for v in ("hand", "knowledge_base") if v not in offsets]
-            if need:
-                raise ValueError(f"discard_effective needs the views {need}")
-            self._hand = offsets["hand"]
-            self._kb = offsets["knowledge_base"]
+        trunk_size = max(stop for _, stop in offsets.values()) if offsets else 0
+        self.register_buffer("_select", None, persistent=False)
+        self.bind_observation(self.views)
 
-        low = torch.empty(self.obs_size)
-        high = torch.empty(self.obs_size)
-        scale = torch.empty(self.obs_size)
+        low = torch.empty(trunk_size)
+        high = torch.empty(trunk_size)
+        scale = torch.empty(trunk_size)
         for name, (a, b) in offsets.items():
             lo, hi, sc = _VIEW_NORMALISATION.get(name, _DEFAULT_NORMALISATION)
             if name == "discards":  # tile id + 1, 0 = none
@@ -164,7 +168,7 @@ class PolicyNet(nn.Module):
         self.register_buffer("action_kinds", kinds)
 
         layers: list[nn.Module] = []
-        width = self.obs_size
+        width = trunk_size
         for h in self.hidden:
             layers += [_layer(nn.Linear(width, h)), nn.Tanh()]
             width = h
@@ -175,6 +179,51 @@ class PolicyNet(nn.Module):
         self.action_head = nn.Sequential(
             _layer(nn.Linear(head_in, 32)), nn.Tanh(), _layer(nn.Linear(32, 1), std=0.01)
         )
+
+    def bind_observation(self, views: Mapping[str, Sequence[int]]) -> None:
+        """Read observations of the layout ``views`` from now on (``obs_size`` becomes its length).
+
+        The layout must hold every view of :attr:`views` with the same shape; the trunk is fed exactly
+        those entries, so a network keeps its function on a layout that gained views. The action
+        head reads the per-action views ``effective_count_after_discard`` and
+        ``deficiency_after_kong`` when the layout has them.
+
+        Args:
+            views: ordered view name -> shape, e.g. ``ObservationSpec(rules).views``.
+
+        Raises:
+            ValueError: a view of the network is missing from ``views`` or has another shape, or the
+                deficiency views (and with ``discard_effective`` the hand and KB) are missing.
+        """
+        views = {str(k): tuple(int(s) for s in v) for k, v in views.items()}
+        offsets = _view_offsets(views)
+        bad = [k for k, v in self.views.items() if views.get(k) != v]
+        if bad:
+            raise ValueError(f"the observation layout lacks the network's views {bad} (or has other shapes)")
+        missing = [v for v in ("deficiency", "deficiency_after_discard", "deficiency_after_claim") if v not in offsets]
+        if missing:
+            raise ValueError(f"the observation must contain the deficiency views; missing {missing}")
+        if self.discard_effective:
+            need = [v for v in ("hand", "knowledge_base") if v not in offsets]
+            if need:
+                raise ValueError(f"discard_effective needs the views {need}")
+        self.obs_size = max(stop for _, stop in offsets.values()) if offsets else 0
+        self._def = offsets["deficiency"][0]
+        self._dad = offsets["deficiency_after_discard"]
+        self._dac = offsets["deficiency_after_claim"]
+        self._hand = offsets.get("hand")
+        self._kb = offsets.get("knowledge_base")
+        # the per-action views, when the layout has them: read, not recomputed
+        self._count_after = offsets.get("effective_count_after_discard")
+        self._kong = offsets.get("deficiency_after_kong")
+        self._reads_views = self._count_after is not None and self._kong is not None
+        if views == self.views:
+            self._select = None
+        else:  # the trunk's entries, in its own order
+            idx = np.concatenate([np.arange(*offsets[k]) for k in self.views])
+            device = self.obs_low.device if hasattr(self, "obs_low") else None
+            self._select = torch.as_tensor(idx, dtype=torch.long, device=device)
+        self.observation_views = views
 
     def config(self) -> dict[str, Any]:
         """Everything needed to rebuild this network (stored in checkpoints)."""
@@ -187,12 +236,20 @@ class PolicyNet(nn.Module):
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> PolicyNet:
-        """A fresh network from :meth:`config` (older configs without ``discard_effective`` too)."""
-        return cls(config["views"], config["num_tile_types"], config["hidden"],
-                   bool(config.get("discard_effective", False)))
+        """A fresh network from :meth:`config` (older configs without ``discard_effective`` too),
+        bound to the current observation layout of its rule set (:func:`current_layout`)."""
+        net = cls(config["views"], config["num_tile_types"], config["hidden"],
+                  bool(config.get("discard_effective", False)))
+        layout = current_layout(net.views)
+        if layout is not None:
+            net.bind_observation(layout)
+        return net
 
     def aux(self, obs: np.ndarray | torch.Tensor) -> torch.Tensor:
-        """Per-tile deficiency facts the head reads with ``discard_effective`` (numpy, exact core).
+        """Per-tile deficiency facts the head reads with ``discard_effective``.
+
+        Read from the observation's per-action views when its layout has them; else recomputed from
+        the ``hand`` and ``knowledge_base`` views with the exact deficiency core (numpy).
 
         Args:
             obs: float32[B, obs_size] raw observations.
@@ -202,6 +259,18 @@ class PolicyNet(nn.Module):
             deficiency after a kong of t (concealed: H - 4t with one meld less to build; added: H - t);
             -1 where t is not held or it is not the seat's discard turn.
         """
+        if self._reads_views:
+            x = torch.as_tensor(obs)
+            return self._aux_views(x).round().to(torch.int16)
+        return self._aux_from_core(obs)
+
+    def _aux_views(self, obs: torch.Tensor) -> torch.Tensor:
+        """The per-action views (float[B, 2T]): what :meth:`aux` computes, as the observation has it."""
+        return torch.cat([obs[:, self._count_after[0] : self._count_after[1]], obs[:, self._kong[0] : self._kong[1]]],
+                         dim=1)
+
+    def _aux_from_core(self, obs: np.ndarray | torch.Tensor) -> torch.Tensor:
+        """:meth:`aux` recomputed with the deficiency core (layouts without the per-action views)."""
         from mjenv.deficiency import dp
         from mjenv.deficiency.features import effective_count_after_discard_rows
 
@@ -245,7 +314,7 @@ class PolicyNet(nn.Module):
         after[:, 2 * t : 2 * t + 5] = obs[:, self._dac[0] : self._dac[1]]
         if self.discard_effective:
             if aux is None:
-                aux = self.aux(obs)
+                aux = self._aux_views(obs) if self._reads_views else self.aux(obs)
             aux = aux.to(device=obs.device, dtype=obs.dtype)
             after[:, t : 2 * t] = aux[:, t:]
         applicable = after >= 0
@@ -287,11 +356,30 @@ class PolicyNet(nn.Module):
         if not legal.any(dim=1).all():
             row = int(torch.nonzero(~legal.any(dim=1))[0, 0])
             raise ValueError(f"action mask row {row} is all zero; every observation needs a legal action (PASS)")
-        x = torch.clamp(obs, self.obs_low, self.obs_high) / self.obs_scale
+        trunk_in = obs if self._select is None else obs.index_select(1, self._select)
+        x = torch.clamp(trunk_in, self.obs_low, self.obs_high) / self.obs_scale
         h = self.trunk(x)
         logits = self.actor(h) + self.action_head(self.action_features(obs, aux)).squeeze(-1)
         logits = logits.masked_fill(~legal, -math.inf)
         return logits, self.critic(h).squeeze(-1)
+
+
+def current_layout(views: Mapping[str, Sequence[int]]) -> dict[str, tuple[int, ...]] | None:
+    """The current observation layout (``ObservationSpec(rules, oracle).views`` of a preset) that holds
+    ``views`` in the same order and shapes, for a network built on an older layout; None when
+    ``views`` already is a current layout or no preset's layout holds it (custom rules)."""
+    from mjenv.observation import ObservationSpec
+    from mjenv.rules import PRESET_NAMES
+
+    views = {str(k): tuple(int(s) for s in v) for k, v in views.items()}
+    for name in PRESET_NAMES:
+        for oracle in (False, True):
+            layout = ObservationSpec(name, oracle=oracle).views
+            if layout == views:
+                return None
+            if [k for k in layout if k in views] == list(views) and all(layout[k] == v for k, v in views.items()):
+                return dict(layout)
+    return None
 
 
 def build_net(rules: Any = "basic", hidden: Sequence[int] = (256, 256), discard_effective: bool = True) -> PolicyNet:
@@ -311,6 +399,11 @@ class PolicyAgent:
         seed: seeds the sampling generator (``np.random.Generator``).
         greedy: True picks the most likely legal action; False samples from the masked softmax.
         device: torch device for inference.
+        threads: torch's intra-op threads while this agent decides (set for each decision and put
+            back after it, so the agent neither inherits nor leaves another setting); 1 by default:
+            one decision of this small network gains nothing from threads, and parallel evaluation
+            workers each running torch's default (all cores) contend and inflate ``ms/decision``.
+            None leaves torch's setting alone.
     """
 
     def __init__(
@@ -321,7 +414,11 @@ class PolicyAgent:
         seed: int | None = 0,
         greedy: bool = True,
         device: str = "cpu",
+        threads: int | None = 1,
     ):
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+            raise ValueError(f"threads must be a positive int or None, got {threads!r}")
+        self.threads = threads
         self.net = (net if net is not None else build_net(rules)).to(device)
         self.net.eval()
         self.device = torch.device(device)
@@ -349,7 +446,14 @@ class PolicyAgent:
         mask = torch.as_tensor(np.asarray(masks), device=self.device)
         if obs.ndim == 1:
             obs, mask = obs[None], mask[None]
-        logits, _ = self.net(obs, mask)
+        before = torch.get_num_threads()
+        if self.threads is not None and before != self.threads:
+            torch.set_num_threads(self.threads)
+        try:
+            logits, _ = self.net(obs, mask)
+        finally:
+            if torch.get_num_threads() != before:
+                torch.set_num_threads(before)
         if self.greedy:
             return logits.argmax(dim=1).cpu().numpy().astype(np.int64)
         probs = torch.softmax(logits, dim=1).double().cpu().numpy()
@@ -381,9 +485,10 @@ class PolicyAgent:
         return path
 
     @classmethod
-    def load(cls, path: str | Path, *, seed: int | None = 0, greedy: bool = True, device: str = "cpu") -> PolicyAgent:
+    def load(cls, path: str | Path, *, seed: int | None = 0, greedy: bool = True, device: str = "cpu",
+             threads: int | None = 1) -> PolicyAgent:
         """An agent from a checkpoint written by :meth:`save` or by the training scripts."""
-        return cls(load_net(path, device=device), seed=seed, greedy=greedy, device=device)
+        return cls(load_net(path, device=device), seed=seed, greedy=greedy, device=device, threads=threads)
 
 
 def save_policy(net: PolicyNet, path: str | Path, **extra: Any) -> None:
@@ -410,6 +515,7 @@ def pretrained_path() -> Path:
     return Path(str(resources.files("mjenv.baselines") / "data" / PRETRAINED_FILE))
 
 
-def load_pretrained(*, seed: int | None = 0, greedy: bool = True, device: str = "cpu") -> PolicyAgent:
+def load_pretrained(*, seed: int | None = 0, greedy: bool = True, device: str = "cpu",
+                    threads: int | None = 1) -> PolicyAgent:
     """The small policy shipped with mjenv (``basic`` rules; see ``docs/TRAINING.md`` for how it was trained)."""
-    return PolicyAgent.load(pretrained_path(), seed=seed, greedy=greedy, device=device)
+    return PolicyAgent.load(pretrained_path(), seed=seed, greedy=greedy, device=device, threads=threads)

@@ -16,6 +16,28 @@ from mjenv.rules import Rules, get_rules
 #: factory(argument or None, seed, rules) -> agent with ``act(obs) -> int`` and ``reset(seed)``.
 AgentFactory = Callable[[str | None, int | None, Rules], Any]
 
+#: torch threads of the agents built here that run torch (``policy:PATH``): one per process by
+#: default (see :func:`set_agent_threads`).
+_AGENT_THREADS: dict[str, int | None] = {"torch": 1}
+
+
+def set_agent_threads(threads: int | None) -> None:
+    """torch's intra-op threads for the agents :func:`make_agent` builds from now on in this process
+    (``PolicyAgent(threads=...)``); None leaves torch's own setting. The evaluation harness sets it
+    in every worker.
+
+    Raises:
+        ValueError: not a positive int or None.
+    """
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+        raise ValueError(f"threads must be a positive int or None, got {threads!r}")
+    _AGENT_THREADS["torch"] = threads
+
+
+def agent_threads() -> int | None:
+    """The torch threads of the agents :func:`make_agent` builds (:func:`set_agent_threads`)."""
+    return _AGENT_THREADS["torch"]
+
 _FACTORIES: dict[str, AgentFactory] = {}
 _HELP: dict[str, str] = {}
 
@@ -151,7 +173,7 @@ def _policy(arg, seed, rules):
             f"policy:{arg} needs the policy module and torch ({exc}); install the training extra: "
             "pip install 'mjenv[train]'"
         ) from exc
-    return PolicyAgent.load(arg, seed=seed)
+    return PolicyAgent.load(arg, seed=seed, threads=agent_threads())
 
 
 register_agent("random", _random, "uniform over the legal actions")

@@ -123,6 +123,10 @@ first `reset()` raises a `ValueError` saying so.
 * v0 (mjenv 0.1.0): first release. During its development the default became a claim window after
   every discard (`Rules.claim_window="always"`) with the AEC env selecting all three other seats in
   every window; hands logged before that replay as `claim_window="when_possible"`.
+* v0, observation layout 2 (issue 13): two per-action views appended after `deficiency_after_claim`,
+  `effective_count_after_discard` and `deficiency_after_kong` (T entries each, -1 off the discard
+  turn); the observation grows by 2T (511 -> 565 for `"basic"`). Every other view is unchanged; a
+  policy checkpoint of the old layout reads the new one (`mjenv.baselines.policy.PolicyNet`).
 """
 
 from __future__ import annotations

@@ -145,7 +145,7 @@ class WriterPlan:
         gather: int32[4, size]: the same as one index per entry (``zero`` for the entries no copy fills).
         onehots: int32[K, 4] rows (offset, state index, seat-relative 0/1, view length).
         feature_inputs: int32[6]: state offsets of the features' inputs (``FEATURE_INPUTS`` order).
-        feature_outputs: int32[5]: observation offsets of the features (``FEATURE_NAMES`` order), -1
+        feature_outputs: int32[7]: observation offsets of the features (``FEATURE_NAMES`` order), -1
             for a feature no view shows.
     """
 
@@ -225,6 +225,12 @@ class ObservationSpec:
             View("deficiency_after_claim", (len(CLAIM_KINDS),), NOT_APPLICABLE, defi,
                  "after chow low/mid/high, pong, kong of last_discard by this seat; -1 without the tiles, "
                  "outside a claim window, or a chow not from the left seat", "deficiency_after_claim", "feature"),
+            View("effective_count_after_discard", (t,), NOT_APPLICABLE, 4 * t,
+                 "KB copies of the effective tiles of the hand minus t; -1 where t is not held or it is not the "
+                 "seat's discard turn", "effective_count_after_discard", "feature"),
+            View("deficiency_after_kong", (t,), NOT_APPLICABLE, defi,
+                 "after a kong of t: concealed (4 held) or added (the hand minus t); -1 where t is not held or it "
+                 "is not the seat's discard turn", "deficiency_after_kong", "feature"),
         ]
         if self.oracle:
             v += [

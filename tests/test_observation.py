@@ -31,6 +31,8 @@ EXPECTED_VIEWS = {
     "effective_tiles": (T,),
     "effective_count": (1,),
     "deficiency_after_claim": (5,),
+    "effective_count_after_discard": (T,),
+    "deficiency_after_kong": (T,),
 }
 
 

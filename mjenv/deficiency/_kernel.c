@@ -22,13 +22,14 @@
  * Python API (module ``mjenv.deficiency._kernel``; ``mjenv/deficiency/kernel.py`` wraps it):
  *
  *   features(left, right, h4, h3, hands, kbs, needed, discard_turn, claim_tile, chow_ok,
- *            out_deficiency, out_after_discard, out_effective, out_count, out_after_claim, memo) -> None
+ *            out_deficiency, out_after_discard, out_effective, out_count, out_after_claim,
+ *            out_count_after_discard, out_after_kong, memo) -> None
  *
  *     All arguments are C-contiguous buffers: left uint8[15**5 * 108], right uint8[15**4 * 108],
  *     h4 uint8[15**4 * 12], h3 uint8[15**3 * 12] (``_dp_tables.half_tables()`` / ``honour_tables()``);
  *     hands, kbs int8[S * T] (T = 27 or 34, from the buffer sizes); needed int64[S]; discard_turn
  *     uint8[S]; claim_tile int64[S] (-1: none); chow_ok uint8[S]; outputs int32[S], int32[S * T],
- *     uint8[S * T], int64[S], int32[S * 5] (written whole); memo uint8[memo_bytes()] or empty (none).
+ *     uint8[S * T], int64[S], int32[S * 5], int32[S * T], int32[S * T] (written whole); memo uint8[memo_bytes()] or empty (none).
  *
  *   observe(left, right, h4, h3, copies, onehots, feature_inputs, feature_outputs, fields, scalar_start,
  *           L, T, states, memos, out_observation, out_deficiency) -> None
@@ -43,9 +44,9 @@
  *     state index, seat-relative, length): out[s, offset + v] = 1 for v = state[index] (v - s mod 4
  *     when seat-relative; nothing when v < 0); ``feature_inputs`` int32[6]: where the state holds the
  *     features' inputs (hands [4, T], KBs [4, T], melds needed [4], discard turn [4], claim tile [4],
- *     chow allowed [4]); ``feature_outputs`` int32[5]: where the observation takes the features
- *     (deficiency, after discard [T], effective [T], effective count, after claim [5]; -1: not
- *     shown); every other entry is 0. memos: None or N memo buffers (or None each); out
+ *     chow allowed [4]); ``feature_outputs`` int32[7]: where the observation takes the features
+ *     (deficiency, after discard [T], effective [T], effective count, after claim [5], effective
+ *     count after each discard [T], after each kong [T]; -1: not shown); every other entry is 0. memos: None or N memo buffers (or None each); out
  *     float32[N * 4 * size], int32[N * 4].
  *
  *   memo_bytes() -> int;  memo_stats(memo) -> {"hits", "misses"}.
@@ -63,6 +64,7 @@
 #define NBOUND 9        /* boundary states 3 * c4 + c5 */
 #define SUIT_ROW (VEC * NBOUND)
 #define BIG 10000
+#define NUM_OUTPUTS 7   /* the features (seat_features.FEATURE_NAMES) */
 
 static const int P15[6] = {1, 15, 225, 3375, 50625, 759375};
 
@@ -341,6 +343,129 @@ static void seat_features(const Tables *tb, int T, const int8_t *hand, const int
     }
 }
 
+/* a part's (k, p) vector (k <= kmax) from its two half rows (suits: left / right, honours: h4 / h3) */
+static void part_vector(const Tables *tb, int P, int r0, int r1, int *out, int kmax) {
+    if (P < 3)
+        suit_vector(tb->left + (size_t)r0 * SUIT_ROW, tb->right + (size_t)r1 * SUIT_ROW, out, kmax);
+    else
+        honour_vector(tb->h4 + (size_t)r0 * VEC, tb->h3 + (size_t)r1 * VEC, out, kmax);
+}
+
+/* a half row of part P (suits: h 0 left, 1 right; honours: h4, h3) */
+static inline const uint8_t *half_row(const Tables *tb, int P, int h, int row) {
+    if (P < 3) return (h ? tb->right : tb->left) + (size_t)row * SUIT_ROW;
+    return (h ? tb->h3 : tb->h4) + (size_t)row * VEC;
+}
+
+/* X: half h of part P at ``row`` joined with the other parts (join_half / join_honour) */
+static void join_part_half(const Tables *tb, int P, int h, int row, const int *others, int m, int *X) {
+    if (P < 3)
+        join_half(half_row(tb, P, h, row), others, m, X);
+    else
+        join_honour(half_row(tb, P, h, row), others, m, X);
+}
+
+/* the deficiency of half h of part P at ``row`` with the rest joined into X (half_value / honour_value) */
+static inline int part_half_value(const Tables *tb, int P, int h, int row, const int *X, int m) {
+    return P < 3 ? half_value(half_row(tb, P, h, row), X, m) : honour_value(half_row(tb, P, h, row), X, m);
+}
+
+/* Per discard and per kong of the seat on its discard turn (hand H of 3m+2 tiles), for each held t:
+ * the effective count of H - t (KB copies of the draws u that lower its deficiency; the discarded
+ * copy does not return to the KB, as in ``features.effective_count_after_discard``), and the
+ * deficiency after a kong of t: a concealed kong (4 held, m >= 1) leaves H - 4t with one meld less
+ * to build, an added kong leaves H - t (its deficiency after_disc[t]). NOT_APPLICABLE where t is
+ * not held.
+ *
+ * A row H - t + u differs from H in one part when u and t share it, else in two. So: the vector of
+ * every part after each draw u (computed once), and per t the vector of t's part without t, the
+ * other parts joined with it, and one final min-plus per draw in another part; a draw in t's own
+ * part changes one or both of its halves: the other half joined with the other parts (as in
+ * seat_features), then one pass per draw. Option codes are linear in the changes: discarding t
+ * moves its code by -(a + 1), drawing u by +1 (a = hand + KB). */
+static void discard_features(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
+                             const int32_t *after_disc, int32_t *out_count_after, int32_t *out_kong) {
+    int nparts = T == 34 ? 4 : 3;
+    int rows[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
+    int base[4][VEC], drawn[34][VEC], half[34], weight[34];
+    for (int t = 0; t < T; t++) {
+        int P = t < 27 ? t / 9 : 3, r = t < 27 ? t % 9 : t - 27;
+        half[t] = P < 3 ? suit_half(r) : hon_half(r);
+        weight[t] = P < 3 ? suit_weight(r) : hon_weight(r);
+        rows[P][half[t]] += code_of(hand[t], hand[t] + kb[t]) * weight[t];
+    }
+    for (int P = 0; P < nparts; P++) part_vector(tb, P, rows[P][0], rows[P][1], base[P], m);
+    if (nparts == 3) { /* no honours: the empty part, cost 0 for no meld and no pair */
+        for (int i = 0; i < VEC; i++) base[3][i] = BIG;
+        base[3][0] = 0;
+    }
+    for (int u = 0; u < T; u++) /* each part after the draw of u */
+        if (kb[u] > 0) {
+            int P = u < 27 ? u / 9 : 3, r[2] = {rows[P][0], rows[P][1]};
+            r[half[u]] += weight[u];
+            part_vector(tb, P, r[0], r[1], drawn[u], m);
+        }
+    int same[4][2][VEC * NBOUND], have_same[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
+    int others_of[4][VEC], have_others[4] = {0, 0, 0, 0};
+    for (int t = 0; t < T; t++) {
+        out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
+        if (hand[t] <= 0) continue;
+        int P = t < 27 ? t / 9 : 3, a = hand[t] + kb[t], h = half[t];
+        int r[2] = {rows[P][0], rows[P][1]};
+        r[half[t]] -= (a + 1) * weight[t];
+        int without[VEC], joined[4][VEC], pair[VEC], *others_p = others_of[P];
+        part_vector(tb, P, r[0], r[1], without, m);
+        /* joined[Q] (Q != P): every part but Q, with P's vector the one without t */
+        const int *v[4] = {base[0], base[1], base[2], base[3]};
+        v[P] = without;
+        for (int Q = 0; Q < 4; Q++) {
+            if (Q == P) continue;
+            int x[3], n = 0;
+            for (int R = 0; R < 4; R++)
+                if (R != Q) x[n++] = R;
+            minplus(v[x[0]], v[x[1]], pair, m);
+            minplus(pair, v[x[2]], joined[Q], m);
+        }
+        if (!have_others[P]) { /* the parts other than P, as they are */
+            int x[3], n = 0;
+            for (int R = 0; R < 4; R++)
+                if (R != P) x[n++] = R;
+            minplus(base[x[0]], base[x[1]], pair, m);
+            minplus(pair, base[x[2]], others_p, m);
+            have_others[P] = 1;
+        }
+        int now = after_disc[t], count = 0, changed[VEC * NBOUND], have_changed = 0;
+        for (int u = 0; u < T; u++) {
+            if (kb[u] <= 0) continue;
+            int Q = u < 27 ? u / 9 : 3, value;
+            if (Q != P) {
+                value = final_value(drawn[u], joined[Q], m);
+            } else if (half[u] == h) { /* t's half changes twice; the other half as it is */
+                if (!have_same[P][h]) {
+                    join_part_half(tb, P, 1 - h, rows[P][1 - h], others_p, m, same[P][h]);
+                    have_same[P][h] = 1;
+                }
+                value = part_half_value(tb, P, h, r[h] + weight[u], same[P][h], m);
+            } else { /* both halves change: t's half (without t) joined first */
+                if (!have_changed) {
+                    join_part_half(tb, P, h, r[h], others_p, m, changed);
+                    have_changed = 1;
+                }
+                value = part_half_value(tb, P, 1 - h, rows[P][1 - h] + weight[u], changed, m);
+            }
+            if (value < now) count += kb[u];
+        }
+        out_count_after[t] = count;
+        out_kong[t] = after_disc[t];
+        if (hand[t] >= 4 && m >= 1) { /* concealed: its own vector without the four, one meld less */
+            int rk[2] = {rows[P][0], rows[P][1]}, w[VEC];
+            rk[half[t]] -= (code_of(4, 4) - code_of(0, 0)) * weight[t];
+            part_vector(tb, P, rk[0], rk[1], w, m - 1);
+            out_kong[t] = final_value(w, others_p, m - 1);
+        }
+    }
+}
+
 /* ---- a small memo of whole seats, owned by the caller -----------------------------------------
  * Between a claim window and the next draw, the three seats that did not draw keep their hand and
  * their KB: their features (without claims) are those of the window. The memo keeps the last
@@ -357,6 +482,8 @@ typedef struct {
     int64_t count;
     uint8_t eff[34];
     int32_t disc[34];
+    int16_t count_after[34]; /* the discard turn's rows (discard_features) */
+    int8_t kong[34];
 } MemoEntry;
 typedef struct {
     uint64_t hits, misses;
@@ -380,7 +507,8 @@ static MemoEntry *memo_slot(Memo *memo, const uint8_t *key) {
  * need the part vectors, and then stored for the next step) */
 static void seat_features_memo(Memo *memo, const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
                                int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
-                               int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim) {
+                               int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
+                               int32_t *out_count_after, int32_t *out_kong) {
     uint8_t key[37];
     MemoEntry *e = NULL;
     if (memo) {
@@ -393,6 +521,10 @@ static void seat_features_memo(Memo *memo, const Tables *tb, int T, const int8_t
             memcpy(out_eff, e->eff, (size_t)T);
             memcpy(out_disc, e->disc, sizeof(int32_t) * (size_t)T);
             for (int c = 0; c < 5; c++) out_claim[c] = NOT_APPLICABLE;
+            for (int t = 0; t < T; t++) {
+                out_count_after[t] = e->count_after[t];
+                out_kong[t] = e->kong[t];
+            }
             return;
         }
         memo->misses++;
@@ -400,6 +532,10 @@ static void seat_features_memo(Memo *memo, const Tables *tb, int T, const int8_t
     prefetch_seat(tb, hand, kb, discard_turn);
     seat_features(tb, T, hand, kb, m, discard_turn, claim_tile, chow_ok, out_def, out_disc, out_eff, out_count,
                   out_claim);
+    if (discard_turn)
+        discard_features(tb, T, hand, kb, m, out_disc, out_count_after, out_kong);
+    else
+        for (int t = 0; t < T; t++) out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
     if (e) { /* stored with or without a claim tile: the rows other than the claims do not depend on it */
         memcpy(e->key, key, 37);
         e->used = 1;
@@ -407,6 +543,10 @@ static void seat_features_memo(Memo *memo, const Tables *tb, int T, const int8_t
         e->count = *out_count;
         memcpy(e->eff, out_eff, (size_t)T);
         memcpy(e->disc, out_disc, sizeof(int32_t) * (size_t)T);
+        for (int t = 0; t < T; t++) { /* counts <= 4 * 34, deficiencies <= 99 */
+            e->count_after[t] = (int16_t)out_count_after[t];
+            e->kong[t] = (int8_t)out_kong[t];
+        }
     }
 }
 
@@ -441,12 +581,13 @@ static int need_tables(Py_ssize_t T, Py_buffer *left, Py_buffer *right, Py_buffe
 
 static PyObject *py_features(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer left, right, h4, h3, hands, kbs, needed, dturn, claim, chow, o_def, o_disc, o_eff, o_cnt, o_claim, mem;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*w*w*w*w*w*w*", &left, &right, &h4, &h3, &hands, &kbs, &needed,
-                          &dturn, &claim, &chow, &o_def, &o_disc, &o_eff, &o_cnt, &o_claim, &mem))
+    Py_buffer left, right, h4, h3, hands, kbs, needed, dturn, claim, chow, o_def, o_disc, o_eff, o_cnt, o_claim, o_ca,
+        o_kong, mem;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*w*w*w*w*w*w*w*w*", &left, &right, &h4, &h3, &hands, &kbs, &needed,
+                          &dturn, &claim, &chow, &o_def, &o_disc, &o_eff, &o_cnt, &o_claim, &o_ca, &o_kong, &mem))
         return NULL;
-    Py_buffer *all[16] = {&left, &right, &h4, &h3, &hands, &kbs, &needed, &dturn, &claim, &chow,
-                          &o_def, &o_disc, &o_eff, &o_cnt, &o_claim, &mem};
+    Py_buffer *all[18] = {&left, &right, &h4, &h3, &hands, &kbs, &needed, &dturn, &claim, &chow,
+                          &o_def, &o_disc, &o_eff, &o_cnt, &o_claim, &o_ca, &o_kong, &mem};
     Memo *memo;
     PyObject *result = NULL;
     Py_ssize_t S = needed.len / 8;
@@ -459,6 +600,7 @@ static PyObject *py_features(PyObject *self, PyObject *args) {
         !need_size(&claim, S * 8, "claim_tile") || !need_size(&chow, S, "chow_ok") || !need_size(&o_def, S * 4, "out_deficiency") ||
         !need_size(&o_disc, S * T * 4, "out_after_discard") || !need_size(&o_eff, S * T, "out_effective") ||
         !need_size(&o_cnt, S * 8, "out_count") || !need_size(&o_claim, S * 5 * 4, "out_after_claim") ||
+        !need_size(&o_ca, S * T * 4, "out_count_after_discard") || !need_size(&o_kong, S * T * 4, "out_after_kong") ||
         !as_memo(&mem, &memo))
         goto done;
     const int8_t *H = hands.buf, *K = kbs.buf;
@@ -486,11 +628,12 @@ static PyObject *py_features(PyObject *self, PyObject *args) {
     for (Py_ssize_t s = 0; s < S; s++)
         seat_features_memo(memo, &tb, (int)T, H + s * T, K + s * T, (int)M[s], DT[s], C[s] < 0 ? -1 : (int)C[s], CO[s],
                            (int32_t *)o_def.buf + s, (int32_t *)o_disc.buf + s * T, (uint8_t *)o_eff.buf + s * T,
-                           (int64_t *)o_cnt.buf + s, (int32_t *)o_claim.buf + s * 5);
+                           (int64_t *)o_cnt.buf + s, (int32_t *)o_claim.buf + s * 5, (int32_t *)o_ca.buf + s * T,
+                           (int32_t *)o_kong.buf + s * T);
     result = Py_None;
     Py_INCREF(result);
 done:
-    for (int i = 0; i < 16; i++) PyBuffer_Release(all[i]);
+    for (int i = 0; i < 18; i++) PyBuffer_Release(all[i]);
     return result;
 }
 
@@ -579,7 +722,7 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
         goto done;
     }
     if (!need_tables(T, &left, &right, &h4, &h3) || !need_size(&fin, 24, "feature_inputs") ||
-        !need_size(&fout, 20, "feature_outputs") || !need_size(&copies, 16 * R, "copies") ||
+        !need_size(&fout, 4 * NUM_OUTPUTS, "feature_outputs") || !need_size(&copies, 16 * R, "copies") ||
         !need_size(&onehots, 16 * K, "onehots") || !need_size(&fields, 12 * F, "fields") ||
         !need_size(&o_obs, 16 * N * size, "out_observation") || !need_size(&o_def, 16 * N, "out_deficiency"))
         goto done;
@@ -607,8 +750,8 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
                 PyErr_SetString(PyExc_ValueError, "observe(): a feature input does not fit the state");
                 goto done;
             }
-        static const int out_len[5] = {1, -1, -1, 1, 5}; /* -1: T entries */
-        for (int i = 0; i < 5; i++)
+        static const int out_len[NUM_OUTPUTS] = {1, -1, -1, 1, 5, -1, -1}; /* -1: T entries */
+        for (int i = 0; i < NUM_OUTPUTS; i++)
             if (FO[i] >= 0 && FO[i] + (out_len[i] < 0 ? T : out_len[i]) > size) {
                 PyErr_SetString(PyExc_ValueError, "observe(): a feature view does not fit the observation");
                 goto done;
@@ -683,15 +826,18 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
                 }
                 o[OH[4 * k] + v] = 1.0f;
             }
-            int32_t after_disc[34], after_claim[5];
+            int32_t after_disc[34], after_claim[5], count_after[34], after_kong[34];
             uint8_t eff[34];
             int64_t count;
             seat_features_memo(memo, &tb, T, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, st[FI[4] + s],
-                               st[FI[5] + s] != 0, &def[s], after_disc, eff, &count, after_claim);
+                               st[FI[5] + s] != 0, &def[s], after_disc, eff, &count, after_claim, count_after,
+                               after_kong);
             if (FO[0] >= 0) o[FO[0]] = (float)def[s];
             for (int t = 0; t < T; t++) {
                 if (FO[1] >= 0) o[FO[1] + t] = (float)after_disc[t];
                 if (FO[2] >= 0) o[FO[2] + t] = eff[t];
+                if (FO[5] >= 0) o[FO[5] + t] = (float)count_after[t];
+                if (FO[6] >= 0) o[FO[6] + t] = (float)after_kong[t];
             }
             if (FO[3] >= 0) o[FO[3]] = (float)count;
             if (FO[4] >= 0)

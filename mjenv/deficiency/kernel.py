@@ -104,7 +104,9 @@ def features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo=N
     Returns:
         dict of fresh arrays: ``deficiency`` int32[S], ``deficiency_after_discard`` int32[S, T] (-1
         where not applicable), ``effective_tiles`` bool[S, T], ``effective_count`` int64[S],
-        ``deficiency_after_claim`` int32[S, 5] (-1 where not applicable).
+        ``deficiency_after_claim`` int32[S, 5] (-1 where not applicable),
+        ``effective_count_after_discard`` and ``deficiency_after_kong`` int32[S, T] (-1 where t is
+        not held or it is not the seat's discard turn).
 
     Raises:
         RuntimeError: the kernel is not installed (check :func:`available` first).
@@ -124,6 +126,8 @@ def features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo=N
         "effective_tiles": np.empty((s_n, t), dtype=np.bool_),
         "effective_count": np.empty(s_n, dtype=np.int64),
         "deficiency_after_claim": np.empty((s_n, NUM_CLAIM_KINDS), dtype=np.int32),
+        "effective_count_after_discard": np.empty((s_n, t), dtype=np.int32),
+        "deficiency_after_kong": np.empty((s_n, t), dtype=np.int32),
     }
     ext.features(
         *_table_buffers(t), hands, kbs,
@@ -132,7 +136,8 @@ def features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo=N
         np.ascontiguousarray(claim_tile, dtype=np.int64).reshape(s_n),
         np.ascontiguousarray(chow_ok, dtype=np.uint8).reshape(s_n),
         out["deficiency"], out["deficiency_after_discard"], out["effective_tiles"].view(np.uint8),
-        out["effective_count"], out["deficiency_after_claim"], _NO_MEMO if memo is None else memo,
+        out["effective_count"], out["deficiency_after_claim"], out["effective_count_after_discard"],
+        out["deficiency_after_kong"], _NO_MEMO if memo is None else memo,
     )  # fmt: skip
     return out
 

@@ -3,8 +3,9 @@
 Not from the papers: a batched evaluator over :mod:`mjenv.deficiency.dp`'s one-tile variants (the
 features equal :mod:`mjenv.deficiency.features`' functions exactly; tests compare them). For each
 seat: its knowledge-aware deficiency, the deficiency after each discard (on its discard turn), the
-effective tiles (draws that lower it) and their KB count, and the deficiency after each claim of the
-discard on offer (chow low / mid / high, pong, kong).
+effective tiles (draws that lower it) and their KB count, the deficiency after each claim of the
+discard on offer (chow low / mid / high, pong, kong), and on its discard turn, per action, the
+effective count after each discard and the deficiency after each kong.
 
 Two backends give the same arrays: the compiled kernel (:mod:`mjenv.deficiency.kernel`, when it is
 installed) and numpy (:class:`DeficiencyFeatures` with a bounded cache of part vectors).
@@ -16,7 +17,8 @@ import numpy as np
 
 from mjenv.deficiency import dp as _dp
 from mjenv.deficiency import kernel as _kernel
-from mjenv.deficiency.features import CLAIM_KINDS, NOT_APPLICABLE
+from mjenv.deficiency.dp import INCOMPLETABLE
+from mjenv.deficiency.features import CLAIM_KINDS, NOT_APPLICABLE, discard_rows
 
 __all__ = ["FEATURE_INPUTS", "FEATURE_NAMES", "DeficiencyFeatures", "PartCache"]
 
@@ -25,6 +27,7 @@ FEATURE_INPUTS = ("hands", "knowledge_bases", "melds_needed", "discard_turn", "c
 #: The outputs of :meth:`DeficiencyFeatures.compute` (and of the kernel), in order.
 FEATURE_NAMES = (
     "deficiency", "deficiency_after_discard", "effective_tiles", "effective_count", "deficiency_after_claim",
+    "effective_count_after_discard", "deficiency_after_kong",
 )  # fmt: skip
 
 
@@ -163,7 +166,11 @@ class DeficiencyFeatures:
         Returns:
             dict with ``deficiency`` int32[S], ``deficiency_after_discard`` int32[S, T],
             ``effective_tiles`` bool[S, T], ``effective_count`` int64[S], ``deficiency_after_claim``
-            int32[S, 5] (fresh arrays the caller may modify).
+            int32[S, 5], and for the seats on their discard turn ``effective_count_after_discard`` (the
+            effective count of the hand minus t) and ``deficiency_after_kong`` (after a concealed kong
+            of t when four are held, else after an added kong: the hand minus t), both int32[S, T]
+            and -1 where t is not held or it is not the seat's discard turn (fresh arrays the caller
+            may modify).
         """
         if self.backend == "c":
             return _kernel.features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo=memo)
@@ -226,7 +233,25 @@ class DeficiencyFeatures:
                 pool[rows[n_seat:], 0][:, None, None], others[seat, part][:, None], needed[seat] - 1
             )
             out["deficiency_after_claim"][seat, col] = res[:, 0, 0]
+        out.update(self._discard_turn_rows(hands, kbs, needed, discard_turn, out["deficiency_after_discard"]))
         return out
+
+    @staticmethod
+    def _discard_turn_rows(hands, kbs, needed, discard_turn, after_discard) -> dict[str, np.ndarray]:
+        """``effective_count_after_discard`` and ``deficiency_after_kong`` (see :meth:`compute`)."""
+        count = np.full(hands.shape, NOT_APPLICABLE, dtype=np.int32)
+        kong = np.full(hands.shape, NOT_APPLICABLE, dtype=np.int32)
+        turn = np.flatnonzero(discard_turn & (hands.sum(axis=1) > 0))
+        if len(turn):
+            h, k, m = hands[turn], kbs[turn], needed[turn]
+            count[turn] = discard_rows(h, k, m)[1]
+            kong[turn] = after_discard[turn]  # an added kong leaves the hand minus t, as a discard does
+            r4, t4 = np.nonzero((h >= 4) & (m[:, None] >= 1))  # a concealed kong: minus 4t, one meld less
+            if len(r4):
+                rest = h[r4].copy()
+                rest[np.arange(len(r4)), t4] -= 4
+                kong[turn[r4], t4] = np.minimum(_dp.deficiency_batch(rest, k[r4], m[r4] - 1), INCOMPLETABLE)
+        return {"effective_count_after_discard": count, "deficiency_after_kong": kong}
 
     @staticmethod
     def _claim_offsets(d: int, chow_ok: bool) -> list[tuple[int, ...] | None]:
