@@ -69,6 +69,9 @@ def _add_eval_options(p: argparse.ArgumentParser, deals: int, workers: int) -> N
     p.add_argument("--seed", type=int, default=0, help="seed of the walls and agents (default 0)")
     _add_rules_option(p)
     p.add_argument("--workers", type=int, default=workers, help=f"worker processes (default {workers})")
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch threads per worker for policy:PATH agents (default 1, so that ms/decision is not "
+                        "inflated by threads competing for the cores)")  # fmt: skip
     p.add_argument("--ray", action="store_true", help="run the deals as Ray tasks (pip install 'mjenv[ray]')")
     p.add_argument("--ray-address", default=None, help="Ray cluster address (default: start a local Ray)")
     p.add_argument("--out", default=None, help="folder for results .md/.json/.png (default: nothing written)")
@@ -86,6 +89,7 @@ def _run_eval(args: argparse.Namespace, agents: list[str]) -> int:
             args.seed,
             rules=args.rules,
             workers=args.workers,
+            threads=args.threads,
             use_ray=args.ray,
             ray_address=args.ray_address,
             progress=not args.no_progress,

@@ -78,3 +78,22 @@ def test_subcommands_can_be_registered_by_other_modules(capsys):
             cli.register_command("unit-test-cmd", "again", build)
     finally:
         cli._COMMANDS.pop("unit-test-cmd")
+
+
+def test_eval_threads_flag_reaches_the_harness(monkeypatch, capsys):
+    import importlib
+
+    # the package re-exports the function under the module's name, so fetch the module itself
+    evaluate_module = importlib.import_module("mjenv.baselines.evaluate")
+    seen = {}
+    real = evaluate_module.evaluate
+
+    def spy(*args, **kwargs):
+        seen["threads"] = kwargs.get("threads")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(evaluate_module, "evaluate", spy)
+    assert cli.main(["eval", "greedy", "random", "--deals", "1", "--no-progress", "--threads", "3"]) == 0
+    assert seen["threads"] == 3
+    assert cli.main(["eval", "greedy", "random", "--deals", "1", "--no-progress"]) == 0
+    assert seen["threads"] == 1
