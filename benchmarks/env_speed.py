@@ -73,7 +73,7 @@ def run_mjenv(hands: int, seed: int) -> tuple[int, int]:
     import mjenv
 
     env = mjenv.parallel_env()
-    FEATURE_STATS["engine"] = env.spec.features  # for the cache statistics printed at the end
+    FEATURE_STATS["features"] = env.spec.features  # for the cache statistics printed at the end
     pick = MaskedRandom(seed)
     steps = 0
     for h in range(hands):
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> None:
               f"{r['warmup']:>9.2f} {r['hands_per_s']:>8.1f} {r['steps_per_s']:>8.0f} {r['steps'] / r['hands']:>10.1f}")
     print("(hands/s and steps/s per CPU second of this process; warm-up = 2 hands incl. imports and tables; "
           f"sampler {args.sampler})")
-    eng = FEATURE_STATS.get("engine")
+    eng = FEATURE_STATS.get("features")
     if eng is not None:
         if eng.backend == "c":
             print("mjenv feature backend: c (the compiled kernel builds all four observations in one call per step)")

@@ -2,7 +2,8 @@
 
 Both play the same deals (table i seeded with seed + i) with masked uniformly random actions drawn
 from one generator per table, so both do the same games' work; the only difference is that the
-vector env computes the deficiency features of all tables in one batched engine call per step.
+vector env observes all tables in one observation-writer call per step (one C call with the compiled
+kernel, one batched feature evaluation on the numpy path).
 
 Wall-clock rates and rates per CPU-second of this process are both printed: on a shared machine the
 wall clock also counts time spent waiting for a core, CPU time does not.

@@ -180,6 +180,7 @@ OBSERVATIONS = ("default", "oracle")
 SHAPINGS = (None, "deficiency")
 ILLEGAL_ACTIONS = ("penalize", "raise")
 RENDER_MODES = ("ansi", "human", "rgb_array")
+_SEAT = {a: s for s, a in enumerate(AGENTS)}
 #: Reward of an agent whose illegal action ended the hand (PettingZoo's classic games use -1).
 ILLEGAL_REWARD = -1.0
 
@@ -442,8 +443,10 @@ class StepResult(NamedTuple):
         done: bool[N] whether the table's hand ended this step.
         final_obs, final_masks: float32[N, 4, size], int8[N, 4, A]: with ``autoreset``, the last
             observations of the hands that ended (before an illegal action: the ones before it); else None.
-        scores: int64[N, 4] score changes of the hands that ended (0 elsewhere).
-        winners, illegal: bool[N, 4] winning seats and seats whose illegal action ended the hand.
+        scores: int64[N, 4] score changes of the hands that ended (0 elsewhere); None when no hand
+            ended and there is no autoreset (the PettingZoo envs read the tables' infos instead).
+        winners, illegal: bool[N, 4] winning seats and seats whose illegal action ended the hand (None
+            as ``scores``).
     """
 
     rewards: np.ndarray
@@ -493,15 +496,18 @@ def step_tables(tables: list[_Table], actions: list[dict[int, Any]], output: _Ou
         t.move(c, b)
     ended = [i for i, t in enumerate(tables) if t.over]
     rewards = np.zeros((n, 4))
-    scores = np.zeros((n, 4), dtype=np.int64)
-    winners = np.zeros((n, 4), dtype=bool)
-    illegal = np.zeros((n, 4), dtype=bool)
-    final_obs = final_masks = None
+    done = np.zeros(n, dtype=bool)
+    scores = winners = illegal = final_obs = final_masks = None
+    if ended or autoreset:
+        scores = np.zeros((n, 4), dtype=np.int64)
+        winners = np.zeros((n, 4), dtype=bool)
+        illegal = np.zeros((n, 4), dtype=bool)
     if autoreset:
         final_obs = np.zeros((n, 4, tables[0].spec.size), dtype=np.float32)
         final_masks = np.zeros((n, 4, tables[0].layout.size), dtype=np.int8)
     for i in ended:
         t = tables[i]
+        done[i] = True
         if t.ended_by_illegal:
             rewards[i, t.illegal_seats] = ILLEGAL_REWARD
             illegal[i, t.illegal_seats] = True
@@ -526,8 +532,6 @@ def step_tables(tables: list[_Table], actions: list[dict[int, Any]], output: _Ou
                 tables[i].install(obs[k], deficiency[k])
             else:  # autoreset: the final state of a hand the table has already replaced
                 final_obs[i], final_masks[i] = obs[k], game.legal_action_masks()
-    done = np.zeros(n, dtype=bool)
-    done[ended] = True
     for i, t in enumerate(tables):
         if before[i] is not None:
             # gamma * Phi(s') - Phi(s), Phi = 0 once the hand is over (added as one term, as always)
@@ -617,7 +621,7 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
             if a not in self.agents:
                 raise ValueError(f"unknown or finished agent {a!r}; live agents: {self.agents}")
         t = self._table
-        result = step_tables([t], [{AGENTS.index(a): x for a, x in actions.items()}], self._output)
+        result = step_tables([t], [{_SEAT[a]: x for a, x in actions.items()}], self._output)
         over = bool(result.done[0])
         obs_rows, masks = t.obs, t.masks
         obs = {a: {"observation": obs_rows[i], "action_mask": masks[i]} for i, a in enumerate(AGENTS)}
@@ -635,7 +639,7 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
     """Four-player Mahjong, PettingZoo AEC API (see the module docstring)."""
 
     def observe(self, agent):
-        return self._table.observation(AGENTS.index(agent))
+        return self._table.observation(_SEAT[agent])
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self._start(seed, options)
@@ -657,7 +661,7 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
             self._was_dead_step(action)
             return
         t = self._table
-        seat = AGENTS.index(agent)
+        seat = _SEAT[agent]
         a = t.check_action(seat, action)
         # checked before any state changes, so a caught ValueError leaves the env as it was
         bad = t.illegal({seat: a})

@@ -1,7 +1,8 @@
-/* Compiled observation kernel: every deficiency feature of a batch of seats in one C call.
+/* Compiled observation kernel: every deficiency feature of a batch of seats in one C call, and the C
+ * executor of the observation writer's plan (``observe``, below).
  *
  * Not from the papers: a C port of the ``dp`` feature path (``mjenv/deficiency/dp.py``, "one-tile
- * variants", and ``mjenv.observation.DeficiencyFeatures.compute``), which it must equal exactly
+ * variants", and ``mjenv.deficiency.seat_features.DeficiencyFeatures.compute``), which it must equal exactly
  * (``tests/test_kernel.py`` compares the two on random seats). The idea is the same: a complete
  * pattern splits into one part per suit plus the honours, each part's minimum cost for every
  * (melds k, pair p) comes from the lookup tables of ``_dp_tables`` (a suit is cut into a left part,
@@ -12,8 +13,8 @@
  * What the C version adds: a feature row (the hand after one draw or one discard) changes ONE half
  * of one part, so the unchanged half is first joined with the other three parts into
  * X[k][p][b] = min over splits of half[k1][p1][b] + others[k - k1][p - p1]; each row is then one
- * pass over (k, p, b) of the changed half's table row. A small memo of whole seats (keyed on the
- * complete input) serves the seats whose hand and KB did not change since the last call; every
+ * pass over (k, p, b) of the changed half's table row. A small memo of whole seats per table (keyed
+ * on the complete input) serves the seats whose hand and KB did not change since the last call; every
  * other seat is evaluated from the tables, in a few microseconds.
  *
  * Values: table entries are uint8 with INF = 100 for "no pattern"; sums are taken in int and any
