@@ -221,7 +221,8 @@ def plot(agg: dict, algo: str, path: Path, xlabel: str) -> None:
                     ax.plot(*zip(*pts), color=line.get_color(), lw=0.7, alpha=0.35)
         ref = [r[f"{opp}_seat_win_{opp}"] for res in agg.values() for r in res["rows"]]
         if ref:
-            ax.axhline(np.mean(ref), color="grey", ls=":", label=f"a {opp} seat's win rate (same hands)")
+            ax.axhline(np.mean(ref), color="grey", ls=":",
+                       label=f"a {opp} seat's win rate (same hands, mean of all points)")
         ax.axhline(0.25, color="k", lw=0.5)
         ax.set_ylim(0, 1)
         ax.set_title(f"policy vs three {opp} agents (fresh duplicate deals)")

@@ -21,11 +21,13 @@ def run(*args: str, timeout: int = 120) -> str:
     return proc.stdout
 
 
-@pytest.mark.parametrize("script", ["examples/sb3_maskable_ppo.py", "examples/rllib_ppo.py",
-                                    "benchmarks/shaping_study.py"])
-def test_help_works(script):
+@pytest.mark.parametrize(("script", "flag"), [("examples/sb3_maskable_ppo.py", "--torch-threads"),
+                                              ("examples/rllib_ppo.py", "--torch-threads"),
+                                              ("benchmarks/shaping_study.py", "--ppo-steps"),
+                                              ("benchmarks/train_ppo_throughput.py", "--steps")])
+def test_help_works(script, flag):
     out = run(script, "--help")
-    assert "usage:" in out and "--torch-threads" in out or "--ppo-steps" in out
+    assert out.startswith("usage:") and flag in out
 
 
 def test_sb3_example_trains_a_tiny_budget_saves_and_prints_its_evaluation(tmp_path):
@@ -63,3 +65,9 @@ def test_shaping_study_runs_two_seeds_of_the_variant_and_reports_cis(tmp_path):
     meta = json.loads((docs / "shaping_study.json").read_text())["meta"]
     assert meta["eval_seed_random"] == 424_242 and meta["eval_seed_greedy"] == 434_343
     assert (docs / "shaping_study_ppo.png").stat().st_size > 1000
+
+
+def test_train_ppo_throughput_benchmark_prints_its_breakdown_and_the_peer_ratio():
+    out = run("benchmarks/train_ppo_throughput.py", "--steps", "2048", "--env-steps", "64", "--num-envs", "4")
+    assert "env steps per CPU-second" in out and "| env (vector env step) |" in out
+    assert "ratio training / bare env:" in out
