@@ -21,7 +21,8 @@ METHOD_OPTIONS = {
     "hbba": (),
     "bda": ("thirteen", "variant"),
     "dp": ("device",),
-    "ndde": ("seed", "population", "generations", "mutation_factor", "crossover_rate"),
+    "ndde": ("seed", "population", "generations", "mutation_factor", "crossover_rate", "repair", "out_of_range",
+             "stop_at"),
 }
 
 
