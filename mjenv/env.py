@@ -428,11 +428,10 @@ class _Output:
             raise ValueError("render() needs a hand: call reset() first")
         if self.render_mode == "rgb_array":
             return _render.render_rgb(table.game, seat=self.render_seat, acting=table.acting)
-        text = _render.render_text(table.game, seat=self.render_seat, acting=table.acting)
         if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+            # a pygame window kept on this output (text with a one-line note without pygame or a display)
+            return _render.render_human(self, table.game, seat=self.render_seat, acting=table.acting)
+        return _render.render_text(table.game, seat=self.render_seat, acting=table.acting)
 
 
 class StepResult(NamedTuple):
@@ -599,7 +598,9 @@ class _Shell:
         return self._output.render(self._table)
 
     def close(self) -> None:
-        pass
+        window = getattr(self._output, "_window", None)  # render_mode="human" opens one on first render
+        if window is not None:
+            window.close()
 
 
 class MahjongParallelEnv(_Shell, ParallelEnv):

@@ -286,7 +286,9 @@ def test_aec_and_parallel_agree_on_a_hand(rules):
     assert any(scores.values())  # a hand that ends with a win
 
 
-def test_render_every_mode(capsys):
+def test_render_every_mode(capsys, monkeypatch):
+    for var in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):  # "human" falls back to text here, no window
+        monkeypatch.delenv(var, raising=False)
     env = parallel_env(render_mode="ansi")
     env.reset(seed=2)
     text = env.render()

@@ -198,6 +198,20 @@ def test_human_render_opens_a_pygame_window_showing_the_image():
     assert r.stdout.split() == ["None", "True"]
 
 
+def test_env_render_mode_human_shows_the_table_in_a_window_and_close_closes_it():
+    pytest.importorskip("pygame", reason="the render extra (pygame) is not installed")
+    r = _human_render(
+        "import mjenv\n"
+        "env = mjenv.parallel_env(render_mode='human'); env.reset(seed=2)\n"
+        "w = env._output._window\n"
+        "print(w.reason, np.array_equal(w.frame(), render.render_rgb(env._table.game)))\n"
+        "env.close(); print(w.frame() is None)",
+        SDL_VIDEODRIVER="dummy",
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["None", "True", "True"]
+
+
 @pytest.mark.parametrize(
     "block, reason",
     [("", "there is no display"), ("import sys; sys.modules['pygame'] = None\n", "pygame is not installed")],
