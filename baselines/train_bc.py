@@ -65,7 +65,8 @@ class Args:
     tensorboard: bool = True
     """write TensorBoard events"""
     eval_hands: int = 0
-    """duplicate-deal hands vs three greedy agents through the evaluation harness after training (0 = skip)"""
+    """duplicate DEALS vs three greedy agents after training, each played in the four seat rotations, so 4
+    hands per deal (--eval-hands 4 plays 16 hands; 0 = skip)"""
     progress: bool = True
     """show tqdm progress bars"""
     save_logs: bool = True

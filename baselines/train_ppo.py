@@ -110,7 +110,8 @@ class Args:
     eval_every: int = 20
     """updates between evaluations against three greedy agents (0 = only at the end)"""
     eval_hands: int = 64
-    """duplicate-deal hands per evaluation (each played in all four seat rotations; 0 = no evaluation)"""
+    """duplicate DEALS per evaluation, each played in the four seat rotations, so 4 hands per deal
+    (--eval-hands 4 plays 16 hands; 0 = no evaluation)"""
     out_dir: str = "runs/ppo"
     """folder for checkpoints, logs and plots"""
     tensorboard: bool = True

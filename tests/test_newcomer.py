@@ -378,3 +378,13 @@ def test_train_bc_prints_its_evaluation_as_a_markdown_table_not_json(tmp_path, c
     assert code == 0
     assert "(1 duplicate deals = 4 hands" in out
     assert "\n| policy | 1 |" in out and '"table"' not in out and "\\n" not in out
+
+
+@pytest.mark.parametrize("module", ["mjenv.baselines.train_ppo", "mjenv.baselines.train_bc"])
+def test_eval_hands_help_says_it_counts_deals_of_four_hands(module):
+    pytest.importorskip("torch", reason="the train extra is not installed")
+    r = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "COLUMNS": "200"})
+    assert r.returncode == 0, r.stderr
+    line = " ".join(r.stdout.split())
+    assert "--eval-hands EVAL_HANDS duplicate DEALS" in line and "4 hands per deal" in line
