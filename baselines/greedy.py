@@ -140,7 +140,7 @@ class GreedyAgent(Agent):
         after = deficiency_after_claim(
             s.hand.astype(np.int8), s.kb.astype(np.int8), s.last_discard, exposed_melds=exposed, melds=self.rules.melds
         )
-        # columns of CLAIM_KINDS: chow_low, chow_mid, chow_high, pong, kong; ties prefer kong, pong, chows
+        # columns of CLAIM_KINDS: chow_low, chow_mid, chow_high, pong, exposed_kong; ties prefer kong, pong, chows
         actions = (lay.chow_low, lay.chow_mid, lay.chow_high, lay.pong, lay.exposed_kong)
         preference = (4, 3, 0, 1, 2)
         best, best_d = lay.pass_, None

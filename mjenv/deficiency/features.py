@@ -20,7 +20,9 @@ from mjenv.deficiency._validate import Batch, normalize
 #: Entry of a feature that does not apply (a discard of a tile not held, an impossible claim).
 NOT_APPLICABLE = -1
 #: Columns of :func:`deficiency_after_claim`, in the order of the game's claim actions.
-CLAIM_KINDS = ("chow_low", "chow_mid", "chow_high", "pong", "kong")
+#: The claims a seat can make on a discard, in action-id order (``mjenv.game.actions.CLAIM_NAMES`` starts
+#: with these): the one name of each, the exposed kong included.
+CLAIM_KINDS = ("chow_low", "chow_mid", "chow_high", "pong", "exposed_kong")
 
 
 def _dp(hands: np.ndarray, kbs: np.ndarray, needed: np.ndarray) -> np.ndarray:
@@ -137,7 +139,7 @@ def deficiency_after_claim(hand, kb=None, discard=None, *, exposed_melds=0, meld
         "chow_mid": ((-1, 1), suited & (rank >= 1) & (rank <= 7)),
         "chow_high": ((-2, -1), suited & (rank >= 2)),
         "pong": ((0, 0), np.ones(n_b, bool)),
-        "kong": ((0, 0, 0), np.ones(n_b, bool)),
+        "exposed_kong": ((0, 0, 0), np.ones(n_b, bool)),
     }
     out = np.full((n_b, len(CLAIM_KINDS)), NOT_APPLICABLE, dtype=np.int32)
     all_h, all_k, all_m, slots = [], [], [], []

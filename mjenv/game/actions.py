@@ -23,7 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import IntEnum
 
-CLAIM_NAMES = ("chow_low", "chow_mid", "chow_high", "pong", "exposed_kong", "win", "pass")
+from mjenv.deficiency.features import CLAIM_KINDS
+
+CLAIM_NAMES = (*CLAIM_KINDS, "win", "pass")
 
 
 class Phase(IntEnum):
