@@ -2,7 +2,7 @@
 
 ``mjenv.deficiency._kernel`` computes the observation's deficiency features in C. It is optional:
 without a C compiler the install still succeeds and mjenv falls back to the numpy path (same values,
-slower); ``mjenv.deficiency.kernel_available()`` says which one runs.
+slower); ``mjenv.deficiency.kernel.available()`` says which one runs.
 
 ``mjenv.deficiency._fast`` is the default engine of a single ``deficiency()`` call (an exact table
 method in C). It is optional too: without it the call runs ``hbba`` (same values, slower).
