@@ -128,3 +128,56 @@ def test_rllib_multi_agent_ppo_trains_one_iteration_with_the_masked_module():
         algo.stop()
     finally:
         ray.shutdown()
+
+
+@pytest.mark.parametrize("seed, forced_seat", [(622, 0), (1002, 1)])
+def test_single_agent_env_plays_a_forced_non_pass_action_instead_of_an_illegal_pass(seed, forced_seat):
+    # In these hands (random opponents, the learner picking uniformly with its own seeded generator) a seat
+    # has exactly one legal action and it is not PASS (a forced discard): the learner itself at seed 622,
+    # an opponent at 1002. Sending PASS there ended the hand with an illegal-action penalty.
+    from mjenv.wrappers import SingleAgentEnv
+
+    env = SingleAgentEnv(opponents="random", seat=0)
+    forced = []
+    step = env.env.step
+
+    def watch(actions):
+        for a, o in env._obs.items():
+            m = o["action_mask"]
+            if m.sum() == 1 and not m[env.pass_action]:
+                forced.append(int(a[-1]))
+        return step(actions)
+
+    env.env.step = watch
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    done = False
+    while not done:
+        legal = np.flatnonzero(env.action_masks())
+        _, _, done, _, _ = env.step(int(legal[rng.integers(len(legal))]))
+    assert forced_seat in forced  # the hand did reach the forced state
+    assert not env.env._table.ended_by_illegal, env.env._table.illegal_seats
+
+
+@pytest.mark.parametrize("seed", [480, 1219])
+def test_rllib_adapter_plays_a_forced_non_pass_action_instead_of_an_illegal_pass(seed):
+    # Seeded uniform choices for the deciding seats; in these hands some seat is forced to one non-PASS
+    # action while nobody else decides. The adapter used to send PASS for it (an illegal action).
+    from mjenv.wrappers.rllib import RLlibParallelEnv
+
+    env = RLlibParallelEnv()
+    forced = []
+    step = env.env.step
+
+    def watch(actions):
+        forced.extend(a for a, o in env._raw.items()
+                      if o["action_mask"].sum() == 1 and not o["action_mask"][env.pass_action])
+        return step(actions)
+
+    env.env.step = watch
+    obs, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    while env.agents:
+        obs, *_ = env.step({a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()})
+    assert forced  # the hand did reach the forced state
+    assert not env.env._table.ended_by_illegal, env.env._table.illegal_seats

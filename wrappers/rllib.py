@@ -103,9 +103,13 @@ class RLlibParallelEnv(ParallelEnv):
         return [a for a in AGENTS if int(self._raw[a]["action_mask"].sum()) > 1]
 
     def _run_forced(self) -> bool:
-        """Step with PASS for everyone while no seat has a choice; True once the hand is over."""
+        """Step while no seat has a choice; True once the hand is over.
+
+        Every seat is left out of the action dict: the env plays each one's only legal action (usually
+        PASS, sometimes a forced discard, where sending PASS would be illegal).
+        """
         while not self._deciders():
-            self._raw, rew, term, _, self._infos = self.env.step(dict.fromkeys(AGENTS, self.pass_action))
+            self._raw, rew, term, _, self._infos = self.env.step({})
             for a in AGENTS:
                 self._pending[a] += float(rew[a])
             if term[AGENTS[0]]:
@@ -143,14 +147,12 @@ class RLlibParallelEnv(ParallelEnv):
     def step(self, actions: dict[str, Any]):
         if not self.agents:
             raise ValueError("step() after the hand ended; call reset()")
-        full = {}
+        full = {}  # seats without a choice are left out: the env plays their only legal action
         for a in AGENTS:
             if int(self._raw[a]["action_mask"].sum()) > 1:
                 if a not in actions:
                     raise ValueError(f"{a} has a choice this step and must send an action")
                 full[a] = int(actions[a])
-            else:
-                full[a] = self.pass_action
         self._raw, rew, term, _, self._infos = self.env.step(full)
         for a in AGENTS:
             self._pending[a] += float(rew[a])

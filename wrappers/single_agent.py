@@ -123,22 +123,29 @@ class SingleAgentEnv(gym.Env):
     def _learner_decides(self) -> bool:
         return int(self._obs[AGENTS[self.seat]]["action_mask"].sum()) > 1
 
-    def _play_others(self, learner_action: int) -> tuple[float, bool]:
-        """One env step with the learner's action and the opponents' choices; (learner reward, over)."""
+    def _play_others(self, learner_action: int | None) -> tuple[float, bool]:
+        """One env step with the learner's action and the opponents' choices; (learner reward, over).
+
+        Seats with a single legal action (and the learner, with ``learner_action=None``) are left out of
+        the action dict: the env plays a left-out seat's only legal action, which is usually PASS but can
+        be a forced discard, where sending PASS would be an illegal action.
+        """
         actions = {}
         for s, agent in self._seat_agents().items():
             o = self._obs[AGENTS[s]]
-            actions[AGENTS[s]] = agent.act(o) if int(o["action_mask"].sum()) > 1 else self.pass_action
-        actions[AGENTS[self.seat]] = int(learner_action)
+            if int(o["action_mask"].sum()) > 1:
+                actions[AGENTS[s]] = agent.act(o)
+        if learner_action is not None:
+            actions[AGENTS[self.seat]] = int(learner_action)
         self._obs, rewards, terms, truncs, self._infos = self.env.step(actions)
         self.env_steps += 1
         return float(rewards[AGENTS[self.seat]]), bool(terms[AGENTS[self.seat]] or truncs[AGENTS[self.seat]])
 
     def _advance(self) -> tuple[float, bool]:
-        """Play forced learner steps (PASS only) until the learner decides or the hand ends."""
+        """Play the learner's forced steps (one legal action) until it decides or the hand ends."""
         total, over = 0.0, False
         while not over and not self._learner_decides():
-            r, over = self._play_others(self.pass_action)
+            r, over = self._play_others(None)
             total += r
         return total, over
 
