@@ -44,7 +44,7 @@ import gymnasium as gym
 import numpy as np
 from pettingzoo import ParallelEnv
 
-AGENTS = tuple(f"player_{i}" for i in range(4))
+from mjenv import AGENTS
 
 
 class RLlibParallelEnv(ParallelEnv):

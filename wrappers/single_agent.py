@@ -39,7 +39,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-AGENTS = tuple(f"player_{i}" for i in range(4))
+from mjenv import AGENTS
 
 
 def _make_opponents(opponents: Any, rules: Any) -> list:
