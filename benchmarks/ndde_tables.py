@@ -41,7 +41,7 @@ Output: the tables on stdout and in a marked block of ``docs/bench/paper_tables.
 
 Usage::
 
-    nice -n 10 python -m benchmarks.ndde_tables             # the recorded run (~20 min on a loaded 2-core machine)
+    nice -n 10 python -m benchmarks.ndde_tables             # the recorded run (~30 min, loaded 2-core machine)
     python -m benchmarks.ndde_tables --one-suit-hands 118800  # Table 3 on the whole one-suit enumeration
     nice -n 10 python -m benchmarks.ndde_tables --screen-only --screen-hands 4000  # only the screen (~15 min)
     python -m benchmarks.ndde_tables --one-suit-hands 20 --hands 20 --runs 2 --grid-hands 10 --grid-runs 2 \\
@@ -615,11 +615,14 @@ def render_screen(scr: dict) -> list[str]:
     heads = [f"{c} suit{'s' if c != 1 else ''} ({p}, {g})" for c, p, g in SCREEN_CELLS]
     first = scr["rows"][0]["cells"]
     papers = [f"{first[f'{c},{p},{g}']['paper']:.2f}" for c, p, g in SCREEN_CELLS]
+    default_cell = first["{},{},{}".format(*SCREEN_CELLS[0])]
+    half = 50 * (default_cell["hi"] - default_cell["lo"])
     lines = ["### What we tried: other readings of the paper (issue 17)", "",
-             f"Command: `{scr.get('command') or 'python -m benchmarks.ndde_tables'}` (the full run includes it; "
+             f"Command: `nice -n 10 {scr.get('command') or 'python -m benchmarks.ndde_tables'}` (one process; the "
+             "full run includes it; "
              f"`--screen-only` runs it alone). {scr['hands']:,} one-suit hands (uniform sample of the 118,800) and "
-             f"{scr['hands']:,} two-suit hands, **one run each** (so a one-suit CI is about +-1.2 points at the "
-             "paper's default budget), the same hands and seed for every row; each row changes one rule of "
+             f"{scr['hands']:,} two-suit hands, **one run each** (so a one-suit CI is about +-{half:.1f} points at "
+             "the paper's default budget), the same hands and seed for every row; each row changes one rule of "
              "`ndde` (`screen_run` in `benchmarks/ndde_tables.py`). Cells read `ours [95% CI]` for "
              "(NP, G_max); **bold** marks the paper's figure outside the CI.", "",
              "| reading | what changes | " + " | ".join(heads) + " |",
