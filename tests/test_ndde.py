@@ -359,15 +359,35 @@ def test_tiny_paper_protocol_run_writes_its_block_once(tmp_path):
     (tmp_path / "paper_tables.md").write_text("# Paper tables\n\n## Where our numbers differ, and why\n\n- x\n")
     argv = ["--one-suit-hands", "6", "--hands", "6", "--runs", "2", "--grid-hands", "4", "--grid-runs", "2",
             "--grid-np", "10", "--grid-g", "10", "--ablation-hands", "4", "--ablation-runs", "1",
-            "--out", str(tmp_path), "--no-figures", "--no-progress"]
+            "--screen-hands", "4", "--out", str(tmp_path), "--no-figures", "--no-progress"]
     for _ in range(2):  # a rerun replaces the block
         assert ndde_tables.main(argv) == 0
     md = (tmp_path / "paper_tables.md").read_text()
     assert md.count(ndde_tables.BEGIN) == md.count(ndde_tables.END) == 1
     assert md.index(ndde_tables.END) < md.index("## Where our numbers differ")
     assert "### Table 3" in md and "### Table 1" in md and "| `pmeld_first` | `redraw` (defaults)" in md
+    assert "### What we tried" in md and "| r free |" in md
     report = json.loads((tmp_path / "paper_tables.json").read_text())[ndde_tables.JSON_KEY]
     assert set(report["table3"]) == {"NDDE_1", "NDDE_2"}
     assert report["table1"]["1"]["10,10"]["paper"] == 40.246
     assert len(report["ablation"]) == len(ndde.REPAIR_ORDERS) * len(ndde.OUT_OF_RANGE_RULES)
     assert ndde_tables.extract(md) in md and ndde_tables.splice(md, ndde_tables.extract(md)) == md
+    assert [r["name"] for r in report["screen"]["rows"]] == [v[0] for v in ndde_tables.SCREEN_VARIANTS]
+    assert all(len(r["cells"]) == len(ndde_tables.SCREEN_CELLS) for r in report["screen"]["rows"])
+
+
+@pytest.mark.parametrize("rule, kept", [
+    # hand 1m 1m 2m 2m 3m; slots (123m)(11m)(12m) use four 1m, the hand has two: the rule picks what survives
+    ("pchow>pair>meld", ["chow", None, None]),
+    ("pair>pchow>meld", ["chow", None, "pchow"]),
+    ("first_slot", [None, None, "pchow"]),
+    ("pmeld_early", ["chow", None, "pchow"]),
+])
+def test_screened_repair_rules_keep_what_their_order_says(rule, kept):
+    hand = np.zeros(27, dtype=np.int8)
+    hand[[0, 1, 2]] = [2, 2, 1]
+    s = element_set(hand)
+    index = {e: i + 1 for i, e in enumerate(s)}
+    x = np.array([[[index[("chow", (0, 1, 2))], index[("pair", (0, 0))], index[("pchow", (0, 1))], 0, 0]]])
+    ndde_tables._screen_repair(ndde._Search(hand.reshape(1, -1), 4), x, rule)
+    assert [s[v - 1][0] if v else None for v in x[0, 0, :3]] == kept

@@ -52,7 +52,8 @@ The algorithm (paper section -> code)
     within each kind. It comes far closer to the paper's Tables 1 and 3 than the alternatives but
     does not reach them (``benchmarks/ndde_tables.py``; one suit, NP = 20, G_max = 50: 91.6%
     [91.4, 91.8] against the paper's 93.3%, where removing a meld first gives 74% and the last slot
-    87%), so the authors' code differs in some further detail we have not identified;
+    87%), so the authors' code differs in some further detail we have not identified (two dozen other readings of
+    Secs. 2.3-3.2 screened in ``docs/bench/paper_tables.md``, "What we tried", none closes the gap);
   - ``"meld_first"``: a meld before a pseudomeld (the later slot first within each kind);
   - ``"last_slot"``: the later slot first whatever it holds (mjenv's rule before issue 17).
 
@@ -348,7 +349,8 @@ def deficiency_batch(
         crossover_rate: Cr of Eq. 10 (paper: 0.5).
         repair: which element the repair of Sec. 3.2.2 removes first from an over-used tile:
             ``"pmeld_first"`` (default; a pseudomeld before a meld, the later slot first within each;
-            inferred, it reproduces the paper's Tables 1 and 3), ``"meld_first"`` or ``"last_slot"``
+            inferred; the closest to the paper's Tables 1 and 3, still short of them), ``"meld_first"`` or
+            ``"last_slot"``
             (the later slot first whatever its kind; mjenv's rule before issue 17). See the module
             docstring.
         out_of_range: what Eq. 9 does with a mutant outside ``1..N_S``: ``"redraw"`` (default; a
