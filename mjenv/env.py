@@ -285,7 +285,7 @@ class _Table:
         g = self.game
         self.obs, self.deficiency = obs, deficiency
         self.masks = g.legal_action_masks()
-        self.acting = [] if g.is_over else [int(s) for s in g.acting_seats()]
+        self.acting = [] if g.is_over else g.acting_seats()  # a fresh list of Python ints
 
     def answering(self) -> list[int]:
         """Seats the AEC env selects for the current decision, in order: the current player on her turn;
@@ -641,8 +641,8 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
         t = self._table
         result = step_tables([t], [{_SEAT[a]: x for a, x in actions.items()}], self._output)
         over = bool(result.done[0])
-        obs_rows, masks = t.obs, t.masks
-        obs = {a: {"observation": obs_rows[i], "action_mask": masks[i]} for i, a in enumerate(AGENTS)}
+        # rows by unpacking (one pass over each array, no per-row indexing)
+        obs = {a: {"observation": o, "action_mask": m} for a, o, m in zip(AGENTS, t.obs, t.masks)}
         rew = dict(zip(AGENTS, result.rewards[0].tolist()))
         term = dict.fromkeys(AGENTS, over)
         trunc = dict.fromkeys(AGENTS, False)
