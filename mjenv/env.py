@@ -285,7 +285,7 @@ class _Table:
         g = self.game
         self.obs, self.deficiency = obs, deficiency
         self.masks = g.legal_action_masks()
-        self.acting = [] if g.is_over else [int(s) for s in g.acting_seats()]
+        self.acting = [] if g.is_over else g.acting_seats()  # a fresh list of Python ints
 
     def answering(self) -> list[int]:
         """Seats the AEC env selects for the current decision, in order: the current player on her turn;
@@ -313,18 +313,25 @@ class _Table:
     def infos(self) -> dict[str, dict[str, Any]]:
         """Every agent's info for the current state."""
         defs = self.deficiency.tolist()
+        over = self.over
         # potential() of each seat, in Python: -min(deficiency, cap), 0 once the hand is over
-        pots = [0.0] * 4 if self.over else [-float(min(d, POTENTIAL_CAP)) for d in defs]
+        pots = [0.0] * 4 if over else [-float(min(d, POTENTIAL_CAP)) for d in defs]
         acting = self.acting
-        return {a: self._info(i, i in acting, defs[i], pots[i]) for i, a in enumerate(AGENTS)}
-
-    def _info(self, seat: int, needs_action: bool, deficiency: int, potential: float) -> dict[str, Any]:
-        out = {"seat": seat, "needs_action": needs_action, "deficiency": deficiency, "potential": potential}
-        if self.ended_by_illegal or self.game.phase == Phase.END:
-            out["illegal_action"] = seat in self.illegal_seats
-            out["scores"] = 0 if self.ended_by_illegal else int(self.game.scores[seat])
-            out["winners"] = [] if self.ended_by_illegal else [int(w) for w in self.game.winners]
+        # one dict literal per agent (the hot path of every step)
+        out = {a: {"seat": i, "needs_action": i in acting, "deficiency": defs[i], "potential": pots[i]}
+               for i, a in enumerate(AGENTS)}
+        if over:
+            for i, info in enumerate(out.values()):
+                info.update(self._end_info(i))
         return out
+
+    def _end_info(self, seat: int) -> dict[str, Any]:
+        """The keys of a seat's info at the end of the hand."""
+        return {
+            "illegal_action": seat in self.illegal_seats,
+            "scores": 0 if self.ended_by_illegal else int(self.game.scores[seat]),
+            "winners": [] if self.ended_by_illegal else [int(w) for w in self.game.winners],
+        }
 
     # -- checks (no state changes) ----------------------------------------------------------------
 
@@ -485,15 +492,19 @@ def step_tables(tables: list[_Table], actions: list[dict[int, Any]], output: _Ou
     """
     chosen, bad = [], []
     for t, given in zip(tables, actions):
-        c = {s: t.check_action(s, a) for s, a in given.items()}
+        size, check = t.layout.size, t.check_action
+        # the common case (a Python int in range) inline; check_action for the rest and its errors
+        c = {s: a if type(a) is int and 0 <= a < size else check(s, a) for s, a in given.items()}
         b = t.illegal(c)  # raises in "raise" mode
         chosen.append(c if b else t.complete(c))  # an illegal action ends the hand whatever the others do
         bad.append(b)
     n = len(tables)
     before = [t.potentials() if t.shaping == "deficiency" else None for t in tables]
-    for t, c, b in zip(tables, chosen, bad):
+    ended = []
+    for i, (t, c, b) in enumerate(zip(tables, chosen, bad)):
         t.move(c, b)
-    ended = [i for i, t in enumerate(tables) if t.over]
+        if t.over:
+            ended.append(i)
     rewards = np.zeros((n, 4))
     done = np.zeros(n, dtype=bool)
     scores = winners = illegal = final_obs = final_masks = None
@@ -519,18 +530,25 @@ def step_tables(tables: list[_Table], actions: list[dict[int, Any]], output: _Ou
         t.acting = []
         output.write_log(t.game)
     # one writer call: the moved states (final states of ended hands included), then the new hands
-    states = [(i, t.game) for i, t in enumerate(tables) if not t.ended_by_illegal]
-    if autoreset:
-        for i in ended:
-            tables[i].deal()
-            states.append((i, tables[i].game))
-    if states:
-        obs, deficiency = tables[0].spec.observe_many([g for _, g in states], [tables[i].memo for i, _ in states])
-        for k, (i, game) in enumerate(states):
-            if game is tables[i].game:
-                tables[i].install(obs[k], deficiency[k])
-            else:  # autoreset: the final state of a hand the table has already replaced
-                final_obs[i], final_masks[i] = obs[k], game.legal_action_masks()
+    if n == 1 and not autoreset:  # the PettingZoo envs: one table, nothing dealt
+        t = tables[0]
+        if not t.ended_by_illegal:
+            obs, deficiency = t.spec.observe_many([t.game], [t.memo])
+            t.install(obs[0], deficiency[0])
+    else:
+        states = [(i, t.game) for i, t in enumerate(tables) if not t.ended_by_illegal]
+        if autoreset:
+            for i in ended:
+                tables[i].deal()
+                states.append((i, tables[i].game))
+        if states:
+            obs, deficiency = tables[0].spec.observe_many([g for _, g in states],
+                                                          [tables[i].memo for i, _ in states])
+            for k, (i, game) in enumerate(states):
+                if game is tables[i].game:
+                    tables[i].install(obs[k], deficiency[k])
+                else:  # autoreset: the final state of a hand the table has already replaced
+                    final_obs[i], final_masks[i] = obs[k], game.legal_action_masks()
     for i, t in enumerate(tables):
         if before[i] is not None:
             # gamma * Phi(s') - Phi(s), Phi = 0 once the hand is over (added as one term, as always)
@@ -624,8 +642,8 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
         t = self._table
         result = step_tables([t], [{_SEAT[a]: x for a, x in actions.items()}], self._output)
         over = bool(result.done[0])
-        obs_rows, masks = t.obs, t.masks
-        obs = {a: {"observation": obs_rows[i], "action_mask": masks[i]} for i, a in enumerate(AGENTS)}
+        # rows by unpacking (one pass over each array, no per-row indexing)
+        obs = {a: {"observation": o, "action_mask": m} for a, o, m in zip(AGENTS, t.obs, t.masks)}
         rew = dict(zip(AGENTS, result.rewards[0].tolist()))
         term = dict.fromkeys(AGENTS, over)
         trunc = dict.fromkeys(AGENTS, False)

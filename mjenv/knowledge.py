@@ -52,9 +52,15 @@ def knowledge_base(game: Game, seat: int) -> np.ndarray:
     return COPIES - game.hands[seat] - game.public_counts
 
 
-def knowledge_bases(game: Game) -> np.ndarray:
-    """int8[4, T]: the knowledge base of every seat (row s is ``knowledge_base(game, s)``)."""
-    return _unseen(game.hands, game.public_counts[None, :])
+def knowledge_bases(game: Game, out: np.ndarray | None = None) -> np.ndarray:
+    """int8[4, T]: the knowledge base of every seat (row s is ``knowledge_base(game, s)``).
+
+    Args:
+        game: the game.
+        out: None (a fresh array), or an int8[4, T] C-contiguous array to overwrite and return (the
+            observation writer's scratch: no allocation in the env's step).
+    """
+    return _unseen(game.hands, game.public_counts, out)
 
 
 def knowledge_bases_many(games: list[Game]) -> np.ndarray:
@@ -63,6 +69,23 @@ def knowledge_bases_many(games: list[Game]) -> np.ndarray:
     return _unseen(hands, np.stack([g.public_counts for g in games])[:, None, :])
 
 
-def _unseen(hands: np.ndarray, public_counts: np.ndarray) -> np.ndarray:
-    """The KB formula (see the module docstring): copies neither in the own hand nor seen in public."""
-    return COPIES - hands - public_counts
+_COPIES: dict[tuple[int, ...], np.ndarray] = {}
+
+
+def _copies(shape: tuple[int, ...]) -> np.ndarray:
+    """int8 array of ``COPIES`` of this shape (an int8 operand keeps numpy off its scalar path)."""
+    full = _COPIES.get(shape)
+    if full is None:
+        full = _COPIES[shape] = np.full(shape, COPIES, dtype=np.int8)
+    return full
+
+
+def _unseen(hands: np.ndarray, public_counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """The KB formula (see the module docstring): copies neither in the own hand nor seen in public.
+
+    ``hands`` int8[..., 4, T], ``public_counts`` int8 broadcast to it; written into ``out`` when given
+    (one int8 operand and in-place steps: no temporaries, and numpy stays off its scalar path).
+    """
+    out = np.subtract(_copies(hands.shape[-2:]), hands, out=out)
+    out -= public_counts
+    return out

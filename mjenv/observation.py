@@ -88,6 +88,9 @@ STATE_FIELDS = (
 )
 #: How many of :data:`STATE_FIELDS` come from arrays (the rest are ints).
 NUM_ARRAY_FIELDS = 4
+#: ``claim_tile`` of the four seats when nobody may claim.
+_NO_CLAIM = (-1, -1, -1, -1)
+_DISCARD, _CLAIM = int(Phase.DISCARD), int(Phase.CLAIM)
 
 
 def relative_order(seat: int) -> np.ndarray:
@@ -194,6 +197,7 @@ class ObservationSpec:
         self.size = pos
         self._fields, self.state_size = self._state_layout()
         self.plan = self._compile()
+        self._kb_scratch = np.empty((4, self.num_tile_types), dtype=np.int8)
 
     def _view_list(self) -> list[View]:
         """The views in order: THE definition of the observation (a new view is one more line here)."""
@@ -368,20 +372,21 @@ class ObservationSpec:
         """What the writers read from a game (the one place that reads it): the array fields of
         :data:`STATE_FIELDS` (the game's arrays and the knowledge bases of :mod:`mjenv.knowledge`,
         ``knowledge_bases`` when the caller has them) and a tuple of the int fields, in order."""
+        # plain Python ints throughout (numpy scalars in this arithmetic would cost a few us a step)
         phase, last, who = int(game.phase), int(game.last_discard), int(game.last_discarder)
-        num_melds = game.num_melds
-        n0, n1, n2, n3 = num_melds(0), num_melds(1), num_melds(2), num_melds(3)
+        n0, n1, n2, n3 = game.melds_declared.tolist()  # ``game.num_melds(s)`` of the four seats
         m = self.rules.melds
-        turn = int(game.current_player) if phase == Phase.DISCARD else -1
-        claim = last if phase == Phase.CLAIM and last >= 0 else -1
-        c = [claim, claim, claim, claim]  # every seat but the discarder may claim it
-        if claim >= 0:
+        turn = int(game.current_player) if phase == _DISCARD else -1
+        if phase == _CLAIM and last >= 0:  # every seat but the discarder may claim it
+            c = [last, last, last, last]
             c[who] = -1
-        chow = (who + 1) % 4 if claim >= 0 and self._allow_chow else -1
+            chow = (who + 1) % 4 if self._allow_chow else -1
+        else:
+            c, chow = _NO_CLAIM, -1
         ints = (
             n0, n1, n2, n3, m - n0, m - n1, m - n2, m - n3, turn == 0, turn == 1, turn == 2, turn == 3,
             *c, chow == 0, chow == 1, chow == 2, chow == 3,
-            last, who if last >= 0 else -1, int(game.wall_remaining), int(game.dealer), phase, 0,
+            last, who if last >= 0 else -1, game.wall_remaining, game.dealer, phase, 0,
         )  # fmt: skip
         kbs = _knowledge_bases(game) if knowledge_bases is None else knowledge_bases
         return game.hands, game.meld_counts, kbs, game.discards, ints
@@ -447,8 +452,8 @@ class ObservationSpec:
         n = len(games)
         if n > 1:  # the KBs of all games in one pass
             sources = [self.sources(g, k) for g, k in zip(games, knowledge_bases_many(games))]
-        else:
-            sources = [self.sources(g) for g in games]
+        else:  # the KBs into the spec's scratch: the writer copies them into its state record at once
+            sources = [self.sources(games[0], _knowledge_bases(games[0], self._kb_scratch))] if n else []
         deficiency = np.empty((n, 4), dtype=np.int32)
         if self.compiled:
             out = np.empty((n, 4, self.size), dtype=np.float32)

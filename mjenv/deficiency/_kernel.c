@@ -408,6 +408,7 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
         }
     int same[4][2][VEC * NBOUND], have_same[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
     int others_of[4][VEC], have_others[4] = {0, 0, 0, 0};
+    int pairs[4][4][VEC], have_pair[4][4] = {{0}}; /* [x][y], x < y: parts x and y joined, as they are */
     for (int t = 0; t < T; t++) {
         out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
         if (hand[t] <= 0) continue;
@@ -416,16 +417,20 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
         r[half[t]] -= (a + 1) * weight[t];
         int without[VEC], joined[4][VEC], pair[VEC], *others_p = others_of[P];
         part_vector(tb, P, r[0], r[1], without, m);
-        /* joined[Q] (Q != P): every part but Q, with P's vector the one without t */
-        const int *v[4] = {base[0], base[1], base[2], base[3]};
-        v[P] = without;
+        /* joined[Q] (Q != P): every part but Q, with P's vector the one without t: P's vector joined
+         * with the two parts other than P and Q, whose join does not depend on t (computed once per
+         * pair). Min-plus of nonnegative vectors capped at BIG is associative and commutative, so
+         * the order of the joins does not change a value. */
         for (int Q = 0; Q < 4; Q++) {
             if (Q == P) continue;
-            int x[3], n = 0;
+            int x[2], n = 0;
             for (int R = 0; R < 4; R++)
-                if (R != Q) x[n++] = R;
-            minplus(v[x[0]], v[x[1]], pair, m);
-            minplus(pair, v[x[2]], joined[Q], m);
+                if (R != Q && R != P) x[n++] = R;
+            if (!have_pair[x[0]][x[1]]) {
+                minplus(base[x[0]], base[x[1]], pairs[x[0]][x[1]], m);
+                have_pair[x[0]][x[1]] = 1;
+            }
+            minplus(without, pairs[x[0]][x[1]], joined[Q], m);
         }
         if (!have_others[P]) { /* the parts other than P, as they are */
             int x[3], n = 0;
