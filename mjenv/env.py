@@ -83,7 +83,11 @@ step: `F = gamma * Phi(s') - Phi(s)` with `Phi(s) = -min(deficiency, 15)` of the
 under its own knowledge base, and `Phi = 0` at the end of the hand. 15 stands for INCOMPLETABLE: one
 more than the largest deficiency a completable hand can have (14), so the potential stays finite. The
 shaped terms telescope: over a hand the discounted sum of `F` is `-Phi(s_0)` whatever the policy, so
-optimal policies are unchanged. `gamma` should equal the learner's discount.
+optimal policies are unchanged. `gamma` must be the learner's discount per env step (a learner that
+sees every env step of its seat, as `mjenv train ppo` does). A learner that acts only at its own
+decisions should leave this env unshaped and shape between its decisions instead, with its own gamma:
+`mjenv.wrappers.SingleAgentEnv(shaping=..., gamma=...)` and the RLlib adapter do exactly that
+(`mjenv.shaping`; docs/TRAINING.md, "which gamma to pass").
 
 An illegal action (not in the mask) ends the hand by default (`illegal_action="penalize"`): the
 offending agent receives -1, the others 0 (as PettingZoo's classic games), and
