@@ -18,13 +18,18 @@ from __future__ import annotations
 
 import argparse
 
+from mjenv.shaping import SHAPINGS
+
+#: --shaping values: "none" plus every shaping of mjenv.shaping (the one list)
+SHAPING_CHOICES = ["none", *(s for s in SHAPINGS if s is not None)]
+
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--iterations", type=int, default=2, help="PPO iterations (default: %(default)s)")
     p.add_argument("--train-batch-size", type=int, default=512,
                    help="env-runner steps per iteration (default: %(default)s)")
-    p.add_argument("--shaping", default="none", choices=["none", "deficiency", "deficiency_tiles"],
+    p.add_argument("--shaping", default="none", choices=SHAPING_CHOICES,
                    help="potential-based shaping applied by the adapter (default: %(default)s)")
     p.add_argument("--gamma", type=float, default=0.99,
                    help="PPO's discount per decision, also the adapter's shaping gamma (default: %(default)s)")

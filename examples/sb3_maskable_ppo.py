@@ -26,6 +26,8 @@ from pathlib import Path
 
 import torch
 
+from mjenv.shaping import SHAPINGS
+
 #: Evaluation seeds (wall and agent seeds of the duplicate deals), never used to deal training hands.
 EVAL_SEED_RANDOM = 424_242
 EVAL_SEED_GREEDY = 434_343
@@ -67,11 +69,15 @@ def evaluate_agent(agent, deals: int) -> dict[str, tuple[float, float]]:
     return out
 
 
+#: --shaping values: "none" plus every shaping of mjenv.shaping (the one list)
+SHAPING_CHOICES = ["none", *(s for s in SHAPINGS if s is not None)]
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--timesteps", type=int, default=50_000,
                    help="learner decisions to train for (default: %(default)s, a few minutes on one core)")
-    p.add_argument("--shaping", default="deficiency", choices=["none", "deficiency", "deficiency_tiles"],
+    p.add_argument("--shaping", default="deficiency", choices=SHAPING_CHOICES,
                    help="potential-based shaping of the wrapper (default: %(default)s)")
     p.add_argument("--gamma", type=float, default=0.99,
                    help="MaskablePPO's discount per decision, also the wrapper's shaping gamma (default: %(default)s)")

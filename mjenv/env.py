@@ -196,6 +196,13 @@ __doc__ = (
 )
 
 
+def check_gamma(gamma) -> float:
+    """``gamma`` as a float; ValueError unless it is a number in (0, 1] (the one check of a shaping discount)."""
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0.0 < float(gamma) <= 1.0:
+        raise ValueError(f"gamma must be a number in (0, 1] (the learner's discount), got {gamma!r}")
+    return float(gamma)
+
+
 def potential(deficiency) -> np.ndarray:
     """Shaping potential of hands with these deficiencies: ``-min(deficiency, POTENTIAL_CAP)``.
 
@@ -247,8 +254,7 @@ class _Table:
             raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
         if shaping not in SHAPINGS:
             raise ValueError(f"shaping must be None or 'deficiency', got {shaping!r}")
-        if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0.0 < float(gamma) <= 1.0:
-            raise ValueError(f"gamma must be a number in (0, 1], got {gamma!r}")
+        gamma = check_gamma(gamma)
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, got {illegal_action!r}")
         self.observation_kind = observation

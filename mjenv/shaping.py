@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mjenv.env import POTENTIAL_CAP
+from mjenv.env import POTENTIAL_CAP, check_gamma  # noqa: F401  (check_gamma: re-exported for the wrappers)
 from mjenv.observation import ObservationSpec
 
 #: Shaping names accepted by the wrappers and ``mjenv train ppo`` (None = no shaping).
@@ -43,13 +43,6 @@ def check_shaping(shaping: str | None) -> None:
     """ValueError unless ``shaping`` is one of :data:`SHAPINGS`."""
     if shaping not in SHAPINGS:
         raise ValueError(f"shaping must be one of {SHAPINGS}, got {shaping!r}")
-
-
-def check_gamma(gamma: float) -> float:
-    """``gamma`` as a float; ValueError unless it is a number in (0, 1]."""
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0.0 < float(gamma) <= 1.0:
-        raise ValueError(f"gamma must be a number in (0, 1] (the learner's discount), got {gamma!r}")
-    return float(gamma)
 
 
 class Potential:
