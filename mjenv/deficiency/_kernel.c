@@ -509,23 +509,8 @@ static MemoEntry *memo_slot(Memo *memo, const uint8_t *key) {
     return &memo->entry[h % MEMO_SIZE];
 }
 
-/* whether any claim row of the discard d is applicable (the tests of seat_features' claim loop
- * without its vectors): chow low / mid / high (chow_ok, suited, rank in range), pong, kong, each
- * needing the meld's other tiles in the hand, and a meld still needed */
-static int can_claim(const int8_t *hand, int m, int claim_tile, int chow_ok) {
-    if (claim_tile < 0 || m < 1) return 0;
-    int d = claim_tile, suited = d < 27, rank = suited ? d % 9 : 0;
-    if (hand[d] >= 2) return 1; /* pong (kong needs 3, so no kong without a pong) */
-    if (!(chow_ok && suited)) return 0;
-    if (rank <= 6 && hand[d + 1] >= 1 && hand[d + 2] >= 1) return 1;
-    if (rank >= 1 && rank <= 7 && hand[d - 1] >= 1 && hand[d + 1] >= 1) return 1;
-    if (rank >= 2 && hand[d - 2] >= 1 && hand[d - 1] >= 1) return 1;
-    return 0;
-}
-
-/* seat_features through the memo (a seat that can claim the discard is always computed, since the
- * claim rows need the part vectors, and then stored for the next step; a seat that cannot claim it
- * has only not-applicable claim rows, so the memo serves it like any other seat) */
+/* seat_features through the memo (a seat with a claim tile is always computed, since the claim rows
+ * need the part vectors, and then stored for the next step) */
 static void seat_features_memo(Memo *memo, const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
                                int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
                                int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
@@ -535,7 +520,7 @@ static void seat_features_memo(Memo *memo, const Tables *tb, int T, const int8_t
     if (memo) {
         memo_key(T, hand, kb, m, discard_turn, key);
         e = memo_slot(memo, key);
-        if (e->used && memcmp(e->key, key, 37) == 0 && !can_claim(hand, m, claim_tile, chow_ok)) {
+        if (claim_tile < 0 && e->used && memcmp(e->key, key, 37) == 0) {
             memo->hits++;
             *out_def = e->def;
             *out_count = e->count;
