@@ -209,3 +209,13 @@ def test_bad_shaping_arguments_raise_value_error():
         RLlibParallelEnv(shaping="deficiency", gamma=1.5)
     with pytest.raises(ValueError, match="shaping must be one of"):
         Potential("shanten")
+
+
+def test_shaping_reward_scale_smoke():
+    """The diagnosis script plays the same hands with and without shaping; unshaped mid-hand rewards are 0."""
+    from benchmarks.shaping_reward_scale import main
+
+    out = main(["--hands", "3"])
+    assert out["None"]["decisions"] == out["deficiency"]["decisions"]
+    assert out["None"]["mid_sd"] == 0.0 and out["None"]["mid_absmax"] == 0.0
+    assert out["deficiency"]["mid_absmax"] > 0.0
