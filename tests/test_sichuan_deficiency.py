@@ -8,6 +8,7 @@ import pytest
 from mjenv import tiles
 from mjenv.deficiency import INCOMPLETABLE, deficiency
 from mjenv.deficiency.reference import reference_sichuan
+from mjenv.deficiency.sichuan import best_missing_suit
 
 
 def _random_cases(seed: int, n: int):
@@ -85,3 +86,13 @@ def test_bad_combinations_are_value_errors():
         deficiency(np.array([tiles.parse("123456789p11122s", 27)] * 2), missing_suit=[0])
     with pytest.raises(ValueError, match="exact"):
         deficiency("123456789p11122s", missing_suit=0, method="ndde")
+
+
+def test_best_missing_suit():
+    # dots are nearly complete, characters too; the lone bamboo tiles are the cheapest to drop
+    assert best_missing_suit("123456m123456p19s") == 0
+    # bamboo (no tile) and dots (one tile) both cost 1: the tie goes to the suit with fewer tiles held
+    assert best_missing_suit("1112345678999m5p") == 0
+    assert best_missing_suit("1112345678999m5s") == 2
+    with pytest.raises(ValueError, match="one hand"):
+        best_missing_suit(np.array([tiles.parse("123456m123456p19s", 27)] * 2))

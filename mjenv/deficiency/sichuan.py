@@ -127,3 +127,27 @@ def sichuan_deficiency(hand, kb=None, *, missing_suit, exposed_melds=0, seven_pa
         pairs = seven_pairs_batch(batch.hands, batch.kbs, missing)
         out = np.where(exposed, np.minimum(out, pairs), out).astype(np.int32)
     return int(out[0]) if batch.single else out
+
+
+def best_missing_suit(hand, kb=None) -> int:
+    """The suit cheapest to declare missing: least Sichuan deficiency, then fewest tiles held of it,
+    then the lowest suit index (the rule the greedy agent is to use for 定缺).
+
+    Args:
+        hand: int[27|34] counts of a 13- or 14-tile hand (mps notation accepted).
+        kb: knowledge base, None for ``4 - hand``.
+
+    Returns:
+        The suit index (``tiles.suit_of``): 0 bamboo, 1 characters, 2 dots.
+
+    Raises:
+        ValueError: whatever :func:`sichuan_deficiency` rejects (a batch included).
+    """
+    batch = normalize(hand, kb, 0, 4)
+    if not batch.single:
+        raise ValueError("best_missing_suit takes one hand, not a batch")
+    h = batch.hands[0]
+    hands = np.repeat(batch.hands, 3, axis=0)
+    kbs = np.repeat(batch.kbs, 3, axis=0)
+    costs = sichuan_deficiency(hands, kbs, missing_suit=[0, 1, 2])
+    return min(range(3), key=lambda s: (int(costs[s]), int(h[9 * s : 9 * s + 9].sum()), s))
