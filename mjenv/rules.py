@@ -16,6 +16,13 @@ when the wall is empty. Options (any preset): ``seven_pairs`` (an extra winning 
 hands), ``multiple_winners`` (every seat that declares a win on one discard wins, instead of only the
 first in turn order from the discarder).
 
+Sichuan (issue 12, in progress): the ``sichuan`` preset is still ``basic`` without chow. Its parts
+built so far are not wired into the engine: the missing-suit deficiency
+(``deficiency(..., missing_suit=)``, :mod:`mjenv.deficiency.sichuan`, with ``best_missing_suit``
+for 定缺) and the fan, kong-payment and draw-settlement rules (:mod:`mjenv.game.sichuan_scoring`,
+which documents the rule set and its source). Not yet built: the declaration action, the
+missing-suit discard order, bloody battle (血战到底) play-on after a win.
+
 Scoring is zero-sum by default: a win on a discard (or on a robbed kong) takes
 ``discard_win_points`` from the discarder (the kong declarer when robbed) per winner; a self-draw
 takes ``self_draw_points`` from each of the three opponents; an exhaustive draw scores 0.

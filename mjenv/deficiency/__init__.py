@@ -117,7 +117,7 @@ def run_batch(batch: Batch, method: str = "dp", **options) -> np.ndarray:
     return np.asarray(mod.deficiency_batch(batch.hands, batch.kbs, batch.melds_needed, **options), dtype=np.int32)
 
 
-def deficiency(hand, kb=None, *, method: str = "auto", exposed_melds=0, melds: int = 4, **options):
+def deficiency(hand, kb=None, *, method: str = "auto", exposed_melds=0, melds: int = 4, missing_suit=None, **options):
     """Knowledge-aware deficiency of one hand or a batch.
 
     What the default runs: ``method="auto"`` gives the exact deficiency (equal to ``hbba`` and
@@ -136,6 +136,9 @@ def deficiency(hand, kb=None, *, method: str = "auto", exposed_melds=0, melds: i
             vectorized), ``"ndde"`` (heuristic).
         exposed_melds: melds already exposed (int, or int[B] for a batch).
         melds: melds in a complete hand: 4, or 5 for 16-tile rule sets.
+        missing_suit: None (no constraint), or Sichuan's declared suit, 0/'s', 1/'m', 2/'p' (``tiles.suit_of``; a
+            sequence of B for a batch): no tile of it in the completion, and seven pairs counts as
+            complete (see :mod:`mjenv.deficiency.sichuan`); needs ``melds=4`` and no ``options``.
         **options: backend options (``device`` for ``dp``; ``thirteen``, ``variant`` for ``bda``;
             ``seed``, ``population``, ``generations``, ``mutation_factor``, ``crossover_rate`` for
             ``ndde``; none for ``auto`` and ``hbba``).
@@ -148,6 +151,13 @@ def deficiency(hand, kb=None, *, method: str = "auto", exposed_melds=0, melds: i
             that does not fit ``exposed_melds``, a KB incompatible with the hand, an unknown method or
             option, unparseable notation.
     """
+    if missing_suit is not None:
+        # Sichuan constraint: its own module (kept out of the fast path of the ordinary call)
+        if melds != 4 or options:
+            raise ValueError("missing_suit (Sichuan) takes melds=4 and no backend options")
+        from mjenv.deficiency.sichuan import sichuan_deficiency
+
+        return sichuan_deficiency(hand, kb, missing_suit=missing_suit, exposed_melds=exposed_melds, method=method)
     if method == "auto" and not options and _fast_ready():
         # the commonest call: validated and answered in C; None means "not the plain valid call"
         got = _fast.one(hand, kb, exposed_melds, melds)

@@ -31,13 +31,14 @@ def _melds(num_tile_types: int) -> list[tuple[int, ...]]:
     return pongs + chows
 
 
-def reference_one(hand: np.ndarray, kb: np.ndarray, melds_needed: int) -> int:
+def reference_one(hand: np.ndarray, kb: np.ndarray, melds_needed: int, exclude_suit: int | None = None) -> int:
     """Deficiency of one hand by enumerating complete patterns W.
 
     Args:
         hand: int[T] tile counts, T in {27, 34}.
         kb: int[T] knowledge base, hand + kb <= 4.
         melds_needed: m, the melds a complete hand still needs.
+        exclude_suit: a suit (0..2) no tile of W may come from (Sichuan's missing suit), or None.
 
     Returns:
         The minimum of sum(max(0, W - H)) over complete W <= H + KB, or INCOMPLETABLE.
@@ -45,6 +46,9 @@ def reference_one(hand: np.ndarray, kb: np.ndarray, melds_needed: int) -> int:
     h = [int(v) for v in hand]
     avail = [int(a) + int(b) for a, b in zip(hand, kb)]
     n = len(h)
+    if exclude_suit is not None:
+        for t in range(9 * exclude_suit, 9 * exclude_suit + 9):
+            avail[t] = 0  # W may not hold the missing suit
     melds = _melds(n)
     w = [0] * n
     best = [INCOMPLETABLE]
@@ -82,6 +86,42 @@ def reference_one(hand: np.ndarray, kb: np.ndarray, melds_needed: int) -> int:
         remove(p)
         remove(p)
     return best[0]
+
+
+def reference_seven_pairs(hand: np.ndarray, kb: np.ndarray, exclude_suit: int | None = None) -> int:
+    """Seven pairs by enumeration: every W with W[t] in {0, 2, 4}, sum 14, W <= H + KB, no tile of
+    ``exclude_suit`` (a four of a kind is two pairs, Sichuan's dragon seven pairs)."""
+    h = [int(v) for v in hand]
+    avail = [int(a) + int(b) for a, b in zip(hand, kb)]
+    if exclude_suit is not None:
+        for t in range(9 * exclude_suit, 9 * exclude_suit + 9):
+            avail[t] = 0
+    best = INCOMPLETABLE
+
+    def search(t: int, pairs: int, cost: int) -> None:
+        nonlocal best
+        if pairs == 7:
+            best = min(best, cost)
+            return
+        if t == len(h):
+            return
+        for k in (0, 1, 2):
+            if pairs + k <= 7 and 2 * k <= avail[t]:
+                search(t + 1, pairs + k, cost + max(0, 2 * k - h[t]))
+
+    search(0, 0, 0)
+    return best
+
+
+def reference_sichuan(hand, kb=None, *, missing_suit: int, exposed_melds=0) -> int:
+    """Sichuan reference for one hand: min of the melds-and-pair W and (no exposed meld) seven pairs,
+    neither holding a tile of ``missing_suit``."""
+    batch = normalize(hand, kb, exposed_melds, 4)
+    h, k, m = batch.hands[0], batch.kbs[0], int(batch.melds_needed[0])
+    out = reference_one(h, k, m, missing_suit)
+    if m == 4:
+        out = min(out, reference_seven_pairs(h, k, missing_suit))
+    return out
 
 
 def reference_deficiency(hand, kb=None, *, exposed_melds=0, melds: int = 4):
