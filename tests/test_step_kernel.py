@@ -7,6 +7,13 @@ import pytest
 
 from mjenv.game import batch
 from mjenv.game._win import is_winning_bytes
+from mjenv.game.actions import Phase
+from mjenv.game.engine import Game, MeldKind
+
+try:
+    from mjenv.game import _step
+except ImportError:
+    _step = None
 
 pytestmark = pytest.mark.skipif(not batch.available(), reason="mjenv.game._step not built (no C compiler)")
 
@@ -80,3 +87,63 @@ def test_fallback_equals_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(batch, "_step", None)
     assert not batch.available()
     np.testing.assert_array_equal(batch.is_winning_batch(hands, True), compiled)
+
+
+def _expected_from_c(g: Game) -> np.ndarray:
+    """int8[4, A]: the masks of ``g`` rebuilt from the compiled rows and the game's arrays alone."""
+    t_count, lay = g.num_tile_types, g.layout
+    masks = np.zeros((4, lay.size), dtype=np.int8)
+    masks[:, lay.pass_] = 1
+    hands = np.ascontiguousarray(g.hands, dtype=np.int8)
+    can_kong = np.full(4, g.wall_remaining > 0, dtype=np.uint8)
+    if g.phase == Phase.DISCARD:
+        p = g.current_player
+        pongs = np.zeros((1, t_count), dtype=np.int8)
+        for kind, t, _, _ in g.meld_table[p, : g.melds_declared[p]].tolist():
+            if kind == MeldKind.PONG:
+                pongs[0, t] = 1
+        row = np.zeros((1, lay.size), dtype=np.int8)
+        claimed = np.array([g._claimed_turn], dtype=np.uint8)  # engine state the game does not expose
+        _step.turn_rows(hands[p : p + 1].copy(), pongs, claimed, can_kong[:1], t_count, g.rules.seven_pairs, row)
+        masks[p] = row[0]
+    elif g.phase in (Phase.CLAIM, Phase.ROB_KONG):
+        p, t = g.last_discarder, g.last_discard
+        chow_ok = np.array([g.rules.allow_chow and s == (p + 1) % 4 for s in range(4)], dtype=np.uint8)
+        rob = np.full(4, g.phase == Phase.ROB_KONG, dtype=np.uint8)
+        rows = np.zeros((4, lay.size), dtype=np.int8)
+        tiles = np.full(4, t, dtype=np.int64)
+        _step.claim_rows(hands, tiles, chow_ok, can_kong, rob, t_count, g.rules.seven_pairs, rows)
+        for s in range(4):
+            if s != p and rows[s].any():
+                masks[s] = rows[s]
+    return masks
+
+
+def _play_and_compare(preset: str, hands: int, seed0: int) -> int:
+    """Plays ``hands`` random hands of ``preset``; at every state the compiled rows must give the
+    engine's masks. Returns the number of states compared."""
+    states = 0
+    for seed in range(seed0, seed0 + hands):
+        g = Game(preset, seed=seed, dealer=seed % 4)
+        rng = np.random.default_rng(seed)
+        while not g.is_over:
+            np.testing.assert_array_equal(_expected_from_c(g), g.legal_action_masks(), err_msg=f"{preset} seed {seed}")
+            states += 1
+            g.step({s: int(rng.choice(g.legal_actions(s))) for s in g.acting_seats()})
+    return states
+
+
+PRESETS = ["basic", "honours", "sichuan", "taiwan16"]
+
+
+# 250 hands per preset keep the four presets within ~15 s of the default suite on the shared
+# 2-core machine; the slow test below plays 5,000 per preset.
+@pytest.mark.parametrize("preset", PRESETS)
+def test_rows_equal_engine_masks(preset: str) -> None:
+    assert _play_and_compare(preset, 250, 0) > 250 * 40
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", PRESETS)
+def test_rows_equal_engine_masks_slow(preset: str) -> None:
+    assert _play_and_compare(preset, 5000, 10_000) > 5000 * 40

@@ -15,10 +15,23 @@
  *   is_winning(hands, T, seven_pairs, out) -> None
  *     hands: C-contiguous int8[M * T] tile counts (T = 27 or 34); seven_pairs: int (0/1);
  *     out: writable uint8[M], out[i] = 1 when hand i is complete.
+ *
+ *   claim_rows(hands, tiles, chow_ok, can_kong, rob, T, seven_pairs, out) -> None
+ *     The legal-action row of one seat facing a discard or a robbable kong tile (engine.py
+ *     ``Game._claim_masks`` / ``Game._kong``): hands int8[M * T]; tiles int64[M] (the tile);
+ *     chow_ok, can_kong, rob uint8[M] (this seat may chow it; the wall has a tile left; a rob window:
+ *     only a win may be claimed); out int8[M * A], A = 2T + 7, written whole: all zeros when the seat
+ *     can claim nothing, else its claims plus PASS.
+ *
+ *   turn_rows(hands, pongs, claimed, can_kong, T, seven_pairs, out) -> None
+ *     The current player's row on her own turn (``Game._set_turn_masks``): hands, pongs int8[M * T]
+ *     (pongs: 1 where the seat has an exposed pong of that tile); claimed, can_kong uint8[M] (the turn
+ *     follows a chow or pong: discard only; the wall has a tile left); out int8[M * A] written whole.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <string.h>
 
 static int melds_only(int8_t *c) {
     int i = 0;
@@ -115,7 +128,118 @@ static PyObject *py_is_winning(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* Borrow C-contiguous buffers; n of them, each (object, itemsize, writable, count per row). */
+typedef struct { PyObject *obj; Py_ssize_t item; int writable; Py_ssize_t per_row; Py_buffer b; } Arg;
+
+static int get_args(Arg *a, int n, Py_ssize_t *m_out) {
+    Py_ssize_t m = -1;
+    for (int i = 0; i < n; i++) {
+        int flags = PyBUF_C_CONTIGUOUS | (a[i].writable ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(a[i].obj, &a[i].b, flags) < 0) {
+            for (int j = 0; j < i; j++) PyBuffer_Release(&a[j].b);
+            return -1;
+        }
+        Py_ssize_t row = a[i].item * a[i].per_row;
+        Py_ssize_t rows = a[i].b.len / row;
+        if (a[i].b.len % row != 0 || (m >= 0 && rows != m)) {
+            PyErr_Format(PyExc_ValueError, "argument %d: %zd bytes is not M rows of %zd bytes (M = %zd)", i,
+                         a[i].b.len, row, m);
+            for (int j = 0; j <= i; j++) PyBuffer_Release(&a[j].b);
+            return -1;
+        }
+        m = rows;
+    }
+    *m_out = m;
+    return 0;
+}
+
+static void release_args(Arg *a, int n) {
+    for (int i = 0; i < n; i++) PyBuffer_Release(&a[i].b);
+}
+
+static int check_t(int T) {
+    if (T == 27 || T == 34) return 0;
+    PyErr_Format(PyExc_ValueError, "T must be 27 or 34, got %d", T);
+    return -1;
+}
+
+static PyObject *py_claim_rows(PyObject *self, PyObject *args) {
+    PyObject *o[6];
+    int T, seven;
+    if (!PyArg_ParseTuple(args, "OOOOOipO", &o[0], &o[1], &o[2], &o[3], &o[4], &T, &seven, &o[5])) return NULL;
+    if (check_t(T) < 0) return NULL;
+    const int A = 2 * T + 7;
+    Arg a[6] = {{o[0], 1, 0, T}, {o[1], 8, 0, 1}, {o[2], 1, 0, 1}, {o[3], 1, 0, 1}, {o[4], 1, 0, 1}, {o[5], 1, 1, A}};
+    Py_ssize_t m;
+    if (get_args(a, 6, &m) < 0) return NULL;
+    const int8_t *hands = a[0].b.buf;
+    const int64_t *tiles = a[1].b.buf;
+    const uint8_t *chow_ok = a[2].b.buf, *can_kong = a[3].b.buf, *rob = a[4].b.buf;
+    int8_t *out = a[5].b.buf;
+    const int CHOW_LOW = 2 * T, PONG = 2 * T + 3, EKONG = 2 * T + 4, WIN = 2 * T + 5, PASS = 2 * T + 6;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        const int8_t *h = hands + i * T;
+        int8_t *row = out + i * A;
+        int t = (int)tiles[i];
+        memset(row, 0, A);
+        if (t < 0 || t >= T) continue;
+        int any = 0;
+        if (!rob[i]) {
+            if (h[t] >= 2) {
+                row[PONG] = 1;
+                any = 1;
+                if (h[t] >= 3 && can_kong[i]) row[EKONG] = 1;
+            }
+            if (chow_ok[i] && t < 27) {
+                int r = t % 9;
+                row[CHOW_LOW] = r <= 6 && h[t + 1] > 0 && h[t + 2] > 0;
+                row[CHOW_LOW + 1] = r >= 1 && r <= 7 && h[t - 1] > 0 && h[t + 1] > 0;
+                row[CHOW_LOW + 2] = r >= 2 && h[t - 2] > 0 && h[t - 1] > 0;
+                any |= row[CHOW_LOW] | row[CHOW_LOW + 1] | row[CHOW_LOW + 2];
+            }
+        }
+        int8_t c[34];
+        memcpy(c, h, T);
+        c[t]++;
+        if (winning(c, T, seven)) {
+            row[WIN] = 1;
+            any = 1;
+        }
+        if (any) row[PASS] = 1;
+    }
+    release_args(a, 6);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_turn_rows(PyObject *self, PyObject *args) {
+    PyObject *o[5];
+    int T, seven;
+    if (!PyArg_ParseTuple(args, "OOOOipO", &o[0], &o[1], &o[2], &o[3], &T, &seven, &o[4])) return NULL;
+    if (check_t(T) < 0) return NULL;
+    const int A = 2 * T + 7;
+    Arg a[5] = {{o[0], 1, 0, T}, {o[1], 1, 0, T}, {o[2], 1, 0, 1}, {o[3], 1, 0, 1}, {o[4], 1, 1, A}};
+    Py_ssize_t m;
+    if (get_args(a, 5, &m) < 0) return NULL;
+    const int8_t *hands = a[0].b.buf, *pongs = a[1].b.buf;
+    const uint8_t *claimed = a[2].b.buf, *can_kong = a[3].b.buf;
+    int8_t *out = a[4].b.buf;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        const int8_t *h = hands + i * T, *pg = pongs + i * T;
+        int8_t *row = out + i * A;
+        memset(row, 0, A);
+        for (int t = 0; t < T; t++) row[t] = h[t] > 0;
+        if (claimed[i]) continue;
+        if (can_kong[i])
+            for (int t = 0; t < T; t++) row[T + t] = h[t] == 4 || (pg[t] && h[t] > 0);
+        row[2 * T + 5] = (int8_t)winning(h, T, seven);
+    }
+    release_args(a, 5);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"claim_rows", py_claim_rows, METH_VARARGS, "A seat's claim-window row per hand (see the module comment)."},
+    {"turn_rows", py_turn_rows, METH_VARARGS, "The current player's own-turn row per hand (see the module comment)."},
     {"is_winning", py_is_winning, METH_VARARGS, "Batched win check (see the module comment)."},
     {NULL, NULL, 0, NULL},
 };
