@@ -148,7 +148,7 @@ def _compare_batch(preset: str, hands: int, num_tables: int, seed0: int) -> int:
     """Plays ``hands`` random hands of ``preset`` on N tables at once, in the Python engine and in the
     compiled step side by side; after every step every array of every table must equal the engine's.
     Returns the number of table-steps compared."""
-    bg = batch.BatchGames(preset, num_tables)
+    bg = batch.BatchGames(preset, num_tables, log=True)
     games: list[Game | None] = [None] * num_tables
     rngs = [np.random.default_rng(seed0 + i) for i in range(num_tables)]
     next_seed, done, compared = seed0, 0, 0
@@ -174,6 +174,8 @@ def _compare_batch(preset: str, hands: int, num_tables: int, seed0: int) -> int:
                 for name, a, b in zip(batch.ARRAYS, ours, theirs):
                     np.testing.assert_array_equal(a, b, err_msg=f"{preset} seed {g.seed}: {name}")
                 np.testing.assert_array_equal(bg.scalars[i], scal, err_msg=f"{preset} seed {g.seed}: scalars")
+            if g.is_over:  # the step log replays exactly: the engine's own log
+                assert bg.steps[i] == g.log["steps"], f"{preset} seed {g.seed}: step log"
             compared += 1
     return compared
 

@@ -70,6 +70,8 @@ class BatchGames:
     Args:
         rules: the rule set (a :class:`~mjenv.rules.Rules`, preset name or dict).
         num_tables: N >= 1.
+        log: keep each table's step log (``steps[i]``: the ``[[seat, action], ...]`` of its acting
+            seats per step, as ``Game.log["steps"]``); costs a Python loop over the tables per step.
 
     Attributes:
         tiles: int8[N, 9, T]; wall: int8[N, W]; discards: int16[N, 4, D]; num_discards: int16[N, 4];
@@ -77,7 +79,7 @@ class BatchGames:
         masks: int8[N, 4, A]; scalars: int32[N, len(SCALARS)].
     """
 
-    def __init__(self, rules, num_tables: int) -> None:
+    def __init__(self, rules, num_tables: int, log: bool = False) -> None:
         from mjenv.rules import get_rules
 
         if _step is None:
@@ -99,6 +101,7 @@ class BatchGames:
         self.masks = np.zeros((n, 4, a), dtype=np.int8)
         self.scalars = np.zeros((n, len(SCALARS)), dtype=np.int32)
         self.scalars[:, 0] = 3  # Phase.END until a deal is loaded
+        self.steps: list[list[list[list[int]]]] | None = [[] for _ in range(n)] if log else None
         self._params = np.array(
             [t, a, r.num_tiles, r.max_discards, r.melds, r.allow_chow, r.seven_pairs, r.claim_window == "always",
              r.multiple_winners, r.discard_win_points, r.self_draw_points],
@@ -116,6 +119,8 @@ class BatchGames:
         for name, arr in zip(ARRAYS, self._arrays()):
             arr[i] = getattr(game, name)
         self.scalars[i] = [int(getattr(game, name)) for name in SCALARS]
+        if self.steps is not None:
+            self.steps[i] = [list(map(list, st)) for st in game.log["steps"]]
 
     def step(self, actions: np.ndarray) -> None:
         """Advances every table that is not over by one step.
@@ -138,6 +143,10 @@ class BatchGames:
         bad = np.flatnonzero(live & ~legal.all(axis=1))
         if bad.size:
             raise ValueError(f"tables {bad.tolist()} got actions their legal masks do not allow; no table advanced")
+        if self.steps is not None:
+            acting = self.scalars[:, 10].tolist()
+            for i in np.flatnonzero(live).tolist():
+                self.steps[i].append([[s, int(acts[i, s])] for s in range(4) if acting[i] >> s & 1])
         refused = _step.step(self._params, acts, *self._arrays(), self.scalars)
         if refused:
             raise ValueError(f"{refused} table(s) got an action their legal mask does not allow; they did not advance")
