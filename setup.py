@@ -8,6 +8,8 @@ slower); ``mjenv.deficiency.kernel.available()`` says which one runs.
 method in C). It is optional too: without it the call runs ``hbba`` (same values, slower).
 ``mjenv.deficiency._bda`` is ``method="bda"``'s local type search in C (optional likewise: without
 it the Python search gives the same types).
+``mjenv.game._step`` is the first block of the compiled batch step (a batched win check; optional:
+without it ``mjenv.game.batch`` runs the Python check, same values).
 """
 
 from setuptools import Extension, setup
@@ -29,6 +31,12 @@ setup(
         Extension(
             "mjenv.deficiency._bda",
             ["mjenv/deficiency/_bda.c"],
+            extra_compile_args=["-O3", "-std=c99"],
+            optional=True,
+        ),
+        Extension(
+            "mjenv.game._step",
+            ["mjenv/game/_step.c"],
             extra_compile_args=["-O3", "-std=c99"],
             optional=True,
         ),

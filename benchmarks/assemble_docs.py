@@ -33,6 +33,7 @@ SECTIONS = [
     "game.md",
     "env_speed.md",
     "vector_speed.md",
+    "batch_step.md",
     "one_writer.md",
     "baselines.md",
 ]

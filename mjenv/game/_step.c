@@ -1,0 +1,537 @@
+/* First building block of the compiled batch step (issue 16): the game's win check over a batch.
+ *
+ * A C port of ``mjenv/game/_win.py`` (``is_winning_bytes``), which it must equal exactly
+ * (``tests/test_step_kernel.py`` compares the two on random, near-complete and seven-pairs hands).
+ * A concealed hand of 3k + 2 tiles is complete when every suit splits on its own into melds (plus
+ * the one pair, in the suit whose count is 2 mod 3) and the honours are pongs and at most one pair;
+ * a suit splits by the leftmost-tile recursion (the lowest tile present is in a pong or starts a
+ * chow). Seven pairs (every count 0 or 2, 14 tiles) is accepted when asked.
+ *
+ * The batched step itself (state arrays [N, ...], legal masks, rewards, autoreset) is not written
+ * yet; this module is where it goes.
+ *
+ * Python API (module ``mjenv.game._step``; ``mjenv/game/batch.py`` wraps it):
+ *
+ *   is_winning(hands, T, seven_pairs, out) -> None
+ *     hands: C-contiguous int8[M * T] tile counts (T = 27 or 34); seven_pairs: int (0/1);
+ *     out: writable uint8[M], out[i] = 1 when hand i is complete.
+ *
+ *   claim_rows(hands, tiles, chow_ok, can_kong, rob, T, seven_pairs, out) -> None
+ *     The legal-action row of one seat facing a discard or a robbable kong tile (engine.py
+ *     ``Game._claim_masks`` / ``Game._kong``): hands int8[M * T]; tiles int64[M] (the tile);
+ *     chow_ok, can_kong, rob uint8[M] (this seat may chow it; the wall has a tile left; a rob window:
+ *     only a win may be claimed); out int8[M * A], A = 2T + 7, written whole: all zeros when the seat
+ *     can claim nothing, else its claims plus PASS.
+ *
+ *   turn_rows(hands, pongs, claimed, can_kong, T, seven_pairs, out) -> None
+ *     The current player's row on her own turn (``Game._set_turn_masks``): hands, pongs int8[M * T]
+ *     (pongs: 1 where the seat has an exposed pong of that tile); claimed, can_kong uint8[M] (the turn
+ *     follows a chow or pong: discard only; the wall has a tile left); out int8[M * A] written whole.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+static int melds_only(int8_t *c) {
+    int i = 0;
+    while (i < 9 && c[i] == 0) i++;
+    if (i == 9) return 1;
+    if (c[i] >= 3) {
+        c[i] -= 3;
+        int ok = melds_only(c);
+        c[i] += 3;
+        if (ok) return 1;
+    }
+    if (i <= 6 && c[i + 1] && c[i + 2]) {
+        c[i]--; c[i + 1]--; c[i + 2]--;
+        int ok = melds_only(c);
+        c[i]++; c[i + 1]++; c[i + 2]++;
+        return ok;
+    }
+    return 0;
+}
+
+static int suit_complete(const int8_t *seg) {
+    int8_t c[9];
+    int total = 0;
+    for (int t = 0; t < 9; t++) { c[t] = seg[t]; total += seg[t]; }
+    if (total % 3 == 0) return melds_only(c);
+    for (int t = 0; t < 9; t++) {
+        if (c[t] >= 2) {
+            c[t] -= 2;
+            int ok = melds_only(c);
+            c[t] += 2;
+            if (ok) return 1;
+        }
+    }
+    return 0;
+}
+
+static int winning(const int8_t *h, int T, int seven_pairs) {
+    if (seven_pairs) {
+        int total = 0, ok = 1;
+        for (int t = 0; t < T; t++) {
+            total += h[t];
+            if (h[t] != 0 && h[t] != 2) ok = 0;
+        }
+        if (ok && total == 14) return 1;
+    }
+    int pair = 0;
+    for (int lo = 0; lo < 27; lo += 9) {
+        int s = 0;
+        for (int t = lo; t < lo + 9; t++) s += h[t];
+        int r = s % 3;
+        if (r == 1) return 0;
+        if (r == 2) { if (pair) return 0; pair = 1; }
+    }
+    for (int t = 27; t < T; t++) {
+        if (h[t] == 1 || h[t] == 4) return 0;
+        if (h[t] == 2) { if (pair) return 0; pair = 1; }
+    }
+    if (!pair) return 0;
+    for (int lo = 0; lo < 27; lo += 9) {
+        int any = 0;
+        for (int t = lo; t < lo + 9; t++) any |= h[t];
+        if (any && !suit_complete(h + lo)) return 0;
+    }
+    return 1;
+}
+
+static PyObject *py_is_winning(PyObject *self, PyObject *args) {
+    PyObject *oh, *oo;
+    int T, seven;
+    if (!PyArg_ParseTuple(args, "OipO", &oh, &T, &seven, &oo)) return NULL;
+    if (T != 27 && T != 34) {
+        PyErr_Format(PyExc_ValueError, "T must be 27 or 34, got %d", T);
+        return NULL;
+    }
+    Py_buffer bh, bo;
+    if (PyObject_GetBuffer(oh, &bh, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (PyObject_GetBuffer(oo, &bo, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&bh);
+        return NULL;
+    }
+    Py_ssize_t m = bh.len / T;
+    if (bh.len % T != 0 || bo.len != m) {
+        PyErr_Format(PyExc_ValueError, "hands must hold M * %d int8 and out M uint8 (got %zd and %zd bytes)",
+                     T, bh.len, bo.len);
+        PyBuffer_Release(&bh);
+        PyBuffer_Release(&bo);
+        return NULL;
+    }
+    const int8_t *h = (const int8_t *)bh.buf;
+    uint8_t *out = (uint8_t *)bo.buf;
+    for (Py_ssize_t i = 0; i < m; i++) out[i] = (uint8_t)winning(h + i * T, T, seven);
+    PyBuffer_Release(&bh);
+    PyBuffer_Release(&bo);
+    Py_RETURN_NONE;
+}
+
+/* A seat's claim row on tile t (all zeros: nothing to claim; else its claims plus PASS). */
+static int claim_row(const int8_t *h, int t, int chow_ok, int can_kong, int rob, int T, int seven, int8_t *row) {
+    const int A = 2 * T + 7, CHOW_LOW = 2 * T, PONG = 2 * T + 3, EKONG = 2 * T + 4, WIN = 2 * T + 5, PASS = 2 * T + 6;
+    memset(row, 0, A);
+    if (t < 0 || t >= T) return 0;
+    int any = 0;
+    if (!rob) {
+        if (h[t] >= 2) {
+            row[PONG] = 1;
+            any = 1;
+            if (h[t] >= 3 && can_kong) row[EKONG] = 1;
+        }
+        if (chow_ok && t < 27) {
+            int r = t % 9;
+            row[CHOW_LOW] = r <= 6 && h[t + 1] > 0 && h[t + 2] > 0;
+            row[CHOW_LOW + 1] = r >= 1 && r <= 7 && h[t - 1] > 0 && h[t + 1] > 0;
+            row[CHOW_LOW + 2] = r >= 2 && h[t - 2] > 0 && h[t - 1] > 0;
+            any |= row[CHOW_LOW] | row[CHOW_LOW + 1] | row[CHOW_LOW + 2];
+        }
+    }
+    int8_t c[34];
+    memcpy(c, h, T);
+    c[t]++;
+    if (winning(c, T, seven)) {
+        row[WIN] = 1;
+        any = 1;
+    }
+    if (any) row[PASS] = 1;
+    return any;
+}
+
+/* The current player's own-turn row (pg[t]: she has an exposed pong of t). */
+static void turn_row(const int8_t *h, const int8_t *pg, int claimed, int can_kong, int T, int seven, int8_t *row) {
+    memset(row, 0, 2 * T + 7);
+    for (int t = 0; t < T; t++) row[t] = h[t] > 0;
+    if (claimed) return;
+    if (can_kong)
+        for (int t = 0; t < T; t++) row[T + t] = h[t] == 4 || (pg[t] && h[t] > 0);
+    row[2 * T + 5] = (int8_t)winning(h, T, seven);
+}
+
+/* Borrow C-contiguous buffers; n of them, each (object, itemsize, writable, count per row). */
+typedef struct { PyObject *obj; Py_ssize_t item; int writable; Py_ssize_t per_row; Py_buffer b; } Arg;
+
+static int get_args(Arg *a, int n, Py_ssize_t *m_out) {
+    Py_ssize_t m = -1;
+    for (int i = 0; i < n; i++) {
+        int flags = PyBUF_C_CONTIGUOUS | (a[i].writable ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(a[i].obj, &a[i].b, flags) < 0) {
+            for (int j = 0; j < i; j++) PyBuffer_Release(&a[j].b);
+            return -1;
+        }
+        Py_ssize_t row = a[i].item * a[i].per_row;
+        Py_ssize_t rows = a[i].b.len / row;
+        if (a[i].b.len % row != 0 || (m >= 0 && rows != m)) {
+            PyErr_Format(PyExc_ValueError, "argument %d: %zd bytes is not M rows of %zd bytes (M = %zd)", i,
+                         a[i].b.len, row, m);
+            for (int j = 0; j <= i; j++) PyBuffer_Release(&a[j].b);
+            return -1;
+        }
+        m = rows;
+    }
+    *m_out = m;
+    return 0;
+}
+
+static void release_args(Arg *a, int n) {
+    for (int i = 0; i < n; i++) PyBuffer_Release(&a[i].b);
+}
+
+static int check_t(int T) {
+    if (T == 27 || T == 34) return 0;
+    PyErr_Format(PyExc_ValueError, "T must be 27 or 34, got %d", T);
+    return -1;
+}
+
+static PyObject *py_claim_rows(PyObject *self, PyObject *args) {
+    PyObject *o[6];
+    int T, seven;
+    if (!PyArg_ParseTuple(args, "OOOOOipO", &o[0], &o[1], &o[2], &o[3], &o[4], &T, &seven, &o[5])) return NULL;
+    if (check_t(T) < 0) return NULL;
+    const int A = 2 * T + 7;
+    Arg a[6] = {{o[0], 1, 0, T}, {o[1], 8, 0, 1}, {o[2], 1, 0, 1}, {o[3], 1, 0, 1}, {o[4], 1, 0, 1}, {o[5], 1, 1, A}};
+    Py_ssize_t m;
+    if (get_args(a, 6, &m) < 0) return NULL;
+    const int8_t *hands = a[0].b.buf;
+    const int64_t *tiles = a[1].b.buf;
+    const uint8_t *chow_ok = a[2].b.buf, *can_kong = a[3].b.buf, *rob = a[4].b.buf;
+    int8_t *out = a[5].b.buf;
+    for (Py_ssize_t i = 0; i < m; i++)
+        claim_row(hands + i * T, (int)tiles[i], chow_ok[i], can_kong[i], rob[i], T, seven, out + i * A);
+    release_args(a, 6);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_turn_rows(PyObject *self, PyObject *args) {
+    PyObject *o[5];
+    int T, seven;
+    if (!PyArg_ParseTuple(args, "OOOOipO", &o[0], &o[1], &o[2], &o[3], &T, &seven, &o[4])) return NULL;
+    if (check_t(T) < 0) return NULL;
+    const int A = 2 * T + 7;
+    Arg a[5] = {{o[0], 1, 0, T}, {o[1], 1, 0, T}, {o[2], 1, 0, 1}, {o[3], 1, 0, 1}, {o[4], 1, 1, A}};
+    Py_ssize_t m;
+    if (get_args(a, 5, &m) < 0) return NULL;
+    const int8_t *hands = a[0].b.buf, *pongs = a[1].b.buf;
+    const uint8_t *claimed = a[2].b.buf, *can_kong = a[3].b.buf;
+    int8_t *out = a[4].b.buf;
+    for (Py_ssize_t i = 0; i < m; i++)
+        turn_row(hands + i * T, pongs + i * T, claimed[i], can_kong[i], T, seven, out + i * A);
+    release_args(a, 5);
+    Py_RETURN_NONE;
+}
+
+/* ---------------------------------------------------------------- the batched step
+ * A C port of the transitions of ``mjenv.game.engine.Game`` (``_advance`` and what it calls), which
+ * it must equal exactly: ``tests/test_step_kernel.py`` loads Python games into the arrays and checks
+ * every array after every step. Per table: tiles int8[9, T] (hands, meld counts, public counts), wall
+ * int8[W], discards int16[4, D], num_discards int16[4], meld_table int8[4, MM, 4], melds_declared
+ * int8[4], won uint8[4], scores int64[4], masks int8[4, A], scalars int32[NSC] (the SC_ names). */
+enum { SC_PHASE, SC_CUR, SC_LAST_DISCARD, SC_LAST_DISCARDER, SC_LAST_DRAWN, SC_DEAL_IN, SC_WIN_TILE, SC_END,
+       SC_HEAD, SC_TAIL, SC_ACTING, SC_CLAIMED, SC_KONG_TILE, NSC };
+enum { PH_DISCARD, PH_CLAIM, PH_ROB, PH_END };
+enum { MK_CHOW, MK_PONG, MK_EKONG, MK_CKONG, MK_AKONG };
+enum { END_NONE, END_SELF_DRAW, END_DISCARD, END_ROBBED, END_EXHAUSTIVE };
+
+typedef struct {
+    int T, A, W, D, MM, allow_chow, seven, always, multi, dpts, spts;
+} Params;
+
+typedef struct {
+    int8_t *tiles, *wall, *melds, *ndecl, *masks;
+    int16_t *disc, *ndisc;
+    uint8_t *won;
+    int64_t *scores;
+    int32_t *sc;
+} Tab;
+
+static void pass_only(const Params *P, Tab *b) {
+    memset(b->masks, 0, 4 * P->A);
+    for (int s = 0; s < 4; s++) b->masks[s * P->A + P->A - 1] = 1;
+}
+
+static void finish(const Params *P, Tab *b, int winners, int deal_in, int tile, int reason) {
+    int32_t *sc = b->sc;
+    sc[SC_PHASE] = PH_END;
+    sc[SC_END] = reason;
+    for (int s = 0; s < 4; s++) if (winners >> s & 1) b->won[s] = 1;
+    sc[SC_DEAL_IN] = deal_in;
+    sc[SC_WIN_TILE] = tile;
+    sc[SC_LAST_DISCARD] = -1;
+    sc[SC_LAST_DISCARDER] = -1;
+    for (int s = 0; s < 4; s++) b->scores[s] = 0;
+    if (winners && deal_in >= 0) {
+        for (int w = 0; w < 4; w++)
+            if (winners >> w & 1) { b->scores[w] += P->dpts; b->scores[deal_in] -= P->dpts; }
+    } else if (winners) {
+        int w = 0;
+        while (!(winners >> w & 1)) w++;
+        for (int s = 0; s < 4; s++) b->scores[s] -= P->spts;
+        b->scores[w] += 4 * P->spts;
+    }
+    pass_only(P, b);
+    sc[SC_ACTING] = 0;
+}
+
+static void set_turn_masks(const Params *P, Tab *b, int p) {
+    int8_t pg[34];
+    memset(pg, 0, sizeof pg);
+    for (int k = 0; k < b->ndecl[p]; k++) {
+        const int8_t *r = b->melds + (p * P->MM + k) * 4;
+        if (r[0] == MK_PONG) pg[r[1]] = 1;
+    }
+    pass_only(P, b);
+    turn_row(b->tiles + p * P->T, pg, b->sc[SC_CLAIMED], b->sc[SC_TAIL] > b->sc[SC_HEAD], P->T, P->seven,
+             b->masks + p * P->A);
+    b->sc[SC_ACTING] = 1 << p;
+}
+
+static void draw(const Params *P, Tab *b, int p, int replacement) {
+    int32_t *sc = b->sc;
+    if (sc[SC_TAIL] == sc[SC_HEAD]) {
+        finish(P, b, 0, -1, -1, END_EXHAUSTIVE);
+        return;
+    }
+    int t = replacement ? b->wall[--sc[SC_TAIL]] : b->wall[sc[SC_HEAD]++];
+    b->tiles[p * P->T + t]++;
+    sc[SC_LAST_DRAWN] = t;
+    sc[SC_LAST_DISCARD] = -1;
+    sc[SC_LAST_DISCARDER] = -1;
+    sc[SC_CUR] = p;
+    sc[SC_PHASE] = PH_DISCARD;
+    sc[SC_CLAIMED] = 0;
+    set_turn_masks(P, b, p);
+}
+
+static void add_meld(const Params *P, Tab *b, int s, int kind, int tile, int from, int claimed) {
+    int8_t *r = b->melds + (s * P->MM + b->ndecl[s]) * 4;
+    r[0] = kind; r[1] = tile; r[2] = from; r[3] = claimed;
+    b->ndecl[s]++;
+}
+
+static int8_t *pong_row(const Params *P, Tab *b, int s, int t, int kind) {
+    for (int k = 0; k < b->ndecl[s]; k++) {
+        int8_t *r = b->melds + (s * P->MM + k) * 4;
+        if (r[0] == kind && r[1] == t) return r;
+    }
+    return NULL; /* unreachable for a legal action: the mask offered the kong */
+}
+
+/* Opens a claim window on tile t from p (a rob window when rob); 0: nobody may claim and the
+ * rule opens no empty window. */
+static int open_window(const Params *P, Tab *b, int p, int t, int rob) {
+    int acting = 0;
+    int can_kong = b->sc[SC_TAIL] > b->sc[SC_HEAD];
+    int8_t row[2 * 34 + 7];
+    pass_only(P, b);
+    for (int k = 1; k < 4; k++) {
+        int s = (p + k) % 4;
+        int chow_ok = P->allow_chow && k == 1;
+        if (claim_row(b->tiles + s * P->T, t, chow_ok, can_kong, rob, P->T, P->seven, row)) {
+            memcpy(b->masks + s * P->A, row, P->A);
+            acting |= 1 << s;
+        }
+    }
+    if (!acting && !P->always) return 0;
+    b->sc[SC_ACTING] = acting;
+    return 1;
+}
+
+static void discard(const Params *P, Tab *b, int p, int t) {
+    int32_t *sc = b->sc;
+    b->tiles[p * P->T + t]--;
+    b->disc[p * P->D + b->ndisc[p]] = t;
+    b->ndisc[p]++;
+    b->tiles[8 * P->T + t]++;
+    sc[SC_LAST_DISCARD] = t;
+    sc[SC_LAST_DISCARDER] = p;
+    sc[SC_LAST_DRAWN] = -1;
+    sc[SC_CLAIMED] = 0;
+    if (open_window(P, b, p, t, 0)) sc[SC_PHASE] = PH_CLAIM;
+    else draw(P, b, (p + 1) % 4, 0);
+}
+
+static void after_claim(const Params *P, Tab *b, int s, int kong) {
+    int32_t *sc = b->sc;
+    sc[SC_LAST_DISCARD] = -1;
+    sc[SC_LAST_DISCARDER] = -1;
+    if (kong) { draw(P, b, s, 1); return; }
+    sc[SC_CUR] = s;
+    sc[SC_PHASE] = PH_DISCARD;
+    sc[SC_CLAIMED] = 1;
+    sc[SC_LAST_DRAWN] = -1;
+    set_turn_masks(P, b, s);
+}
+
+/* Winners among the three seats after p, in turn order (only the first unless multiple winners). */
+static int winners_of(const Params *P, int p, const int64_t *chosen, int win) {
+    int w = 0;
+    for (int k = 1; k < 4; k++) {
+        int s = (p + k) % 4;
+        if (chosen[s] == win) {
+            w |= 1 << s;
+            if (!P->multi) break;
+        }
+    }
+    return w;
+}
+
+static void on_claims(const Params *P, Tab *b, const int64_t *chosen) {
+    int p = b->sc[SC_LAST_DISCARDER], t = b->sc[SC_LAST_DISCARD], T = P->T;
+    const int CHOW_LOW = 2 * T, PONG = 2 * T + 3, EKONG = 2 * T + 4, WIN = 2 * T + 5;
+    int w = winners_of(P, p, chosen, WIN);
+    if (w) { finish(P, b, w, p, t, END_DISCARD); return; }
+    for (int k = 1; k < 4; k++) {
+        int s = (p + k) % 4;
+        if (chosen[s] == PONG || chosen[s] == EKONG) {
+            int kong = chosen[s] == EKONG, n = kong ? 3 : 2;
+            b->tiles[s * T + t] -= n;
+            b->tiles[(4 + s) * T + t] += n + 1;
+            b->tiles[8 * T + t] += n;
+            add_meld(P, b, s, kong ? MK_EKONG : MK_PONG, t, p, t);
+            after_claim(P, b, s, kong);
+            return;
+        }
+    }
+    for (int k = 1; k < 4; k++) {
+        int s = (p + k) % 4;
+        int a = (int)chosen[s];
+        if (a >= CHOW_LOW && a <= CHOW_LOW + 2) {
+            int low = t - (a - CHOW_LOW);
+            for (int u = low; u < low + 3; u++) {
+                if (u != t) { b->tiles[s * T + u]--; b->tiles[8 * T + u]++; }
+                b->tiles[(4 + s) * T + u]++;
+            }
+            add_meld(P, b, s, MK_CHOW, low, p, t);
+            after_claim(P, b, s, 0);
+            return;
+        }
+    }
+    draw(P, b, (p + 1) % 4, 0);
+}
+
+static void kong(const Params *P, Tab *b, int p, int t) {
+    int T = P->T;
+    int8_t *h = b->tiles + p * T;
+    if (h[t] == 4) {
+        h[t] = 0;
+        b->tiles[(4 + p) * T + t] += 4;
+        b->tiles[8 * T + t] += 4;
+        add_meld(P, b, p, MK_CKONG, t, -1, -1);
+        draw(P, b, p, 1);
+        return;
+    }
+    h[t]--;
+    pong_row(P, b, p, t, MK_PONG)[0] = MK_AKONG;
+    b->tiles[(4 + p) * T + t]++;
+    b->tiles[8 * T + t]++;
+    if (!open_window(P, b, p, t, 1)) { draw(P, b, p, 1); return; }
+    b->sc[SC_PHASE] = PH_ROB;
+    b->sc[SC_KONG_TILE] = t;
+    b->sc[SC_LAST_DISCARD] = t;
+    b->sc[SC_LAST_DISCARDER] = p;
+    b->sc[SC_LAST_DRAWN] = -1;
+}
+
+static void on_rob(const Params *P, Tab *b, const int64_t *chosen) {
+    int p = b->sc[SC_CUR], t = b->sc[SC_KONG_TILE];
+    int w = winners_of(P, p, chosen, 2 * P->T + 5);
+    b->sc[SC_KONG_TILE] = -1;
+    if (!w) { draw(P, b, p, 1); return; }
+    pong_row(P, b, p, t, MK_AKONG)[0] = MK_PONG;
+    b->tiles[(4 + p) * P->T + t]--;
+    b->disc[p * P->D + b->ndisc[p]] = t;
+    b->ndisc[p]++;
+    finish(P, b, w, p, t, END_ROBBED);
+}
+
+static void advance(const Params *P, Tab *b, const int64_t *chosen) {
+    int ph = b->sc[SC_PHASE];
+    if (ph == PH_DISCARD) {
+        int p = b->sc[SC_CUR], a = (int)chosen[p];
+        if (a < P->T) discard(P, b, p, a);
+        else if (a < 2 * P->T) kong(P, b, p, a - P->T);
+        else finish(P, b, 1 << p, -1, b->sc[SC_LAST_DRAWN], END_SELF_DRAW);
+    } else if (ph == PH_CLAIM) on_claims(P, b, chosen);
+    else if (ph == PH_ROB) on_rob(P, b, chosen);
+}
+
+/* step(params, actions, tiles, wall, discards, num_discards, meld_table, melds_declared, won, scores,
+ *      masks, scalars) -> int: advances every table not over by one step; returns how many tables
+ * refused their actions (then nothing of those tables changed). params int32[11] (T, A, W, D, MM,
+ * allow_chow, seven_pairs, claim_window_always, multiple_winners, discard_win_points,
+ * self_draw_points); actions int64[N * 4], one per seat (PASS for seats not acting); an action not
+ * legal in the table's mask refuses the table: the caller raises. */
+static PyObject *py_step(PyObject *self, PyObject *args) {
+    PyObject *op, *o[11];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOO", &op, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
+                          &o[9], &o[10]))
+        return NULL;
+    Py_buffer pb;
+    if (PyObject_GetBuffer(op, &pb, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (pb.len != 11 * 4) {
+        PyBuffer_Release(&pb);
+        PyErr_SetString(PyExc_ValueError, "params must be int32[11]");
+        return NULL;
+    }
+    const int32_t *pp = pb.buf;
+    Params P = {pp[0], pp[1], pp[2], pp[3], pp[4], pp[5], pp[6], pp[7], pp[8], pp[9], pp[10]};
+    PyBuffer_Release(&pb);
+    if (check_t(P.T) < 0) return NULL;
+    if (P.A != 2 * P.T + 7) return PyErr_Format(PyExc_ValueError, "A must be 2T + 7");
+    Arg a[11] = {{o[0], 8, 0, 4}, {o[1], 1, 1, 9 * P.T}, {o[2], 1, 0, P.W}, {o[3], 2, 1, 4 * P.D}, {o[4], 2, 1, 4},
+                 {o[5], 1, 1, 4 * P.MM * 4}, {o[6], 1, 1, 4}, {o[7], 1, 1, 4}, {o[8], 8, 1, 4}, {o[9], 1, 1, 4 * P.A},
+                 {o[10], 4, 1, NSC}};
+    Py_ssize_t n;
+    if (get_args(a, 11, &n) < 0) return NULL;
+    const int64_t *acts = a[0].b.buf;
+    int refused = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Tab b = {(int8_t *)a[1].b.buf + i * 9 * P.T, (int8_t *)a[2].b.buf + i * P.W,
+                 (int8_t *)a[5].b.buf + i * 4 * P.MM * 4, (int8_t *)a[6].b.buf + i * 4,
+                 (int8_t *)a[9].b.buf + i * 4 * P.A, (int16_t *)a[3].b.buf + i * 4 * P.D,
+                 (int16_t *)a[4].b.buf + i * 4, (uint8_t *)a[7].b.buf + i * 4, (int64_t *)a[8].b.buf + i * 4,
+                 (int32_t *)a[10].b.buf + i * NSC};
+        if (b.sc[SC_PHASE] == PH_END) continue;
+        const int64_t *c = acts + i * 4;
+        int ok = 1;
+        for (int s = 0; s < 4; s++)
+            if (c[s] < 0 || c[s] >= P.A || !b.masks[s * P.A + c[s]]) ok = 0;
+        if (!ok) { refused++; continue; }
+        advance(&P, &b, c);
+    }
+    release_args(a, 11);
+    return PyLong_FromLong(refused);
+}
+
+static PyMethodDef methods[] = {
+    {"step", py_step, METH_VARARGS, "Advances N tables by one step (see the comment above py_step)."},
+    {"claim_rows", py_claim_rows, METH_VARARGS, "A seat's claim-window row per hand (see the module comment)."},
+    {"turn_rows", py_turn_rows, METH_VARARGS, "The current player's own-turn row per hand (see the module comment)."},
+    {"is_winning", py_is_winning, METH_VARARGS, "Batched win check (see the module comment)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_step", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__step(void) { return PyModule_Create(&module); }

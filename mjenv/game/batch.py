@@ -1,0 +1,152 @@
+"""Batched game checks in compiled code, with the Python engine's functions as the fallback.
+
+The first block of the batch-first compiled step (issue 16): :func:`is_winning_batch` answers the
+win check (``mjenv.game._win.is_winning_bytes``) for M hands in one C call. The batched step itself
+(state arrays with a leading table dimension, masks, rewards, autoreset) is not built yet; the
+game still runs on :class:`mjenv.game.engine.Game`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mjenv.game._win import is_winning_bytes
+
+try:
+    from mjenv.game import _step
+except ImportError:  # no C compiler at install: the Python check gives the same answers
+    _step = None
+
+
+def available() -> bool:
+    """Whether the compiled module ``mjenv.game._step`` is built."""
+    return _step is not None
+
+
+def is_winning_batch(hands: np.ndarray, seven_pairs: bool = False) -> np.ndarray:
+    """Whether each concealed hand is complete (k melds + 1 pair, or seven pairs when allowed).
+
+    Args:
+        hands: int[M, T] tile counts, T = 27 or 34 (values 0..4).
+        seven_pairs: also accept seven pairs.
+
+    Returns:
+        bool[M], equal to ``is_winning_bytes`` on each row.
+
+    Raises:
+        ValueError: when ``hands`` is not 2-D with 27 or 34 columns, or holds counts outside 0..4.
+    """
+    h = np.asarray(hands)
+    if h.ndim != 2 or h.shape[1] not in (27, 34):
+        raise ValueError(f"hands must have shape [M, 27] or [M, 34], got {h.shape}")
+    if h.size and (h.min() < 0 or h.max() > 4):
+        raise ValueError("hands must hold tile counts 0..4")
+    h = np.ascontiguousarray(h, dtype=np.int8)
+    if _step is None:
+        return np.array([is_winning_bytes(row.tobytes(), seven_pairs) for row in h], dtype=bool)
+    out = np.zeros(h.shape[0], dtype=np.uint8)
+    _step.is_winning(h, h.shape[1], bool(seven_pairs), out)
+    return out.astype(bool)
+
+
+#: Per-table scalars of :class:`BatchGames` (``scalars[:, i]``), in the compiled step's order.
+SCALARS = (
+    "phase", "current_player", "last_discard", "last_discarder", "last_drawn", "deal_in", "winning_tile",
+    "end_code", "_head", "_tail", "_acting", "_claimed_turn", "_kong_tile",
+)  # fmt: skip
+
+#: The arrays of :class:`BatchGames`, named as the :class:`~mjenv.game.engine.Game` attributes they hold.
+ARRAYS = ("_tiles", "wall", "discards", "num_discards", "meld_table", "melds_declared", "won", "scores", "_masks")
+
+
+class BatchGames:
+    """N tables of one rule set as arrays with a leading table dimension, advanced by one C call.
+
+    The compiled port of :class:`~mjenv.game.engine.Game`'s transitions (``mjenv.game._step.step``).
+    Deals come from the Python engine (:meth:`load` copies a fresh ``Game``'s state in), so seeds give
+    the Python engine's walls; every later transition runs in C. Not yet kept: the step log, and the
+    observation writer's per-table inputs (the env still runs on ``Game``).
+
+    Args:
+        rules: the rule set (a :class:`~mjenv.rules.Rules`, preset name or dict).
+        num_tables: N >= 1.
+        log: keep each table's step log (``steps[i]``: the ``[[seat, action], ...]`` of its acting
+            seats per step, as ``Game.log["steps"]``); costs a Python loop over the tables per step.
+
+    Attributes:
+        tiles: int8[N, 9, T]; wall: int8[N, W]; discards: int16[N, 4, D]; num_discards: int16[N, 4];
+        meld_table: int8[N, 4, M, 4]; melds_declared: int8[N, 4]; won: bool[N, 4]; scores: int64[N, 4];
+        masks: int8[N, 4, A]; scalars: int32[N, len(SCALARS)].
+    """
+
+    def __init__(self, rules, num_tables: int, log: bool = False) -> None:
+        from mjenv.rules import get_rules
+
+        if _step is None:
+            raise RuntimeError("mjenv.game._step is not built (no C compiler at install); use mjenv.game.Game")
+        if isinstance(num_tables, bool) or not isinstance(num_tables, (int, np.integer)) or num_tables < 1:
+            raise ValueError(f"num_tables must be an int >= 1, got {num_tables!r}")
+        r = get_rules(rules)
+        self.rules = r
+        t, a = r.num_tile_types, 2 * r.num_tile_types + 7
+        n = int(num_tables)
+        self.tiles = np.zeros((n, 9, t), dtype=np.int8)
+        self.wall = np.zeros((n, r.num_tiles), dtype=np.int8)
+        self.discards = np.full((n, 4, r.max_discards), -1, dtype=np.int16)
+        self.num_discards = np.zeros((n, 4), dtype=np.int16)
+        self.meld_table = np.full((n, 4, r.melds, 4), -1, dtype=np.int8)
+        self.melds_declared = np.zeros((n, 4), dtype=np.int8)
+        self.won = np.zeros((n, 4), dtype=bool)
+        self.scores = np.zeros((n, 4), dtype=np.int64)
+        self.masks = np.zeros((n, 4, a), dtype=np.int8)
+        self.scalars = np.zeros((n, len(SCALARS)), dtype=np.int32)
+        self.scalars[:, 0] = 3  # Phase.END until a deal is loaded
+        self.steps: list[list[list[list[int]]]] | None = [[] for _ in range(n)] if log else None
+        self._params = np.array(
+            [t, a, r.num_tiles, r.max_discards, r.melds, r.allow_chow, r.seven_pairs, r.claim_window == "always",
+             r.multiple_winners, r.discard_win_points, r.self_draw_points],
+            dtype=np.int32,
+        )  # fmt: skip
+
+    def _arrays(self) -> tuple[np.ndarray, ...]:
+        return (self.tiles, self.wall, self.discards, self.num_discards, self.meld_table, self.melds_declared,
+                self.won, self.scores, self.masks)  # fmt: skip
+
+    def load(self, i: int, game) -> None:
+        """Copies the state of ``game`` (a :class:`~mjenv.game.engine.Game` of these rules) into table i."""
+        if game.rules != self.rules:
+            raise ValueError(f"game has rules {game.rules.name!r}, the tables {self.rules.name!r}")
+        for name, arr in zip(ARRAYS, self._arrays()):
+            arr[i] = getattr(game, name)
+        self.scalars[i] = [int(getattr(game, name)) for name in SCALARS]
+        if self.steps is not None:
+            self.steps[i] = [list(map(list, st)) for st in game.log["steps"]]
+
+    def step(self, actions: np.ndarray) -> None:
+        """Advances every table that is not over by one step.
+
+        Args:
+            actions: int[N, 4], one action id per seat (PASS for the seats not acting).
+
+        Raises:
+            ValueError: wrong shape, or an action out of range or not legal in its table's mask (then
+                no table has changed).
+        """
+        acts = np.ascontiguousarray(actions, dtype=np.int64)
+        if acts.shape != (self.tiles.shape[0], 4):
+            raise ValueError(f"actions must have shape ({self.tiles.shape[0]}, 4), got {acts.shape}")
+        size = self.masks.shape[2]
+        live = self.scalars[:, 0] != 3
+        if ((acts < 0) | (acts >= size)).any():
+            raise ValueError(f"action ids must be 0..{size - 1}")
+        legal = np.take_along_axis(self.masks, acts[:, :, None], axis=2)[:, :, 0] > 0
+        bad = np.flatnonzero(live & ~legal.all(axis=1))
+        if bad.size:
+            raise ValueError(f"tables {bad.tolist()} got actions their legal masks do not allow; no table advanced")
+        if self.steps is not None:
+            acting = self.scalars[:, 10].tolist()
+            for i in np.flatnonzero(live).tolist():
+                self.steps[i].append([[s, int(acts[i, s])] for s in range(4) if acting[i] >> s & 1])
+        refused = _step.step(self._params, acts, *self._arrays(), self.scalars)
+        if refused:
+            raise ValueError(f"{refused} table(s) got an action their legal mask does not allow; they did not advance")
