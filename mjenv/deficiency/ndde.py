@@ -457,6 +457,13 @@ class _Search:
         n_s = self.n_s.reshape((-1,) + (1,) * (len(shape) - 1))
         return np.where(n_s > 0, 1 + np.floor(rng.random(shape) * n_s).astype(np.int64), 0)
 
+    def over_used_tile(self, over: np.ndarray) -> np.ndarray:
+        """The tile the repair handles next per row: the lowest over-used one (Sec. 3.2.2, ascending).
+
+        A separate method so that ``benchmarks/ndde_more_readings.py`` can screen other tile orders.
+        """
+        return over.argmax(axis=2)
+
     def repair(self, x: np.ndarray, order: str) -> np.ndarray:
         """Sec. 3.2.2 on x int64[b, NP, k] (in place); returns the mapped counts int16[b, NP, k, T]."""
         k = x.shape[2]
@@ -481,7 +488,7 @@ class _Search:
             rows = over.any(axis=2)
             if not rows.any():
                 return c
-            t = over.argmax(axis=2)  # lowest over-used tile per row (rows without one are masked below)
+            t = self.over_used_tile(over)  # rows without one are masked below
             ct = np.take_along_axis(c, t[:, :, None, None], axis=3)[..., 0]
             limit = self.h[bi[:, :, 0], t][:, :, None]  # [b, NP, 1]: the hand's count of that tile
             if perm is None:
