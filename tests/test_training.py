@@ -456,6 +456,9 @@ def test_shipped_policies_load_by_name_and_bad_names_raise():
     default = load_pretrained()
     for k, v in bc.net.state_dict().items():
         assert torch.equal(v, default.net.state_dict()[k]), k
+    rl = load_pretrained("rl")
+    assert pretrained_path("rl").name == "rl_policy.pt"
+    assert any(not torch.equal(v, bc.net.state_dict()[k]) for k, v in rl.net.state_dict().items())
     with pytest.raises(ValueError, match="unknown shipped policy"):
         pretrained_path("ppo9000")
     from mjenv.baselines.registry import make_agent
