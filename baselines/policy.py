@@ -510,12 +510,35 @@ def load_net(path: str | Path, device: str = "cpu") -> PolicyNet:
     return net.to(device)
 
 
-def pretrained_path() -> Path:
-    """Path of the shipped policy file (package data of ``mjenv.baselines``)."""
-    return Path(str(resources.files("mjenv.baselines") / "data" / PRETRAINED_FILE))
+#: shipped policies by name (package data of ``mjenv.baselines``): ``bc`` is the behaviour-cloned policy
+#: (``examples/train_pretrained.sh``), ``rl`` the one fine-tuned from it by PPO (``examples/train_rl_policy.sh``)
+PRETRAINED_FILES = {"bc": PRETRAINED_FILE, "rl": "rl_policy.pt"}
+#: the policy ``load_pretrained()`` returns when no name is given
+DEFAULT_PRETRAINED = "bc"
 
 
-def load_pretrained(*, seed: int | None = 0, greedy: bool = True, device: str = "cpu",
-                    threads: int | None = 1) -> PolicyAgent:
-    """The small policy shipped with mjenv (``basic`` rules; see ``docs/TRAINING.md`` for how it was trained)."""
-    return PolicyAgent.load(pretrained_path(), seed=seed, greedy=greedy, device=device, threads=threads)
+def pretrained_path(name: str = DEFAULT_PRETRAINED) -> Path:
+    """Path of a shipped policy file.
+
+    Args:
+        name: one of ``PRETRAINED_FILES`` (``"bc"``, ``"rl"``).
+
+    Raises:
+        ValueError: for an unknown name, or a known one whose file is not in this installation.
+    """
+    if name not in PRETRAINED_FILES:
+        raise ValueError(f"unknown shipped policy {name!r}; choose from {sorted(PRETRAINED_FILES)}")
+    path = Path(str(resources.files("mjenv.baselines") / "data" / PRETRAINED_FILES[name]))
+    if not path.is_file():
+        raise ValueError(f"shipped policy {name!r} is not in this installation (no file {str(path)!r})")
+    return path
+
+
+def load_pretrained(name: str = DEFAULT_PRETRAINED, *, seed: int | None = 0, greedy: bool = True,
+                    device: str = "cpu", threads: int | None = 1) -> PolicyAgent:
+    """A small policy shipped with mjenv (``basic`` rules; see ``docs/TRAINING.md`` for how each was trained).
+
+    Args:
+        name: ``"bc"`` (behaviour cloning, the default) or ``"rl"`` (PPO fine-tuned from ``bc``).
+    """
+    return PolicyAgent.load(pretrained_path(name), seed=seed, greedy=greedy, device=device, threads=threads)

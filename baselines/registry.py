@@ -163,6 +163,12 @@ def _policy(arg, seed, rules):
         raise ValueError("policy agents need a checkpoint: policy:PATH (e.g. policy:runs/ppo/policy.pt)")
     from pathlib import Path
 
+    if arg in ("bc", "rl"):
+        # a shipped policy by name (mjenv.baselines.policy.PRETRAINED_FILES); a file of that name wins
+        if not Path(arg).is_file():
+            from mjenv.baselines.policy import pretrained_path
+
+            arg = str(pretrained_path(arg))
     if not Path(arg).is_file():
         # checked before importing torch: a typo in a path should not cost a torch import to report
         raise ValueError(f"policy:{arg}: no checkpoint file at {arg!r}")
@@ -179,4 +185,4 @@ def _policy(arg, seed, rules):
 register_agent("random", _random, "uniform over the legal actions")
 register_agent("greedy", _greedy, "deficiency-greedy (BDA/HBBA papers' strategy)")
 register_agent("flatmc", _flatmc, "SIMCAT flat Monte Carlo; flatmc:sp, flatmc:sims=N,pruning=off,twice=h1|original")
-register_agent("policy", _policy, "a trained policy checkpoint: policy:PATH")
+register_agent("policy", _policy, "a trained policy checkpoint: policy:PATH, or a shipped one: policy:bc, policy:rl")

@@ -101,6 +101,9 @@ class Args:
     """trunk widths of a fresh network (ignored with --init or --resume)"""
     init: str | None = None
     """start from this policy checkpoint (e.g. the behaviour-cloning warm start)"""
+    kl_to_init: float = 0.0
+    """weight of a penalty KL(pi || pi_init) per real decision, over the legal actions, toward the frozen
+    --init policy (keeps a warm-started policy near what it imitated; 0 = off; needs --init)"""
     resume: bool = False
     """continue from out_dir/checkpoint.pt (network, optimiser, counters, pool, logs)"""
     checkpoint_every: int = 5
@@ -220,6 +223,12 @@ def main(argv: list[str] | None = None) -> Path:
     # unshaped env; the shaping is added below with the learner's discount (Ng et al. 1999), so optimal
     # policies are unchanged
     venv = mjenv.vector_env(args.num_envs, rules=args.rules)
+    if args.kl_to_init < 0:
+        raise ValueError(f"--kl-to-init must be >= 0, got {args.kl_to_init}")
+    if args.kl_to_init > 0 and not args.init:
+        raise ValueError("--kl-to-init needs --init (the frozen policy the KL is taken toward)")
+    # frozen copy of the starting policy for the KL penalty (reloaded from --init on resume too)
+    init_net = load_net(args.init).eval() if args.kl_to_init > 0 else None
     phi = None if args.shaping is None else Potential(args.shaping, args.rules)
     n_env, n_act = args.num_envs, venv.single_action_space.n
     obs_size = venv.single_observation_space["observation"].shape[0]
@@ -350,7 +359,7 @@ def main(argv: list[str] | None = None) -> Path:
         b_val = torch.as_tensor(val_buf.reshape(-1)[idx])
         b_decide = (b_mask.sum(dim=1) > 1).float()  # only real choices carry policy gradient
         net.train()
-        clipfracs, stat_lists = [], {"pg_loss": [], "v_loss": [], "entropy": [], "approx_kl": []}
+        clipfracs, stat_lists = [], {"pg_loss": [], "v_loss": [], "entropy": [], "approx_kl": [], "kl_to_init": []}
         mb_size = max(1, len(idx) // args.num_minibatches)
         for _epoch in range(args.update_epochs):
             perm = torch.as_tensor(rng.permutation(len(idx)))
@@ -384,6 +393,18 @@ def main(argv: list[str] | None = None) -> Path:
                     loss = args.vf_coef * v_loss
                 else:
                     loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss
+                if init_net is not None:
+                    with torch.no_grad():
+                        init_logits, _ = init_net(b_obs[mb], b_mask[mb])
+                    legal = b_mask[mb].bool()
+                    # illegal actions have -inf logits in both nets: their log-probabilities are set to 0
+                    # before the product, so they add 0 (not nan) to the value and to the gradient
+                    logp_new = torch.log_softmax(logits, dim=1).masked_fill(~legal, 0.0)
+                    logp_init = torch.log_softmax(init_logits, dim=1).masked_fill(~legal, 0.0)
+                    kl_init = ((logp_new.exp() * legal * (logp_new - logp_init)).sum(dim=1) * w).sum() / n_dec
+                    stat_lists["kl_to_init"].append(kl_init.item())
+                    if iteration > args.value_warmup:
+                        loss = loss + args.kl_to_init * kl_init
                 optimizer.zero_grad()
                 loss.backward()
                 if iteration <= args.value_warmup:
@@ -425,7 +446,7 @@ def main(argv: list[str] | None = None) -> Path:
             "learner_win_rate": float(np.mean([f["win"] for f in recent])) if recent else float("nan"),
             "explained_variance": explained_var,
             "clipfrac": float(np.mean(clipfracs)) if clipfracs else float("nan"),
-            **{k: stats.get(k, float("nan")) for k in ("pg_loss", "v_loss", "entropy", "approx_kl")},
+            **{k: stats.get(k, float("nan")) for k in ("pg_loss", "v_loss", "entropy", "approx_kl", "kl_to_init")},
             "eval_policy_win_rate": eval_row.get("policy_win_rate", ""),
             "eval_greedy_win_rate": eval_row.get("greedy_win_rate", ""),
             "eval_policy_mean_score": eval_row.get("policy_mean_score", ""),
@@ -461,7 +482,7 @@ def main(argv: list[str] | None = None) -> Path:
 
 LOG_FIELDS = [
     "iteration", "global_step", "hands", "seconds", "learning_rate", "learner_return", "learner_win_rate",
-    "explained_variance", "clipfrac", "pg_loss", "v_loss", "entropy", "approx_kl",
+    "explained_variance", "clipfrac", "pg_loss", "v_loss", "entropy", "approx_kl", "kl_to_init",
     "eval_policy_win_rate", "eval_greedy_win_rate", "eval_policy_mean_score",
 ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 
 import numpy as np
 import pytest
@@ -397,6 +398,74 @@ def test_value_warmup_keeps_a_warm_started_policy_and_trains_the_value_head(tmp_
             assert not torch.equal(after[k], v), k
         else:
             assert torch.equal(after[k], v), k
+
+
+def test_kl_to_init_is_logged_and_pulls_the_policy_toward_its_start(tmp_path, net):
+    init = PolicyAgent(net).save(tmp_path / "init.pt")
+    common = ["--init", str(init), "--total-timesteps", "64", "--num-envs", "2", "--num-steps", "16",
+              "--eval-hands", "0", "--opponents", "random", "--no-progress", "--no-tensorboard",
+              "--learning-rate", "0.01", "--no-anneal-lr", "--seed", "3"]
+    kls = {}
+    for coef in ("0", "100"):
+        out = tmp_path / f"kl{coef}"
+        train_ppo.main([*common, "--kl-to-init", coef, "--out-dir", str(out)])
+        with open(out / "ppo_log.csv") as f:
+            rows = list(csv.DictReader(f))
+        if coef == "0":
+            assert rows[0]["kl_to_init"] == "nan"  # off: not computed
+        else:
+            vals = [float(r["kl_to_init"]) for r in rows]
+            assert all(math.isfinite(v) and v >= -1e-6 for v in vals)
+        # distance of the final policy from the start, measured here on fresh observations
+        after = load_net(out / "policy.pt")
+        kls[coef] = _mean_kl(after, net)
+    assert kls["100"] < kls["0"]
+    with pytest.raises(ValueError, match="needs --init"):
+        train_ppo.main(["--kl-to-init", "1", "--total-timesteps", "32", "--out-dir", str(tmp_path / "x")])
+
+
+def _mean_kl(a, b) -> float:
+    import mjenv
+
+    env = mjenv.env(rules="basic")
+    env.reset(seed=11)
+    total, n = 0.0, 0
+    for _agent in env.agent_iter(max_iter=200):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        o = torch.as_tensor(obs["observation"][None])
+        m = torch.as_tensor(obs["action_mask"][None])
+        with torch.no_grad():
+            la, _ = a(o, m)
+            lb, _ = b(o, m)
+        pa, legal = torch.softmax(la, 1), m.bool()
+        lpa = torch.log_softmax(la, 1).masked_fill(~legal, 0)
+        lpb = torch.log_softmax(lb, 1).masked_fill(~legal, 0)
+        total += float((pa * legal * (lpa - lpb)).sum())
+        n += 1
+        env.step(int(torch.argmax(la)))
+    return total / n
+
+
+def test_shipped_policies_load_by_name_and_bad_names_raise():
+    assert pretrained_path("bc") == pretrained_path()
+    assert pretrained_path("bc").name == "pretrained_policy.pt"
+    bc = load_pretrained("bc")
+    default = load_pretrained()
+    for k, v in bc.net.state_dict().items():
+        assert torch.equal(v, default.net.state_dict()[k]), k
+    rl = load_pretrained("rl")
+    assert pretrained_path("rl").name == "rl_policy.pt"
+    assert any(not torch.equal(v, bc.net.state_dict()[k]) for k, v in rl.net.state_dict().items())
+    with pytest.raises(ValueError, match="unknown shipped policy"):
+        pretrained_path("ppo9000")
+    from mjenv.baselines.registry import make_agent
+
+    agent = make_agent("policy:bc", seed=0, rules="basic")
+    for k, v in bc.net.state_dict().items():
+        assert torch.equal(v, agent.net.state_dict()[k]), k
 
 
 def test_mjenv_train_subcommand_passes_options_to_the_scripts(tmp_path, capsys):

@@ -71,3 +71,26 @@ def test_train_ppo_throughput_benchmark_prints_its_breakdown_and_the_peer_ratio(
     out = run("benchmarks/train_ppo_throughput.py", "--steps", "2048", "--env-steps", "64", "--num-envs", "4")
     assert "env steps per CPU-second" in out and "| env (vector env step) |" in out
     assert "ratio training / bare env:" in out
+
+
+def test_rl_policy_recipe_trains_selects_and_resumes_with_tiny_budgets(tmp_path):
+    env = {**ENV, "PYTHON": sys.executable, "STEPS": "64", "NUM_ENVS": "2", "NUM_STEPS": "16",
+           "SELECT_DEALS": "1", "SELECT_LAST": "2"}
+
+    def recipe() -> str:
+        proc = subprocess.run(["bash", "examples/train_rl_policy.sh", str(tmp_path / "rl")], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+        return proc.stdout
+
+    out = recipe()
+    assert "selected step_" in out and "done" in out
+    assert (tmp_path / "rl" / "selected.pt").is_file()
+    with open(tmp_path / "rl" / "ppo" / "ppo_log.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 2 and all(float(r["kl_to_init"]) >= 0 for r in rows)
+    scores = json.loads((tmp_path / "rl" / "selection.json").read_text())
+    assert list(scores) == ["step_000000064.pt"]  # the one kept policy (the last update)
+    # a second call skips the finished PPO stage and reuses the cached selection
+    out2 = recipe()
+    assert "resumed" not in out2 and "win rate" not in out2 and "selected step_" in out2
