@@ -48,6 +48,9 @@ FLOWER_BASE = NUM_TILES
 NUM_FLOWERS = 8
 
 
+#: Allowed values of ``Rules.scoring``.
+SCORINGS = ("points", "tai")
+
 #: Allowed values of ``Rules.claim_window``.
 CLAIM_WINDOWS = ("always", "when_possible")
 
@@ -76,6 +79,8 @@ class Rules:
             aside face up with a replacement draw from the wall's end when dealt or drawn.
         draw_at: the hand is an exhaustive draw when this many tiles are left in the wall (SIMCAT
             Sec. 2.1: 16); kongs need more than this many left.
+        scoring: ``"points"`` (default: the fixed points above; who won is what SIMCAT counts) or
+            ``"tai"`` (Taiwanese tai table of :mod:`mjenv.game.tai`; needs 34 tile types).
     """
 
     name: str = "basic"
@@ -90,6 +95,7 @@ class Rules:
     claim_window: str = "always"
     flowers: int = 0
     draw_at: int = 0
+    scoring: str = "points"
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
@@ -120,6 +126,10 @@ class Rules:
             raise ValueError(
                 f"Rules.draw_at must be an int in 0..32 (tiles left when the hand is drawn), got {self.draw_at!r}"
             )
+        if self.scoring not in SCORINGS:
+            raise ValueError(f"Rules.scoring must be one of {SCORINGS}, got {self.scoring!r}")
+        if self.scoring == "tai" and self.num_tile_types != NUM_TILES:
+            raise ValueError("Rules.scoring='tai' needs num_tile_types=34 (the table scores winds and dragons)")
         if self.seven_pairs and self.hand_size != 13:
             raise ValueError(
                 f"Rules.seven_pairs=True needs hand_size=13 (14-tile winning hands), got hand_size={self.hand_size}"

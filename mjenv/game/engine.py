@@ -43,6 +43,7 @@ import numpy as np
 
 from mjenv.game._win import is_winning_bytes
 from mjenv.game.actions import ActionLayout, Phase
+from mjenv.game.tai import tai_scores
 from mjenv.rules import FLOWER_BASE, NUM_FLOWERS, Rules, get_rules
 from mjenv.tiles import COPIES, NUM_SUITED
 
@@ -748,6 +749,8 @@ class Game:
             w = winners[0]
             scores -= pts
             scores[w] += NUM_SEATS * pts
+        if self.rules.scoring == "tai" and winners:  # --- Taiwanese tai option (issue 12)
+            scores = tai_scores(self, winners, deal_in)
         self.scores = scores
         self._masks = self._pass_only
         self._acting = 0
