@@ -110,3 +110,12 @@ def test_flowers_view_is_public_seat_relative_and_equal_on_both_writers() -> Non
         assert fl[(4 - s) % 4].tolist() == [1] * 8  # seat 0 seen from seat s
         assert fl.sum() == 8
     assert "flowers" not in ObservationSpec("basic").slices
+
+
+def test_render_shows_flowers_to_every_seat() -> None:
+    from mjenv.render import render_text
+
+    g = Game("taiwan16", wall=_swap(_base_wall(), 64, 136))  # seat 0 holds all 8 flowers
+    for seat in (None, 0, 2):
+        text = render_text(g, seat=seat)
+        assert text.count("spring") == 1 and "bamboo" in text
