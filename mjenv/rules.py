@@ -156,9 +156,18 @@ class Rules:
         return self.dead_wall_start + self.melds + 1
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able dict of every field (``get_rules`` accepts it back)."""
-        return dataclasses.asdict(self)
+        """JSON-able dict of every field (``get_rules`` accepts it back). The issue-12 fields
+        (``flowers``, ``draw_at``, ``scoring``) are left out at their defaults (0, 0, ``"points"``), so
+        the logs and digests of the rule sets without flowers read as before."""
+        d = dataclasses.asdict(self)
+        base = _PRESETS.get(self.name, Rules())  # get_rules fills a missing field from this preset
+        for field, default in _QUIET_DEFAULTS.items():
+            if d[field] == default == getattr(base, field):
+                del d[field]
+        return d
 
+
+_QUIET_DEFAULTS = {"flowers": 0, "draw_at": 0, "scoring": "points"}
 
 _PRESETS: dict[str, Rules] = {
     "basic": Rules(),

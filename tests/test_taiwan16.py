@@ -119,3 +119,13 @@ def test_render_shows_flowers_to_every_seat() -> None:
     for seat in (None, 0, 2):
         text = render_text(g, seat=seat)
         assert text.count("spring") == 1 and "bamboo" in text
+
+
+def test_rules_round_trip_and_old_logs_without_flowers() -> None:
+    from mjenv.game.log import log_rules
+
+    for r in (get_rules("taiwan16"), get_rules({"name": "taiwan16", "flowers": 0, "draw_at": 0})):
+        assert get_rules(r.to_dict()) == r
+    assert "flowers" not in get_rules("basic").to_dict()  # the other presets' logs read as before
+    old = {"format": "mjenv-hand", "version": 2, "rules": {"name": "taiwan16", "hand_size": 16}}
+    assert get_rules(log_rules(old)).flowers == 0  # a log from before flowers replays without them
