@@ -35,6 +35,7 @@ SECTIONS = [
     "vector_speed.md",
     "one_writer.md",
     "baselines.md",
+    "taiwan16.md",
 ]
 
 _HEADING = re.compile(r"^(#{1,5}) ", re.MULTILINE)
