@@ -36,6 +36,7 @@ SECTIONS = [
     "batch_step.md",
     "one_writer.md",
     "baselines.md",
+    "taiwan16.md",
 ]
 
 _HEADING = re.compile(r"^(#{1,5}) ", re.MULTILINE)

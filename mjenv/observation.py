@@ -84,6 +84,7 @@ STATE_FIELDS = (
     ("wall_count", (), 0),
     ("dealer", (), 0),
     ("phase", (), 0),
+    ("flowers", ("4", "F"), 0),  # flowers set aside per seat (F = rules.flowers: 0, or 8 in taiwan16)
     ("zero", (), 0),
 )
 #: How many of :data:`STATE_FIELDS` come from arrays (the rest are ints).
@@ -236,6 +237,9 @@ class ObservationSpec:
                  "after a kong of t: concealed (4 held) or added (the hand minus t); -1 where t is not held or it "
                  "is not the seat's discard turn", "deficiency_after_kong", "feature"),
         ]
+        if r.flowers:  # taiwan16 (issue 12): flowers are set aside face up, so every seat sees them
+            v.append(View("flowers", (4, r.flowers), 0, 1, "flowers each seat has set aside (public; seat-relative)",
+                          "flowers", "relative"))
         if self.oracle:
             v += [
                 View("oracle_hands", (4, t), 0, 4, "HIDDEN: every seat's concealed tiles (seat-relative)", "hands",
@@ -313,7 +317,7 @@ class ObservationSpec:
 
     def _state_layout(self) -> tuple[dict[str, tuple[int, tuple[int, ...], int]], int]:
         """Each state field's (start, shape, add) in the state record, and the record's length."""
-        dims = {"4": 4, "T": self.num_tile_types, "D": self.max_discards}
+        dims = {"4": 4, "T": self.num_tile_types, "D": self.max_discards, "F": self.rules.flowers}
         fields, pos = {}, 0
         for name, shape, add in STATE_FIELDS:
             shape = tuple(dims[d] for d in shape)
@@ -386,7 +390,8 @@ class ObservationSpec:
         ints = (
             n0, n1, n2, n3, m - n0, m - n1, m - n2, m - n3, turn == 0, turn == 1, turn == 2, turn == 3,
             *c, chow == 0, chow == 1, chow == 2, chow == 3,
-            last, who if last >= 0 else -1, game.wall_remaining, game.dealer, phase, 0,
+            last, who if last >= 0 else -1, game.wall_remaining, game.dealer, phase,
+            *(game.flowers.ravel().tolist() if self.rules.flowers else ()), 0,
         )  # fmt: skip
         kbs = _knowledge_bases(game) if knowledge_bases is None else knowledge_bases
         return game.hands, game.meld_counts, kbs, game.discards, ints

@@ -83,6 +83,11 @@ def _awaiting_claims(game, s: int) -> bool:
     return int(game.last_discarder) == s and int(game.last_discard) >= 0
 
 
+#: Names of the 8 flowers (``Game.flowers`` column f, wall id 34 + f): seasons then plants; flower
+#: f belongs to seat wind f % 4 (east = the dealer).
+FLOWER_NAMES = ("🀦spring", "🀧summer", "🀨autumn", "🀩winter", "🀢plum", "🀣orchid", "🀥chrysanthemum", "🀤bamboo")
+
+
 def render_text(game, seat: int | None = None, acting: list[int] | None = None) -> str:
     """The table as text with Unicode tiles (and mps notation beside them).
 
@@ -120,6 +125,9 @@ def render_text(game, seat: int | None = None, acting: list[int] | None = None) 
         lines.append(f"{marks} {SEAT_NAMES[s]}  hand {shown}")
         if melds:
             lines.append(f"     melds    {melds}")
+        if game.rules.flowers and game.flowers[s].any():  # taiwan16: public, set aside face up
+            shown_fl = " ".join(FLOWER_NAMES[f] for f in np.flatnonzero(game.flowers[s]))
+            lines.append(f"     flowers  {shown_fl}")
         lines.append(f"     discards {disc or '-'}")
     res = _result_line(game)
     if res:

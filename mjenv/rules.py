@@ -6,8 +6,13 @@ preset         tiles   hand size   melds  chow     notes
 ``basic``      108     13          4      yes      the papers' game (suited tiles only); default
 ``honours``    136     13          4      yes      adds winds and dragons (tile ids 27-33)
 ``sichuan``    108     13          4      no       pong / kong / win only
-``taiwan16``   136     16          5      yes      16-tile hands, 5 melds + 1 pair
+``taiwan16``   144     16          5      yes      SIMCAT Sec. 2.1: 8 flowers, 16-tile hands,
+                                                   5 melds + 1 pair, drawn with 16 tiles left
 =============  ======  ==========  =====  =======  ===========================================
+
+Flowers (``flowers=8``, ``taiwan16`` only by default) are not tiles of the deficiency core: they get
+ids ``FLOWER_BASE..FLOWER_BASE+7`` (34..41) in the wall and the game log only. A flower dealt or drawn
+is set aside face up (``Game.flowers``, public) and replaced by a draw from the wall's end.
 
 Every preset: four players, the dealer starts with one more tile, chow only from the previous
 player's discard, pong and exposed kong from anyone, concealed and added kongs with a replacement
@@ -44,6 +49,14 @@ from mjenv.tiles import COPIES, NUM_SUITED, NUM_TILES
 
 PRESET_NAMES = ("basic", "honours", "sichuan", "taiwan16")
 
+#: Tile id of the first flower in a wall (flowers sit outside the 34 ids of the deficiency core).
+FLOWER_BASE = NUM_TILES
+#: Flower tiles in a set that has them (one of each: 4 seasons, 4 plants).
+NUM_FLOWERS = 8
+
+
+#: Allowed values of ``Rules.scoring``.
+SCORINGS = ("points", "tai")
 
 #: Allowed values of ``Rules.claim_window``.
 CLAIM_WINDOWS = ("always", "when_possible")
@@ -69,6 +82,12 @@ class Rules:
             so the sequence of phases a seat observes reveals nothing about others' hands.
             ``"when_possible"``: a window opens only when some seat can claim or rob; fewer steps, but
             a seat that sees a claim window it cannot use learns that an opponent could claim.
+        flowers: 0 or 8 flower tiles in the set (ids ``FLOWER_BASE``..``FLOWER_BASE+7``), each set
+            aside face up with a replacement draw from the wall's end when dealt or drawn.
+        draw_at: the hand is an exhaustive draw when this many tiles are left in the wall (SIMCAT
+            Sec. 2.1: 16); kongs need more than this many left.
+        scoring: ``"points"`` (default: the fixed points above; who won is what SIMCAT counts) or
+            ``"tai"`` (Taiwanese tai table of :mod:`mjenv.game.tai`; needs 34 tile types).
     """
 
     name: str = "basic"
@@ -81,6 +100,9 @@ class Rules:
     discard_win_points: int = 3
     self_draw_points: int = 1
     claim_window: str = "always"
+    flowers: int = 0
+    draw_at: int = 0
+    scoring: str = "points"
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
@@ -105,6 +127,16 @@ class Rules:
                 raise ValueError(f"Rules.{field} must be an int >= 0, got {v!r}")
         if self.claim_window not in CLAIM_WINDOWS:
             raise ValueError(f"Rules.claim_window must be one of {CLAIM_WINDOWS}, got {self.claim_window!r}")
+        if self.flowers not in (0, NUM_FLOWERS) or isinstance(self.flowers, bool):
+            raise ValueError(f"Rules.flowers must be 0 or {NUM_FLOWERS}, got {self.flowers!r}")
+        if isinstance(self.draw_at, bool) or not isinstance(self.draw_at, int) or not 0 <= self.draw_at <= 32:
+            raise ValueError(
+                f"Rules.draw_at must be an int in 0..32 (tiles left when the hand is drawn), got {self.draw_at!r}"
+            )
+        if self.scoring not in SCORINGS:
+            raise ValueError(f"Rules.scoring must be one of {SCORINGS}, got {self.scoring!r}")
+        if self.scoring == "tai" and self.num_tile_types != NUM_TILES:
+            raise ValueError("Rules.scoring='tai' needs num_tile_types=34 (the table scores winds and dragons)")
         if self.seven_pairs and self.hand_size != 13:
             raise ValueError(
                 f"Rules.seven_pairs=True needs hand_size=13 (14-tile winning hands), got hand_size={self.hand_size}"
@@ -112,8 +144,8 @@ class Rules:
 
     @property
     def num_tiles(self) -> int:
-        """Tiles in the full set: 108 or 136."""
-        return COPIES * self.num_tile_types
+        """Tiles in the full set: 108 or 136, plus ``flowers``."""
+        return COPIES * self.num_tile_types + self.flowers
 
     @property
     def dead_wall_start(self) -> int:
@@ -131,15 +163,26 @@ class Rules:
         return self.dead_wall_start + self.melds + 1
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able dict of every field (``get_rules`` accepts it back)."""
-        return dataclasses.asdict(self)
+        """JSON-able dict of every field (``get_rules`` accepts it back). The issue-12 fields
+        (``flowers``, ``draw_at``, ``scoring``) are left out at their defaults (0, 0, ``"points"``), so
+        the logs and digests of the rule sets without flowers read as before."""
+        d = dataclasses.asdict(self)
+        base = _PRESETS.get(self.name, Rules())  # get_rules fills a missing field from this preset
+        for field, default in _QUIET_DEFAULTS.items():
+            if d[field] == default == getattr(base, field):
+                del d[field]
+        return d
 
+
+_QUIET_DEFAULTS = {"flowers": 0, "draw_at": 0, "scoring": "points"}
 
 _PRESETS: dict[str, Rules] = {
     "basic": Rules(),
     "honours": Rules(name="honours", num_tile_types=NUM_TILES),
     "sichuan": Rules(name="sichuan", allow_chow=False),
-    "taiwan16": Rules(name="taiwan16", num_tile_types=NUM_TILES, hand_size=16, melds=5),
+    "taiwan16": Rules(
+        name="taiwan16", num_tile_types=NUM_TILES, hand_size=16, melds=5, flowers=NUM_FLOWERS, draw_at=16
+    ),
 }
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from mjenv.game import Game, make_wall
-from mjenv.rules import get_rules
+from mjenv.rules import FLOWER_BASE, NUM_FLOWERS, get_rules
 from mjenv.tiles import parse, to_tiles
 
 
@@ -43,7 +43,12 @@ def tile_totals(game: Game) -> np.ndarray:
     total = game.hands.sum(axis=0).astype(np.int64) + game.meld_counts.sum(axis=0)
     total += discard_counts(game) - claimed_counts(game)
     undrawn = game.wall[game.wall_head : game.wall_tail].astype(np.intp)
-    total += np.bincount(undrawn, minlength=t_count)
+    total += np.bincount(undrawn[undrawn < t_count], minlength=t_count)
+    # flowers (taiwan16): each one is either set aside by exactly one seat or still in the wall
+    flowers_left = np.bincount(undrawn[undrawn >= FLOWER_BASE] - FLOWER_BASE, minlength=NUM_FLOWERS)
+    held = game.flowers.sum(axis=0)
+    want = 1 if game.rules.flowers else 0
+    assert (flowers_left + held == want).all(), (flowers_left, held)
     return total
 
 

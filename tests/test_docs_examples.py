@@ -61,7 +61,7 @@ def test_readme_preset_row_matches_the_rules(preset):
     row = next(line for line in _readme().splitlines() if line.startswith(f"| `{preset}`"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     chow = "yes" if r.allow_chow else "no"
-    expected = [str(4 * r.num_tile_types), str(r.hand_size), f"{r.melds} + 1", chow, str(r.num_tile_types)]
+    expected = [str(r.num_tiles), str(r.hand_size), f"{r.melds} + 1", chow, str(r.num_tile_types)]
     assert cells[1:7] == [*expected, str(ObservationSpec(r).size)], row
 
 

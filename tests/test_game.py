@@ -81,7 +81,8 @@ def check_invariants(g: Game, rng: np.random.Generator, cross_check: bool) -> No
             assert masks[p, t_count:].sum() == 0
         else:
             pongs = {m.tiles[0] for m in g.melds[p] if m.kind == "pong"}
-            kongs = [g.wall_remaining > 0 and (hand[t] == 4 or (hand[t] >= 1 and t in pongs)) for t in range(t_count)]
+            live = g.wall_remaining > r.draw_at  # taiwan16: no kong with 16 tiles left
+            kongs = [live and (hand[t] == 4 or (hand[t] >= 1 and t in pongs)) for t in range(t_count)]
             assert masks[p, t_count : 2 * t_count].tolist() == [int(k) for k in kongs]
             if cross_check:
                 assert bool(masks[p, win_id]) == _win_reference(g, p)
@@ -102,7 +103,7 @@ def check_invariants(g: Game, rng: np.random.Generator, cross_check: bool) -> No
                 continue
             h = g.hands[s]
             assert masks[s, g.layout.pong] == (h[tile] >= 2)
-            assert masks[s, g.layout.exposed_kong] == (h[tile] >= 3 and g.wall_remaining > 0)
+            assert masks[s, g.layout.exposed_kong] == (h[tile] >= 3 and g.wall_remaining > r.draw_at)
             chow_ok = r.allow_chow and s == (who + 1) % 4 and tile < 27
             rank = tile % 9
             want = [
@@ -176,7 +177,7 @@ def run_checked(rules, seed: int, rng: np.random.Generator, cross_check: bool, r
         assert empty_windows > 0, discards
     assert g.scores.sum() == 0 and g.scores.dtype == np.int64
     if g.end_reason == "exhaustive_draw":
-        assert g.wall_remaining == 0 and g.winners == [] and not g.scores.any()
+        assert g.wall_remaining == g.rules.draw_at and g.winners == [] and not g.scores.any()
     else:
         for w in g.winners:  # the winners' hands are really complete
             extra = -1 if g.end_reason == "self_draw" else g.winning_tile
@@ -217,7 +218,8 @@ def test_same_seed_same_hand():
 def test_wall_from_seed_is_a_permutation():
     for preset in PRESET_NAMES:
         g = Game(preset, seed=1)
-        assert np.bincount(g.wall, minlength=g.num_tile_types).tolist() == [4] * g.num_tile_types
+        counts = np.bincount(g.wall, minlength=g.num_tile_types).tolist()
+        assert counts == [4] * g.num_tile_types + ([1] * 8 if g.rules.flowers else [])  # taiwan16: ids 34-41
 
 
 def test_clone_then_same_actions_same_result():

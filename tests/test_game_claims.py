@@ -354,7 +354,7 @@ def test_exhaustive_draw_after_the_last_discard(preset):
     assert g.end_reason == "exhaustive_draw" and g.winners == [] and g.deal_in == -1
     assert g.end_code == EndReason.EXHAUSTIVE_DRAW and not g.won.any()
     assert g.scores.tolist() == [0, 0, 0, 0]
-    assert g.wall_remaining == 0
-    assert int(g.num_discards.sum()) == r.num_tiles - 4 * r.hand_size
+    assert g.wall_remaining == r.draw_at  # taiwan16: drawn with 16 tiles left (SIMCAT Sec. 2.1)
+    assert int(g.num_discards.sum()) == r.num_tiles - 4 * r.hand_size - r.draw_at - int(g.flowers.sum())
     with pytest.raises(ValueError, match="over"):
         g.step({0: L.pass_})

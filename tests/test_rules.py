@@ -26,7 +26,7 @@ def test_presets(name, tiles, hand, melds, chow):
     assert not r.seven_pairs and not r.multiple_winners
     assert r.claim_window == "always"  # a window after every discard: no leak through the phases
     assert (r.discard_win_points, r.self_draw_points) == (3, 1)
-    assert r.num_tiles == 4 * tiles
+    assert r.num_tiles == 4 * tiles + (8 if name == "taiwan16" else 0)  # taiwan16 adds 8 flowers
 
 
 def test_preset_names_and_default():
@@ -94,7 +94,8 @@ def test_deal_sizes(preset):
         assert sizes == [r.hand_size + (s == dealer) for s in range(4)]
         assert g.hands.shape == (4, r.num_tile_types)
         assert g.layout.size == 2 * r.num_tile_types + 7
-        assert g.wall_remaining == r.num_tiles - 4 * r.hand_size - 1
+        # flowers (taiwan16) set aside in the deal or the first draw were replaced from the wall
+        assert g.wall_remaining == r.num_tiles - 4 * r.hand_size - 1 - int(g.flowers.sum())
         assert g.phase == Phase.DISCARD and g.current_player == dealer == g.dealer
         assert g.acting_seats() == [dealer]
 

@@ -10,6 +10,8 @@ of array copies (and N games could be stacked into ``[N, ...]`` arrays):
 * ``meld_table``: int8[4, rules.melds, 4], row i of seat s her i-th declared meld as (kind code
   :class:`MeldKind`, lowest tile, from_seat, claimed tile), -1 padded; ``melds_declared`` int8[4].
   :attr:`Game.melds` derives :class:`Meld` tuples from it for display and logs.
+* ``flowers``: int8[4, 8] flowers each seat has set aside face up (1: holds flower ``f``, wall id
+  ``FLOWER_BASE + f``); all zero unless ``rules.flowers`` (taiwan16, SIMCAT Sec. 2.1).
 * ``won``: bool[4] the winners; ``scores``: int64[4]; ``end_code``: :class:`EndReason`.
 * ``wall``: int8[N] tile ids in draw order, shared read-only between clones; draws come from the
   front (``_head``), replacement draws after a kong from the end (``_tail``).
@@ -41,7 +43,8 @@ import numpy as np
 
 from mjenv.game._win import is_winning_bytes
 from mjenv.game.actions import ActionLayout, Phase
-from mjenv.rules import Rules, get_rules
+from mjenv.game.tai import tai_scores
+from mjenv.rules import FLOWER_BASE, NUM_FLOWERS, Rules, get_rules
 from mjenv.tiles import COPIES, NUM_SUITED
 
 NUM_SEATS = 4
@@ -168,7 +171,7 @@ class Game:
         "_tiles", "discards", "num_discards", "meld_table", "melds_declared", "won", "scores", "_masks",
         "phase", "current_player", "last_discard", "last_discarder", "last_drawn", "deal_in",
         "winning_tile", "end_code", "_head", "_tail", "_acting", "_claimed_turn", "_kong_tile",
-        "_steps", "_num_steps",
+        "_steps", "_num_steps", "flowers",
     )  # fmt: skip
 
     def __init__(
@@ -195,6 +198,8 @@ class Game:
         self.seed = int(seed)
         if wall is None:
             full = np.repeat(np.arange(t_count, dtype=np.int8), COPIES)
+            if self.rules.flowers:  # --- taiwan16 flowers (issue 12)
+                full = np.concatenate([full, np.arange(FLOWER_BASE, FLOWER_BASE + NUM_FLOWERS, dtype=np.int8)])
             w = np.random.default_rng(self.seed).permutation(full)
         else:
             w = np.asarray(wall)
@@ -202,8 +207,14 @@ class Game:
                 raise ValueError(
                     f"wall must be {self.rules.num_tiles} integer tile ids, got shape {w.shape}, dtype {w.dtype}"
                 )
-            if w.min() < 0 or w.max() >= t_count or (np.bincount(w, minlength=t_count) != COPIES).any():
-                raise ValueError(f"wall must hold each tile id 0..{t_count - 1} exactly {COPIES} times")
+            want = np.full(t_count, COPIES)
+            if self.rules.flowers:  # --- taiwan16 flowers (issue 12): one of each flower id
+                gap = np.zeros(FLOWER_BASE - t_count, dtype=int)
+                want = np.concatenate([want, gap, np.ones(NUM_FLOWERS, dtype=int)])
+            if w.min() < 0 or w.max() >= len(want) or (np.bincount(w, minlength=len(want)) != want).any():
+                last = FLOWER_BASE + NUM_FLOWERS - 1
+                fl = f" and each flower id {FLOWER_BASE}..{last} once" if self.rules.flowers else ""
+                raise ValueError(f"wall must hold each tile id 0..{t_count - 1} exactly {COPIES} times{fl}")
             w = w.astype(np.int8)
         w.flags.writeable = False
         self.wall = w
@@ -213,6 +224,7 @@ class Game:
         self.meld_table = np.full((NUM_SEATS, self.rules.melds, 4), -1, dtype=np.int8)
         self.melds_declared = np.zeros(NUM_SEATS, dtype=np.int8)
         self.won = np.zeros(NUM_SEATS, dtype=bool)
+        self.flowers = np.zeros((NUM_SEATS, NUM_FLOWERS), dtype=np.int8)
         self.scores = np.zeros(NUM_SEATS, dtype=np.int64)
         self.deal_in = -1
         self.winning_tile = -1
@@ -225,11 +237,19 @@ class Game:
         self._steps: list[list[list[int]]] = []
         self._num_steps = 0
         hs = self.rules.hand_size
-        for k in range(NUM_SEATS):
-            seat = (self.dealer + k) % NUM_SEATS
-            np.add.at(self._tiles[seat], w[k * hs : (k + 1) * hs].astype(np.intp), 1)
         self._head = NUM_SEATS * hs
         self._tail = self.rules.num_tiles
+        for k in range(NUM_SEATS):
+            seat = (self.dealer + k) % NUM_SEATS
+            dealt = w[k * hs : (k + 1) * hs].astype(np.intp)
+            np.add.at(self._tiles[seat], dealt[dealt < t_count], 1)
+        if self.rules.flowers:  # --- taiwan16 flowers (issue 12): dealt flowers out, replaced from the end
+            for k in range(NUM_SEATS):
+                seat = (self.dealer + k) % NUM_SEATS
+                for t in w[k * hs : (k + 1) * hs].tolist():
+                    if t >= FLOWER_BASE:
+                        self.flowers[seat, t - FLOWER_BASE] = 1
+                        self._tiles[seat, self._replacement_tile(seat)] += 1
         self.phase = Phase.DISCARD
         self._draw(self.dealer, replacement=False)
 
@@ -380,6 +400,7 @@ class Game:
         g.meld_table = self.meld_table.copy()
         g.melds_declared = self.melds_declared.copy()
         g.won = self.won.copy()
+        g.flowers = self.flowers.copy()
         g.scores = self.scores.copy()
         g._masks = self._masks
         g.phase = self.phase
@@ -500,7 +521,7 @@ class Game:
         lay = self.layout
         masks = None
         acting = 0
-        can_kong = self._tail - self._head > 0
+        can_kong = self._tail - self._head > self.rules.draw_at
         chow_seat = (p + 1) % NUM_SEATS if self.rules.allow_chow and t < NUM_SUITED else -1
         for k in (1, 2, 3):
             s = (p + k) % NUM_SEATS
@@ -658,7 +679,7 @@ class Game:
         self._finish(winners, deal_in=p, tile=t, reason=EndReason.ROBBED_KONG)
 
     def _draw(self, p: int, replacement: bool) -> None:
-        if self._tail == self._head:
+        if self._tail - self._head <= self.rules.draw_at:
             self._finish([], deal_in=-1, tile=-1, reason=EndReason.EXHAUSTIVE_DRAW)
             return
         if replacement:
@@ -667,6 +688,10 @@ class Game:
         else:
             t = int(self.wall[self._head])
             self._head += 1
+        if t >= FLOWER_BASE:  # --- taiwan16 flowers (issue 12): set aside, replaced from the end
+            self.flowers[p, t - FLOWER_BASE] = 1
+            self._draw(p, replacement=True)
+            return
         self._tiles[p, t] += 1
         self.last_drawn = t
         self.last_discard = -1
@@ -676,6 +701,16 @@ class Game:
         self._claimed_turn = False
         self._set_turn_masks(p)
 
+    def _replacement_tile(self, p: int) -> int:
+        """Take tiles from the wall's end until one is not a flower (flowers go to ``p``'s flowers);
+        used for flowers in the deal, where the wall always has enough tiles (issue 12)."""
+        while True:
+            self._tail -= 1
+            t = int(self.wall[self._tail])
+            if t < FLOWER_BASE:
+                return t
+            self.flowers[p, t - FLOWER_BASE] = 1
+
     def _set_turn_masks(self, p: int) -> None:
         lay = self.layout
         masks = self._pass_only.copy()
@@ -684,7 +719,7 @@ class Game:
         h = self._tiles[p]
         row[lay.discards] = h > 0
         if not self._claimed_turn:
-            if self._tail > self._head:
+            if self._tail - self._head > self.rules.draw_at:
                 row[lay.kongs] = h == 4
                 if self.melds_declared[p]:
                     for kind, t, _, _ in self.meld_table[p].tolist():  # -1 rows never match
@@ -714,6 +749,8 @@ class Game:
             w = winners[0]
             scores -= pts
             scores[w] += NUM_SEATS * pts
+        if self.rules.scoring == "tai" and winners:  # --- Taiwanese tai option (issue 12)
+            scores = tai_scores(self, winners, deal_in)
         self.scores = scores
         self._masks = self._pass_only
         self._acting = 0

@@ -40,7 +40,8 @@ def log_rules(log: dict[str, Any]) -> dict[str, Any]:
 
     Returns:
         The header's rules; for a version-1 log without ``claim_window``, with
-        ``claim_window="when_possible"`` (the only behaviour version 1 knew).
+        ``claim_window="when_possible"`` (the only behaviour version 1 knew); for a log without
+        ``flowers`` (written before issue 12), with ``flowers=0, draw_at=0``.
 
     Raises:
         ValueError: not a hand log, or a version this code does not know.
@@ -53,6 +54,10 @@ def log_rules(log: dict[str, Any]) -> dict[str, Any]:
     rules = log["rules"]
     if isinstance(rules, dict) and version == 1 and "claim_window" not in rules:
         rules = {**rules, "claim_window": "when_possible"}
+    if isinstance(rules, dict) and "flowers" not in rules:
+        # written before taiwan16 had flowers (issue 12): the game it recorded had none and ran the
+        # wall dry, whatever today's preset of that name says
+        rules = {**rules, "flowers": 0, "draw_at": 0}
     return rules
 
 
