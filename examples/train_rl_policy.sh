@@ -7,13 +7,15 @@
 # goes on from OUT/ppo/checkpoint.pt; a finished stage is skipped. Each call runs at most CHUNK_SECONDS
 # (default 6600 s, inside a 2-hour limit) of PPO, then selects and stops; call it until it prints "done".
 # 1. PPO from the BC policy (--init): potential-based --shaping deficiency, a KL penalty toward the frozen
-#    BC policy (--kl-to-init), small learning rate, value-head warm-up, opponents greedy + past selves + self;
-#    a policy copy is kept at every checkpoint (OUT/ppo/policies/step_*.pt).
+#    BC policy (--kl-to-init), small learning rate (annealed to 0), value-head warm-up, opponents greedy + past
+#    selves + self; a policy copy is kept at every checkpoint (OUT/ppo/policies/step_*.pt).
 # 2. model selection: every kept policy against three GreedyAgents on SELECT_DEALS duplicate deals of seed
 #    SELECT_SEED (51000; never an evaluation seed: 616161, 626262, 636363, 646464 are kept for docs/TRAINING.md);
 #    the best win rate is copied to OUT/selected.pt.
-# Budget knobs (env): STEPS (PPO env steps, default 2000000), SELECT_DEALS (default 50), SELECT_LAST (newest
-# kept policies compared, default 10), CHUNK_SECONDS, KL (default 0.1), LR (default 3e-5).
+# Budget knobs (env): STEPS (PPO env steps, default 1000000; the learning rate anneals linearly to 0 over them),
+# SELECT_DEALS (default 50), SELECT_LAST (newest kept policies compared, default 10), CHUNK_SECONDS, KL (default
+# 0.1), LR (default 1e-4). The defaults are the run that made the shipped rl_policy.pt (about 28 minutes of PPO on
+# a loaded 2-core machine; docs/TRAINING.md).
 set -euo pipefail
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
   sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -21,9 +23,9 @@ if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
 fi
 OUT=${1:-runs/rl_policy}
 PY=${PYTHON:-.venv/bin/python}
-STEPS=${STEPS:-2000000}
+STEPS=${STEPS:-1000000}
 KL=${KL:-0.1}
-LR=${LR:-3e-5}
+LR=${LR:-1e-4}
 SELECT_SEED=${SELECT_SEED:-51000}
 SELECT_DEALS=${SELECT_DEALS:-50}
 SELECT_LAST=${SELECT_LAST:-10}
