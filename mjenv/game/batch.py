@@ -1,9 +1,10 @@
 """Batched game checks in compiled code, with the Python engine's functions as the fallback.
 
-The first block of the batch-first compiled step (issue 16): :func:`is_winning_batch` answers the
-win check (``mjenv.game._win.is_winning_bytes``) for M hands in one C call. The batched step itself
-(state arrays with a leading table dimension, masks, rewards, autoreset) is not built yet; the
-game still runs on :class:`mjenv.game.engine.Game`.
+The batch-first compiled step (issue 16): :class:`BatchGames` holds N tables as arrays with a leading
+table dimension and advances them in one C call; :func:`is_winning_batch` answers the win check
+(``mjenv.game._win.is_winning_bytes``) for M hands in one C call. Observations, rewards and autoreset
+on top of it are the env layer's (``mjenv.vector_batch``); :class:`mjenv.game.engine.Game` stays the
+readable reference engine (the differential tests compare the two after every step).
 """
 
 from __future__ import annotations
@@ -64,8 +65,8 @@ class BatchGames:
 
     The compiled port of :class:`~mjenv.game.engine.Game`'s transitions (``mjenv.game._step.step``).
     Deals come from the Python engine (:meth:`load` copies a fresh ``Game``'s state in), so seeds give
-    the Python engine's walls; every later transition runs in C. Not yet kept: the step log, and the
-    observation writer's per-table inputs (the env still runs on ``Game``).
+    the Python engine's walls; every later transition runs in C. ``mjenv.vector_batch`` runs the vector
+    env on it (its observations come from these arrays through the observation writer's state records).
 
     Args:
         rules: the rule set (a :class:`~mjenv.rules.Rules`, preset name or dict).
@@ -76,7 +77,7 @@ class BatchGames:
     Attributes:
         tiles: int8[N, 9, T]; wall: int8[N, W]; discards: int16[N, 4, D]; num_discards: int16[N, 4];
         meld_table: int8[N, 4, M, 4]; melds_declared: int8[N, 4]; won: bool[N, 4]; scores: int64[N, 4];
-        masks: int8[N, 4, A]; scalars: int32[N, len(SCALARS)].
+        masks: int8[N, 4, A]; scalars: int32[N, len(SCALARS)]; dealer: int8[N] (set by :meth:`load`).
     """
 
     def __init__(self, rules, num_tables: int, log: bool = False) -> None:
@@ -107,6 +108,7 @@ class BatchGames:
         self.masks = np.zeros((n, 4, a), dtype=np.int8)
         self.scalars = np.zeros((n, len(SCALARS)), dtype=np.int32)
         self.scalars[:, 0] = 3  # Phase.END until a deal is loaded
+        self.dealer = np.zeros(n, dtype=np.int8)
         self.steps: list[list[list[list[int]]]] | None = [[] for _ in range(n)] if log else None
         self._params = np.array(
             [t, a, r.num_tiles, r.max_discards, r.melds, r.allow_chow, r.seven_pairs, r.claim_window == "always",
@@ -125,6 +127,7 @@ class BatchGames:
         for name, arr in zip(ARRAYS, self._arrays()):
             arr[i] = getattr(game, name)
         self.scalars[i] = [int(getattr(game, name)) for name in SCALARS]
+        self.dealer[i] = game.dealer
         if self.steps is not None:
             self.steps[i] = [list(map(list, st)) for st in game.log["steps"]]
 
@@ -153,6 +156,17 @@ class BatchGames:
             acting = self.scalars[:, 10].tolist()
             for i in np.flatnonzero(live).tolist():
                 self.steps[i].append([[s, int(acts[i, s])] for s in range(4) if acting[i] >> s & 1])
-        refused = _step.step(self._params, acts, *self._arrays(), self.scalars)
+        refused = self.advance(acts)
         if refused:
             raise ValueError(f"{refused} table(s) got an action their legal mask does not allow; they did not advance")
+
+    def advance(self, actions: np.ndarray) -> int:
+        """:meth:`step` without its Python checks and log, for callers that checked the actions already.
+
+        Args:
+            actions: C-contiguous int64[N, 4].
+
+        Returns:
+            How many tables the C step refused (an action outside its legal mask): those did not move.
+        """
+        return _step.step(self._params, actions, *self._arrays(), self.scalars)
