@@ -4,7 +4,7 @@
 (``mjenv.game._step``) is built and supports the rule set: the N games live as the arrays of one
 :class:`mjenv.game.batch.BatchGames`, one C call moves them all, and the observations come from the
 same writer as on the Python path: the games' arrays are read into the writer's state records
-(:meth:`ObservationSpec.state`'s layout, all tables at once with numpy, :meth:`BatchTables._records`)
+(:meth:`ObservationSpec.state`'s layout, all tables in one C call, :meth:`BatchGames.records`)
 and the spec's plan is executed on them (:meth:`ObservationSpec.observe_records`: one C call of the
 kernel's ``observe``, or the numpy executor with ``MJENV_NO_KERNEL=1``).
 
@@ -29,15 +29,14 @@ from gymnasium.utils import seeding
 from mjenv import AGENTS
 from mjenv.env import ILLEGAL_REWARD, deal_game, potential
 from mjenv.game.actions import ActionLayout, Phase
-from mjenv.game.batch import BatchGames
+from mjenv.game.batch import RECORD_FIELDS, BatchGames
 from mjenv.observation import ObservationSpec
-from mjenv.tiles import COPIES
 
 __all__ = ["BatchTables"]
 
 _SEATS = np.arange(4)
 # scalars columns of BatchGames (mjenv.game.batch.SCALARS)
-_PHASE, _CUR, _LAST, _WHO, _HEAD, _TAIL, _ACTING = 0, 1, 2, 3, 8, 9, 10
+_PHASE, _ACTING = 0, 10
 _END = int(Phase.END)
 
 
@@ -65,43 +64,23 @@ class BatchTables:
         self.np_random = [seeding.np_random(None)[0] for _ in range(n)]
         self.memos = [spec.new_memo() for _ in range(n)]
         self.deficiency = np.zeros((n, 4), dtype=np.int32)
-        self._fields = {name: start for name, (start, _, _) in spec._fields.items()}
+        start = {name: begin for name, (begin, _, _) in spec._fields.items()}
+        unknown = set(start) - set(RECORD_FIELDS) - {"flowers"}  # flowers: empty without them (no flower rules)
+        if unknown:
+            raise ValueError(f"the batch step cannot fill the state fields {sorted(unknown)}")
+        self._layout = np.array([start[f] for f in RECORD_FIELDS] + [spec.state_size], dtype=np.int32)
+        self._all_rows = np.arange(n, dtype=np.int64)
 
     # -- the state records (ObservationSpec.sources, read from the arrays of many tables) -------------
 
     def _records(self, rows: np.ndarray | slice, out: np.ndarray) -> None:
-        """Writes the state records of tables ``rows`` into ``out`` (int16[len(rows), state_size]).
+        """Writes the state records of tables ``rows`` into ``out`` (int16[len(rows), state_size]), in C.
 
         The same values as ``spec.state(game)`` of each table's game (the tests compare them).
         """
-        g, f, t = self.games, self._fields, self.rules.num_tile_types
-        tiles = g.tiles[rows]
-        n = tiles.shape[0]
-        hands = tiles[:, 0:4]
-        out[:, f["hands"] : f["hands"] + 4 * t] = hands.reshape(n, 4 * t)
-        out[:, f["meld_counts"] : f["meld_counts"] + 4 * t] = tiles[:, 4:8].reshape(n, 4 * t)
-        kb = out[:, f["knowledge_base"] : f["knowledge_base"] + 4 * t]
-        kb[:] = (COPIES - hands - tiles[:, 8:9]).reshape(n, 4 * t)  # mjenv.knowledge's formula
-        d = g.discards[rows].reshape(n, -1)
-        out[:, f["discards"] : f["discards"] + d.shape[1]] = d + 1  # tile id + 1, 0 = none
-        melds = g.melds_declared[rows]
-        out[:, f["num_melds"] : f["num_melds"] + 4] = melds
-        out[:, f["melds_needed"] : f["melds_needed"] + 4] = self.rules.melds - melds
-        sc = g.scalars[rows]
-        phase, last, who = sc[:, _PHASE], sc[:, _LAST], sc[:, _WHO]
-        turn = np.where(phase == int(Phase.DISCARD), sc[:, _CUR], -1)
-        out[:, f["discard_turn"] : f["discard_turn"] + 4] = turn[:, None] == _SEATS
-        claim = (phase == int(Phase.CLAIM)) & (last >= 0)  # every seat but the discarder may claim it
-        out[:, f["claim_tile"] : f["claim_tile"] + 4] = np.where(
-            claim[:, None] & (_SEATS != who[:, None]), last[:, None], -1)
-        chow = np.where(claim, (who + 1) % 4, -1) if self.rules.allow_chow else np.full(n, -1)
-        out[:, f["chow_ok"] : f["chow_ok"] + 4] = chow[:, None] == _SEATS
-        out[:, f["last_discard"]] = last
-        out[:, f["last_discarder"]] = np.where(last >= 0, who, -1)
-        out[:, f["wall_count"]] = sc[:, _TAIL] - sc[:, _HEAD]
-        out[:, f["dealer"]] = g.dealer[rows]
-        out[:, f["phase"]] = phase
-        out[:, f["zero"]] = 0  # no flowers: BatchGames refuses rule sets with them
+        if isinstance(rows, slice):
+            rows = self._all_rows
+        self.games.records(self._layout, rows, out)
 
     def _observe(self, final: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Observes every table's current state and, after them, the records in ``final`` (one writer call).

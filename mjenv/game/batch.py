@@ -56,6 +56,12 @@ SCALARS = (
     "end_code", "_head", "_tail", "_acting", "_claimed_turn", "_kong_tile",
 )  # fmt: skip
 
+#: The state-record fields :meth:`BatchGames.records` writes (``mjenv.observation.STATE_FIELDS`` names).
+RECORD_FIELDS = (
+    "hands", "meld_counts", "knowledge_base", "discards", "num_melds", "melds_needed", "discard_turn", "claim_tile",
+    "chow_ok", "last_discard", "last_discarder", "wall_count", "dealer", "phase", "zero",
+)  # fmt: skip
+
 #: The arrays of :class:`BatchGames`, named as the :class:`~mjenv.game.engine.Game` attributes they hold.
 ARRAYS = ("_tiles", "wall", "discards", "num_discards", "meld_table", "melds_declared", "won", "scores", "_masks")
 
@@ -159,6 +165,19 @@ class BatchGames:
         refused = self.advance(acts)
         if refused:
             raise ValueError(f"{refused} table(s) got an action their legal mask does not allow; they did not advance")
+
+    def records(self, layout: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
+        """Writes the observation writer's state records of tables ``rows`` (one C call).
+
+        The values ``mjenv.observation.ObservationSpec.state`` gives for each table's ``Game``.
+
+        Args:
+            layout: int32[16], the record's field offsets in ``RECORD_FIELDS`` order, then its length L.
+            rows: int64[R] table indices.
+            out: int16[R, L] C-contiguous, overwritten.
+        """
+        _step.records(self._params, layout, rows, self.tiles, self.discards, self.melds_declared, self.scalars,
+                      self.dealer, out)
 
     def advance(self, actions: np.ndarray) -> int:
         """:meth:`step` without its Python checks and log, for callers that checked the actions already.
