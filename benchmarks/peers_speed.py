@@ -13,8 +13,9 @@ Every env plays whole hands with uniformly random legal actions and builds its o
   one random legal action per seat (argmax of uniforms over the masks, drawn in the timed loop);
   ``python`` rows: the same on ``engine="python"``, the vector env before the batch step.
 
-Rates are per CPU-second of this process. A vector env's hands/s is its table-steps/s divided by its
-steps per hand (measured on the hands that ended in the run). A mjenv hand is about 125 steps
+Rates are per CPU-second of this process. A vector env's hands/s is its table-steps/s divided by the
+single env's steps per hand in the same run (the same game under the same random policy; the hands that
+end inside a short vector run would be biased toward short ones). A mjenv hand is about 125 steps
 (a claim window follows every discard, so the step pattern leaks nothing), RiichiEnv's about 88.
 "shaped" rows use ``shaping="deficiency"``. The memory row is the resident set of a fresh process
 that imports mjenv, builds ``vector_env(1024)`` and plays 200 steps (peak RSS, ``ru_maxrss``).
@@ -141,21 +142,25 @@ def main(argv: list[str] | None = None) -> None:
             single(name, fn)
         except ImportError as e:
             print(f"{name}: not installed ({e})")
-    def vector(n, table_steps, shaping, engine):
-        dt, ts, hands, engine = run_vector(n, table_steps, a.seed, shaping, engine)
-        per_hand = ts / hands if hands else float("nan")
-        tag = " shaped" if shaping else ""
-        rows.append((f"mjenv vector {n}{tag} ({engine})", ts / dt / per_hand, ts / dt, per_hand, 1e6 * dt / ts))
+    def vector(n, table_steps, shaping, asked):
+        dt, ts, _, engine = run_vector(n, table_steps, a.seed, shaping, asked)
+        # the single env's steps per hand (same game, same random policy over many whole hands): the
+        # hands that end inside a short vector run are biased toward short hands
+        per_hand = next(r[3] for r in rows if r[0] == "mjenv single")
+        name = f"mjenv vector {n}{' shaped' if shaping else ''} ({engine})"
+        rows.append((name if asked == "auto" else f"engine={asked}: {name}", ts / dt / per_hand, ts / dt, per_hand,
+                     1e6 * dt / ts))
 
     for shaping in (None, "deficiency"):
         single("mjenv single" + (" shaped" if shaping else ""), run_single, shaping=shaping)
         for n in a.tables:
             vector(n, a.table_steps, shaping, "auto")
     vector(64, a.table_steps // 3, None, "python")
-    print(f"{'env':<36} {'hands/s':>8} {'steps/s':>9} {'steps/hand':>10} {'us/step':>8}")
+    print(f"{'env':<44} {'hands/s':>8} {'steps/s':>9} {'steps/hand':>10} {'us/step':>8}")
     for name, hs, ss, sph, us in rows:
-        print(f"{name:<36} {hs:>8,.0f} {ss:>9,.0f} {sph:>10.1f} {us:>8.1f}")
-    print("(per CPU-second of this process; vector rows: table-steps, hands/s = table-steps/s / steps per hand)")
+        print(f"{name:<44} {hs:>8,.0f} {ss:>9,.0f} {sph:>10.1f} {us:>8.1f}")
+    print("(per CPU-second of this process; vector rows: table-steps/s, hands/s = table-steps/s / the single env's "
+          "steps per hand)")
     by = {r[0].split(" (")[0]: r for r in rows}
     riichi = by.get("riichienv")
     print("\nmust show (issue 16):")

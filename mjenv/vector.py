@@ -28,6 +28,15 @@ final observation is in ``infos["final_obs"]`` and the end-of-hand results (``sc
 ``illegal_action``, all ``[num_envs, 4]``) are in ``infos["final_info"]``, valid where
 ``infos["_final_obs"]`` / ``infos["_final_info"]`` are True. Hands never truncate.
 
+Two engines give the same results byte for byte (``tests/test_vector_batch.py``): ``engine="auto"``
+(default) runs the tables on the compiled batch step (:mod:`mjenv.vector_batch`: the games as the
+arrays of :class:`mjenv.game.batch.BatchGames`, one C call moves them all, their state records are
+observed in one writer call) and falls back to the Python engine (``_Table`` s and
+:func:`mjenv.env.step_tables`, above) where the batch step does not apply: ``mjenv.game._step`` not
+built (a one-time warning), rule sets it does not implement (``taiwan16``), ``observation="oracle"``
+and ``log_dir``. ``engine="compiled"`` raises a ``ValueError`` there instead; ``engine="python"``
+forces the Python engine; ``venv.engine`` says which one runs.
+
 ``reset(options=...)`` takes the single env's options (``{"wall": ..., "dealer": d}``), either one
 dict for every table or a sequence of ``num_envs`` dicts (or None), one per table; they apply to that
 reset only (hands dealt by autoreset use the defaults, as ``reset()`` without options does).
@@ -254,5 +263,5 @@ def _batch_tables(engine: str, num_envs: int, table: _Table, log_dir: str | None
 
 
 def vector_env(num_envs: int, **kwargs) -> MahjongVectorEnv:
-    """``num_envs`` tables stepped together (keyword arguments of :func:`mjenv.parallel_env`)."""
+    """``num_envs`` tables stepped together (keyword arguments of :func:`mjenv.parallel_env`, and ``engine``)."""
     return MahjongVectorEnv(num_envs, **kwargs)
