@@ -140,6 +140,20 @@ def test_engine_choice_and_fallbacks():
         mjenv.vector_env(2, engine="c")
 
 
+def test_rules_with_a_field_the_step_does_not_port_fall_back():
+    import dataclasses
+
+    from mjenv.rules import get_rules
+
+    # every Rules field outside batch.IMPLEMENTED_RULES must be at its default (a field added later
+    # for a preset, e.g. by the faithful-rule-sets issue, makes that preset fall back until ported)
+    for field, value in (("draw_at", 16), ("scoring", "tai")):
+        rules = dataclasses.replace(get_rules("honours"), **{field: value})
+        with pytest.raises(ValueError, match=f"{field}="):
+            batch.BatchGames(rules, 1)
+        assert mjenv.vector_env(1, rules=rules).engine == "python"
+
+
 def test_without_the_compiled_step_auto_warns_once_and_runs_on_python(monkeypatch):
     from mjenv import vector
 

@@ -9,6 +9,8 @@ readable reference engine (the differential tests compare the two after every st
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from mjenv.game._win import is_winning_bytes
@@ -50,6 +52,13 @@ def is_winning_batch(hands: np.ndarray, seven_pairs: bool = False) -> np.ndarray
     return out.astype(bool)
 
 
+#: The :class:`~mjenv.rules.Rules` fields the compiled step implements (any value); BatchGames refuses rules
+#: with any other field away from its default.
+IMPLEMENTED_RULES = (
+    "name", "num_tile_types", "hand_size", "melds", "allow_chow", "seven_pairs", "multiple_winners",
+    "discard_win_points", "self_draw_points", "claim_window",
+)  # fmt: skip
+
 #: Per-table scalars of :class:`BatchGames` (``scalars[:, i]``), in the compiled step's order.
 SCALARS = (
     "phase", "current_player", "last_discard", "last_discarder", "last_drawn", "deal_in", "winning_tile",
@@ -87,19 +96,23 @@ class BatchGames:
     """
 
     def __init__(self, rules, num_tables: int, log: bool = False) -> None:
-        from mjenv.rules import get_rules
+        from mjenv.rules import Rules, get_rules
 
         if _step is None:
             raise RuntimeError("mjenv.game._step is not built (no C compiler at install); use mjenv.game.Game")
         if isinstance(num_tables, bool) or not isinstance(num_tables, (int, np.integer)) or num_tables < 1:
             raise ValueError(f"num_tables must be an int >= 1, got {num_tables!r}")
         r = get_rules(rules)
-        if r.flowers or r.draw_at or getattr(r, "scoring", "points") != "points":
-            # the compiled step predates flowers, the draw at N tiles left and tai scoring
+        # every field the C step does not implement must be at its default: the step predates flowers,
+        # the draw at N tiles left and tai scoring, and a rule field added later is refused until ported
+        default = Rules()
+        other = {f.name: getattr(r, f.name) for f in dataclasses.fields(r)
+                 if f.name not in IMPLEMENTED_RULES and getattr(r, f.name) != getattr(default, f.name)}
+        if other:
+            allowed = ", ".join(f"{k}={getattr(default, k)!r}" for k in other)
             raise ValueError(
-                f"BatchGames does not support rules {r.name!r} (flowers={r.flowers}, draw_at={r.draw_at}, "
-                f"scoring={r.scoring!r}); allowed: rules without flowers, draw_at=0 and scoring='points' "
-                "(presets basic, honours, sichuan); use mjenv.game.Game for the others")
+                f"BatchGames does not support rules {r.name!r} ({', '.join(f'{k}={v!r}' for k, v in other.items())}); "
+                f"allowed: {allowed} (presets basic, honours, sichuan); use mjenv.game.Game for the others")
         self.rules = r
         t, a = r.num_tile_types, 2 * r.num_tile_types + 7
         n = int(num_tables)
