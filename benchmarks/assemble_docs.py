@@ -34,6 +34,7 @@ SECTIONS = [
     "env_speed.md",
     "vector_speed.md",
     "batch_step.md",
+    "peers.md",
     "one_writer.md",
     "baselines.md",
     "taiwan16.md",

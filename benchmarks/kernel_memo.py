@@ -27,8 +27,10 @@ def measure(num_envs: int, table_steps: int, seed: int) -> tuple[float, float]:
     rng = np.random.default_rng(seed)
     obs, _ = venv.reset(seed=seed)
     per_table = hasattr(kernel, "new_memo")
+    # the compiled batch step (issue 16) keeps the tables' memos in its BatchTables
+    memos = venv._batch.memos if getattr(venv, "engine", "python") == "compiled" else [t.memo for t in venv.tables]
     if per_table:
-        start = [kernel.memo_stats(t.memo) for t in venv.tables]
+        start = [kernel.memo_stats(m) for m in memos]
     else:  # the old tree: one global memo
         _kernel.memo_clear()
     steps, t0 = 0, time.process_time()
@@ -38,7 +40,7 @@ def measure(num_envs: int, table_steps: int, seed: int) -> tuple[float, float]:
         steps += num_envs
     dt = time.process_time() - t0
     if per_table:
-        stats = [kernel.memo_stats(t.memo) for t in venv.tables]
+        stats = [kernel.memo_stats(m) for m in memos]
         hits = sum(s["hits"] - b["hits"] for s, b in zip(stats, start))
         misses = sum(s["misses"] - b["misses"] for s, b in zip(stats, start))
     else:

@@ -234,6 +234,21 @@ def _check_options(options) -> tuple[Any, int]:
     return options.get("wall"), options.get("dealer", 0)
 
 
+def deal_game(rules: Rules, np_random: np.random.Generator, seed: int | None = None, options: dict | None = None):
+    """A table's next hand: ``(generator, Game)``; ``seed`` reseeds the table's generator first.
+
+    The one definition of how a table deals (the PettingZoo envs and both vector-env engines).
+    """
+    from mjenv.game import Game
+
+    wall, dealer = _check_options(options)
+    seed = _check_seed(seed)
+    if seed is not None:
+        np_random, _ = seeding.np_random(seed)
+    game_seed = int(np_random.integers(0, 2**63 - 1))
+    return np_random, Game(rules=rules, seed=game_seed, dealer=dealer, wall=wall)
+
+
 class _Table:
     """The state of one table: the game, its generator, the env options, this step's observations.
 
@@ -274,14 +289,7 @@ class _Table:
 
     def deal(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new hand (``seed``: reseed the generator first); observations are not written yet."""
-        from mjenv.game import Game
-
-        wall, dealer = _check_options(options)
-        seed = _check_seed(seed)
-        if seed is not None:
-            self.np_random, _ = seeding.np_random(seed)
-        game_seed = int(self.np_random.integers(0, 2**63 - 1))
-        self.game = Game(rules=self.rules, seed=game_seed, dealer=dealer, wall=wall)
+        self.np_random, self.game = deal_game(self.rules, self.np_random, seed, options)
         self.ended_by_illegal = False
         self.illegal_seats = []
 

@@ -34,7 +34,7 @@ INCOMPLETABLE (``mjenv.deficiency.INCOMPLETABLE`` = 99) appears as is in the def
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -470,6 +470,45 @@ class ObservationSpec:
             for i, g in enumerate(games):
                 out[i, :, sl] = _GAME_VIEWS[v.source](g, v.size)[None, :]
         return out, deficiency
+
+    # --- issue 16: the same writer on state records (the compiled batch step's tables) ------------
+    @cached_property
+    def _kernel_observe_records(self):
+        """The kernel's ``observe`` with a plan whose one source is the whole state record."""
+        whole = replace(self.plan, fields=np.array([[0, self.state_size, 0]], dtype=np.int32),
+                        scalar_start=self.state_size)
+        return _kernel.bound_observe(whole)
+
+    def observe_records(self, records: np.ndarray, memos: list | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The observations of N states given as state records (the plan of :meth:`observe_many`, one call).
+
+        For callers that keep games as arrays (``mjenv.vector_batch`` over
+        :class:`mjenv.game.batch.BatchGames`): they fill the records themselves, :meth:`state`'s layout.
+
+        Args:
+            records: int16[N, state_size] C-contiguous state records.
+            memos: None, or N seat memos (:meth:`new_memo`, None each allowed).
+
+        Returns:
+            (float32[N, 4, size], int32[N, 4]) as :meth:`observe_many`.
+
+        Raises:
+            ValueError: a spec with views computed from the game itself (``how="game"``: the oracle
+                wall), which a record does not hold; a record of the wrong shape.
+        """
+        if self._game_views:
+            raise ValueError("observe_records: this spec has views computed from the game (oracle); use observe_many")
+        if records.ndim != 2 or records.shape[1] != self.state_size or records.dtype != np.int16:
+            raise ValueError(f"records must be int16[N, {self.state_size}], got {records.dtype}{list(records.shape)}")
+        n = records.shape[0]
+        deficiency = np.empty((n, 4), dtype=np.int32)
+        if not self.compiled:
+            return self._write_numpy(records, deficiency), deficiency
+        out = np.empty((n, 4, self.size), dtype=np.float32)
+        self._kernel_observe_records([(r, ()) for r in records], memos, out, deficiency)
+        return out, deficiency
+
+    # --- end issue 16 -------------------------------------------------------------------------------
 
     def _write_numpy(self, states: np.ndarray, deficiency: np.ndarray) -> np.ndarray:
         """The plan executed with numpy (what the kernel's ``observe`` does in C)."""

@@ -28,6 +28,15 @@ final observation is in ``infos["final_obs"]`` and the end-of-hand results (``sc
 ``illegal_action``, all ``[num_envs, 4]``) are in ``infos["final_info"]``, valid where
 ``infos["_final_obs"]`` / ``infos["_final_info"]`` are True. Hands never truncate.
 
+Two engines give the same results byte for byte (``tests/test_vector_batch.py``): ``engine="auto"``
+(default) runs the tables on the compiled batch step (:mod:`mjenv.vector_batch`: the games as the
+arrays of :class:`mjenv.game.batch.BatchGames`, one C call moves them all, their state records are
+observed in one writer call) and falls back to the Python engine (``_Table`` s and
+:func:`mjenv.env.step_tables`, above) where the batch step does not apply: ``mjenv.game._step`` not
+built (a one-time warning), rule sets it does not implement (``taiwan16``), ``observation="oracle"``
+and ``log_dir``. ``engine="compiled"`` raises a ``ValueError`` there instead; ``engine="python"``
+forces the Python engine; ``venv.engine`` says which one runs.
+
 ``reset(options=...)`` takes the single env's options (``{"wall": ..., "dealer": d}``), either one
 dict for every table or a sequence of ``num_envs`` dicts (or None), one per table; they apply to that
 reset only (hands dealt by autoreset use the defaults, as ``reset()`` without options does).
@@ -35,6 +44,7 @@ reset only (hands dealt by autoreset use the defaults, as ``reset()`` without op
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -55,6 +65,13 @@ class MahjongVectorEnv(VectorEnv):
     Args:
         num_envs: number of tables, >= 1.
         rules, observation, shaping, gamma, illegal_action, log_dir: as :func:`mjenv.parallel_env`.
+        engine: ``"auto"`` (the compiled batch step where it applies, else the Python engine),
+            ``"compiled"`` (the batch step or a ``ValueError`` saying why not) or ``"python"``; see
+            :data:`ENGINES`. Both give the same results byte for byte.
+
+    Attributes:
+        engine: the engine the tables run on, ``"compiled"`` or ``"python"``.
+        tables: the ``mjenv.env._Table`` s (Python engine only).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -68,15 +85,22 @@ class MahjongVectorEnv(VectorEnv):
         gamma: float = 1.0,
         illegal_action: str = "penalize",
         log_dir: str | None = None,
+        engine: str = "auto",
     ):
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
         self.num_envs = int(num_envs)
         self.possible_agents = list(AGENTS)
         self.render_mode = None
         self._output = _Output(None, log_dir, None)
-        self.tables = [_Table(rules, observation, shaping, gamma, illegal_action) for _ in range(self.num_envs)]
-        first = self.tables[0]
+        first = _Table(rules, observation, shaping, gamma, illegal_action)
+        self._batch = _batch_tables(engine, self.num_envs, first, log_dir)
+        self.engine = "python" if self._batch is None else "compiled"
+        if self._batch is None:
+            self.tables = [first] + [_Table(rules, observation, shaping, gamma, illegal_action)
+                                     for _ in range(self.num_envs - 1)]
         self.rules, self.layout = first.rules, first.layout
         self.spec: ObservationSpec = first.spec
         size, n_act = self.spec.size, self.layout.size
@@ -151,6 +175,10 @@ class MahjongVectorEnv(VectorEnv):
                 raise ValueError(f"options must be None, a dict, or a sequence of {n} dicts or None (one per table)")
         else:
             raise ValueError(f"options must be None, a dict, or a sequence of {n} dicts or None, got {options!r}")
+        if self._batch is not None:
+            out = self._batch.reset(seeds, per_table)
+            self._started = True
+            return out
         for t, s, o in zip(self.tables, seeds, per_table):
             t.deal(s, o)
         obs, deficiency = self.spec.observe_many([t.game for t in self.tables], [t.memo for t in self.tables])
@@ -180,6 +208,8 @@ class MahjongVectorEnv(VectorEnv):
             raise ValueError(
                 f"actions must be an int array of shape ({self.num_envs}, 4), got {acts.dtype} {acts.shape}"
             )
+        if self._batch is not None:
+            return self._batch.step(acts)
         rows = [dict(enumerate(row)) for row in acts.tolist()]
         r = step_tables(self.tables, rows, self._output, autoreset=True)
         infos: dict[str, Any] = self._infos()
@@ -193,6 +223,45 @@ class MahjongVectorEnv(VectorEnv):
         pass
 
 
+#: The vector env's engines (``MahjongVectorEnv(engine=...)``).
+ENGINES = ("auto", "compiled", "python")
+_warned_no_step = False
+
+
+def _batch_tables(engine: str, num_envs: int, table: _Table, log_dir: str | None):
+    """The compiled batch step's tables (``mjenv.vector_batch``), or None for the Python engine.
+
+    ``"auto"`` falls back to the Python engine where the batch step does not apply (a one-time
+    warning when ``mjenv.game._step`` is not built); ``"compiled"`` raises a ``ValueError`` saying why.
+    """
+    global _warned_no_step
+    from mjenv.game import batch
+
+    if engine == "python":
+        return None
+    why = None
+    if not batch.available():
+        why = "mjenv.game._step is not built (no C compiler when mjenv was installed)"
+        if engine == "auto" and not _warned_no_step:
+            _warned_no_step = True
+            warnings.warn(f"mjenv: {why}; the vector env runs on the Python engine (same results, slower). "
+                          "Install a C compiler and reinstall mjenv to build it.", RuntimeWarning, stacklevel=4)
+    elif log_dir is not None:
+        why = "log_dir: the batch step keeps no game log"
+    elif table.spec._game_views:
+        why = "observation='oracle': its wall view is computed from a Game"
+    if why is None:
+        from mjenv.vector_batch import BatchTables
+
+        try:
+            return BatchTables(num_envs, table.spec, table.shaping, table.gamma, table.illegal_action)
+        except ValueError as e:  # a rule set the batch step does not implement (taiwan16)
+            why = str(e)
+    if engine == "compiled":
+        raise ValueError(f"engine='compiled' is not available here: {why}; use engine='auto' or 'python'")
+    return None
+
+
 def vector_env(num_envs: int, **kwargs) -> MahjongVectorEnv:
-    """``num_envs`` tables stepped together (keyword arguments of :func:`mjenv.parallel_env`)."""
+    """``num_envs`` tables stepped together (keyword arguments of :func:`mjenv.parallel_env`, and ``engine``)."""
     return MahjongVectorEnv(num_envs, **kwargs)

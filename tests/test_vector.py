@@ -66,16 +66,19 @@ def test_vector_env_equals_single_envs_with_the_same_seeds_and_actions(shaping, 
     assert ended >= 3  # the comparison crossed several autoresets
 
 
-def test_one_writer_call_per_step(path, monkeypatch):
-    venv = mjenv.vector_env(4)
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_one_writer_call_per_step(path, monkeypatch, engine):
+    venv = mjenv.vector_env(4, engine=engine)
     calls = []
-    real = venv.spec.observe_many
+    # the Python engine hands the writer games, the compiled batch step state records
+    name = "observe_many" if engine == "python" else "observe_records"
+    real = getattr(venv.spec, name)
 
-    def counting(games, memos):
-        calls.append(len(games))
-        return real(games, memos)
+    def counting(states, memos):
+        calls.append(len(states))
+        return real(states, memos)
 
-    monkeypatch.setattr(venv.spec, "observe_many", counting)
+    monkeypatch.setattr(venv.spec, name, counting)
     seats = []  # on the numpy path: one batched feature call over every observed seat
     if path == "numpy":
         evaluate = venv.spec.features.compute

@@ -7,8 +7,8 @@
  * a suit splits by the leftmost-tile recursion (the lowest tile present is in a pong or starts a
  * chow). Seven pairs (every count 0 or 2, 14 tiles) is accepted when asked.
  *
- * The batched step itself (state arrays [N, ...], legal masks, rewards, autoreset) is not written
- * yet; this module is where it goes.
+ * Below it: the batched step (``step``, the port of ``Game``'s transitions over state arrays [N, ...])
+ * and ``records``, which reads those arrays into the observation writer's state records.
  *
  * Python API (module ``mjenv.game._step``; ``mjenv/game/batch.py`` wraps it):
  *
@@ -524,8 +524,102 @@ static PyObject *py_step(PyObject *self, PyObject *args) {
     return PyLong_FromLong(refused);
 }
 
+/* ---------------------------------------------------------------- state records
+ * records(params, layout, rows, tiles, discards, melds_declared, scalars, dealer, out) -> None
+ * The observation writer's state record (``mjenv.observation.ObservationSpec.state``: the same
+ * values as ``ObservationSpec.sources`` reads from a ``Game``) of tables ``rows`` (int64[R]), into
+ * out int16[R * L]. layout int32[NLAY]: the record's field offsets (the LY_ names, from the spec's
+ * state layout) and its length L; params, tiles, discards, melds_declared, scalars as ``step``,
+ * dealer int8[N]. Rule sets with flowers are not in the batch step, so the record has none. */
+enum { LY_HANDS, LY_MELD_COUNTS, LY_KB, LY_DISCARDS, LY_NUM_MELDS, LY_NEEDED, LY_TURN, LY_CLAIM, LY_CHOW,
+       LY_LAST, LY_WHO, LY_WALL, LY_DEALER, LY_PHASE, LY_ZERO, LY_LEN, NLAY };
+
+static PyObject *py_records(PyObject *self, PyObject *args) {
+    PyObject *op, *ol, *o[7];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &op, &ol, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6])) return NULL;
+    Py_buffer pb, lb;
+    if (PyObject_GetBuffer(op, &pb, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (PyObject_GetBuffer(ol, &lb, PyBUF_C_CONTIGUOUS) < 0) { PyBuffer_Release(&pb); return NULL; }
+    int32_t pp[11], ly[NLAY];
+    int good = pb.len == (Py_ssize_t)sizeof pp && lb.len == (Py_ssize_t)sizeof ly;
+    if (good) { memcpy(pp, pb.buf, sizeof pp); memcpy(ly, lb.buf, sizeof ly); }
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&lb);
+    if (!good) return PyErr_Format(PyExc_ValueError, "params must be int32[11] and layout int32[%d]", NLAY);
+    const int T = pp[0], D = pp[3], MM = pp[4], allow_chow = pp[5], L = ly[LY_LEN];
+    if (check_t(T) < 0) return NULL;
+    /* the table arrays: one row per table (N rows); rows and out are checked against them below */
+    Arg a[5] = {{o[1], 1, 0, 9 * T}, {o[2], 2, 0, 4 * D}, {o[3], 1, 0, 4}, {o[4], 4, 0, NSC}, {o[5], 1, 0, 1}};
+    Py_ssize_t n;
+    if (get_args(a, 5, &n) < 0) return NULL;
+    Py_buffer rb, ob;
+    if (PyObject_GetBuffer(o[0], &rb, PyBUF_C_CONTIGUOUS) < 0) { release_args(a, 5); return NULL; }
+    if (PyObject_GetBuffer(o[6], &ob, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&rb);
+        release_args(a, 5);
+        return NULL;
+    }
+    Py_ssize_t R = rb.len / 8;
+    const int64_t *rows = rb.buf;
+    PyObject *result = NULL;
+    if (rb.len % 8 || ob.len != R * L * 2 || L < 1) {
+        PyErr_Format(PyExc_ValueError, "records(): rows must be int64[R] and out int16[R * %d]", L);
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < R; k++)
+        if (rows[k] < 0 || rows[k] >= n) {
+            PyErr_Format(PyExc_ValueError, "records(): row %lld outside 0..%zd", (long long)rows[k], n - 1);
+            goto done;
+        }
+    for (int f = 0; f < LY_LEN; f++) {
+        static const int width[LY_LEN] = {-4, -4, -4, -5, 4, 4, 4, 4, 4, 1, 1, 1, 1, 1, 1}; /* -4: 4T, -5: 4D */
+        int w = width[f] == -4 ? 4 * T : width[f] == -5 ? 4 * D : width[f];
+        if (ly[f] < 0 || ly[f] + w > L) {
+            PyErr_Format(PyExc_ValueError, "records(): layout field %d does not fit a record of %d", f, L);
+            goto done;
+        }
+    }
+    for (Py_ssize_t k = 0; k < R; k++) {
+        Py_ssize_t i = rows[k];
+        const int8_t *tl = (const int8_t *)a[0].b.buf + i * 9 * T;
+        const int16_t *disc = (const int16_t *)a[1].b.buf + i * 4 * D;
+        const int8_t *nm = (const int8_t *)a[2].b.buf + i * 4;
+        const int32_t *sc = (const int32_t *)a[3].b.buf + i * NSC;
+        int16_t *st = (int16_t *)ob.buf + k * L;
+        for (int j = 0; j < 4 * T; j++) {
+            st[ly[LY_HANDS] + j] = tl[j];
+            st[ly[LY_MELD_COUNTS] + j] = tl[4 * T + j];
+            st[ly[LY_KB] + j] = (int16_t)(4 - tl[j] - tl[8 * T + j % T]); /* mjenv.knowledge: 4 - H - public */
+        }
+        for (int j = 0; j < 4 * D; j++) st[ly[LY_DISCARDS] + j] = (int16_t)(disc[j] + 1); /* tile id + 1, 0 none */
+        int phase = sc[SC_PHASE], last = sc[SC_LAST_DISCARD], who = sc[SC_LAST_DISCARDER];
+        int claim = phase == PH_CLAIM && last >= 0;
+        for (int s = 0; s < 4; s++) {
+            st[ly[LY_NUM_MELDS] + s] = nm[s];
+            st[ly[LY_NEEDED] + s] = (int16_t)(MM - nm[s]);
+            st[ly[LY_TURN] + s] = phase == PH_DISCARD && sc[SC_CUR] == s;
+            st[ly[LY_CLAIM] + s] = (int16_t)(claim && s != who ? last : -1);
+            st[ly[LY_CHOW] + s] = claim && allow_chow && s == (who + 1) % 4;
+        }
+        st[ly[LY_LAST]] = (int16_t)last;
+        st[ly[LY_WHO]] = (int16_t)(last >= 0 ? who : -1);
+        st[ly[LY_WALL]] = (int16_t)(sc[SC_TAIL] - sc[SC_HEAD]);
+        st[ly[LY_DEALER]] = ((const int8_t *)a[4].b.buf)[i];
+        st[ly[LY_PHASE]] = (int16_t)phase;
+        st[ly[LY_ZERO]] = 0;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&ob);
+    release_args(a, 5);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"step", py_step, METH_VARARGS, "Advances N tables by one step (see the comment above py_step)."},
+    {"records", py_records, METH_VARARGS, "The observation writer's state records of some tables (see above)."},
     {"claim_rows", py_claim_rows, METH_VARARGS, "A seat's claim-window row per hand (see the module comment)."},
     {"turn_rows", py_turn_rows, METH_VARARGS, "The current player's own-turn row per hand (see the module comment)."},
     {"is_winning", py_is_winning, METH_VARARGS, "Batched win check (see the module comment)."},

@@ -1,12 +1,15 @@
 """Batched game checks in compiled code, with the Python engine's functions as the fallback.
 
-The first block of the batch-first compiled step (issue 16): :func:`is_winning_batch` answers the
-win check (``mjenv.game._win.is_winning_bytes``) for M hands in one C call. The batched step itself
-(state arrays with a leading table dimension, masks, rewards, autoreset) is not built yet; the
-game still runs on :class:`mjenv.game.engine.Game`.
+The batch-first compiled step (issue 16): :class:`BatchGames` holds N tables as arrays with a leading
+table dimension and advances them in one C call; :func:`is_winning_batch` answers the win check
+(``mjenv.game._win.is_winning_bytes``) for M hands in one C call. Observations, rewards and autoreset
+on top of it are the env layer's (``mjenv.vector_batch``); :class:`mjenv.game.engine.Game` stays the
+readable reference engine (the differential tests compare the two after every step).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -49,10 +52,23 @@ def is_winning_batch(hands: np.ndarray, seven_pairs: bool = False) -> np.ndarray
     return out.astype(bool)
 
 
+#: The :class:`~mjenv.rules.Rules` fields the compiled step implements (any value); BatchGames refuses rules
+#: with any other field away from its default.
+IMPLEMENTED_RULES = (
+    "name", "num_tile_types", "hand_size", "melds", "allow_chow", "seven_pairs", "multiple_winners",
+    "discard_win_points", "self_draw_points", "claim_window",
+)  # fmt: skip
+
 #: Per-table scalars of :class:`BatchGames` (``scalars[:, i]``), in the compiled step's order.
 SCALARS = (
     "phase", "current_player", "last_discard", "last_discarder", "last_drawn", "deal_in", "winning_tile",
     "end_code", "_head", "_tail", "_acting", "_claimed_turn", "_kong_tile",
+)  # fmt: skip
+
+#: The state-record fields :meth:`BatchGames.records` writes (``mjenv.observation.STATE_FIELDS`` names).
+RECORD_FIELDS = (
+    "hands", "meld_counts", "knowledge_base", "discards", "num_melds", "melds_needed", "discard_turn", "claim_tile",
+    "chow_ok", "last_discard", "last_discarder", "wall_count", "dealer", "phase", "zero",
 )  # fmt: skip
 
 #: The arrays of :class:`BatchGames`, named as the :class:`~mjenv.game.engine.Game` attributes they hold.
@@ -64,8 +80,8 @@ class BatchGames:
 
     The compiled port of :class:`~mjenv.game.engine.Game`'s transitions (``mjenv.game._step.step``).
     Deals come from the Python engine (:meth:`load` copies a fresh ``Game``'s state in), so seeds give
-    the Python engine's walls; every later transition runs in C. Not yet kept: the step log, and the
-    observation writer's per-table inputs (the env still runs on ``Game``).
+    the Python engine's walls; every later transition runs in C. ``mjenv.vector_batch`` runs the vector
+    env on it (its observations come from these arrays through the observation writer's state records).
 
     Args:
         rules: the rule set (a :class:`~mjenv.rules.Rules`, preset name or dict).
@@ -76,23 +92,27 @@ class BatchGames:
     Attributes:
         tiles: int8[N, 9, T]; wall: int8[N, W]; discards: int16[N, 4, D]; num_discards: int16[N, 4];
         meld_table: int8[N, 4, M, 4]; melds_declared: int8[N, 4]; won: bool[N, 4]; scores: int64[N, 4];
-        masks: int8[N, 4, A]; scalars: int32[N, len(SCALARS)].
+        masks: int8[N, 4, A]; scalars: int32[N, len(SCALARS)]; dealer: int8[N] (set by :meth:`load`).
     """
 
     def __init__(self, rules, num_tables: int, log: bool = False) -> None:
-        from mjenv.rules import get_rules
+        from mjenv.rules import Rules, get_rules
 
         if _step is None:
             raise RuntimeError("mjenv.game._step is not built (no C compiler at install); use mjenv.game.Game")
         if isinstance(num_tables, bool) or not isinstance(num_tables, (int, np.integer)) or num_tables < 1:
             raise ValueError(f"num_tables must be an int >= 1, got {num_tables!r}")
         r = get_rules(rules)
-        if r.flowers or r.draw_at or getattr(r, "scoring", "points") != "points":
-            # the compiled step predates flowers, the draw at N tiles left and tai scoring
+        # every field the C step does not implement must be at its default: the step predates flowers,
+        # the draw at N tiles left and tai scoring, and a rule field added later is refused until ported
+        default = Rules()
+        other = {f.name: getattr(r, f.name) for f in dataclasses.fields(r)
+                 if f.name not in IMPLEMENTED_RULES and getattr(r, f.name) != getattr(default, f.name)}
+        if other:
+            allowed = ", ".join(f"{k}={getattr(default, k)!r}" for k in other)
             raise ValueError(
-                f"BatchGames does not support rules {r.name!r} (flowers={r.flowers}, draw_at={r.draw_at}, "
-                f"scoring={r.scoring!r}); allowed: rules without flowers, draw_at=0 and scoring='points' "
-                "(presets basic, honours, sichuan); use mjenv.game.Game for the others")
+                f"BatchGames does not support rules {r.name!r} ({', '.join(f'{k}={v!r}' for k, v in other.items())}); "
+                f"allowed: {allowed} (presets basic, honours, sichuan); use mjenv.game.Game for the others")
         self.rules = r
         t, a = r.num_tile_types, 2 * r.num_tile_types + 7
         n = int(num_tables)
@@ -107,6 +127,7 @@ class BatchGames:
         self.masks = np.zeros((n, 4, a), dtype=np.int8)
         self.scalars = np.zeros((n, len(SCALARS)), dtype=np.int32)
         self.scalars[:, 0] = 3  # Phase.END until a deal is loaded
+        self.dealer = np.zeros(n, dtype=np.int8)
         self.steps: list[list[list[list[int]]]] | None = [[] for _ in range(n)] if log else None
         self._params = np.array(
             [t, a, r.num_tiles, r.max_discards, r.melds, r.allow_chow, r.seven_pairs, r.claim_window == "always",
@@ -125,6 +146,7 @@ class BatchGames:
         for name, arr in zip(ARRAYS, self._arrays()):
             arr[i] = getattr(game, name)
         self.scalars[i] = [int(getattr(game, name)) for name in SCALARS]
+        self.dealer[i] = game.dealer
         if self.steps is not None:
             self.steps[i] = [list(map(list, st)) for st in game.log["steps"]]
 
@@ -153,6 +175,30 @@ class BatchGames:
             acting = self.scalars[:, 10].tolist()
             for i in np.flatnonzero(live).tolist():
                 self.steps[i].append([[s, int(acts[i, s])] for s in range(4) if acting[i] >> s & 1])
-        refused = _step.step(self._params, acts, *self._arrays(), self.scalars)
+        refused = self.advance(acts)
         if refused:
             raise ValueError(f"{refused} table(s) got an action their legal mask does not allow; they did not advance")
+
+    def records(self, layout: np.ndarray, rows: np.ndarray, out: np.ndarray) -> None:
+        """Writes the observation writer's state records of tables ``rows`` (one C call).
+
+        The values ``mjenv.observation.ObservationSpec.state`` gives for each table's ``Game``.
+
+        Args:
+            layout: int32[16], the record's field offsets in ``RECORD_FIELDS`` order, then its length L.
+            rows: int64[R] table indices.
+            out: int16[R, L] C-contiguous, overwritten.
+        """
+        _step.records(self._params, layout, rows, self.tiles, self.discards, self.melds_declared, self.scalars,
+                      self.dealer, out)
+
+    def advance(self, actions: np.ndarray) -> int:
+        """:meth:`step` without its Python checks and log, for callers that checked the actions already.
+
+        Args:
+            actions: C-contiguous int64[N, 4].
+
+        Returns:
+            How many tables the C step refused (an action outside its legal mask): those did not move.
+        """
+        return _step.step(self._params, actions, *self._arrays(), self.scalars)

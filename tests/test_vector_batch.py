@@ -1,0 +1,170 @@
+"""The vector env on the compiled batch step equals the vector env on the Python engine, byte for byte.
+
+OpenSpiel-style differential test (issue 16): two ``mjenv.vector_env`` s with the same arguments, one
+on ``engine="compiled"`` (``mjenv.vector_batch`` over ``mjenv.game.batch.BatchGames``), one on
+``engine="python"`` (``mjenv.env.step_tables`` over Python ``Game`` s), reset with the same seed and
+stepped with the same random legal actions (and, under ``illegal_action="penalize"``, a few illegal
+ones) until enough hands ended at every table; after every step every returned array (observations,
+masks, rewards, terminations, truncations, every info, final observations and infos) must be equal in
+dtype, shape and bytes. The default suite plays 1,200 hands per preset; the slow suite 50,000.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mjenv
+from mjenv.game import batch
+
+pytestmark = pytest.mark.skipif(not batch.available(), reason="mjenv.game._step not built (no C compiler)")
+
+PRESETS = ("basic", "honours", "sichuan")
+#: Hands per preset in the default suite: about 2.5 CPU-seconds per 200 hands (the Python engine's side
+#: dominates), so 1,200 keeps the three presets near 45 s; the issue's 2,000 would cost about 75 s.
+HANDS = 1_200
+
+
+def _same(a, b, where: str) -> None:
+    """a == b exactly: dicts key by key, arrays in dtype, shape and bytes."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and a.keys() == b.keys(), where
+        for k in a:
+            _same(a[k], b[k], f"{where}[{k!r}]")
+        return
+    if isinstance(a, tuple):
+        assert isinstance(b, tuple) and len(a) == len(b), where
+        for k, (x, y) in enumerate(zip(a, b)):
+            _same(x, y, f"{where}[{k}]")
+        return
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape, f"{where}: {a.dtype}{a.shape} != {b.dtype}{b.shape}"
+    assert a.tobytes() == b.tobytes(), f"{where}: values differ at {np.argwhere(a != b)[:5].tolist()}"
+
+
+def _actions(masks: np.ndarray, rng: np.random.Generator, illegal_rate: float) -> np.ndarray:
+    """int64[N, 4]: a uniformly random legal action per seat; with ``illegal_rate``, one illegal one."""
+    acts = np.argmax(np.where(masks > 0, rng.random(masks.shape), -1.0), axis=-1)
+    if illegal_rate and rng.random() < illegal_rate:
+        i, s = rng.integers(masks.shape[0]), rng.integers(4)
+        acts[i, s] = int(rng.choice(np.flatnonzero(masks[i, s] == 0)))
+    return acts
+
+
+def play_both(rules: str, num_envs: int, hands: int, seed: int, illegal_rate: float = 0.0, **kwargs) -> int:
+    """Plays both engines side by side until ``hands`` hands ended; returns the number of steps."""
+    fast = mjenv.vector_env(num_envs, rules=rules, engine="compiled", **kwargs)
+    ref = mjenv.vector_env(num_envs, rules=rules, engine="python", **kwargs)
+    assert fast.engine == "compiled" and ref.engine == "python"
+    out = fast.reset(seed=seed)
+    _same(out, ref.reset(seed=seed), "reset")
+    rng = np.random.default_rng(seed)
+    ended = steps = 0
+    while ended < hands:
+        acts = _actions(out[0]["action_mask"], rng, illegal_rate)
+        out = fast.step(acts)
+        _same(out, ref.step(acts), f"step {steps}")
+        ended += int(out[2].sum())
+        steps += 1
+    return steps
+
+
+@pytest.mark.parametrize(
+    ("rules", "kwargs"),
+    [
+        ("basic", {"shaping": "deficiency", "gamma": 0.99}),
+        ("honours", {}),
+        ("sichuan", {"shaping": "deficiency"}),
+    ],
+)
+def test_compiled_vector_env_equals_the_python_engine(rules, kwargs):
+    play_both(rules, 64, HANDS, seed=16_000, illegal_rate=0.01, **kwargs)
+
+
+def test_compiled_vector_env_equals_the_python_engine_on_the_numpy_writer(monkeypatch):
+    monkeypatch.setenv("MJENV_NO_KERNEL", "1")
+    play_both("basic", 8, 24, seed=16_100, illegal_rate=0.02)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", PRESETS)
+def test_compiled_vector_env_equals_the_python_engine_50000_hands(rules):
+    play_both(rules, 256, 50_000, seed=16_200, illegal_rate=0.001, shaping="deficiency", gamma=0.99)
+
+
+def test_state_records_equal_the_spec_state_of_each_game():
+    venv = mjenv.vector_env(6, rules="honours", engine="compiled")
+    ref = mjenv.vector_env(6, rules="honours", engine="python")
+    out = venv.reset(seed=3)
+    ref.reset(seed=3)
+    rng = np.random.default_rng(3)
+    records = np.empty((6, venv.spec.state_size), dtype=np.int16)
+    for _ in range(300):
+        venv._batch._records(slice(None), records)
+        want = np.stack([t.spec.state(t.game) for t in ref.tables])
+        np.testing.assert_array_equal(records, want)
+        acts = _actions(out[0]["action_mask"], rng, 0.0)
+        out = venv.step(acts)
+        ref.step(acts)
+
+
+def test_raise_mode_refuses_every_table_on_both_engines():
+    fast = mjenv.vector_env(3, engine="compiled", illegal_action="raise")
+    ref = mjenv.vector_env(3, engine="python", illegal_action="raise")
+    obs, _ = fast.reset(seed=8)
+    ref.reset(seed=8)
+    acts = np.argmax(obs["action_mask"], axis=2)
+    seat = int(np.flatnonzero(obs["action_mask"][1].sum(axis=1) > 1)[0])
+    bad = acts.copy()
+    bad[1, seat] = int(np.flatnonzero(obs["action_mask"][1, seat] == 0)[0])
+    for env in (fast, ref):
+        with pytest.raises(ValueError, match="illegal"):
+            env.step(bad)
+    outside = acts.copy()
+    outside[2, 0] = 999
+    for env in (fast, ref):
+        with pytest.raises(ValueError, match="outside the action space"):
+            env.step(outside)
+    _same(fast.step(acts), ref.step(acts), "the step after the refused ones")
+
+
+def test_engine_choice_and_fallbacks():
+    assert mjenv.vector_env(2).engine == "compiled"
+    assert mjenv.vector_env(2, rules="taiwan16").engine == "python"  # flowers: not in the batch step
+    assert mjenv.vector_env(2, observation="oracle").engine == "python"
+    with pytest.raises(ValueError, match="taiwan16"):
+        mjenv.vector_env(2, rules="taiwan16", engine="compiled")
+    with pytest.raises(ValueError, match="log_dir"):
+        mjenv.vector_env(2, engine="compiled", log_dir="unused")
+    with pytest.raises(ValueError, match="engine must be one of"):
+        mjenv.vector_env(2, engine="c")
+
+
+def test_rules_with_a_field_the_step_does_not_port_fall_back():
+    import dataclasses
+
+    from mjenv.rules import get_rules
+
+    # every Rules field outside batch.IMPLEMENTED_RULES must be at its default (a field added later
+    # for a preset, e.g. by the faithful-rule-sets issue, makes that preset fall back until ported)
+    for field, value in (("draw_at", 16), ("scoring", "tai")):
+        rules = dataclasses.replace(get_rules("honours"), **{field: value})
+        with pytest.raises(ValueError, match=f"{field}="):
+            batch.BatchGames(rules, 1)
+        assert mjenv.vector_env(1, rules=rules).engine == "python"
+
+
+def test_without_the_compiled_step_auto_warns_once_and_runs_on_python(monkeypatch):
+    from mjenv import vector
+
+    monkeypatch.setattr(batch, "_step", None)
+    monkeypatch.setattr(vector, "_warned_no_step", False)
+    with pytest.warns(RuntimeWarning, match="_step is not built"):
+        assert mjenv.vector_env(2).engine == "python"
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert mjenv.vector_env(2).engine == "python"  # once per process
+    with pytest.raises(ValueError, match="not built"):
+        mjenv.vector_env(2, engine="compiled")
