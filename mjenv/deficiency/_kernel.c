@@ -212,10 +212,18 @@ static void prefetch_seat(const Tables *tb, const int8_t *hand, const int8_t *kb
     }
 }
 
-/* The features of one seat (see the module comment); T = 27 or 34. */
+static void discard_features(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
+                             int rows[4][2], int base[4][VEC], int others[4][VEC], int now,
+                             const uint8_t *eff, const int32_t *after_disc, int32_t *out_count_after,
+                             int32_t *out_kong);
+
+/* The features of one seat (see the module comment); T = 27 or 34. The per-action rows of the
+ * discard turn (out_count_after, out_kong) come from discard_features, which reuses this seat's
+ * part vectors. */
 static void seat_features(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
                           int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
-                          int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim) {
+                          int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
+                          int32_t *out_count_after, int32_t *out_kong) {
     int codes[34];
     int rows[4][2]; /* per part: left / right half row (honours: h4 / h3 row) */
     int base[4][VEC], others[4][VEC], pair01[VEC], pair23[VEC];
@@ -305,6 +313,10 @@ static void seat_features(const Tables *tb, int T, const int8_t *hand, const int
         }
     }
     *out_count = count;
+    if (discard_turn)
+        discard_features(tb, T, hand, kb, m, rows, base, others, now, out_eff, out_disc, out_count_after, out_kong);
+    else
+        for (int t = 0; t < T; t++) out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
 
     /* claims of the discard d: chow low / mid / high, pong, kong; the meld's tiles leave the hand
      * and the KB stays: (h, a) -> (h - u, a - u) for the u copies of each tile the meld uses */
@@ -376,98 +388,108 @@ static inline int part_half_value(const Tables *tb, int P, int h, int row, const
  * copy does not return to the KB, as in ``features.effective_count_after_discard``), and the
  * deficiency after a kong of t: a concealed kong (4 held, m >= 1) leaves H - 4t with one meld less
  * to build, an added kong leaves H - t (its deficiency after_disc[t]). NOT_APPLICABLE where t is
- * not held.
+ * not held. Called by seat_features with what it has computed: the half rows, each part's vector
+ * (base), the join of every part but P (others[P]), the deficiency of H (now) and its draws (eff).
  *
  * A row H - t + u differs from H in one part when u and t share it, else in two. So: the vector of
- * every part after each draw u (computed once), and per t the vector of t's part without t, the
- * other parts joined with it, and one final min-plus per draw in another part; a draw in t's own
- * part changes one or both of its halves: the other half joined with the other parts (as in
- * seat_features), then one pass per draw. Option codes are linear in the changes: discarding t
- * moves its code by -(a + 1), drawing u by +1 (a = hand + KB). */
+ * a part after the draw u (computed once, when first needed), and per t the vector of t's part
+ * without t, the other parts joined with it, and one final min-plus per draw in another part; a
+ * draw in t's own part changes one or both of its halves: the other half joined with the other
+ * parts (as in seat_features), then one pass per draw. Option codes are linear in the changes:
+ * discarding t moves its code by -(a + 1), drawing u by +1 (a = hand + KB).
+ *
+ * Only draws that can count are evaluated. The deficiency is monotone in the options (more tiles
+ * held, or more copies available, never raise it), so d(H - t + u) >= d(H + u), and d(H + u) is
+ * d(H) - 1 for the effective draws of H and d(H) for the others. A draw u can lower
+ * D_t = after_disc[t] only if d(H + u) < D_t: every draw when D_t > d(H), only H's effective draws
+ * when D_t = d(H) (D_t >= d(H) always). The skipped draws would have compared false: exact. */
 static void discard_features(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
-                             const int32_t *after_disc, int32_t *out_count_after, int32_t *out_kong) {
-    int nparts = T == 34 ? 4 : 3;
-    int rows[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
-    int base[4][VEC], drawn[34][VEC], half[34], weight[34];
+                             int rows[4][2], int base[4][VEC], int others[4][VEC], int now,
+                             const uint8_t *eff, const int32_t *after_disc, int32_t *out_count_after,
+                             int32_t *out_kong) {
+    int drawn[34][VEC], have_drawn[34], half[34], weight[34], part[34];
     for (int t = 0; t < T; t++) {
         int P = t < 27 ? t / 9 : 3, r = t < 27 ? t % 9 : t - 27;
+        part[t] = P;
         half[t] = P < 3 ? suit_half(r) : hon_half(r);
         weight[t] = P < 3 ? suit_weight(r) : hon_weight(r);
-        rows[P][half[t]] += code_of(hand[t], hand[t] + kb[t]) * weight[t];
+        have_drawn[t] = 0;
     }
-    for (int P = 0; P < nparts; P++) part_vector(tb, P, rows[P][0], rows[P][1], base[P], m);
-    if (nparts == 3) { /* no honours: the empty part, cost 0 for no meld and no pair */
-        for (int i = 0; i < VEC; i++) base[3][i] = BIG;
-        base[3][0] = 0;
+    /* the rows of t's half with t discarded and u drawn are not among prefetch_seat's: start
+     * loading every one that will be read before any is (the table is mostly cache misses) */
+    for (int t = 0; t < T; t++) {
+        if (hand[t] <= 0) continue;
+        int P = part[t], h = half[t], row = rows[P][h] - (hand[t] + kb[t] + 1) * weight[t];
+        for (int u = 0; u < T; u++)
+            if (kb[u] > 0 && now - eff[u] < after_disc[t] && part[u] == P && half[u] == h) {
+                if (P < 3)
+                    prefetch_row(half_row(tb, P, h, row + weight[u]));
+                else
+                    __builtin_prefetch(half_row(tb, P, h, row + weight[u]));
+            }
     }
-    for (int u = 0; u < T; u++) /* each part after the draw of u */
-        if (kb[u] > 0) {
-            int P = u < 27 ? u / 9 : 3, r[2] = {rows[P][0], rows[P][1]};
-            r[half[u]] += weight[u];
-            part_vector(tb, P, r[0], r[1], drawn[u], m);
-        }
     int same[4][2][VEC * NBOUND], have_same[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
-    int others_of[4][VEC], have_others[4] = {0, 0, 0, 0};
     int pairs[4][4][VEC], have_pair[4][4] = {{0}}; /* [x][y], x < y: parts x and y joined, as they are */
     for (int t = 0; t < T; t++) {
         out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
         if (hand[t] <= 0) continue;
-        int P = t < 27 ? t / 9 : 3, a = hand[t] + kb[t], h = half[t];
+        int P = part[t], a = hand[t] + kb[t], h = half[t], D = after_disc[t];
         int r[2] = {rows[P][0], rows[P][1]};
         r[half[t]] -= (a + 1) * weight[t];
-        int without[VEC], joined[4][VEC], pair[VEC], *others_p = others_of[P];
-        part_vector(tb, P, r[0], r[1], without, m);
-        /* joined[Q] (Q != P): every part but Q, with P's vector the one without t: P's vector joined
-         * with the two parts other than P and Q, whose join does not depend on t (computed once per
-         * pair). Min-plus of nonnegative vectors capped at BIG is associative and commutative, so
-         * the order of the joins does not change a value. */
-        for (int Q = 0; Q < 4; Q++) {
-            if (Q == P) continue;
-            int x[2], n = 0;
-            for (int R = 0; R < 4; R++)
-                if (R != Q && R != P) x[n++] = R;
-            if (!have_pair[x[0]][x[1]]) {
-                minplus(base[x[0]], base[x[1]], pairs[x[0]][x[1]], m);
-                have_pair[x[0]][x[1]] = 1;
-            }
-            minplus(without, pairs[x[0]][x[1]], joined[Q], m);
-        }
-        if (!have_others[P]) { /* the parts other than P, as they are */
-            int x[3], n = 0;
-            for (int R = 0; R < 4; R++)
-                if (R != P) x[n++] = R;
-            minplus(base[x[0]], base[x[1]], pair, m);
-            minplus(pair, base[x[2]], others_p, m);
-            have_others[P] = 1;
-        }
-        int now = after_disc[t], count = 0, changed[VEC * NBOUND], have_changed = 0;
+        int without[VEC], joined[4][VEC], have_joined[4] = {0, 0, 0, 0}, have_without = 0;
+        int count = 0, changed[VEC * NBOUND], have_changed = 0;
         for (int u = 0; u < T; u++) {
-            if (kb[u] <= 0) continue;
-            int Q = u < 27 ? u / 9 : 3, value;
+            if (kb[u] <= 0 || now - eff[u] >= D) continue; /* cannot lower D (see above) */
+            int Q = part[u], value;
             if (Q != P) {
+                /* joined[Q]: every part but Q, with P's vector the one without t: P's vector joined
+                 * with the two parts other than P and Q, whose join does not depend on t (computed
+                 * once per pair). Min-plus of nonnegative vectors capped at BIG is associative and
+                 * commutative, so the order of the joins does not change a value. */
+                if (!have_joined[Q]) {
+                    if (!have_without) {
+                        part_vector(tb, P, r[0], r[1], without, m);
+                        have_without = 1;
+                    }
+                    int x[2], n = 0;
+                    for (int R = 0; R < 4; R++)
+                        if (R != Q && R != P) x[n++] = R;
+                    if (!have_pair[x[0]][x[1]]) {
+                        minplus(base[x[0]], base[x[1]], pairs[x[0]][x[1]], m);
+                        have_pair[x[0]][x[1]] = 1;
+                    }
+                    minplus(without, pairs[x[0]][x[1]], joined[Q], m);
+                    have_joined[Q] = 1;
+                }
+                if (!have_drawn[u]) {
+                    int rd[2] = {rows[Q][0], rows[Q][1]};
+                    rd[half[u]] += weight[u];
+                    part_vector(tb, Q, rd[0], rd[1], drawn[u], m);
+                    have_drawn[u] = 1;
+                }
                 value = final_value(drawn[u], joined[Q], m);
             } else if (half[u] == h) { /* t's half changes twice; the other half as it is */
                 if (!have_same[P][h]) {
-                    join_part_half(tb, P, 1 - h, rows[P][1 - h], others_p, m, same[P][h]);
+                    join_part_half(tb, P, 1 - h, rows[P][1 - h], others[P], m, same[P][h]);
                     have_same[P][h] = 1;
                 }
                 value = part_half_value(tb, P, h, r[h] + weight[u], same[P][h], m);
             } else { /* both halves change: t's half (without t) joined first */
                 if (!have_changed) {
-                    join_part_half(tb, P, h, r[h], others_p, m, changed);
+                    join_part_half(tb, P, h, r[h], others[P], m, changed);
                     have_changed = 1;
                 }
                 value = part_half_value(tb, P, 1 - h, rows[P][1 - h] + weight[u], changed, m);
             }
-            if (value < now) count += kb[u];
+            if (value < D) count += kb[u];
         }
         out_count_after[t] = count;
-        out_kong[t] = after_disc[t];
+        out_kong[t] = D;
         if (hand[t] >= 4 && m >= 1) { /* concealed: its own vector without the four, one meld less */
             int rk[2] = {rows[P][0], rows[P][1]}, w[VEC];
             rk[half[t]] -= (code_of(4, 4) - code_of(0, 0)) * weight[t];
             part_vector(tb, P, rk[0], rk[1], w, m - 1);
-            out_kong[t] = final_value(w, others_p, m - 1);
+            out_kong[t] = final_value(w, others[P], m - 1);
         }
     }
 }
@@ -509,51 +531,66 @@ static MemoEntry *memo_slot(Memo *memo, const uint8_t *key) {
     return &memo->entry[h % MEMO_SIZE];
 }
 
-/* seat_features through the memo (a seat with a claim tile is always computed, since the claim rows
- * need the part vectors, and then stored for the next step) */
+/* Serve a seat from the memo: 1 (outputs written) when its key is there and it has no claim tile
+ * (a seat with a claim tile is always computed, since the claim rows need the part vectors); else
+ * 0, with the seat's key and slot for memo_store. NULL memo: never served, *slot NULL. */
+static int memo_serve(Memo *memo, int T, const int8_t *hand, const int8_t *kb, int m, int discard_turn,
+                      int claim_tile, uint8_t *key, MemoEntry **slot, int32_t *out_def, int32_t *out_disc,
+                      uint8_t *out_eff, int64_t *out_count, int32_t *out_claim, int32_t *out_count_after,
+                      int32_t *out_kong) {
+    *slot = NULL;
+    if (!memo) return 0;
+    memo_key(T, hand, kb, m, discard_turn, key);
+    MemoEntry *e = memo_slot(memo, key);
+    if (claim_tile < 0 && e->used && memcmp(e->key, key, 37) == 0) {
+        memo->hits++;
+        *out_def = e->def;
+        *out_count = e->count;
+        memcpy(out_eff, e->eff, (size_t)T);
+        memcpy(out_disc, e->disc, sizeof(int32_t) * (size_t)T);
+        for (int c = 0; c < 5; c++) out_claim[c] = NOT_APPLICABLE;
+        for (int t = 0; t < T; t++) {
+            out_count_after[t] = e->count_after[t];
+            out_kong[t] = e->kong[t];
+        }
+        return 1;
+    }
+    memo->misses++;
+    *slot = e;
+    return 0;
+}
+
+/* Store a computed seat in its slot (from memo_serve; NULL: no memo). Stored with or without a
+ * claim tile: the rows other than the claims do not depend on it. */
+static void memo_store(MemoEntry *e, int T, const uint8_t *key, int32_t def, const int32_t *disc, const uint8_t *eff,
+                       int64_t count, const int32_t *count_after, const int32_t *kong) {
+    if (!e) return;
+    memcpy(e->key, key, 37);
+    e->used = 1;
+    e->def = def;
+    e->count = count;
+    memcpy(e->eff, eff, (size_t)T);
+    memcpy(e->disc, disc, sizeof(int32_t) * (size_t)T);
+    for (int t = 0; t < T; t++) { /* counts <= 4 * 34, deficiencies <= 99 */
+        e->count_after[t] = (int16_t)count_after[t];
+        e->kong[t] = (int8_t)kong[t];
+    }
+}
+
+/* seat_features through the memo (memo_serve, else compute and memo_store) */
 static void seat_features_memo(Memo *memo, const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
                                int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
                                int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
                                int32_t *out_count_after, int32_t *out_kong) {
     uint8_t key[37];
-    MemoEntry *e = NULL;
-    if (memo) {
-        memo_key(T, hand, kb, m, discard_turn, key);
-        e = memo_slot(memo, key);
-        if (claim_tile < 0 && e->used && memcmp(e->key, key, 37) == 0) {
-            memo->hits++;
-            *out_def = e->def;
-            *out_count = e->count;
-            memcpy(out_eff, e->eff, (size_t)T);
-            memcpy(out_disc, e->disc, sizeof(int32_t) * (size_t)T);
-            for (int c = 0; c < 5; c++) out_claim[c] = NOT_APPLICABLE;
-            for (int t = 0; t < T; t++) {
-                out_count_after[t] = e->count_after[t];
-                out_kong[t] = e->kong[t];
-            }
-            return;
-        }
-        memo->misses++;
-    }
+    MemoEntry *e;
+    if (memo_serve(memo, T, hand, kb, m, discard_turn, claim_tile, key, &e, out_def, out_disc, out_eff, out_count,
+                   out_claim, out_count_after, out_kong))
+        return;
     prefetch_seat(tb, hand, kb, discard_turn);
     seat_features(tb, T, hand, kb, m, discard_turn, claim_tile, chow_ok, out_def, out_disc, out_eff, out_count,
-                  out_claim);
-    if (discard_turn)
-        discard_features(tb, T, hand, kb, m, out_disc, out_count_after, out_kong);
-    else
-        for (int t = 0; t < T; t++) out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
-    if (e) { /* stored with or without a claim tile: the rows other than the claims do not depend on it */
-        memcpy(e->key, key, 37);
-        e->used = 1;
-        e->def = *out_def;
-        e->count = *out_count;
-        memcpy(e->eff, out_eff, (size_t)T);
-        memcpy(e->disc, out_disc, sizeof(int32_t) * (size_t)T);
-        for (int t = 0; t < T; t++) { /* counts <= 4 * 34, deficiencies <= 99 */
-            e->count_after[t] = (int16_t)out_count_after[t];
-            e->kong[t] = (int8_t)out_kong[t];
-        }
-    }
+                  out_claim, out_count_after, out_kong);
+    memo_store(e, T, key, *out_def, out_disc, out_eff, *out_count, out_count_after, out_kong);
 }
 
 /* a caller's memo buffer: NULL when it is empty (no memo), an error when it has the wrong size */
@@ -819,6 +856,26 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
             const int16_t *x = st + CP[4 * r + 2];
             for (int32_t j = 0; j < CP[4 * r + 3]; j++) o[j] = (float)x[j];
         }
+        /* the seats' features: first every seat the memo serves, and the table rows of the others
+         * set loading (prefetch_seat), so that one seat's cache misses overlap another's work */
+        int32_t def_s[4], after_disc[4][34], after_claim[4][5], count_after[4][34], after_kong[4][34];
+        uint8_t eff[4][34], key[4][37];
+        int64_t count[4];
+        MemoEntry *slot[4];
+        int served[4];
+        for (int s = 0; s < 4; s++) {
+            int m = st[FI[2] + s], dturn = st[FI[3] + s] != 0, c = st[FI[4] + s];
+            served[s] = memo_serve(memo, T, hand[s], kb[s], m, dturn, c, key[s], &slot[s], &def_s[s], after_disc[s],
+                                   eff[s], &count[s], after_claim[s], count_after[s], after_kong[s]);
+            if (!served[s]) prefetch_seat(&tb, hand[s], kb[s], dturn);
+        }
+        for (int s = 0; s < 4; s++) {
+            if (served[s]) continue;
+            seat_features(&tb, T, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, st[FI[4] + s],
+                          st[FI[5] + s] != 0, &def_s[s], after_disc[s], eff[s], &count[s], after_claim[s],
+                          count_after[s], after_kong[s]);
+            memo_store(slot[s], T, key[s], def_s[s], after_disc[s], eff[s], count[s], count_after[s], after_kong[s]);
+        }
         for (int s = 0; s < 4; s++) {
             float *o = out + s * size;
             for (Py_ssize_t k = 0; k < K; k++) {
@@ -832,22 +889,17 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
                 }
                 o[OH[4 * k] + v] = 1.0f;
             }
-            int32_t after_disc[34], after_claim[5], count_after[34], after_kong[34];
-            uint8_t eff[34];
-            int64_t count;
-            seat_features_memo(memo, &tb, T, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, st[FI[4] + s],
-                               st[FI[5] + s] != 0, &def[s], after_disc, eff, &count, after_claim, count_after,
-                               after_kong);
-            if (FO[0] >= 0) o[FO[0]] = (float)def[s];
+            def[s] = def_s[s];
+            if (FO[0] >= 0) o[FO[0]] = (float)def_s[s];
             for (int t = 0; t < T; t++) {
-                if (FO[1] >= 0) o[FO[1] + t] = (float)after_disc[t];
-                if (FO[2] >= 0) o[FO[2] + t] = eff[t];
-                if (FO[5] >= 0) o[FO[5] + t] = (float)count_after[t];
-                if (FO[6] >= 0) o[FO[6] + t] = (float)after_kong[t];
+                if (FO[1] >= 0) o[FO[1] + t] = (float)after_disc[s][t];
+                if (FO[2] >= 0) o[FO[2] + t] = eff[s][t];
+                if (FO[5] >= 0) o[FO[5] + t] = (float)count_after[s][t];
+                if (FO[6] >= 0) o[FO[6] + t] = (float)after_kong[s][t];
             }
-            if (FO[3] >= 0) o[FO[3]] = (float)count;
+            if (FO[3] >= 0) o[FO[3]] = (float)count[s];
             if (FO[4] >= 0)
-                for (int k = 0; k < 5; k++) o[FO[4] + k] = (float)after_claim[k];
+                for (int k = 0; k < 5; k++) o[FO[4] + k] = (float)after_claim[s][k];
         }
     }
     result = Py_None;
