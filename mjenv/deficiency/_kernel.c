@@ -140,11 +140,13 @@ static inline int final_value(const int *v, const int *o, int m) {
     return best >= INF ? INCOMPLETABLE : best;
 }
 
-/* X[k][p][b] (k <= m) = min over splits of half[k1][p1][b] + others[k - k1][p - p1] */
+/* X[k][p][b] (k <= m) = min over splits of half[k1][p1][b] + others[k - k1][p - p1], stored in the
+ * order half_value reads it: block (k, p) at position (m - k, 1 - p), so that a changed half's block
+ * i meets X's block i (one flat pass there, which the compiler vectorizes) */
 static void join_half(const uint8_t *half, const int *others, int m, int *X) {
     for (int k = 0; k <= m; k++)
         for (int p = 0; p < 2; p++) {
-            int *dst = X + (2 * k + p) * NBOUND;
+            int *dst = X + (2 * (m - k) + (1 - p)) * NBOUND;
             for (int b = 0; b < NBOUND; b++) dst[b] = BIG;
             for (int k1 = 0; k1 <= k; k1++)
                 for (int p1 = 0; p1 <= p; p1++) {
@@ -158,18 +160,14 @@ static void join_half(const uint8_t *half, const int *others, int m, int *X) {
         }
 }
 
-/* deficiency of a suit row whose one half is ``half`` and the other half already joined into X */
+/* deficiency of a suit row whose one half is ``half`` and the other half already joined into X
+ * (join_half's order): the min over k, p, b of half[k][p][b] + X[m - k][1 - p][b] */
 static inline int half_value(const uint8_t *half, const int *X, int m) {
-    int best = BIG;
-    for (int k = 0; k <= m; k++)
-        for (int p = 0; p < 2; p++) {
-            const uint8_t *src = half + (2 * k + p) * NBOUND;
-            const int *x = X + (2 * (m - k) + (1 - p)) * NBOUND;
-            for (int b = 0; b < NBOUND; b++) {
-                int v = src[b] + x[b];
-                if (v < best) best = v;
-            }
-        }
+    int best = BIG, n = 2 * (m + 1) * NBOUND;
+    for (int j = 0; j < n; j++) {
+        int v = half[j] + X[j];
+        best = v < best ? v : best;
+    }
     return best >= INF ? INCOMPLETABLE : best;
 }
 
@@ -213,7 +211,8 @@ static void prefetch_seat(const Tables *tb, const int8_t *hand, const int8_t *kb
 }
 
 static void discard_features(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
-                             int rows[4][2], int base[4][VEC], int others[4][VEC], int now,
+                             int rows[4][2], int base[4][VEC], int others[4][VEC],
+                             int same[4][2][VEC * NBOUND], int have_same[4][2], int now,
                              const uint8_t *eff, const int32_t *after_disc, int32_t *out_count_after,
                              int32_t *out_kong);
 
@@ -227,6 +226,9 @@ static void seat_features(const Tables *tb, int T, const int8_t *hand, const int
     int codes[34];
     int rows[4][2]; /* per part: left / right half row (honours: h4 / h3 row) */
     int base[4][VEC], others[4][VEC], pair01[VEC], pair23[VEC];
+    /* per part P and half h: the other half joined with the other parts (what a row changing half h
+     * is evaluated against), kept for discard_features */
+    int same[4][2][VEC * NBOUND], have_same[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
     int nparts = T == 34 ? 4 : 3;
 
     for (int t = 0; t < T; t++) codes[t] = code_of(hand[t], hand[t] + kb[t]);
@@ -268,11 +270,13 @@ static void seat_features(const Tables *tb, int T, const int8_t *hand, const int
         }
         if (!need[0] && !need[1]) continue;
         if (P < 3) {
-            int XL[VEC * NBOUND], XR[VEC * NBOUND]; /* the other half joined with the other parts */
+            /* XR (for the rows of the left half): the right half joined with the other parts; XL likewise */
+            int *XR = same[P][0], *XL = same[P][1];
             const uint8_t *L = tb->left + (size_t)rows[P][0] * SUIT_ROW;
             const uint8_t *R = tb->right + (size_t)rows[P][1] * SUIT_ROW;
             if (need[0]) join_half(R, others[P], m, XR);
             if (need[1]) join_half(L, others[P], m, XL);
+            have_same[P][0] = need[0], have_same[P][1] = need[1];
             for (int r = 0; r < 9; r++) {
                 int t = lo + r, h = hand[t], a = hand[t] + kb[t], half = suit_half(r), w = suit_weight(r);
                 const uint8_t *tab = half ? tb->right : tb->left;
@@ -291,11 +295,12 @@ static void seat_features(const Tables *tb, int T, const int8_t *hand, const int
                 }
             }
         } else {
-            int Y4[VEC], Y3[VEC];
+            int *Y3 = same[3][0], *Y4 = same[3][1];
             const uint8_t *A = tb->h4 + (size_t)rows[3][0] * VEC;
             const uint8_t *B = tb->h3 + (size_t)rows[3][1] * VEC;
             if (need[0]) join_honour(B, others[3], m, Y3);
             if (need[1]) join_honour(A, others[3], m, Y4);
+            have_same[3][0] = need[0], have_same[3][1] = need[1];
             for (int j = 0; j < 7; j++) {
                 int t = 27 + j, h = hand[t], a = hand[t] + kb[t], half = hon_half(j), w = hon_weight(j);
                 const uint8_t *tab = half ? tb->h3 : tb->h4;
@@ -314,7 +319,8 @@ static void seat_features(const Tables *tb, int T, const int8_t *hand, const int
     }
     *out_count = count;
     if (discard_turn)
-        discard_features(tb, T, hand, kb, m, rows, base, others, now, out_eff, out_disc, out_count_after, out_kong);
+        discard_features(tb, T, hand, kb, m, rows, base, others, same, have_same, now, out_eff, out_disc,
+                         out_count_after, out_kong);
     else
         for (int t = 0; t < T; t++) out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
 
@@ -389,7 +395,8 @@ static inline int part_half_value(const Tables *tb, int P, int h, int row, const
  * deficiency after a kong of t: a concealed kong (4 held, m >= 1) leaves H - 4t with one meld less
  * to build, an added kong leaves H - t (its deficiency after_disc[t]). NOT_APPLICABLE where t is
  * not held. Called by seat_features with what it has computed: the half rows, each part's vector
- * (base), the join of every part but P (others[P]), the deficiency of H (now) and its draws (eff).
+ * (base), the join of every part but P (others[P]), the other half of a part joined with the other
+ * parts (same, where computed), the deficiency of H (now) and its draws (eff).
  *
  * A row H - t + u differs from H in one part when u and t share it, else in two. So: the vector of
  * a part after the draw u (computed once, when first needed), and per t the vector of t's part
@@ -404,7 +411,8 @@ static inline int part_half_value(const Tables *tb, int P, int h, int row, const
  * D_t = after_disc[t] only if d(H + u) < D_t: every draw when D_t > d(H), only H's effective draws
  * when D_t = d(H) (D_t >= d(H) always). The skipped draws would have compared false: exact. */
 static void discard_features(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
-                             int rows[4][2], int base[4][VEC], int others[4][VEC], int now,
+                             int rows[4][2], int base[4][VEC], int others[4][VEC],
+                             int same[4][2][VEC * NBOUND], int have_same[4][2], int now,
                              const uint8_t *eff, const int32_t *after_disc, int32_t *out_count_after,
                              int32_t *out_kong) {
     int drawn[34][VEC], have_drawn[34], half[34], weight[34], part[34];
@@ -428,7 +436,6 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
                     __builtin_prefetch(half_row(tb, P, h, row + weight[u]));
             }
     }
-    int same[4][2][VEC * NBOUND], have_same[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
     int pairs[4][4][VEC], have_pair[4][4] = {{0}}; /* [x][y], x < y: parts x and y joined, as they are */
     for (int t = 0; t < T; t++) {
         out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
@@ -622,6 +629,36 @@ static int need_tables(Py_ssize_t T, Py_buffer *left, Py_buffer *right, Py_buffe
            (T != 34 || (need_size(h4, (Py_ssize_t)50625 * VEC, "h4") && need_size(h3, (Py_ssize_t)3375 * VEC, "h3")));
 }
 
+/* unseen(copies, hands, public, seats, out): out[g, s, t] = copies - hands[g, s, t] - public[g, t], int8,
+ * hands and out [G, seats, T], public [G, T] (T from its last axis: public holds G * T, hands
+ * seats times as many): mjenv.knowledge's knowledge-base formula in one pass, without numpy's
+ * broadcasting set-up (a few microseconds on arrays this small). */
+static PyObject *py_unseen(PyObject *self, PyObject *args) {
+    (void)self;
+    int copies;
+    Py_ssize_t seats, T;
+    Py_buffer hands, pub, out;
+    if (!PyArg_ParseTuple(args, "iy*y*nnw*", &copies, &hands, &pub, &seats, &T, &out)) return NULL;
+    PyObject *result = NULL;
+    if (seats < 1 || T < 1 || pub.len % T != 0 || hands.len != seats * pub.len || out.len != hands.len) {
+        PyErr_Format(PyExc_ValueError, "unseen(): hands (%zd bytes), public (%zd) and out (%zd) do not fit %zd seats "
+                     "of %zd tile types", hands.len, pub.len, out.len, seats, T);
+        goto done;
+    }
+    const int8_t *h = hands.buf, *p = pub.buf;
+    int8_t *o = out.buf;
+    for (Py_ssize_t g = 0; g < pub.len / T; g++, p += T)
+        for (Py_ssize_t s = 0; s < seats; s++)
+            for (Py_ssize_t t = 0; t < T; t++) *o++ = (int8_t)(copies - *h++ - p[t]);
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&hands);
+    PyBuffer_Release(&pub);
+    PyBuffer_Release(&out);
+    return result;
+}
+
 static PyObject *py_features(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer left, right, h4, h3, hands, kbs, needed, dturn, claim, chow, o_def, o_disc, o_eff, o_cnt, o_claim, o_ca,
@@ -740,36 +777,59 @@ out:
     return ok;
 }
 
-/* observe(): the observation writer's plan, executed for N states (see the module comment) */
-static PyObject *py_observe(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_buffer left, right, h4, h3, copies, onehots, fin, fout, fields, o_obs, o_def;
-    PyObject *states, *memos;
+/* A writer plan bound once (``bind``): the plan checked and copied, the lookup tables held. */
+#define PLAN_CAPSULE "mjenv.deficiency._kernel.plan"
+typedef struct {
+    Py_buffer tables[4]; /* left, right, h4, h3: held while the plan lives */
+    Tables tb;
+    int32_t *copies, *onehots, *fields, fin[6], fout[NUM_OUTPUTS];
+    Py_ssize_t R, K, F, scalar_start, L, size;
     int T;
-    Py_ssize_t L, scalar_start;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*nniOOw*w*", &left, &right, &h4, &h3, &copies, &onehots, &fin, &fout,
-                          &fields, &scalar_start, &L, &T, &states, &memos, &o_obs, &o_def))
+} Plan;
+
+static void plan_free(PyObject *capsule) {
+    Plan *p = PyCapsule_GetPointer(capsule, PLAN_CAPSULE);
+    if (!p) return;
+    for (int i = 0; i < 4; i++) PyBuffer_Release(&p->tables[i]);
+    PyMem_Free(p->copies);
+    PyMem_Free(p->onehots);
+    PyMem_Free(p->fields);
+    PyMem_Free(p);
+}
+
+static int32_t *copy_ints(const Py_buffer *b) {
+    int32_t *out = PyMem_Malloc(b->len > 0 ? (size_t)b->len : 1);
+    if (!out) PyErr_NoMemory();
+    else if (b->len > 0) memcpy(out, b->buf, (size_t)b->len);
+    return out;
+}
+
+/* bind(): check a writer plan once and keep it with the tables (see the module comment) */
+static PyObject *py_bind(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer tabs[4], copies, onehots, fin, fout, fields;
+    int T;
+    Py_ssize_t L, scalar_start, size;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*nnin", &tabs[0], &tabs[1], &tabs[2], &tabs[3], &copies, &onehots,
+                          &fin, &fout, &fields, &scalar_start, &L, &T, &size))
         return NULL;
-    Py_buffer *all[11] = {&left, &right, &h4, &h3, &copies, &onehots, &fin, &fout, &fields, &o_obs, &o_def};
-    PyObject *result = NULL, *sseq = NULL, *mseq = NULL;
-    Py_ssize_t N = o_def.len / 16, R = copies.len / 16, K = onehots.len / 16, F = fields.len / 12;
-    Py_ssize_t size = N > 0 ? o_obs.len / (16 * N) : 0;
+    Py_buffer *all[5] = {&copies, &onehots, &fin, &fout, &fields};
+    PyObject *result = NULL;
+    Plan *plan = NULL;
+    Py_ssize_t R = copies.len / 16, K = onehots.len / 16, F = fields.len / 12;
     const int32_t *CP = copies.buf, *OH = onehots.buf, *FI = fin.buf, *FO = fout.buf, *FL = fields.buf;
-    int16_t st[MAX_STATE];
     if (T != 27 && T != 34) {
         PyErr_Format(PyExc_ValueError, "observe(): T must be 27 or 34, got %d", T);
         goto done;
     }
-    if (L < 1 || L > MAX_STATE || scalar_start < 0 || scalar_start > L) {
+    if (L < 1 || L > MAX_STATE || scalar_start < 0 || scalar_start > L || size < 0) {
         PyErr_Format(PyExc_ValueError, "observe(): state length %zd outside 1..%d", L, MAX_STATE);
         goto done;
     }
-    if (!need_tables(T, &left, &right, &h4, &h3) || !need_size(&fin, 24, "feature_inputs") ||
+    if (!need_tables(T, &tabs[0], &tabs[1], &tabs[2], &tabs[3]) || !need_size(&fin, 24, "feature_inputs") ||
         !need_size(&fout, 4 * NUM_OUTPUTS, "feature_outputs") || !need_size(&copies, 16 * R, "copies") ||
-        !need_size(&onehots, 16 * K, "onehots") || !need_size(&fields, 12 * F, "fields") ||
-        !need_size(&o_obs, 16 * N * size, "out_observation") || !need_size(&o_def, 16 * N, "out_deficiency"))
+        !need_size(&onehots, 16 * K, "onehots") || !need_size(&fields, 12 * F, "fields"))
         goto done;
-    /* the plan is checked whole before anything is written */
     for (Py_ssize_t f = 0; f < F; f++)
         if (FL[3 * f] < 0 || FL[3 * f + 1] < 0 || FL[3 * f] + FL[3 * f + 1] > scalar_start) {
             PyErr_SetString(PyExc_ValueError, "observe(): a source field does not fit the state");
@@ -800,6 +860,60 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
                 goto done;
             }
     }
+    plan = PyMem_Calloc(1, sizeof(Plan));
+    if (!plan) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    plan->copies = copy_ints(&copies);
+    plan->onehots = copy_ints(&onehots);
+    plan->fields = copy_ints(&fields);
+    if (!plan->copies || !plan->onehots || !plan->fields) goto done;
+    memcpy(plan->fin, FI, sizeof(plan->fin));
+    memcpy(plan->fout, FO, sizeof(plan->fout));
+    plan->R = R, plan->K = K, plan->F = F, plan->scalar_start = scalar_start, plan->L = L, plan->size = size;
+    plan->T = T;
+    for (int i = 0; i < 4; i++) plan->tables[i] = tabs[i]; /* the plan releases them */
+    plan->tb = (Tables){tabs[0].buf, tabs[1].buf, tabs[2].buf, tabs[3].buf};
+    result = PyCapsule_New(plan, PLAN_CAPSULE, plan_free);
+    if (!result) {
+        for (int i = 0; i < 4; i++) PyBuffer_Release(&tabs[i]);
+        PyMem_Free(plan->copies);
+        PyMem_Free(plan->onehots);
+        PyMem_Free(plan->fields);
+        PyMem_Free(plan);
+    }
+    plan = NULL;
+    for (int i = 0; i < 5; i++) PyBuffer_Release(all[i]);
+    return result;
+done:
+    if (plan) {
+        PyMem_Free(plan->copies);
+        PyMem_Free(plan->onehots);
+        PyMem_Free(plan->fields);
+        PyMem_Free(plan);
+    }
+    for (int i = 0; i < 4; i++) PyBuffer_Release(&tabs[i]);
+    for (int i = 0; i < 5; i++) PyBuffer_Release(all[i]);
+    return NULL;
+}
+
+/* observe(): a bound writer plan executed for N states (see the module comment) */
+static PyObject *py_observe(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer o_obs, o_def;
+    PyObject *capsule, *states, *memos;
+    if (!PyArg_ParseTuple(args, "OOOw*w*", &capsule, &states, &memos, &o_obs, &o_def)) return NULL;
+    PyObject *result = NULL, *sseq = NULL, *mseq = NULL;
+    Plan *plan = PyCapsule_GetPointer(capsule, PLAN_CAPSULE);
+    if (!plan) goto done;
+    const int T = plan->T;
+    const Py_ssize_t N = o_def.len / 16, R = plan->R, K = plan->K, F = plan->F, L = plan->L, size = plan->size;
+    const Py_ssize_t scalar_start = plan->scalar_start;
+    const int32_t *CP = plan->copies, *OH = plan->onehots, *FI = plan->fin, *FO = plan->fout, *FL = plan->fields;
+    const Tables tb = plan->tb;
+    int16_t st[MAX_STATE];
+    if (!need_size(&o_obs, 16 * N * size, "out_observation") || !need_size(&o_def, 16 * N, "out_deficiency")) goto done;
     sseq = PySequence_Fast(states, "observe(): states must be a sequence");
     if (!sseq) goto done;
     if (PySequence_Fast_GET_SIZE(sseq) != N) {
@@ -814,7 +928,6 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    Tables tb = {left.buf, right.buf, h4.buf, h3.buf};
     for (Py_ssize_t n = 0; n < N; n++) {
         float *out = (float *)o_obs.buf + n * 4 * size;
         int32_t *def = (int32_t *)o_def.buf + n * 4;
@@ -907,7 +1020,8 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
 done:
     Py_XDECREF(sseq);
     Py_XDECREF(mseq);
-    for (int i = 0; i < 11; i++) PyBuffer_Release(all[i]);
+    PyBuffer_Release(&o_obs);
+    PyBuffer_Release(&o_def);
     return result;
 }
 
@@ -934,8 +1048,10 @@ static PyObject *py_memo_stats(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"memo_bytes", py_memo_bytes, METH_NOARGS, "Size in bytes of one seat memo (a caller-owned buffer)."},
     {"memo_stats", py_memo_stats, METH_VARARGS, "A memo's counters: {'hits': ..., 'misses': ...}."},
+    {"unseen", py_unseen, METH_VARARGS, "copies - hands - public counts per seat (mjenv.knowledge's formula), int8."},
     {"features", py_features, METH_VARARGS, "Every deficiency feature of S seats (see the module source)."},
-    {"observe", py_observe, METH_VARARGS, "The observations of N game states from a writer plan (see the module source)."},
+    {"bind", py_bind, METH_VARARGS, "A writer plan checked once and bound with the tables (see the module source)."},
+    {"observe", py_observe, METH_VARARGS, "The observations of N game states from a bound writer plan (see the module source)."},
     {NULL, NULL, 0, NULL},
 };
 
