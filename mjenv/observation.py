@@ -444,6 +444,12 @@ class ObservationSpec:
         """The kernel's ``observe`` with this spec's plan bound: ``f(states, memos, out, deficiency)``."""
         return _kernel.bound_observe(self.plan)
 
+    def __getstate__(self) -> dict:
+        # the bound plan is a C handle: copies and pickles bind their own on first use
+        state = self.__dict__.copy()
+        state.pop("_kernel_observe", None)
+        return state
+
     def observe_many(self, games: list, memos: list | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The observations of N states in one writer call (one C call, or one batched feature call).
 

@@ -140,11 +140,13 @@ static inline int final_value(const int *v, const int *o, int m) {
     return best >= INF ? INCOMPLETABLE : best;
 }
 
-/* X[k][p][b] (k <= m) = min over splits of half[k1][p1][b] + others[k - k1][p - p1] */
+/* X[k][p][b] (k <= m) = min over splits of half[k1][p1][b] + others[k - k1][p - p1], stored in the
+ * order half_value reads it: block (k, p) at position (m - k, 1 - p), so that a changed half's block
+ * i meets X's block i (one flat pass there, which the compiler vectorizes) */
 static void join_half(const uint8_t *half, const int *others, int m, int *X) {
     for (int k = 0; k <= m; k++)
         for (int p = 0; p < 2; p++) {
-            int *dst = X + (2 * k + p) * NBOUND;
+            int *dst = X + (2 * (m - k) + (1 - p)) * NBOUND;
             for (int b = 0; b < NBOUND; b++) dst[b] = BIG;
             for (int k1 = 0; k1 <= k; k1++)
                 for (int p1 = 0; p1 <= p; p1++) {
@@ -158,18 +160,14 @@ static void join_half(const uint8_t *half, const int *others, int m, int *X) {
         }
 }
 
-/* deficiency of a suit row whose one half is ``half`` and the other half already joined into X */
+/* deficiency of a suit row whose one half is ``half`` and the other half already joined into X
+ * (join_half's order): the min over k, p, b of half[k][p][b] + X[m - k][1 - p][b] */
 static inline int half_value(const uint8_t *half, const int *X, int m) {
-    int best = BIG;
-    for (int k = 0; k <= m; k++)
-        for (int p = 0; p < 2; p++) {
-            const uint8_t *src = half + (2 * k + p) * NBOUND;
-            const int *x = X + (2 * (m - k) + (1 - p)) * NBOUND;
-            for (int b = 0; b < NBOUND; b++) {
-                int v = src[b] + x[b];
-                if (v < best) best = v;
-            }
-        }
+    int best = BIG, n = 2 * (m + 1) * NBOUND;
+    for (int j = 0; j < n; j++) {
+        int v = half[j] + X[j];
+        best = v < best ? v : best;
+    }
     return best >= INF ? INCOMPLETABLE : best;
 }
 
@@ -212,13 +210,25 @@ static void prefetch_seat(const Tables *tb, const int8_t *hand, const int8_t *kb
     }
 }
 
-/* The features of one seat (see the module comment); T = 27 or 34. */
+static void discard_features(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
+                             int rows[4][2], int base[4][VEC], int others[4][VEC],
+                             int same[4][2][VEC * NBOUND], int have_same[4][2], int now,
+                             const uint8_t *eff, const int32_t *after_disc, int32_t *out_count_after,
+                             int32_t *out_kong);
+
+/* The features of one seat (see the module comment); T = 27 or 34. The per-action rows of the
+ * discard turn (out_count_after, out_kong) come from discard_features, which reuses this seat's
+ * part vectors. */
 static void seat_features(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
                           int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
-                          int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim) {
+                          int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
+                          int32_t *out_count_after, int32_t *out_kong) {
     int codes[34];
     int rows[4][2]; /* per part: left / right half row (honours: h4 / h3 row) */
     int base[4][VEC], others[4][VEC], pair01[VEC], pair23[VEC];
+    /* per part P and half h: the other half joined with the other parts (what a row changing half h
+     * is evaluated against), kept for discard_features */
+    int same[4][2][VEC * NBOUND], have_same[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
     int nparts = T == 34 ? 4 : 3;
 
     for (int t = 0; t < T; t++) codes[t] = code_of(hand[t], hand[t] + kb[t]);
@@ -260,11 +270,13 @@ static void seat_features(const Tables *tb, int T, const int8_t *hand, const int
         }
         if (!need[0] && !need[1]) continue;
         if (P < 3) {
-            int XL[VEC * NBOUND], XR[VEC * NBOUND]; /* the other half joined with the other parts */
+            /* XR (for the rows of the left half): the right half joined with the other parts; XL likewise */
+            int *XR = same[P][0], *XL = same[P][1];
             const uint8_t *L = tb->left + (size_t)rows[P][0] * SUIT_ROW;
             const uint8_t *R = tb->right + (size_t)rows[P][1] * SUIT_ROW;
             if (need[0]) join_half(R, others[P], m, XR);
             if (need[1]) join_half(L, others[P], m, XL);
+            have_same[P][0] = need[0], have_same[P][1] = need[1];
             for (int r = 0; r < 9; r++) {
                 int t = lo + r, h = hand[t], a = hand[t] + kb[t], half = suit_half(r), w = suit_weight(r);
                 const uint8_t *tab = half ? tb->right : tb->left;
@@ -283,11 +295,12 @@ static void seat_features(const Tables *tb, int T, const int8_t *hand, const int
                 }
             }
         } else {
-            int Y4[VEC], Y3[VEC];
+            int *Y3 = same[3][0], *Y4 = same[3][1];
             const uint8_t *A = tb->h4 + (size_t)rows[3][0] * VEC;
             const uint8_t *B = tb->h3 + (size_t)rows[3][1] * VEC;
             if (need[0]) join_honour(B, others[3], m, Y3);
             if (need[1]) join_honour(A, others[3], m, Y4);
+            have_same[3][0] = need[0], have_same[3][1] = need[1];
             for (int j = 0; j < 7; j++) {
                 int t = 27 + j, h = hand[t], a = hand[t] + kb[t], half = hon_half(j), w = hon_weight(j);
                 const uint8_t *tab = half ? tb->h3 : tb->h4;
@@ -305,6 +318,11 @@ static void seat_features(const Tables *tb, int T, const int8_t *hand, const int
         }
     }
     *out_count = count;
+    if (discard_turn)
+        discard_features(tb, T, hand, kb, m, rows, base, others, same, have_same, now, out_eff, out_disc,
+                         out_count_after, out_kong);
+    else
+        for (int t = 0; t < T; t++) out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
 
     /* claims of the discard d: chow low / mid / high, pong, kong; the meld's tiles leave the hand
      * and the KB stays: (h, a) -> (h - u, a - u) for the u copies of each tile the meld uses */
@@ -376,98 +394,109 @@ static inline int part_half_value(const Tables *tb, int P, int h, int row, const
  * copy does not return to the KB, as in ``features.effective_count_after_discard``), and the
  * deficiency after a kong of t: a concealed kong (4 held, m >= 1) leaves H - 4t with one meld less
  * to build, an added kong leaves H - t (its deficiency after_disc[t]). NOT_APPLICABLE where t is
- * not held.
+ * not held. Called by seat_features with what it has computed: the half rows, each part's vector
+ * (base), the join of every part but P (others[P]), the other half of a part joined with the other
+ * parts (same, where computed), the deficiency of H (now) and its draws (eff).
  *
  * A row H - t + u differs from H in one part when u and t share it, else in two. So: the vector of
- * every part after each draw u (computed once), and per t the vector of t's part without t, the
- * other parts joined with it, and one final min-plus per draw in another part; a draw in t's own
- * part changes one or both of its halves: the other half joined with the other parts (as in
- * seat_features), then one pass per draw. Option codes are linear in the changes: discarding t
- * moves its code by -(a + 1), drawing u by +1 (a = hand + KB). */
+ * a part after the draw u (computed once, when first needed), and per t the vector of t's part
+ * without t, the other parts joined with it, and one final min-plus per draw in another part; a
+ * draw in t's own part changes one or both of its halves: the other half joined with the other
+ * parts (as in seat_features), then one pass per draw. Option codes are linear in the changes:
+ * discarding t moves its code by -(a + 1), drawing u by +1 (a = hand + KB).
+ *
+ * Only draws that can count are evaluated. The deficiency is monotone in the options (more tiles
+ * held, or more copies available, never raise it), so d(H - t + u) >= d(H + u), and d(H + u) is
+ * d(H) - 1 for the effective draws of H and d(H) for the others. A draw u can lower
+ * D_t = after_disc[t] only if d(H + u) < D_t: every draw when D_t > d(H), only H's effective draws
+ * when D_t = d(H) (D_t >= d(H) always). The skipped draws would have compared false: exact. */
 static void discard_features(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
-                             const int32_t *after_disc, int32_t *out_count_after, int32_t *out_kong) {
-    int nparts = T == 34 ? 4 : 3;
-    int rows[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
-    int base[4][VEC], drawn[34][VEC], half[34], weight[34];
+                             int rows[4][2], int base[4][VEC], int others[4][VEC],
+                             int same[4][2][VEC * NBOUND], int have_same[4][2], int now,
+                             const uint8_t *eff, const int32_t *after_disc, int32_t *out_count_after,
+                             int32_t *out_kong) {
+    int drawn[34][VEC], have_drawn[34], half[34], weight[34], part[34];
     for (int t = 0; t < T; t++) {
         int P = t < 27 ? t / 9 : 3, r = t < 27 ? t % 9 : t - 27;
+        part[t] = P;
         half[t] = P < 3 ? suit_half(r) : hon_half(r);
         weight[t] = P < 3 ? suit_weight(r) : hon_weight(r);
-        rows[P][half[t]] += code_of(hand[t], hand[t] + kb[t]) * weight[t];
+        have_drawn[t] = 0;
     }
-    for (int P = 0; P < nparts; P++) part_vector(tb, P, rows[P][0], rows[P][1], base[P], m);
-    if (nparts == 3) { /* no honours: the empty part, cost 0 for no meld and no pair */
-        for (int i = 0; i < VEC; i++) base[3][i] = BIG;
-        base[3][0] = 0;
+    /* the rows of t's half with t discarded and u drawn are not among prefetch_seat's: start
+     * loading every one that will be read before any is (the table is mostly cache misses) */
+    for (int t = 0; t < T; t++) {
+        if (hand[t] <= 0) continue;
+        int P = part[t], h = half[t], row = rows[P][h] - (hand[t] + kb[t] + 1) * weight[t];
+        for (int u = 0; u < T; u++)
+            if (kb[u] > 0 && now - eff[u] < after_disc[t] && part[u] == P && half[u] == h) {
+                if (P < 3)
+                    prefetch_row(half_row(tb, P, h, row + weight[u]));
+                else
+                    __builtin_prefetch(half_row(tb, P, h, row + weight[u]));
+            }
     }
-    for (int u = 0; u < T; u++) /* each part after the draw of u */
-        if (kb[u] > 0) {
-            int P = u < 27 ? u / 9 : 3, r[2] = {rows[P][0], rows[P][1]};
-            r[half[u]] += weight[u];
-            part_vector(tb, P, r[0], r[1], drawn[u], m);
-        }
-    int same[4][2][VEC * NBOUND], have_same[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
-    int others_of[4][VEC], have_others[4] = {0, 0, 0, 0};
     int pairs[4][4][VEC], have_pair[4][4] = {{0}}; /* [x][y], x < y: parts x and y joined, as they are */
     for (int t = 0; t < T; t++) {
         out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
         if (hand[t] <= 0) continue;
-        int P = t < 27 ? t / 9 : 3, a = hand[t] + kb[t], h = half[t];
+        int P = part[t], a = hand[t] + kb[t], h = half[t], D = after_disc[t];
         int r[2] = {rows[P][0], rows[P][1]};
         r[half[t]] -= (a + 1) * weight[t];
-        int without[VEC], joined[4][VEC], pair[VEC], *others_p = others_of[P];
-        part_vector(tb, P, r[0], r[1], without, m);
-        /* joined[Q] (Q != P): every part but Q, with P's vector the one without t: P's vector joined
-         * with the two parts other than P and Q, whose join does not depend on t (computed once per
-         * pair). Min-plus of nonnegative vectors capped at BIG is associative and commutative, so
-         * the order of the joins does not change a value. */
-        for (int Q = 0; Q < 4; Q++) {
-            if (Q == P) continue;
-            int x[2], n = 0;
-            for (int R = 0; R < 4; R++)
-                if (R != Q && R != P) x[n++] = R;
-            if (!have_pair[x[0]][x[1]]) {
-                minplus(base[x[0]], base[x[1]], pairs[x[0]][x[1]], m);
-                have_pair[x[0]][x[1]] = 1;
-            }
-            minplus(without, pairs[x[0]][x[1]], joined[Q], m);
-        }
-        if (!have_others[P]) { /* the parts other than P, as they are */
-            int x[3], n = 0;
-            for (int R = 0; R < 4; R++)
-                if (R != P) x[n++] = R;
-            minplus(base[x[0]], base[x[1]], pair, m);
-            minplus(pair, base[x[2]], others_p, m);
-            have_others[P] = 1;
-        }
-        int now = after_disc[t], count = 0, changed[VEC * NBOUND], have_changed = 0;
+        int without[VEC], joined[4][VEC], have_joined[4] = {0, 0, 0, 0}, have_without = 0;
+        int count = 0, changed[VEC * NBOUND], have_changed = 0;
         for (int u = 0; u < T; u++) {
-            if (kb[u] <= 0) continue;
-            int Q = u < 27 ? u / 9 : 3, value;
+            if (kb[u] <= 0 || now - eff[u] >= D) continue; /* cannot lower D (see above) */
+            int Q = part[u], value;
             if (Q != P) {
+                /* joined[Q]: every part but Q, with P's vector the one without t: P's vector joined
+                 * with the two parts other than P and Q, whose join does not depend on t (computed
+                 * once per pair). Min-plus of nonnegative vectors capped at BIG is associative and
+                 * commutative, so the order of the joins does not change a value. */
+                if (!have_joined[Q]) {
+                    if (!have_without) {
+                        part_vector(tb, P, r[0], r[1], without, m);
+                        have_without = 1;
+                    }
+                    int x[2], n = 0;
+                    for (int R = 0; R < 4; R++)
+                        if (R != Q && R != P) x[n++] = R;
+                    if (!have_pair[x[0]][x[1]]) {
+                        minplus(base[x[0]], base[x[1]], pairs[x[0]][x[1]], m);
+                        have_pair[x[0]][x[1]] = 1;
+                    }
+                    minplus(without, pairs[x[0]][x[1]], joined[Q], m);
+                    have_joined[Q] = 1;
+                }
+                if (!have_drawn[u]) {
+                    int rd[2] = {rows[Q][0], rows[Q][1]};
+                    rd[half[u]] += weight[u];
+                    part_vector(tb, Q, rd[0], rd[1], drawn[u], m);
+                    have_drawn[u] = 1;
+                }
                 value = final_value(drawn[u], joined[Q], m);
             } else if (half[u] == h) { /* t's half changes twice; the other half as it is */
                 if (!have_same[P][h]) {
-                    join_part_half(tb, P, 1 - h, rows[P][1 - h], others_p, m, same[P][h]);
+                    join_part_half(tb, P, 1 - h, rows[P][1 - h], others[P], m, same[P][h]);
                     have_same[P][h] = 1;
                 }
                 value = part_half_value(tb, P, h, r[h] + weight[u], same[P][h], m);
             } else { /* both halves change: t's half (without t) joined first */
                 if (!have_changed) {
-                    join_part_half(tb, P, h, r[h], others_p, m, changed);
+                    join_part_half(tb, P, h, r[h], others[P], m, changed);
                     have_changed = 1;
                 }
                 value = part_half_value(tb, P, 1 - h, rows[P][1 - h] + weight[u], changed, m);
             }
-            if (value < now) count += kb[u];
+            if (value < D) count += kb[u];
         }
         out_count_after[t] = count;
-        out_kong[t] = after_disc[t];
+        out_kong[t] = D;
         if (hand[t] >= 4 && m >= 1) { /* concealed: its own vector without the four, one meld less */
             int rk[2] = {rows[P][0], rows[P][1]}, w[VEC];
             rk[half[t]] -= (code_of(4, 4) - code_of(0, 0)) * weight[t];
             part_vector(tb, P, rk[0], rk[1], w, m - 1);
-            out_kong[t] = final_value(w, others_p, m - 1);
+            out_kong[t] = final_value(w, others[P], m - 1);
         }
     }
 }
@@ -509,51 +538,66 @@ static MemoEntry *memo_slot(Memo *memo, const uint8_t *key) {
     return &memo->entry[h % MEMO_SIZE];
 }
 
-/* seat_features through the memo (a seat with a claim tile is always computed, since the claim rows
- * need the part vectors, and then stored for the next step) */
+/* Serve a seat from the memo: 1 (outputs written) when its key is there and it has no claim tile
+ * (a seat with a claim tile is always computed, since the claim rows need the part vectors); else
+ * 0, with the seat's key and slot for memo_store. NULL memo: never served, *slot NULL. */
+static int memo_serve(Memo *memo, int T, const int8_t *hand, const int8_t *kb, int m, int discard_turn,
+                      int claim_tile, uint8_t *key, MemoEntry **slot, int32_t *out_def, int32_t *out_disc,
+                      uint8_t *out_eff, int64_t *out_count, int32_t *out_claim, int32_t *out_count_after,
+                      int32_t *out_kong) {
+    *slot = NULL;
+    if (!memo) return 0;
+    memo_key(T, hand, kb, m, discard_turn, key);
+    MemoEntry *e = memo_slot(memo, key);
+    if (claim_tile < 0 && e->used && memcmp(e->key, key, 37) == 0) {
+        memo->hits++;
+        *out_def = e->def;
+        *out_count = e->count;
+        memcpy(out_eff, e->eff, (size_t)T);
+        memcpy(out_disc, e->disc, sizeof(int32_t) * (size_t)T);
+        for (int c = 0; c < 5; c++) out_claim[c] = NOT_APPLICABLE;
+        for (int t = 0; t < T; t++) {
+            out_count_after[t] = e->count_after[t];
+            out_kong[t] = e->kong[t];
+        }
+        return 1;
+    }
+    memo->misses++;
+    *slot = e;
+    return 0;
+}
+
+/* Store a computed seat in its slot (from memo_serve; NULL: no memo). Stored with or without a
+ * claim tile: the rows other than the claims do not depend on it. */
+static void memo_store(MemoEntry *e, int T, const uint8_t *key, int32_t def, const int32_t *disc, const uint8_t *eff,
+                       int64_t count, const int32_t *count_after, const int32_t *kong) {
+    if (!e) return;
+    memcpy(e->key, key, 37);
+    e->used = 1;
+    e->def = def;
+    e->count = count;
+    memcpy(e->eff, eff, (size_t)T);
+    memcpy(e->disc, disc, sizeof(int32_t) * (size_t)T);
+    for (int t = 0; t < T; t++) { /* counts <= 4 * 34, deficiencies <= 99 */
+        e->count_after[t] = (int16_t)count_after[t];
+        e->kong[t] = (int8_t)kong[t];
+    }
+}
+
+/* seat_features through the memo (memo_serve, else compute and memo_store) */
 static void seat_features_memo(Memo *memo, const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
                                int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
                                int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
                                int32_t *out_count_after, int32_t *out_kong) {
     uint8_t key[37];
-    MemoEntry *e = NULL;
-    if (memo) {
-        memo_key(T, hand, kb, m, discard_turn, key);
-        e = memo_slot(memo, key);
-        if (claim_tile < 0 && e->used && memcmp(e->key, key, 37) == 0) {
-            memo->hits++;
-            *out_def = e->def;
-            *out_count = e->count;
-            memcpy(out_eff, e->eff, (size_t)T);
-            memcpy(out_disc, e->disc, sizeof(int32_t) * (size_t)T);
-            for (int c = 0; c < 5; c++) out_claim[c] = NOT_APPLICABLE;
-            for (int t = 0; t < T; t++) {
-                out_count_after[t] = e->count_after[t];
-                out_kong[t] = e->kong[t];
-            }
-            return;
-        }
-        memo->misses++;
-    }
+    MemoEntry *e;
+    if (memo_serve(memo, T, hand, kb, m, discard_turn, claim_tile, key, &e, out_def, out_disc, out_eff, out_count,
+                   out_claim, out_count_after, out_kong))
+        return;
     prefetch_seat(tb, hand, kb, discard_turn);
     seat_features(tb, T, hand, kb, m, discard_turn, claim_tile, chow_ok, out_def, out_disc, out_eff, out_count,
-                  out_claim);
-    if (discard_turn)
-        discard_features(tb, T, hand, kb, m, out_disc, out_count_after, out_kong);
-    else
-        for (int t = 0; t < T; t++) out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
-    if (e) { /* stored with or without a claim tile: the rows other than the claims do not depend on it */
-        memcpy(e->key, key, 37);
-        e->used = 1;
-        e->def = *out_def;
-        e->count = *out_count;
-        memcpy(e->eff, out_eff, (size_t)T);
-        memcpy(e->disc, out_disc, sizeof(int32_t) * (size_t)T);
-        for (int t = 0; t < T; t++) { /* counts <= 4 * 34, deficiencies <= 99 */
-            e->count_after[t] = (int16_t)out_count_after[t];
-            e->kong[t] = (int8_t)out_kong[t];
-        }
-    }
+                  out_claim, out_count_after, out_kong);
+    memo_store(e, T, key, *out_def, out_disc, out_eff, *out_count, out_count_after, out_kong);
 }
 
 /* a caller's memo buffer: NULL when it is empty (no memo), an error when it has the wrong size */
@@ -583,6 +627,36 @@ static int need_size(Py_buffer *b, Py_ssize_t n, const char *name) {
 static int need_tables(Py_ssize_t T, Py_buffer *left, Py_buffer *right, Py_buffer *h4, Py_buffer *h3) {
     return need_size(left, (Py_ssize_t)759375 * SUIT_ROW, "left") && need_size(right, (Py_ssize_t)50625 * SUIT_ROW, "right") &&
            (T != 34 || (need_size(h4, (Py_ssize_t)50625 * VEC, "h4") && need_size(h3, (Py_ssize_t)3375 * VEC, "h3")));
+}
+
+/* unseen(copies, hands, public, seats, out): out[g, s, t] = copies - hands[g, s, t] - public[g, t], int8,
+ * hands and out [G, seats, T], public [G, T] (T from its last axis: public holds G * T, hands
+ * seats times as many): mjenv.knowledge's knowledge-base formula in one pass, without numpy's
+ * broadcasting set-up (a few microseconds on arrays this small). */
+static PyObject *py_unseen(PyObject *self, PyObject *args) {
+    (void)self;
+    int copies;
+    Py_ssize_t seats, T;
+    Py_buffer hands, pub, out;
+    if (!PyArg_ParseTuple(args, "iy*y*nnw*", &copies, &hands, &pub, &seats, &T, &out)) return NULL;
+    PyObject *result = NULL;
+    if (seats < 1 || T < 1 || pub.len % T != 0 || hands.len != seats * pub.len || out.len != hands.len) {
+        PyErr_Format(PyExc_ValueError, "unseen(): hands (%zd bytes), public (%zd) and out (%zd) do not fit %zd seats "
+                     "of %zd tile types", hands.len, pub.len, out.len, seats, T);
+        goto done;
+    }
+    const int8_t *h = hands.buf, *p = pub.buf;
+    int8_t *o = out.buf;
+    for (Py_ssize_t g = 0; g < pub.len / T; g++, p += T)
+        for (Py_ssize_t s = 0; s < seats; s++)
+            for (Py_ssize_t t = 0; t < T; t++) *o++ = (int8_t)(copies - *h++ - p[t]);
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&hands);
+    PyBuffer_Release(&pub);
+    PyBuffer_Release(&out);
+    return result;
 }
 
 static PyObject *py_features(PyObject *self, PyObject *args) {
@@ -703,36 +777,59 @@ out:
     return ok;
 }
 
-/* observe(): the observation writer's plan, executed for N states (see the module comment) */
-static PyObject *py_observe(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_buffer left, right, h4, h3, copies, onehots, fin, fout, fields, o_obs, o_def;
-    PyObject *states, *memos;
+/* A writer plan bound once (``bind``): the plan checked and copied, the lookup tables held. */
+#define PLAN_CAPSULE "mjenv.deficiency._kernel.plan"
+typedef struct {
+    Py_buffer tables[4]; /* left, right, h4, h3: held while the plan lives */
+    Tables tb;
+    int32_t *copies, *onehots, *fields, fin[6], fout[NUM_OUTPUTS];
+    Py_ssize_t R, K, F, scalar_start, L, size;
     int T;
-    Py_ssize_t L, scalar_start;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*nniOOw*w*", &left, &right, &h4, &h3, &copies, &onehots, &fin, &fout,
-                          &fields, &scalar_start, &L, &T, &states, &memos, &o_obs, &o_def))
+} Plan;
+
+static void plan_free(PyObject *capsule) {
+    Plan *p = PyCapsule_GetPointer(capsule, PLAN_CAPSULE);
+    if (!p) return;
+    for (int i = 0; i < 4; i++) PyBuffer_Release(&p->tables[i]);
+    PyMem_Free(p->copies);
+    PyMem_Free(p->onehots);
+    PyMem_Free(p->fields);
+    PyMem_Free(p);
+}
+
+static int32_t *copy_ints(const Py_buffer *b) {
+    int32_t *out = PyMem_Malloc(b->len > 0 ? (size_t)b->len : 1);
+    if (!out) PyErr_NoMemory();
+    else if (b->len > 0) memcpy(out, b->buf, (size_t)b->len);
+    return out;
+}
+
+/* bind(): check a writer plan once and keep it with the tables (see the module comment) */
+static PyObject *py_bind(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer tabs[4], copies, onehots, fin, fout, fields;
+    int T;
+    Py_ssize_t L, scalar_start, size;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*nnin", &tabs[0], &tabs[1], &tabs[2], &tabs[3], &copies, &onehots,
+                          &fin, &fout, &fields, &scalar_start, &L, &T, &size))
         return NULL;
-    Py_buffer *all[11] = {&left, &right, &h4, &h3, &copies, &onehots, &fin, &fout, &fields, &o_obs, &o_def};
-    PyObject *result = NULL, *sseq = NULL, *mseq = NULL;
-    Py_ssize_t N = o_def.len / 16, R = copies.len / 16, K = onehots.len / 16, F = fields.len / 12;
-    Py_ssize_t size = N > 0 ? o_obs.len / (16 * N) : 0;
+    Py_buffer *all[5] = {&copies, &onehots, &fin, &fout, &fields};
+    PyObject *result = NULL;
+    Plan *plan = NULL;
+    Py_ssize_t R = copies.len / 16, K = onehots.len / 16, F = fields.len / 12;
     const int32_t *CP = copies.buf, *OH = onehots.buf, *FI = fin.buf, *FO = fout.buf, *FL = fields.buf;
-    int16_t st[MAX_STATE];
     if (T != 27 && T != 34) {
         PyErr_Format(PyExc_ValueError, "observe(): T must be 27 or 34, got %d", T);
         goto done;
     }
-    if (L < 1 || L > MAX_STATE || scalar_start < 0 || scalar_start > L) {
+    if (L < 1 || L > MAX_STATE || scalar_start < 0 || scalar_start > L || size < 0) {
         PyErr_Format(PyExc_ValueError, "observe(): state length %zd outside 1..%d", L, MAX_STATE);
         goto done;
     }
-    if (!need_tables(T, &left, &right, &h4, &h3) || !need_size(&fin, 24, "feature_inputs") ||
+    if (!need_tables(T, &tabs[0], &tabs[1], &tabs[2], &tabs[3]) || !need_size(&fin, 24, "feature_inputs") ||
         !need_size(&fout, 4 * NUM_OUTPUTS, "feature_outputs") || !need_size(&copies, 16 * R, "copies") ||
-        !need_size(&onehots, 16 * K, "onehots") || !need_size(&fields, 12 * F, "fields") ||
-        !need_size(&o_obs, 16 * N * size, "out_observation") || !need_size(&o_def, 16 * N, "out_deficiency"))
+        !need_size(&onehots, 16 * K, "onehots") || !need_size(&fields, 12 * F, "fields"))
         goto done;
-    /* the plan is checked whole before anything is written */
     for (Py_ssize_t f = 0; f < F; f++)
         if (FL[3 * f] < 0 || FL[3 * f + 1] < 0 || FL[3 * f] + FL[3 * f + 1] > scalar_start) {
             PyErr_SetString(PyExc_ValueError, "observe(): a source field does not fit the state");
@@ -763,6 +860,60 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
                 goto done;
             }
     }
+    plan = PyMem_Calloc(1, sizeof(Plan));
+    if (!plan) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    plan->copies = copy_ints(&copies);
+    plan->onehots = copy_ints(&onehots);
+    plan->fields = copy_ints(&fields);
+    if (!plan->copies || !plan->onehots || !plan->fields) goto done;
+    memcpy(plan->fin, FI, sizeof(plan->fin));
+    memcpy(plan->fout, FO, sizeof(plan->fout));
+    plan->R = R, plan->K = K, plan->F = F, plan->scalar_start = scalar_start, plan->L = L, plan->size = size;
+    plan->T = T;
+    for (int i = 0; i < 4; i++) plan->tables[i] = tabs[i]; /* the plan releases them */
+    plan->tb = (Tables){tabs[0].buf, tabs[1].buf, tabs[2].buf, tabs[3].buf};
+    result = PyCapsule_New(plan, PLAN_CAPSULE, plan_free);
+    if (!result) {
+        for (int i = 0; i < 4; i++) PyBuffer_Release(&tabs[i]);
+        PyMem_Free(plan->copies);
+        PyMem_Free(plan->onehots);
+        PyMem_Free(plan->fields);
+        PyMem_Free(plan);
+    }
+    plan = NULL;
+    for (int i = 0; i < 5; i++) PyBuffer_Release(all[i]);
+    return result;
+done:
+    if (plan) {
+        PyMem_Free(plan->copies);
+        PyMem_Free(plan->onehots);
+        PyMem_Free(plan->fields);
+        PyMem_Free(plan);
+    }
+    for (int i = 0; i < 4; i++) PyBuffer_Release(&tabs[i]);
+    for (int i = 0; i < 5; i++) PyBuffer_Release(all[i]);
+    return NULL;
+}
+
+/* observe(): a bound writer plan executed for N states (see the module comment) */
+static PyObject *py_observe(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer o_obs, o_def;
+    PyObject *capsule, *states, *memos;
+    if (!PyArg_ParseTuple(args, "OOOw*w*", &capsule, &states, &memos, &o_obs, &o_def)) return NULL;
+    PyObject *result = NULL, *sseq = NULL, *mseq = NULL;
+    Plan *plan = PyCapsule_GetPointer(capsule, PLAN_CAPSULE);
+    if (!plan) goto done;
+    const int T = plan->T;
+    const Py_ssize_t N = o_def.len / 16, R = plan->R, K = plan->K, F = plan->F, L = plan->L, size = plan->size;
+    const Py_ssize_t scalar_start = plan->scalar_start;
+    const int32_t *CP = plan->copies, *OH = plan->onehots, *FI = plan->fin, *FO = plan->fout, *FL = plan->fields;
+    const Tables tb = plan->tb;
+    int16_t st[MAX_STATE];
+    if (!need_size(&o_obs, 16 * N * size, "out_observation") || !need_size(&o_def, 16 * N, "out_deficiency")) goto done;
     sseq = PySequence_Fast(states, "observe(): states must be a sequence");
     if (!sseq) goto done;
     if (PySequence_Fast_GET_SIZE(sseq) != N) {
@@ -777,7 +928,6 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    Tables tb = {left.buf, right.buf, h4.buf, h3.buf};
     for (Py_ssize_t n = 0; n < N; n++) {
         float *out = (float *)o_obs.buf + n * 4 * size;
         int32_t *def = (int32_t *)o_def.buf + n * 4;
@@ -819,6 +969,26 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
             const int16_t *x = st + CP[4 * r + 2];
             for (int32_t j = 0; j < CP[4 * r + 3]; j++) o[j] = (float)x[j];
         }
+        /* the seats' features: first every seat the memo serves, and the table rows of the others
+         * set loading (prefetch_seat), so that one seat's cache misses overlap another's work */
+        int32_t def_s[4], after_disc[4][34], after_claim[4][5], count_after[4][34], after_kong[4][34];
+        uint8_t eff[4][34], key[4][37];
+        int64_t count[4];
+        MemoEntry *slot[4];
+        int served[4];
+        for (int s = 0; s < 4; s++) {
+            int m = st[FI[2] + s], dturn = st[FI[3] + s] != 0, c = st[FI[4] + s];
+            served[s] = memo_serve(memo, T, hand[s], kb[s], m, dturn, c, key[s], &slot[s], &def_s[s], after_disc[s],
+                                   eff[s], &count[s], after_claim[s], count_after[s], after_kong[s]);
+            if (!served[s]) prefetch_seat(&tb, hand[s], kb[s], dturn);
+        }
+        for (int s = 0; s < 4; s++) {
+            if (served[s]) continue;
+            seat_features(&tb, T, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, st[FI[4] + s],
+                          st[FI[5] + s] != 0, &def_s[s], after_disc[s], eff[s], &count[s], after_claim[s],
+                          count_after[s], after_kong[s]);
+            memo_store(slot[s], T, key[s], def_s[s], after_disc[s], eff[s], count[s], count_after[s], after_kong[s]);
+        }
         for (int s = 0; s < 4; s++) {
             float *o = out + s * size;
             for (Py_ssize_t k = 0; k < K; k++) {
@@ -832,22 +1002,17 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
                 }
                 o[OH[4 * k] + v] = 1.0f;
             }
-            int32_t after_disc[34], after_claim[5], count_after[34], after_kong[34];
-            uint8_t eff[34];
-            int64_t count;
-            seat_features_memo(memo, &tb, T, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, st[FI[4] + s],
-                               st[FI[5] + s] != 0, &def[s], after_disc, eff, &count, after_claim, count_after,
-                               after_kong);
-            if (FO[0] >= 0) o[FO[0]] = (float)def[s];
+            def[s] = def_s[s];
+            if (FO[0] >= 0) o[FO[0]] = (float)def_s[s];
             for (int t = 0; t < T; t++) {
-                if (FO[1] >= 0) o[FO[1] + t] = (float)after_disc[t];
-                if (FO[2] >= 0) o[FO[2] + t] = eff[t];
-                if (FO[5] >= 0) o[FO[5] + t] = (float)count_after[t];
-                if (FO[6] >= 0) o[FO[6] + t] = (float)after_kong[t];
+                if (FO[1] >= 0) o[FO[1] + t] = (float)after_disc[s][t];
+                if (FO[2] >= 0) o[FO[2] + t] = eff[s][t];
+                if (FO[5] >= 0) o[FO[5] + t] = (float)count_after[s][t];
+                if (FO[6] >= 0) o[FO[6] + t] = (float)after_kong[s][t];
             }
-            if (FO[3] >= 0) o[FO[3]] = (float)count;
+            if (FO[3] >= 0) o[FO[3]] = (float)count[s];
             if (FO[4] >= 0)
-                for (int k = 0; k < 5; k++) o[FO[4] + k] = (float)after_claim[k];
+                for (int k = 0; k < 5; k++) o[FO[4] + k] = (float)after_claim[s][k];
         }
     }
     result = Py_None;
@@ -855,7 +1020,8 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
 done:
     Py_XDECREF(sseq);
     Py_XDECREF(mseq);
-    for (int i = 0; i < 11; i++) PyBuffer_Release(all[i]);
+    PyBuffer_Release(&o_obs);
+    PyBuffer_Release(&o_def);
     return result;
 }
 
@@ -882,8 +1048,10 @@ static PyObject *py_memo_stats(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"memo_bytes", py_memo_bytes, METH_NOARGS, "Size in bytes of one seat memo (a caller-owned buffer)."},
     {"memo_stats", py_memo_stats, METH_VARARGS, "A memo's counters: {'hits': ..., 'misses': ...}."},
+    {"unseen", py_unseen, METH_VARARGS, "copies - hands - public counts per seat (mjenv.knowledge's formula), int8."},
     {"features", py_features, METH_VARARGS, "Every deficiency feature of S seats (see the module source)."},
-    {"observe", py_observe, METH_VARARGS, "The observations of N game states from a writer plan (see the module source)."},
+    {"bind", py_bind, METH_VARARGS, "A writer plan checked once and bound with the tables (see the module source)."},
+    {"observe", py_observe, METH_VARARGS, "The observations of N game states from a bound writer plan (see the module source)."},
     {NULL, NULL, 0, NULL},
 };
 

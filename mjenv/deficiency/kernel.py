@@ -26,7 +26,7 @@ try:  # built by setup.py (optional extension)
 except ImportError:  # pragma: no cover - depends on the install
     _ext = None
 
-__all__ = ["available", "bound_observe", "features", "memo_stats", "new_memo", "observe"]
+__all__ = ["available", "bound_observe", "compiled_unseen", "features", "memo_stats", "new_memo", "observe"]
 
 #: Claim kinds of the ``after_claim`` columns (``mjenv.deficiency.features.CLAIM_KINDS``).
 NUM_CLAIM_KINDS = 5
@@ -87,6 +87,17 @@ def memo_stats(memo: np.ndarray) -> dict[str, int]:
 
 
 _NO_MEMO = np.zeros(0, dtype=np.uint8)
+
+
+def compiled_unseen():
+    """The kernel's knowledge-base subtraction, or None without the kernel (or with ``MJENV_NO_KERNEL``).
+
+    ``f(copies, hands, public_counts, seats, num_tile_types, out)`` writes ``out[..., s, t] = copies -
+    hands[..., s, t] - public_counts[..., t]`` (int8, C-contiguous; hands and out [..., seats, T],
+    public_counts [..., T]) in one pass, for :mod:`mjenv.knowledge`, which holds the formula and
+    falls back to numpy (whose broadcasting costs a few microseconds on arrays this small).
+    """
+    return None if _ext is None or disabled() else _ext.unseen
 
 
 def features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo=None) -> dict[str, np.ndarray]:
@@ -160,7 +171,13 @@ def observe(plan, states: list, memos, out: np.ndarray, deficiency: np.ndarray) 
 
 
 def bound_observe(plan):
-    """:func:`observe` with the plan and the lookup tables bound: ``f(states, memos, out, deficiency)``."""
+    """:func:`observe` with the plan checked once and bound with the lookup tables in the kernel:
+    ``f(states, memos, out, deficiency)``.
+
+    Raises:
+        ValueError: a plan that does not fit (its state record, its observation or the kernel's limits).
+    """
     t = plan.num_tile_types
-    return functools.partial(_require().observe, *_table_buffers(t), plan.copies, plan.onehots, plan.feature_inputs,
-                             plan.feature_outputs, plan.fields, plan.scalar_start, plan.state_size, t)  # fmt: skip
+    bound = _require().bind(*_table_buffers(t), plan.copies, plan.onehots, plan.feature_inputs, plan.feature_outputs,
+                            plan.fields, plan.scalar_start, plan.state_size, t, plan.gather.shape[1])  # fmt: skip
+    return functools.partial(_ext.observe, bound)
