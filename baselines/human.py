@@ -18,9 +18,8 @@ from typing import Any, TextIO
 import numpy as np
 from mjenv.baselines._common import PHASE_CLAIM, PHASE_DISCARD, PHASE_ROB_KONG, Agent, Situation
 
-from mjenv.render import FLOWER_NAMES
 from mjenv.rules import Rules
-from mjenv.tiles import format_hand, tile_name
+from mjenv.tiles import FLOWER_NAMES, format_hand, tile_name
 
 SEAT_NAMES = ("you", "right", "across", "left")
 PHASE_NAMES = {PHASE_DISCARD: "your turn", PHASE_CLAIM: "claim window", PHASE_ROB_KONG: "rob a kong?"}

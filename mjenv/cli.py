@@ -191,8 +191,8 @@ def narrate(before: list[tuple[int, int]], game, names: list[str], you: int) -> 
     Only public moves are told (discards, declared melds, flowers set aside), as a player at the table
     sees them.
     """
-    from mjenv.render import FLOWER_NAMES, hand_text
-    from mjenv.tiles import to_counts
+    from mjenv.render import hand_text
+    from mjenv.tiles import FLOWER_NAMES, to_counts
 
     lines = []
     for s, (discards, meld_tiles, flowers) in enumerate(before):
