@@ -1,7 +1,8 @@
 """``HumanAgent``: a person plays one seat at the terminal (``mjenv play``).
 
 The table is drawn from the seat's own observation only (what a player at the table sees): its hand,
-every seat's melds (one group per meld) and discards, the discard awaiting claims, the wall count.
+every seat's melds (one group per meld) and discards, its flowers (taiwan16: set aside face up, so
+public), the discard awaiting claims, the wall count.
 Tiles are written in tile-id order everywhere (s bamboo, m characters, p dots, z honours: the order of
 the Unicode glyphs and of the move list). Legal moves are listed with numbers; the person answers with
 a number, a move name (``pong``, ``pass``, ``win``, ``kong 3s``) or a tile to discard (``3s`` or
@@ -18,7 +19,7 @@ import numpy as np
 from mjenv.baselines._common import PHASE_CLAIM, PHASE_DISCARD, PHASE_ROB_KONG, Agent, Situation
 
 from mjenv.rules import Rules
-from mjenv.tiles import format_hand, tile_name
+from mjenv.tiles import FLOWER_NAMES, format_hand, tile_name
 
 SEAT_NAMES = ("you", "right", "across", "left")
 PHASE_NAMES = {PHASE_DISCARD: "your turn", PHASE_CLAIM: "claim window", PHASE_ROB_KONG: "rob a kong?"}
@@ -91,12 +92,17 @@ def render_observation(views: dict[str, np.ndarray], rules: Rules) -> str:
     last = np.asarray(views["last_discard"]).reshape(-1)
     last_from = np.asarray(views["last_discarder"]).reshape(-1)
     dealer = int(np.argmax(views["dealer"]))
+    # taiwan16 (issue 12): flowers are public, so every seat's row shows them
+    flowers = np.rint(views["flowers"]).astype(int).reshape(4, -1) if "flowers" in views else None
     lines = [f"wall: {int(round(float(np.ravel(views['wall_count'])[0])))} tiles left"]
     for seat in (2, 3, 1, 0):
         shown = [tile_name(int(t) - 1) for t in discards[seat] if t > 0]
         meld_txt = " ".join(meld_groups(melds[seat], int(num_melds[seat]))) or "-"
         tag = " (dealer)" if seat == dealer else ""
-        lines.append(f"  {SEAT_NAMES[seat]:>6}{tag}: melds {meld_txt}; discards {' '.join(shown) or '-'}")
+        fl = ""
+        if flowers is not None and flowers[seat].any():
+            fl = "; flowers " + " ".join(FLOWER_NAMES[f] for f in np.flatnonzero(flowers[seat]))
+        lines.append(f"  {SEAT_NAMES[seat]:>6}{tag}: melds {meld_txt}; discards {' '.join(shown) or '-'}{fl}")
     if last.max() > 0:
         lines.append(f"  on the table: {tile_name(int(np.argmax(last)))} from {SEAT_NAMES[int(np.argmax(last_from))]}")
     lines.append(f"  your hand: {hand_text(hand)}   ({format_hand(hand, 'unicode')})")

@@ -176,23 +176,31 @@ _MELD_VERBS = {
 }
 
 
-def _public_state(game) -> list[tuple[int, int]]:
-    """Per seat: (discards made, tiles in declared melds): what changes when a seat acts in public."""
-    return [(int(game.num_discards[s]), sum(len(m.tiles) for m in game.melds[s])) for s in range(4)]
+def _public_state(game) -> list[tuple[int, int, int]]:
+    """Per seat: (discards made, tiles in declared melds, flowers set aside): what changes when a seat
+    acts in public."""
+    return [
+        (int(game.num_discards[s]), sum(len(m.tiles) for m in game.melds[s]), int(game.flowers[s].sum()))
+        for s in range(4)
+    ]
 
 
 def narrate(before: list[tuple[int, int]], game, names: list[str], you: int) -> list[str]:
     """What the other seats did in the step that led from ``before`` (:func:`_public_state`) to ``game``.
 
-    Only public moves are told (discards, declared melds), as a player at the table sees them.
+    Only public moves are told (discards, declared melds, flowers set aside), as a player at the table
+    sees them.
     """
     from mjenv.render import hand_text
-    from mjenv.tiles import to_counts
+    from mjenv.tiles import FLOWER_NAMES, to_counts
 
     lines = []
-    for s, (discards, meld_tiles) in enumerate(before):
+    for s, (discards, meld_tiles, flowers) in enumerate(before):
         if s == you:
             continue
+        if int(game.flowers[s].sum()) > flowers:  # taiwan16 (issue 12): flowers are set aside face up
+            shown = " ".join(FLOWER_NAMES[f] for f in np.flatnonzero(game.flowers[s]))
+            lines.append(f"  {names[s]} sets aside a flower (flowers: {shown})")
         if sum(len(m.tiles) for m in game.melds[s]) > meld_tiles:
             m = game.melds[s][-1]
             tiles = hand_text(to_counts(m.tiles, game.rules.num_tile_types))
@@ -274,7 +282,9 @@ def play(args: argparse.Namespace, input=None, output=None) -> int:
             for w in g.winners:
                 print(f"winner: {names[w]} ({how}, {tile_name(int(g.winning_tile))}): {winning_hand(g, w)}", file=out)
         else:
-            print("draw: the wall ran out", file=out)
+            # taiwan16 (SIMCAT Sec. 2.1) stops with draw_at tiles still in the wall
+            left = f"is down to {rules.draw_at} tiles" if rules.draw_at else "ran out"
+            print(f"draw: the wall {left}", file=out)
         for s in range(4):
             melds = "".join(f" + {hand_text(np.bincount(m.tiles, minlength=rules.num_tile_types))}" for m in g.melds[s])
             score = int(g.scores[s])

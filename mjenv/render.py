@@ -21,7 +21,7 @@ from functools import cache
 
 import numpy as np
 
-from mjenv.tiles import UNICODE_TILES, tile_name
+from mjenv.tiles import FLOWER_NAMES, UNICODE_TILES, tile_name
 
 __all__ = ["HumanWindow", "hand_text", "render_human", "render_rgb", "render_text"]
 
@@ -81,11 +81,6 @@ def _result_line(game) -> str:
 def _awaiting_claims(game, s: int) -> bool:
     """Whether seat ``s``'s last discard is the one on the table (awaiting claims, or just claimed by a win)."""
     return int(game.last_discarder) == s and int(game.last_discard) >= 0
-
-
-#: Names of the 8 flowers (``Game.flowers`` column f, wall id 34 + f): seasons then plants; flower
-#: f belongs to seat wind f % 4 (east = the dealer).
-FLOWER_NAMES = ("🀦spring", "🀧summer", "🀨autumn", "🀩winter", "🀢plum", "🀣orchid", "🀥chrysanthemum", "🀤bamboo")
 
 
 def render_text(game, seat: int | None = None, acting: list[int] | None = None) -> str:

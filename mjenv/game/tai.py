@@ -19,6 +19,7 @@ dragon_pong                 1    each pong/kong of a dragon
 seat_wind_pong              1    a pong/kong of the winner's seat wind
 round_wind_pong             1    a pong/kong of east (one hand is one east round)
 last_tile                   1    self-draw with the wall at ``draw_at`` tiles (海底撈月)
+last_discard                1    won on a discard made with the wall at ``draw_at`` tiles (河底撈魚)
 robbing_kong                1    won on a robbed added kong (搶槓)
 all_chows                   2    five chows, a suited pair, no flowers, not a self-draw (平胡)
 all_pongs                   4    five pongs/kongs (碰碰胡)
@@ -111,8 +112,8 @@ def _patterns(game, seat: int, parts: list[tuple[str, int]], self_draw: bool, co
         pats["seat_wind_pong"] = 1
     if WINDS[0] in pongs:
         pats["round_wind_pong"] = 1
-    if self_draw and game.wall_remaining == game.rules.draw_at:
-        pats["last_tile"] = 1
+    if game.wall_remaining == game.rules.draw_at:  # no draw is left: the last tile or its discard
+        pats["last_tile" if self_draw else "last_discard"] = 1
     if int(game.end_code) == 3:  # EndReason.ROBBED_KONG
         pats["robbing_kong"] = 1
     if len(chows) == 5 and pair < 27 and not fl.any() and not self_draw:
