@@ -186,8 +186,16 @@ def aggregate(args) -> dict:
                 row[f"win_{opp}_ci"] = float(ci)
                 row[f"win_{opp}_per_seed"] = x.tolist()
                 row[f"{opp}_seat_win_{opp}"] = float(np.mean([r[f"{opp}_seat_win_{opp}"] for r in have]))
+            # --- study2: the policy's win rate minus a greedy seat's in the same hands, per seed, mean ± CI
+            m = np.array([r["win_greedy"] - r["greedy_seat_win_greedy"] for r in have])
+            row["margin_greedy"] = float(m.mean())
+            row["margin_greedy_ci"] = float(t975(len(m) - 1) * m.std(ddof=1) / np.sqrt(len(m))) if len(m) > 1 \
+                else float("nan")
+            row["margin_greedy_per_seed"] = m.tolist()
+            # --- end study2
             rows.append(row)
-        out[setting] = {"rows": rows, "seeds": sorted(per_seed), "to_50_vs_random": steps_to(rows, per_seed)}
+        out[setting] = {"rows": rows, "seeds": sorted(per_seed), "to_50_vs_random": steps_to(rows, per_seed),
+                        "budget": budget(setting, sorted(per_seed), args)}
     return out
 
 
@@ -212,7 +220,8 @@ def plot(agg: dict, algo: str, path: Path, xlabel: str) -> None:
             x = np.array([r["step"] for r in res["rows"]])
             m = np.array([r[f"win_{opp}"] for r in res["rows"]])
             ci = np.nan_to_num(np.array([r[f"win_{opp}_ci"] for r in res["rows"]]))
-            line, = ax.plot(x, m, marker="o", ms=3, label=f"{setting.split(':')[1]} ({len(res['seeds'])} seeds)")
+            line, = ax.plot(x, m, marker="o", ms=3,
+                            label=f"{setting.split(':')[1]} ({len(res['seeds'])} seeds, budget {res['budget']:,})")
             # the CI band drawn inside [0, 1]; each seed's own curve faintly
             ax.fill_between(x, np.clip(m - ci, 0, 1), np.clip(m + ci, 0, 1), color=line.get_color(), alpha=0.15)
             for k in range(len(res["seeds"])):
@@ -238,17 +247,19 @@ def plot(agg: dict, algo: str, path: Path, xlabel: str) -> None:
 def markdown(agg: dict, at: dict[str, list[int]] | None = None) -> str:
     """A table: per setting its last evaluated step (or the steps in ``at``), mean ± 95% CI across seeds, and
     the env steps to 50% against random."""
-    lines = ["| setting | seeds | step | win rate vs 3 random | vs 3 greedy | first grid step >= 50% vs random "
-             "(mean over seeds; per seed) |", "|---|---|---|---|---|---|"]
+    lines = ["| setting | budget | seeds | step | win rate vs 3 random | vs 3 greedy | a greedy seat, same hands "
+             "| policy minus greedy seat (pp) | first grid step >= 50% vs random (mean over seeds; per seed) |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for setting, res in agg.items():
         rows = [r for r in res["rows"] if at is not None and r["step"] in at.get(setting, [])] or res["rows"][-1:]
         for r in rows:
             to50 = res["to_50_vs_random"]
             per = ", ".join(f"{v if v is not None else 'not reached'}" for v in to50["per_seed"].values())
             mean = to50["mean"] if to50["mean"] is not None else "not reached"
-            lines.append(f"| {setting} | {r['seeds']} | {r['step']:,} | {r['win_random']:.1%} ± "
+            lines.append(f"| {setting} | {res['budget']:,} | {r['seeds']} | {r['step']:,} | {r['win_random']:.1%} ± "
                          f"{r['win_random_ci']:.1%} | {r['win_greedy']:.1%} ± {r['win_greedy_ci']:.1%} "
-                         f"| {mean} ({per}) |")
+                         f"| {r['greedy_seat_win_greedy']:.1%} | {100 * r['margin_greedy']:+.1f} ± "
+                         f"{100 * r['margin_greedy_ci']:.1f} | {mean} ({per}) |")
     return "\n".join(lines) + "\n"
 
 
@@ -258,6 +269,15 @@ def trained_command(setting: str, seed: int, args) -> list[str]:
     done = d / "trained.json"
     cmd = json.loads(done.read_text())["command"] if done.is_file() else train_command(setting, seed, args, d)
     return ["python", *cmd[1:]]
+
+
+# --- study2: each setting's own budget (settings of one report may have run at different budgets)
+def budget(setting: str, seeds: list[int], args) -> int:
+    """The budget the setting's evaluated seeds trained with (from their commands; the largest if they differ)."""
+    flag = "--total-timesteps" if setting.startswith("ppo") else "--timesteps"
+    cmds = [trained_command(setting, k, args) for k in (seeds or args.seeds)]
+    return max(int(c[c.index(flag) + 1]) for c in cmds)
+# --- end study2
 
 
 def report(args) -> None:
@@ -275,9 +295,13 @@ def report(args) -> None:
             lines.append(f"{setting},{r['step']},{r['env_steps']:.0f},{r['seeds']},{r['win_random']:.4f},"
                          f"{r['win_random_ci']:.4f},{r['win_greedy']:.4f},{r['win_greedy_ci']:.4f}")
     (docs / "shaping_study.csv").write_text("\n".join(lines) + "\n")
-    (docs / "shaping_study.md").write_text(markdown(agg))
-    plot(agg, "ppo", docs / "shaping_study_ppo.png", "env steps (vector env, all tables)")
-    plot(agg, "sb3", docs / "shaping_study_sb3.png", "SB3 timesteps (learner decisions)")
+    every = {s: [r["step"] for r in res["rows"]] for s, res in agg.items()}  # study2: the whole curves too
+    (docs / "shaping_study.md").write_text(markdown(agg) + "\nEvery evaluated checkpoint:\n\n" + markdown(agg, every))
+    # study2: an algorithm with no rows in this report gets no (empty) plot
+    if any(s.startswith("ppo:") and r["rows"] for s, r in agg.items()):
+        plot(agg, "ppo", docs / "shaping_study_ppo.png", "env steps (vector env, all tables)")
+    if any(s.startswith("sb3:") and r["rows"] for s, r in agg.items()):
+        plot(agg, "sb3", docs / "shaping_study_sb3.png", "SB3 timesteps (learner decisions)")
     for setting, res in agg.items():
         if res["rows"]:
             last = res["rows"][-1]

@@ -65,6 +65,15 @@ def test_shaping_study_runs_two_seeds_of_the_variant_and_reports_cis(tmp_path):
     meta = json.loads((docs / "shaping_study.json").read_text())["meta"]
     assert meta["eval_seed_random"] == 424_242 and meta["eval_seed_greedy"] == 434_343
     assert (docs / "shaping_study_ppo.png").stat().st_size > 1000
+    assert not (docs / "shaping_study_sb3.png").exists()  # no empty plot for an algorithm not run
+    # each setting's own budget is in the table; the margin over a greedy seat is taken per seed
+    assert "| ppo:deficiency_tiles | 2,048 | 2 |" in (docs / "shaping_study.md").read_text()
+    res = json.loads((docs / "shaping_study.json").read_text())["results"]["ppo:deficiency_tiles"]
+    assert res["budget"] == 2048
+    evals = [json.loads((tmp_path / "runs" / f"ppo_deficiency_tiles_s{k}" / "evals.json").read_text()) for k in (0, 1)]
+    last = [max(e.values(), key=lambda r: r["step"]) for e in evals]
+    assert res["rows"][-1]["margin_greedy_per_seed"] == pytest.approx(
+        [r["win_greedy"] - r["greedy_seat_win_greedy"] for r in last])
 
 
 def test_train_ppo_throughput_benchmark_prints_its_breakdown_and_the_peer_ratio():
