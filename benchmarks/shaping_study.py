@@ -258,9 +258,15 @@ def markdown(agg: dict, at: dict[str, list[int]] | None = None) -> str:
             mean = to50["mean"] if to50["mean"] is not None else "not reached"
             lines.append(f"| {setting} | {res['budget']:,} | {r['seeds']} | {r['step']:,} | {r['win_random']:.1%} ± "
                          f"{r['win_random_ci']:.1%} | {r['win_greedy']:.1%} ± {r['win_greedy_ci']:.1%} "
-                         f"| {r['greedy_seat_win_greedy']:.1%} | {100 * r['margin_greedy']:+.1f} ± "
-                         f"{100 * r['margin_greedy_ci']:.1f} | {mean} ({per}) |")
+                         f"| {r['greedy_seat_win_greedy']:.1%} | {margin(r)} | {mean} ({per}) |")
     return "\n".join(lines) + "\n"
+
+
+def margin(r: dict) -> str:
+    """The policy-minus-greedy-seat cell; rows of an earlier report without per-seed seat rates get n/a."""
+    if "margin_greedy" not in r:
+        return "n/a"
+    return f"{100 * r['margin_greedy']:+.1f} ± {100 * r['margin_greedy_ci']:.1f}"
 
 
 def trained_command(setting: str, seed: int, args) -> list[str]:
@@ -280,8 +286,28 @@ def budget(setting: str, seeds: list[int], args) -> int:
 # --- end study2
 
 
+# --- study2: settings carried over from an earlier report
+def carry_over(agg: dict, path: str) -> dict:
+    """Settings of this report without any run here, taken from an earlier report's JSON (``--previous``)
+    when it has them, under the name ``SETTING (earlier report)`` and with the budget of their commands."""
+    old = json.loads(Path(path).read_text())
+    out = {}
+    for setting, res in agg.items():
+        prev = old["results"].get(setting)
+        if res["rows"] or not prev or not prev["rows"]:
+            out[setting] = res
+            continue
+        flag = "--total-timesteps" if setting.startswith("ppo") else "--timesteps"
+        cmds = [c for k, c in old["meta"]["train_commands"].items() if k.split("/")[0] == setting]
+        out[f"{setting} (earlier report)"] = {**prev, "budget": max(int(c[c.index(flag) + 1]) for c in cmds)}
+    return out
+# --- end study2
+
+
 def report(args) -> None:
     agg = aggregate(args)
+    if args.previous:
+        agg = carry_over(agg, args.previous)
     docs = Path(args.docs)
     docs.mkdir(parents=True, exist_ok=True)
     meta = {"command": " ".join(["python", "benchmarks/shaping_study.py", *sys.argv[1:]]),
@@ -325,6 +351,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--parallel", type=int, default=2, help="runs at once (default: %(default)s)")
     p.add_argument("--nice", type=int, default=10, help="niceness of the run processes (default: %(default)s)")
     p.add_argument("--report-only", action="store_true", help="only aggregate what is there")
+    p.add_argument("--previous", default=None,
+                   help="an earlier report's shaping_study.json: settings with no run in --out are taken from it, "
+                        "labelled '(earlier report)'")
     p.add_argument("--one", nargs=2, metavar=("SETTING", "SEED"), help=argparse.SUPPRESS)  # a worker
     args = p.parse_args(argv)
     args.seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
