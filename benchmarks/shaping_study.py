@@ -298,8 +298,9 @@ def carry_over(agg: dict, path: str) -> dict:
             out[setting] = res
             continue
         flag = "--total-timesteps" if setting.startswith("ppo") else "--timesteps"
-        cmds = [c for k, c in old["meta"]["train_commands"].items() if k.split("/")[0] == setting]
-        out[f"{setting} (earlier report)"] = {**prev, "budget": max(int(c[c.index(flag) + 1]) for c in cmds)}
+        cmds = {k: c for k, c in old["meta"]["train_commands"].items() if k.split("/")[0] == setting}
+        out[f"{setting} (earlier report)"] = {**prev, "train_commands": cmds, "from": str(path),
+                                              "budget": max(int(c[c.index(flag) + 1]) for c in cmds.values())}
     return out
 # --- end study2
 
@@ -313,7 +314,8 @@ def report(args) -> None:
     meta = {"command": " ".join(["python", "benchmarks/shaping_study.py", *sys.argv[1:]]),
             "ppo_steps": args.ppo_steps, "sb3_steps": args.sb3_steps, "seeds": args.seeds, "deals": args.deals,
             "eval_seed_random": EVAL_SEED_RANDOM, "eval_seed_greedy": EVAL_SEED_GREEDY,
-            "train_commands": {f"{s}/{k}": trained_command(s, k, args) for s in args.settings for k in args.seeds}}
+            "train_commands": {f"{s}/{k}": trained_command(s, k, args) for s in args.settings for k in args.seeds
+                               if s in agg}}  # study2: a carried-over setting keeps its own commands in its results
     (docs / "shaping_study.json").write_text(json.dumps({"meta": meta, "results": agg}, indent=1))
     lines = ["setting,step,env_steps,seeds,win_random,win_random_ci,win_greedy,win_greedy_ci"]
     for setting, res in agg.items():
