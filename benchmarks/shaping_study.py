@@ -314,8 +314,9 @@ def report(args) -> None:
     meta = {"command": " ".join(["python", "benchmarks/shaping_study.py", *sys.argv[1:]]),
             "ppo_steps": args.ppo_steps, "sb3_steps": args.sb3_steps, "seeds": args.seeds, "deals": args.deals,
             "eval_seed_random": EVAL_SEED_RANDOM, "eval_seed_greedy": EVAL_SEED_GREEDY,
-            "train_commands": {f"{s}/{k}": trained_command(s, k, args) for s in args.settings for k in args.seeds
-                               if s in agg}}  # study2: a carried-over setting keeps its own commands in its results
+            "train_commands": {f"{s}/{k}": trained_command(s, k, args) for s in args.settings for k in args.seeds}}
+    # study2: a carried-over setting keeps the commands that trained it in its results, not this study's
+    meta["train_commands"] = {k: c for k, c in meta["train_commands"].items() if k.split("/")[0] in agg}
     (docs / "shaping_study.json").write_text(json.dumps({"meta": meta, "results": agg}, indent=1))
     lines = ["setting,step,env_steps,seeds,win_random,win_random_ci,win_greedy,win_greedy_ci"]
     for setting, res in agg.items():
@@ -342,6 +343,9 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default="runs/shaping_study", help="folder of the runs (default: %(default)s)")
     p.add_argument("--docs", default="docs/training", help="folder of the table, JSON and plots (default: %(default)s)")
+    p.add_argument("--previous", default=None,
+                   help="an earlier report's shaping_study.json: settings with no run in --out are taken from it, "
+                        "labelled '(earlier report)'")
     p.add_argument("--ppo-steps", type=int, default=1_000_000, help="env steps per PPO run (default: %(default)s)")
     p.add_argument("--sb3-steps", type=int, default=1_000_000, help="SB3 timesteps per run (default: %(default)s)")
     p.add_argument("--seeds", default="0,1,2", help="training seeds, comma separated (default: %(default)s)")
@@ -353,9 +357,6 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--parallel", type=int, default=2, help="runs at once (default: %(default)s)")
     p.add_argument("--nice", type=int, default=10, help="niceness of the run processes (default: %(default)s)")
     p.add_argument("--report-only", action="store_true", help="only aggregate what is there")
-    p.add_argument("--previous", default=None,
-                   help="an earlier report's shaping_study.json: settings with no run in --out are taken from it, "
-                        "labelled '(earlier report)'")
     p.add_argument("--one", nargs=2, metavar=("SETTING", "SEED"), help=argparse.SUPPRESS)  # a worker
     args = p.parse_args(argv)
     args.seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
