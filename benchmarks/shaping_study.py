@@ -186,8 +186,16 @@ def aggregate(args) -> dict:
                 row[f"win_{opp}_ci"] = float(ci)
                 row[f"win_{opp}_per_seed"] = x.tolist()
                 row[f"{opp}_seat_win_{opp}"] = float(np.mean([r[f"{opp}_seat_win_{opp}"] for r in have]))
+            # --- study2: the policy's win rate minus a greedy seat's in the same hands, per seed, mean ± CI
+            m = np.array([r["win_greedy"] - r["greedy_seat_win_greedy"] for r in have])
+            row["margin_greedy"] = float(m.mean())
+            row["margin_greedy_ci"] = float(t975(len(m) - 1) * m.std(ddof=1) / np.sqrt(len(m))) if len(m) > 1 \
+                else float("nan")
+            row["margin_greedy_per_seed"] = m.tolist()
+            # --- end study2
             rows.append(row)
-        out[setting] = {"rows": rows, "seeds": sorted(per_seed), "to_50_vs_random": steps_to(rows, per_seed)}
+        out[setting] = {"rows": rows, "seeds": sorted(per_seed), "to_50_vs_random": steps_to(rows, per_seed),
+                        "budget": budget(setting, sorted(per_seed), args)}
     return out
 
 
@@ -212,7 +220,8 @@ def plot(agg: dict, algo: str, path: Path, xlabel: str) -> None:
             x = np.array([r["step"] for r in res["rows"]])
             m = np.array([r[f"win_{opp}"] for r in res["rows"]])
             ci = np.nan_to_num(np.array([r[f"win_{opp}_ci"] for r in res["rows"]]))
-            line, = ax.plot(x, m, marker="o", ms=3, label=f"{setting.split(':')[1]} ({len(res['seeds'])} seeds)")
+            line, = ax.plot(x, m, marker="o", ms=3,
+                            label=f"{setting.split(':')[1]} ({len(res['seeds'])} seeds, budget {res['budget']:,})")
             # the CI band drawn inside [0, 1]; each seed's own curve faintly
             ax.fill_between(x, np.clip(m - ci, 0, 1), np.clip(m + ci, 0, 1), color=line.get_color(), alpha=0.15)
             for k in range(len(res["seeds"])):
@@ -238,18 +247,26 @@ def plot(agg: dict, algo: str, path: Path, xlabel: str) -> None:
 def markdown(agg: dict, at: dict[str, list[int]] | None = None) -> str:
     """A table: per setting its last evaluated step (or the steps in ``at``), mean ± 95% CI across seeds, and
     the env steps to 50% against random."""
-    lines = ["| setting | seeds | step | win rate vs 3 random | vs 3 greedy | first grid step >= 50% vs random "
-             "(mean over seeds; per seed) |", "|---|---|---|---|---|---|"]
+    lines = ["| setting | budget | seeds | step | win rate vs 3 random | vs 3 greedy | a greedy seat, same hands "
+             "| policy minus greedy seat (pp) | first grid step >= 50% vs random (mean over seeds; per seed) |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for setting, res in agg.items():
         rows = [r for r in res["rows"] if at is not None and r["step"] in at.get(setting, [])] or res["rows"][-1:]
         for r in rows:
             to50 = res["to_50_vs_random"]
             per = ", ".join(f"{v if v is not None else 'not reached'}" for v in to50["per_seed"].values())
             mean = to50["mean"] if to50["mean"] is not None else "not reached"
-            lines.append(f"| {setting} | {r['seeds']} | {r['step']:,} | {r['win_random']:.1%} ± "
+            lines.append(f"| {setting} | {res['budget']:,} | {r['seeds']} | {r['step']:,} | {r['win_random']:.1%} ± "
                          f"{r['win_random_ci']:.1%} | {r['win_greedy']:.1%} ± {r['win_greedy_ci']:.1%} "
-                         f"| {mean} ({per}) |")
+                         f"| {r['greedy_seat_win_greedy']:.1%} | {margin(r)} | {mean} ({per}) |")
     return "\n".join(lines) + "\n"
+
+
+def margin(r: dict) -> str:
+    """The policy-minus-greedy-seat cell; rows of an earlier report without per-seed seat rates get n/a."""
+    if "margin_greedy" not in r:
+        return "n/a"
+    return f"{100 * r['margin_greedy']:+.1f} ± {100 * r['margin_greedy_ci']:.1f}"
 
 
 def trained_command(setting: str, seed: int, args) -> list[str]:
@@ -260,14 +277,46 @@ def trained_command(setting: str, seed: int, args) -> list[str]:
     return ["python", *cmd[1:]]
 
 
+# --- study2: each setting's own budget (settings of one report may have run at different budgets)
+def budget(setting: str, seeds: list[int], args) -> int:
+    """The budget the setting's evaluated seeds trained with (from their commands; the largest if they differ)."""
+    flag = "--total-timesteps" if setting.startswith("ppo") else "--timesteps"
+    cmds = [trained_command(setting, k, args) for k in (seeds or args.seeds)]
+    return max(int(c[c.index(flag) + 1]) for c in cmds)
+# --- end study2
+
+
+# --- study2: settings carried over from an earlier report
+def carry_over(agg: dict, path: str) -> dict:
+    """Settings of this report without any run here, taken from an earlier report's JSON (``--previous``)
+    when it has them, under the name ``SETTING (earlier report)`` and with the budget of their commands."""
+    old = json.loads(Path(path).read_text())
+    out = {}
+    for setting, res in agg.items():
+        prev = old["results"].get(setting)
+        if res["rows"] or not prev or not prev["rows"]:
+            out[setting] = res
+            continue
+        flag = "--total-timesteps" if setting.startswith("ppo") else "--timesteps"
+        cmds = {k: c for k, c in old["meta"]["train_commands"].items() if k.split("/")[0] == setting}
+        out[f"{setting} (earlier report)"] = {**prev, "train_commands": cmds, "from": str(path),
+                                              "budget": max(int(c[c.index(flag) + 1]) for c in cmds.values())}
+    return out
+# --- end study2
+
+
 def report(args) -> None:
     agg = aggregate(args)
+    if args.previous:
+        agg = carry_over(agg, args.previous)
     docs = Path(args.docs)
     docs.mkdir(parents=True, exist_ok=True)
     meta = {"command": " ".join(["python", "benchmarks/shaping_study.py", *sys.argv[1:]]),
             "ppo_steps": args.ppo_steps, "sb3_steps": args.sb3_steps, "seeds": args.seeds, "deals": args.deals,
             "eval_seed_random": EVAL_SEED_RANDOM, "eval_seed_greedy": EVAL_SEED_GREEDY,
             "train_commands": {f"{s}/{k}": trained_command(s, k, args) for s in args.settings for k in args.seeds}}
+    # study2: a carried-over setting keeps the commands that trained it in its results, not this study's
+    meta["train_commands"] = {k: c for k, c in meta["train_commands"].items() if k.split("/")[0] in agg}
     (docs / "shaping_study.json").write_text(json.dumps({"meta": meta, "results": agg}, indent=1))
     lines = ["setting,step,env_steps,seeds,win_random,win_random_ci,win_greedy,win_greedy_ci"]
     for setting, res in agg.items():
@@ -275,9 +324,13 @@ def report(args) -> None:
             lines.append(f"{setting},{r['step']},{r['env_steps']:.0f},{r['seeds']},{r['win_random']:.4f},"
                          f"{r['win_random_ci']:.4f},{r['win_greedy']:.4f},{r['win_greedy_ci']:.4f}")
     (docs / "shaping_study.csv").write_text("\n".join(lines) + "\n")
-    (docs / "shaping_study.md").write_text(markdown(agg))
-    plot(agg, "ppo", docs / "shaping_study_ppo.png", "env steps (vector env, all tables)")
-    plot(agg, "sb3", docs / "shaping_study_sb3.png", "SB3 timesteps (learner decisions)")
+    every = {s: [r["step"] for r in res["rows"]] for s, res in agg.items()}  # study2: the whole curves too
+    (docs / "shaping_study.md").write_text(markdown(agg) + "\nEvery evaluated checkpoint:\n\n" + markdown(agg, every))
+    # study2: an algorithm with no rows in this report gets no (empty) plot
+    if any(s.startswith("ppo:") and r["rows"] for s, r in agg.items()):
+        plot(agg, "ppo", docs / "shaping_study_ppo.png", "env steps (vector env, all tables)")
+    if any(s.startswith("sb3:") and r["rows"] for s, r in agg.items()):
+        plot(agg, "sb3", docs / "shaping_study_sb3.png", "SB3 timesteps (learner decisions)")
     for setting, res in agg.items():
         if res["rows"]:
             last = res["rows"][-1]
@@ -290,6 +343,9 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default="runs/shaping_study", help="folder of the runs (default: %(default)s)")
     p.add_argument("--docs", default="docs/training", help="folder of the table, JSON and plots (default: %(default)s)")
+    p.add_argument("--previous", default=None,
+                   help="an earlier report's shaping_study.json: settings with no run in --out are taken from it, "
+                        "labelled '(earlier report)'")
     p.add_argument("--ppo-steps", type=int, default=1_000_000, help="env steps per PPO run (default: %(default)s)")
     p.add_argument("--sb3-steps", type=int, default=1_000_000, help="SB3 timesteps per run (default: %(default)s)")
     p.add_argument("--seeds", default="0,1,2", help="training seeds, comma separated (default: %(default)s)")

@@ -65,6 +65,30 @@ def test_shaping_study_runs_two_seeds_of_the_variant_and_reports_cis(tmp_path):
     meta = json.loads((docs / "shaping_study.json").read_text())["meta"]
     assert meta["eval_seed_random"] == 424_242 and meta["eval_seed_greedy"] == 434_343
     assert (docs / "shaping_study_ppo.png").stat().st_size > 1000
+    assert not (docs / "shaping_study_sb3.png").exists()  # no empty plot for an algorithm not run
+    # each setting's own budget is in the table; the margin over a greedy seat is taken per seed
+    assert "| ppo:deficiency_tiles | 2,048 | 2 |" in (docs / "shaping_study.md").read_text()
+    res = json.loads((docs / "shaping_study.json").read_text())["results"]["ppo:deficiency_tiles"]
+    assert res["budget"] == 2048
+    evals = [json.loads((tmp_path / "runs" / f"ppo_deficiency_tiles_s{k}" / "evals.json").read_text()) for k in (0, 1)]
+    last = [max(e.values(), key=lambda r: r["step"]) for e in evals]
+    assert res["rows"][-1]["margin_greedy_per_seed"] == pytest.approx(
+        [r["win_greedy"] - r["greedy_seat_win_greedy"] for r in last])
+    # a setting with no run here is carried over from an earlier report, labelled, with its own budget
+    row = {"step": 499712, "seeds": 3, "env_steps": 499712.0, "win_random": 0.882, "win_random_ci": 0.05,
+           "win_random_per_seed": [0.9, 0.85, 0.895], "random_seat_win_random": 0.04, "win_greedy": 0.248,
+           "win_greedy_ci": 0.05, "win_greedy_per_seed": [0.26, 0.23, 0.255], "greedy_seat_win_greedy": 0.251}
+    cmd = ["python", "-m", "mjenv.baselines.train_ppo", "--total-timesteps", "500000", "--shaping", "deficiency"]
+    earlier = {"meta": {"train_commands": {f"ppo:deficiency/{k}": cmd for k in range(3)}},
+               "results": {"ppo:deficiency": {"rows": [row], "seeds": [0, 1, 2],
+                                              "to_50_vs_random": {"mean": 98304, "per_seed": {}}}}}
+    (tmp_path / "earlier.json").write_text(json.dumps(earlier))
+    run("benchmarks/shaping_study.py", "--report-only", "--settings", "ppo:deficiency_tiles,ppo:deficiency", "--seeds",
+        "0,1", "--deals", "1", "--out", str(tmp_path / "runs"), "--docs", str(docs), "--previous",
+        str(tmp_path / "earlier.json"))
+    table = (docs / "shaping_study.md").read_text()
+    assert "| ppo:deficiency (earlier report) | 500,000 | 3 | 499,712 | 88.2% ± 5.0% | 24.8% ± 5.0% | 25.1% | n/a |" \
+        in table and "| ppo:deficiency_tiles | 2,048 | 2 |" in table
 
 
 def test_train_ppo_throughput_benchmark_prints_its_breakdown_and_the_peer_ratio():
