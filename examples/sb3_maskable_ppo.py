@@ -37,9 +37,13 @@ class SB3Agent:
     """A trained MaskablePPO model as an mjenv agent: ``act({"observation", "action_mask"}) -> int``."""
 
     def __init__(self, model, deterministic: bool = True):
+        from mjenv.wrappers import ObservationScaler
+
         self.model = model
         self.deterministic = deterministic
         self.name = "sb3"
+        # a model trained on SingleAgentEnv(scale_observation=True) has a [-1, 1] Box; the harness hands raw ones
+        self.scaler = ObservationScaler("basic") if float(model.observation_space.high.max()) <= 1.0 else None
 
     @classmethod
     def load(cls, path: str, deterministic: bool = True) -> SB3Agent:
@@ -51,7 +55,8 @@ class SB3Agent:
         """Nothing to reset (the evaluation harness calls this before each hand)."""
 
     def act(self, observation: dict) -> int:
-        action, _ = self.model.predict(observation["observation"], action_masks=observation["action_mask"].astype(bool),
+        obs = observation["observation"] if self.scaler is None else self.scaler(observation["observation"])
+        action, _ = self.model.predict(obs, action_masks=observation["action_mask"].astype(bool),
                                        deterministic=self.deterministic)
         return int(action)
 
@@ -83,7 +88,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="MaskablePPO's discount per decision, also the wrapper's shaping gamma (default: %(default)s)")
     p.add_argument("--opponents", default="random", help="agent spec of the three other seats (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed of the training deals and torch (default: %(default)s)")
+    p.add_argument("--shaping-scale", type=float, default=1.0,
+                   help="factor of the shaping potential, still potential-based (default: %(default)s)")
+    p.add_argument("--observation", default="raw", choices=["raw", "scaled"],
+                   help="raw: the documented observation; scaled: each view divided by its bound, in [-1, 1] "
+                        "(SingleAgentEnv(scale_observation=True)) (default: %(default)s)")
     p.add_argument("--n-steps", type=int, default=2048, help="decisions per PPO rollout (default: %(default)s)")
+    p.add_argument("--batch-size", type=int, default=256,
+                   help="PPO minibatch, at most --n-steps (default: %(default)s)")
+    p.add_argument("--n-epochs", type=int, default=4, help="PPO epochs per rollout (default: %(default)s)")
+    p.add_argument("--learning-rate", type=float, default=3e-4, help="Adam step size (default: %(default)s)")
+    p.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus (default: %(default)s)")
+    p.add_argument("--net", default="128,128", help="hidden sizes of the policy and value MLPs (default: %(default)s)")
     p.add_argument("--torch-threads", type=int, default=1, help="torch intra-op threads (default: %(default)s)")
     p.add_argument("--out-dir", default="runs/sb3", help="where the model is saved (default: %(default)s)")
     p.add_argument("--save-at", default="",
@@ -91,11 +107,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--eval-deals", type=int, default=50,
                    help="duplicate deals of the final evaluation per opponent kind, 0 = none (default: %(default)s)")
     args = p.parse_args(argv)
-    for name in ("timesteps", "n_steps", "torch_threads"):
+    for name in ("timesteps", "n_steps", "batch_size", "n_epochs", "torch_threads"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be a positive int, got {getattr(args, name)}")
     if args.eval_deals < 0:
         raise ValueError(f"--eval-deals must be 0 or more, got {args.eval_deals}")
+    if not args.shaping_scale > 0 or not args.learning_rate > 0 or not args.ent_coef >= 0:
+        raise ValueError(f"--shaping-scale and --learning-rate must be > 0 and --ent-coef >= 0, got "
+                         f"{args.shaping_scale}, {args.learning_rate}, {args.ent_coef}")
+    try:
+        args.net = [int(s) for s in args.net.split(",") if s.strip()]
+    except ValueError:
+        raise ValueError(f"--net must be comma-separated positive ints, got {args.net!r}") from None
+    if not args.net or min(args.net) < 1:
+        raise ValueError(f"--net must be comma-separated positive ints, got {args.net}")
     if not 0.0 < args.gamma <= 1.0:
         raise ValueError(f"--gamma must be in (0, 1], got {args.gamma}")
     try:
@@ -114,10 +139,11 @@ def main(argv: list[str] | None = None) -> dict:
 
     shaping = None if args.shaping == "none" else args.shaping
     # the wrapper's gamma is the learner's: one discount step per decision of the learner
-    env = SingleAgentEnv(opponents=args.opponents, seat=None, shaping=shaping, gamma=args.gamma)
-    model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=min(256, args.n_steps), n_epochs=4,
-                        gamma=args.gamma, ent_coef=0.01, policy_kwargs={"net_arch": [128, 128]}, seed=args.seed,
-                        verbose=0)
+    env = SingleAgentEnv(opponents=args.opponents, seat=None, shaping=shaping, gamma=args.gamma,
+                         shaping_scale=args.shaping_scale, scale_observation=args.observation == "scaled")
+    model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=min(args.batch_size, args.n_steps),
+                        n_epochs=args.n_epochs, learning_rate=args.learning_rate, gamma=args.gamma,
+                        ent_coef=args.ent_coef, policy_kwargs={"net_arch": args.net}, seed=args.seed, verbose=0)
     out = Path(args.out_dir)
     (out / "models").mkdir(parents=True, exist_ok=True)
 
