@@ -131,7 +131,7 @@ def evaluate_run(setting: str, seed: int, args) -> None:
         if key in evals:
             continue
         row = {"step": step, "env_steps": env_steps, "deals": args.deals}
-        for opp, eseed in (("random", EVAL_SEED_RANDOM), ("greedy", EVAL_SEED_GREEDY)):
+        for opp, eseed in (("random", args.eval_seeds[0]), ("greedy", args.eval_seeds[1])):
             agent = load_agent(setting, ckpt)
             rep = evaluate([agent, opp, opp, opp], args.deals, eseed, labels=["policy", opp, opp, opp],
                            progress=False)
@@ -266,7 +266,7 @@ def report(args) -> None:
     docs.mkdir(parents=True, exist_ok=True)
     meta = {"command": " ".join(["python", "benchmarks/shaping_study.py", *sys.argv[1:]]),
             "ppo_steps": args.ppo_steps, "sb3_steps": args.sb3_steps, "seeds": args.seeds, "deals": args.deals,
-            "eval_seed_random": EVAL_SEED_RANDOM, "eval_seed_greedy": EVAL_SEED_GREEDY,
+            "eval_seed_random": args.eval_seeds[0], "eval_seed_greedy": args.eval_seeds[1],
             "train_commands": {f"{s}/{k}": trained_command(s, k, args) for s in args.settings for k in args.seeds}}
     (docs / "shaping_study.json").write_text(json.dumps({"meta": meta, "results": agg}, indent=1))
     lines = ["setting,step,env_steps,seeds,win_random,win_random_ci,win_greedy,win_greedy_ci"]
@@ -300,12 +300,21 @@ def main(argv: list[str] | None = None) -> None:
                    help="fractions of the budget at which checkpoints are evaluated (default: %(default)s)")
     p.add_argument("--parallel", type=int, default=2, help="runs at once (default: %(default)s)")
     p.add_argument("--nice", type=int, default=10, help="niceness of the run processes (default: %(default)s)")
+    p.add_argument("--eval-seeds", default=f"{EVAL_SEED_RANDOM},{EVAL_SEED_GREEDY}",
+                   help="seeds of the evaluation deals against random and against greedy; other ones than the "
+                        "default give deals that no model selection saw either (default: %(default)s)")
     p.add_argument("--report-only", action="store_true", help="only aggregate what is there")
     p.add_argument("--one", nargs=2, metavar=("SETTING", "SEED"), help=argparse.SUPPRESS)  # a worker
     args = p.parse_args(argv)
     args.seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     args.settings = [s.strip() for s in args.settings.split(",") if s.strip()]
     args.grid = [float(f) for f in args.grid.split(",") if f.strip()]
+    try:
+        args.eval_seeds = [int(x) for x in args.eval_seeds.split(",")]
+    except ValueError:
+        args.eval_seeds = []
+    if len(args.eval_seeds) != 2:
+        raise ValueError(f"--eval-seeds must be two ints (random, greedy), got {args.eval_seeds!r}")
     if not args.grid or not all(0.0 < f <= 1.0 for f in args.grid):
         raise ValueError(f"--grid must be fractions in (0, 1], got {args.grid}")
     for s in args.settings:

@@ -33,6 +33,58 @@ EVAL_SEED_RANDOM = 424_242
 EVAL_SEED_GREEDY = 434_343
 
 
+def policy_net_policy():
+    """sb3-contrib's ``MaskableActorCriticPolicy`` whose network is mjenv's :class:`PolicyNet` (``--policy policynet``).
+
+    ``PolicyNet`` (``mjenv.baselines.policy``, the network of ``mjenv train ppo``) normalises the raw
+    observation itself, shares its trunk between the logits and the value, and adds an action-feature
+    head: one small MLP, shared by all actions, that maps what the deficiency core says about each action
+    (the change of deficiency after it, the effective-tile count after a discard) to a logit. Here it
+    produces all logits and the value (``mlp_extractor``), and sb3's output layers are identities;
+    MaskablePPO masks the logits as usual. Built on first use, so ``--help`` does not import sb3.
+    """
+    from mjenv.baselines.policy import build_net
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from torch import nn
+
+    class PolicyNetExtractor(nn.Module):
+        def __init__(self, hidden):
+            super().__init__()
+            self.net = build_net("basic", hidden)
+            self.latent_dim_pi = self.net.num_actions  # the logits themselves
+            self.latent_dim_vf = 1  # the value itself
+
+        def _out(self, obs):
+            everything = torch.ones(obs.shape[0], self.net.num_actions, dtype=torch.bool, device=obs.device)
+            return self.net(obs, everything)  # MaskablePPO applies the real mask to these logits
+
+        def forward(self, obs):
+            logits, value = self._out(obs)
+            return logits, value[:, None]
+
+        def forward_actor(self, obs):
+            return self._out(obs)[0]
+
+        def forward_critic(self, obs):
+            return self._out(obs)[1][:, None]
+
+    class PolicyNetPolicy(MaskableActorCriticPolicy):
+        def __init__(self, *args, **kwargs):
+            kwargs["ortho_init"] = False  # PolicyNet initialises itself (small actor and head outputs)
+            super().__init__(*args, **kwargs)
+
+        def _build_mlp_extractor(self) -> None:
+            self.mlp_extractor = PolicyNetExtractor(self.net_arch or [256, 256])
+
+        def _build(self, lr_schedule) -> None:
+            super()._build(lr_schedule)
+            self.action_net = nn.Identity()
+            self.value_net = nn.Identity()
+            self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    return PolicyNetPolicy
+
+
 class SB3Agent:
     """A trained MaskablePPO model as an mjenv agent: ``act({"observation", "action_mask"}) -> int``."""
 
@@ -49,7 +101,11 @@ class SB3Agent:
     def load(cls, path: str, deterministic: bool = True) -> SB3Agent:
         from sb3_contrib import MaskablePPO
 
-        return cls(MaskablePPO.load(path, device="cpu"), deterministic)
+        try:
+            model = MaskablePPO.load(path, device="cpu")
+        except Exception:  # a --policy policynet model: its class is rebuilt here rather than unpickled
+            model = MaskablePPO.load(path, device="cpu", custom_objects={"policy_class": policy_net_policy()})
+        return cls(model, deterministic)
 
     def reset(self, seed: int | None = None) -> None:
         """Nothing to reset (the evaluation harness calls this before each hand)."""
@@ -74,6 +130,10 @@ def evaluate_agent(agent, deals: int) -> dict[str, tuple[float, float]]:
     return out
 
 
+#: Default factor of the shaping potential: one step of deficiency is worth 1/15 point, on the scale of a
+#: hand's score (the unscaled terms have 1.5x the score's standard deviation per decision; docs/TRAINING.md).
+SHAPING_SCALE = 1 / 15
+
 #: --shaping values: "none" plus every shaping of mjenv.shaping (the one list)
 SHAPING_CHOICES = ["none", *(s for s in SHAPINGS if s is not None)]
 
@@ -88,7 +148,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="MaskablePPO's discount per decision, also the wrapper's shaping gamma (default: %(default)s)")
     p.add_argument("--opponents", default="random", help="agent spec of the three other seats (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed of the training deals and torch (default: %(default)s)")
-    p.add_argument("--shaping-scale", type=float, default=1.0,
+    p.add_argument("--shaping-scale", type=float, default=SHAPING_SCALE,
                    help="factor of the shaping potential, still potential-based (default: %(default)s)")
     p.add_argument("--observation", default="raw", choices=["raw", "scaled"],
                    help="raw: the documented observation; scaled: each view divided by its bound, in [-1, 1] "
@@ -99,7 +159,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--n-epochs", type=int, default=4, help="PPO epochs per rollout (default: %(default)s)")
     p.add_argument("--learning-rate", type=float, default=3e-4, help="Adam step size (default: %(default)s)")
     p.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus (default: %(default)s)")
-    p.add_argument("--net", default="128,128", help="hidden sizes of the policy and value MLPs (default: %(default)s)")
+    p.add_argument("--policy", default="policynet", choices=["mlp", "policynet"],
+                   help="mlp: sb3's MlpPolicy; policynet: mjenv's PolicyNet with its action-feature head "
+                        "(policy_net_policy) (default: %(default)s)")
+    p.add_argument("--net", default="256,256", help="hidden sizes of the policy and value MLPs (default: %(default)s)")
     p.add_argument("--torch-threads", type=int, default=1, help="torch intra-op threads (default: %(default)s)")
     p.add_argument("--out-dir", default="runs/sb3", help="where the model is saved (default: %(default)s)")
     p.add_argument("--save-at", default="",
@@ -121,6 +184,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         raise ValueError(f"--net must be comma-separated positive ints, got {args.net!r}") from None
     if not args.net or min(args.net) < 1:
         raise ValueError(f"--net must be comma-separated positive ints, got {args.net}")
+    if args.policy == "policynet" and args.observation != "raw":
+        raise ValueError("--policy policynet reads the raw observation (it normalises it itself and its action-feature "
+                         "head reads deficiencies as they are): use --observation raw, or --policy mlp")
     if not 0.0 < args.gamma <= 1.0:
         raise ValueError(f"--gamma must be in (0, 1], got {args.gamma}")
     try:
@@ -141,7 +207,8 @@ def main(argv: list[str] | None = None) -> dict:
     # the wrapper's gamma is the learner's: one discount step per decision of the learner
     env = SingleAgentEnv(opponents=args.opponents, seat=None, shaping=shaping, gamma=args.gamma,
                          shaping_scale=args.shaping_scale, scale_observation=args.observation == "scaled")
-    model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=min(args.batch_size, args.n_steps),
+    policy = "MlpPolicy" if args.policy == "mlp" else policy_net_policy()
+    model = MaskablePPO(policy, env, n_steps=args.n_steps, batch_size=min(args.batch_size, args.n_steps),
                         n_epochs=args.n_epochs, learning_rate=args.learning_rate, gamma=args.gamma,
                         ent_coef=args.ent_coef, policy_kwargs={"net_arch": args.net}, seed=args.seed, verbose=0)
     out = Path(args.out_dir)
