@@ -12,16 +12,17 @@ Settings (``--settings``, run in this order, seeds interleaved):
   (``--opponents random,greedy``), ``--shaping`` as named, ``--gamma 0.999`` per env step. The x axis is
   env steps of the vector env (every table's step counts once; a hand is about 130 steps).
 * ``sb3:none``, ``sb3:deficiency``: sb3-contrib ``MaskablePPO`` through ``SingleAgentEnv`` (the learner
-  at a random seat, three random agents), ``examples/sb3_maskable_ppo.py`` with ``gamma = 0.99`` per
-  learner decision and the same gamma given to the wrapper's shaping. Its budget counts learner
-  decisions (SB3 timesteps); the env steps they took are recorded too.
+  at a random seat, three random agents), ``examples/sb3_maskable_ppo.py`` with its defaults: the
+  ``PolicyNet`` policy (``--policy policynet``), ``gamma = 0.99`` per learner decision and the same gamma
+  given to the wrapper's shaping, the potential times 1/15 (``--shaping-scale``). Its budget counts
+  learner decisions (SB3 timesteps); the env steps they took are recorded too.
 
 Every kept checkpoint is evaluated through the evaluation harness (``mjenv eval``) on FIXED duplicate
 deals that no training run sees: the policy against three random agents with seed
-:data:`EVAL_SEED_RANDOM` and against three greedy agents with seed :data:`EVAL_SEED_GREEDY`, ``--deals``
-deals each played in the four seat rotations. These seeds were fixed before any result was seen;
-training deals come from the training seeds 0, 1, 2 (``mjenv train ppo`` seeds its tables with
-``seed + 1000 * k + i``; SB3 draws them from ``reset(seed=...)``), a different stream.
+:data:`EVAL_SEED_RANDOM` and against three greedy agents with seed :data:`EVAL_SEED_GREEDY` (or the two
+``--eval-seeds``), ``--deals`` deals each played in the four seat rotations. These seeds were fixed
+before any result was seen; training deals come from the training seeds 0, 1, 2 (``mjenv train ppo``
+seeds its tables with ``seed + 1000 * k + i``; SB3 draws them from ``reset(seed=...)``), a different stream.
 
 Outputs: per run ``OUT/<algo>_<shaping>_s<seed>/`` (training log, checkpoints, ``evals.json``); and in
 ``--docs`` (default ``docs/training/``): ``shaping_study.csv`` (one row per setting and checkpoint: mean

@@ -141,3 +141,11 @@ def test_rl_policy_recipe_trains_selects_and_resumes_with_tiny_budgets(tmp_path)
     # a second call skips the finished PPO stage and reuses the cached selection
     out2 = recipe()
     assert "resumed" not in out2 and "win rate" not in out2 and "selected step_" in out2
+
+
+def test_shaping_study_rejects_bad_eval_seeds():
+    from benchmarks.shaping_study import main
+
+    for bad in ("1", "1,x", "1,2,3"):
+        with pytest.raises(ValueError, match="--eval-seeds must be two ints"):
+            main(["--eval-seeds", bad, "--report-only"])
