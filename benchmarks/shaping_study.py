@@ -12,16 +12,17 @@ Settings (``--settings``, run in this order, seeds interleaved):
   (``--opponents random,greedy``), ``--shaping`` as named, ``--gamma 0.999`` per env step. The x axis is
   env steps of the vector env (every table's step counts once; a hand is about 130 steps).
 * ``sb3:none``, ``sb3:deficiency``: sb3-contrib ``MaskablePPO`` through ``SingleAgentEnv`` (the learner
-  at a random seat, three random agents), ``examples/sb3_maskable_ppo.py`` with ``gamma = 0.99`` per
-  learner decision and the same gamma given to the wrapper's shaping. Its budget counts learner
-  decisions (SB3 timesteps); the env steps they took are recorded too.
+  at a random seat, three random agents), ``examples/sb3_maskable_ppo.py`` with its defaults: the
+  ``PolicyNet`` policy (``--policy policynet``), ``gamma = 0.99`` per learner decision and the same gamma
+  given to the wrapper's shaping, the potential times 1/15 (``--shaping-scale``). Its budget counts
+  learner decisions (SB3 timesteps); the env steps they took are recorded too.
 
 Every kept checkpoint is evaluated through the evaluation harness (``mjenv eval``) on FIXED duplicate
 deals that no training run sees: the policy against three random agents with seed
-:data:`EVAL_SEED_RANDOM` and against three greedy agents with seed :data:`EVAL_SEED_GREEDY`, ``--deals``
-deals each played in the four seat rotations. These seeds were fixed before any result was seen;
-training deals come from the training seeds 0, 1, 2 (``mjenv train ppo`` seeds its tables with
-``seed + 1000 * k + i``; SB3 draws them from ``reset(seed=...)``), a different stream.
+:data:`EVAL_SEED_RANDOM` and against three greedy agents with seed :data:`EVAL_SEED_GREEDY` (or the two
+``--eval-seeds``), ``--deals`` deals each played in the four seat rotations. These seeds were fixed
+before any result was seen; training deals come from the training seeds 0, 1, 2 (``mjenv train ppo``
+seeds its tables with ``seed + 1000 * k + i``; SB3 draws them from ``reset(seed=...)``), a different stream.
 
 Outputs: per run ``OUT/<algo>_<shaping>_s<seed>/`` (training log, checkpoints, ``evals.json``); and in
 ``--docs`` (default ``docs/training/``): ``shaping_study.csv`` (one row per setting and checkpoint: mean
@@ -131,7 +132,7 @@ def evaluate_run(setting: str, seed: int, args) -> None:
         if key in evals:
             continue
         row = {"step": step, "env_steps": env_steps, "deals": args.deals}
-        for opp, eseed in (("random", EVAL_SEED_RANDOM), ("greedy", EVAL_SEED_GREEDY)):
+        for opp, eseed in (("random", args.eval_seeds[0]), ("greedy", args.eval_seeds[1])):
             agent = load_agent(setting, ckpt)
             rep = evaluate([agent, opp, opp, opp], args.deals, eseed, labels=["policy", opp, opp, opp],
                            progress=False)
@@ -313,7 +314,7 @@ def report(args) -> None:
     docs.mkdir(parents=True, exist_ok=True)
     meta = {"command": " ".join(["python", "benchmarks/shaping_study.py", *sys.argv[1:]]),
             "ppo_steps": args.ppo_steps, "sb3_steps": args.sb3_steps, "seeds": args.seeds, "deals": args.deals,
-            "eval_seed_random": EVAL_SEED_RANDOM, "eval_seed_greedy": EVAL_SEED_GREEDY,
+            "eval_seed_random": args.eval_seeds[0], "eval_seed_greedy": args.eval_seeds[1],
             "train_commands": {f"{s}/{k}": trained_command(s, k, args) for s in args.settings for k in args.seeds}}
     # study2: a carried-over setting keeps the commands that trained it in its results, not this study's
     meta["train_commands"] = {k: c for k, c in meta["train_commands"].items() if k.split("/")[0] in agg}
@@ -356,12 +357,21 @@ def main(argv: list[str] | None = None) -> None:
                    help="fractions of the budget at which checkpoints are evaluated (default: %(default)s)")
     p.add_argument("--parallel", type=int, default=2, help="runs at once (default: %(default)s)")
     p.add_argument("--nice", type=int, default=10, help="niceness of the run processes (default: %(default)s)")
+    p.add_argument("--eval-seeds", default=f"{EVAL_SEED_RANDOM},{EVAL_SEED_GREEDY}",
+                   help="seeds of the evaluation deals against random and against greedy; other ones than the "
+                        "default give deals that no model selection saw either (default: %(default)s)")
     p.add_argument("--report-only", action="store_true", help="only aggregate what is there")
     p.add_argument("--one", nargs=2, metavar=("SETTING", "SEED"), help=argparse.SUPPRESS)  # a worker
     args = p.parse_args(argv)
     args.seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
     args.settings = [s.strip() for s in args.settings.split(",") if s.strip()]
     args.grid = [float(f) for f in args.grid.split(",") if f.strip()]
+    try:
+        args.eval_seeds = [int(x) for x in args.eval_seeds.split(",")]
+    except ValueError:
+        args.eval_seeds = []
+    if len(args.eval_seeds) != 2:
+        raise ValueError(f"--eval-seeds must be two ints (random, greedy), got {args.eval_seeds!r}")
     if not args.grid or not all(0.0 < f <= 1.0 for f in args.grid):
         raise ValueError(f"--grid must be fractions in (0, 1], got {args.grid}")
     for s in args.settings:

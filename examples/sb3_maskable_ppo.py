@@ -8,14 +8,24 @@ Needs ``pip install 'mjenv[train]'``. Run::
 
 The learner sits at a random seat each hand (``SingleAgentEnv(seat=None)``); every ``step`` of that env
 is one of its real decisions. The shaping (``--shaping deficiency``: ``Phi = -deficiency`` of its own
-hand) is applied by the wrapper between the learner's consecutive decisions with the SAME ``--gamma``
-that MaskablePPO discounts with, so it stays potential-based in the learner's own decision process
-(see ``mjenv.wrappers.single_agent``). At the end the policy (deterministic: the most likely legal
-action) plays ``--eval-deals`` fresh duplicate deals (each in the four seat rotations, seeds that
-training never uses) against three random and against three greedy agents, and the win rates with
-95% CIs are printed. At the default budget it visibly learns: in the shaping study (docs/TRAINING.md,
-3 seeds) it won 28-30% of fresh hands against three random agents after 50k decisions, where a random
-seat wins under 1%; it is still far behind three greedy agents (about 2%).
+hand, times ``--shaping-scale``, 1/15 by default) is applied by the wrapper between the learner's
+consecutive decisions with the SAME ``--gamma`` that MaskablePPO discounts with, so it stays
+potential-based in the learner's own decision process (see ``mjenv.wrappers.single_agent``).
+
+The policy network is, by default, mjenv's ``PolicyNet`` (``--policy policynet``, :func:`policy_net_policy`):
+the network of ``mjenv train ppo``, with an action-feature head that maps what the deficiency core says
+about each action to a logit. sb3's plain ``MlpPolicy`` (``--policy mlp``, optionally on the scaled
+observation, ``--observation scaled``) learns far slower here: about 30% against three random agents
+after 50k decisions, 35% after 300k, where ``PolicyNet`` reaches about 86% after 50k (docs/TRAINING.md,
+"The shaping result", the SB3 screening table).
+
+At the end the policy (deterministic: the most likely legal action) plays ``--eval-deals`` fresh
+duplicate deals (each in the four seat rotations, seeds that training never uses) against three random
+and against three greedy agents, and the win rates with 95% CIs are printed. At the default budget (50k
+decisions, a few minutes on one core) it visibly learns: it won 86% of fresh hands against three random
+agents (a random seat wins under 1%) and 27% against three greedy agents (a greedy seat's own rate is
+about 25%) in the screening run with seed 0; docs/TRAINING.md has the 3-seed comparison with and without
+shaping.
 """
 
 from __future__ import annotations
@@ -33,25 +43,86 @@ EVAL_SEED_RANDOM = 424_242
 EVAL_SEED_GREEDY = 434_343
 
 
+def policy_net_policy():
+    """sb3-contrib's ``MaskableActorCriticPolicy`` whose network is mjenv's :class:`PolicyNet` (``--policy policynet``).
+
+    ``PolicyNet`` (``mjenv.baselines.policy``, the network of ``mjenv train ppo``) normalises the raw
+    observation itself, shares its trunk between the logits and the value, and adds an action-feature
+    head: one small MLP, shared by all actions, that maps what the deficiency core says about each action
+    (the change of deficiency after it, the effective-tile count after a discard) to a logit. Here it
+    produces all logits and the value (``mlp_extractor``), and sb3's output layers are identities;
+    MaskablePPO masks the logits as usual. Built on first use, so ``--help`` does not import sb3.
+    """
+    from mjenv.baselines.policy import build_net
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from torch import nn
+
+    class PolicyNetExtractor(nn.Module):
+        def __init__(self, hidden):
+            super().__init__()
+            self.net = build_net("basic", hidden)
+            self.latent_dim_pi = self.net.num_actions  # the logits themselves
+            self.latent_dim_vf = 1  # the value itself
+
+        def _out(self, obs):
+            everything = torch.ones(obs.shape[0], self.net.num_actions, dtype=torch.bool, device=obs.device)
+            return self.net(obs, everything)  # MaskablePPO applies the real mask to these logits
+
+        def forward(self, obs):
+            logits, value = self._out(obs)
+            return logits, value[:, None]
+
+        def forward_actor(self, obs):
+            return self._out(obs)[0]
+
+        def forward_critic(self, obs):
+            return self._out(obs)[1][:, None]
+
+    class PolicyNetPolicy(MaskableActorCriticPolicy):
+        def __init__(self, *args, **kwargs):
+            kwargs["ortho_init"] = False  # PolicyNet initialises itself (small actor and head outputs)
+            super().__init__(*args, **kwargs)
+
+        def _build_mlp_extractor(self) -> None:
+            self.mlp_extractor = PolicyNetExtractor(self.net_arch or [256, 256])
+
+        def _build(self, lr_schedule) -> None:
+            super()._build(lr_schedule)
+            self.action_net = nn.Identity()
+            self.value_net = nn.Identity()
+            self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    return PolicyNetPolicy
+
+
 class SB3Agent:
     """A trained MaskablePPO model as an mjenv agent: ``act({"observation", "action_mask"}) -> int``."""
 
     def __init__(self, model, deterministic: bool = True):
+        from mjenv.wrappers import ObservationScaler
+
         self.model = model
         self.deterministic = deterministic
         self.name = "sb3"
+        # a model trained on SingleAgentEnv(scale_observation=True) has a [-1, 1] Box; the harness hands raw ones
+        self.scaler = ObservationScaler("basic") if float(model.observation_space.high.max()) <= 1.0 else None
 
     @classmethod
     def load(cls, path: str, deterministic: bool = True) -> SB3Agent:
         from sb3_contrib import MaskablePPO
 
-        return cls(MaskablePPO.load(path, device="cpu"), deterministic)
+        try:
+            model = MaskablePPO.load(path, device="cpu")
+        except Exception:  # a --policy policynet model: its class is rebuilt here rather than unpickled
+            model = MaskablePPO.load(path, device="cpu", custom_objects={"policy_class": policy_net_policy()})
+        return cls(model, deterministic)
 
     def reset(self, seed: int | None = None) -> None:
         """Nothing to reset (the evaluation harness calls this before each hand)."""
 
     def act(self, observation: dict) -> int:
-        action, _ = self.model.predict(observation["observation"], action_masks=observation["action_mask"].astype(bool),
+        obs = observation["observation"] if self.scaler is None else self.scaler(observation["observation"])
+        action, _ = self.model.predict(obs, action_masks=observation["action_mask"].astype(bool),
                                        deterministic=self.deterministic)
         return int(action)
 
@@ -69,6 +140,10 @@ def evaluate_agent(agent, deals: int) -> dict[str, tuple[float, float]]:
     return out
 
 
+#: Default factor of the shaping potential: one step of deficiency is worth 1/15 point, on the scale of a
+#: hand's score (the unscaled terms have 1.5x the score's standard deviation per decision; docs/TRAINING.md).
+SHAPING_SCALE = 1 / 15
+
 #: --shaping values: "none" plus every shaping of mjenv.shaping (the one list)
 SHAPING_CHOICES = ["none", *(s for s in SHAPINGS if s is not None)]
 
@@ -83,7 +158,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="MaskablePPO's discount per decision, also the wrapper's shaping gamma (default: %(default)s)")
     p.add_argument("--opponents", default="random", help="agent spec of the three other seats (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="seed of the training deals and torch (default: %(default)s)")
+    p.add_argument("--shaping-scale", type=float, default=SHAPING_SCALE,
+                   help="factor of the shaping potential, still potential-based (default: %(default)s)")
+    p.add_argument("--observation", default="raw", choices=["raw", "scaled"],
+                   help="raw: the documented observation; scaled: each view divided by its bound, in [-1, 1] "
+                        "(SingleAgentEnv(scale_observation=True)) (default: %(default)s)")
     p.add_argument("--n-steps", type=int, default=2048, help="decisions per PPO rollout (default: %(default)s)")
+    p.add_argument("--batch-size", type=int, default=256,
+                   help="PPO minibatch, at most --n-steps (default: %(default)s)")
+    p.add_argument("--n-epochs", type=int, default=4, help="PPO epochs per rollout (default: %(default)s)")
+    p.add_argument("--learning-rate", type=float, default=3e-4, help="Adam step size (default: %(default)s)")
+    p.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus (default: %(default)s)")
+    p.add_argument("--policy", default="policynet", choices=["mlp", "policynet"],
+                   help="mlp: sb3's MlpPolicy; policynet: mjenv's PolicyNet with its action-feature head "
+                        "(policy_net_policy) (default: %(default)s)")
+    p.add_argument("--net", default="256,256", help="hidden sizes of the policy and value MLPs (default: %(default)s)")
     p.add_argument("--torch-threads", type=int, default=1, help="torch intra-op threads (default: %(default)s)")
     p.add_argument("--out-dir", default="runs/sb3", help="where the model is saved (default: %(default)s)")
     p.add_argument("--save-at", default="",
@@ -91,11 +180,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--eval-deals", type=int, default=50,
                    help="duplicate deals of the final evaluation per opponent kind, 0 = none (default: %(default)s)")
     args = p.parse_args(argv)
-    for name in ("timesteps", "n_steps", "torch_threads"):
+    for name in ("timesteps", "n_steps", "batch_size", "n_epochs", "torch_threads"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be a positive int, got {getattr(args, name)}")
     if args.eval_deals < 0:
         raise ValueError(f"--eval-deals must be 0 or more, got {args.eval_deals}")
+    if not args.shaping_scale > 0 or not args.learning_rate > 0 or not args.ent_coef >= 0:
+        raise ValueError(f"--shaping-scale and --learning-rate must be > 0 and --ent-coef >= 0, got "
+                         f"{args.shaping_scale}, {args.learning_rate}, {args.ent_coef}")
+    try:
+        args.net = [int(s) for s in args.net.split(",") if s.strip()]
+    except ValueError:
+        raise ValueError(f"--net must be comma-separated positive ints, got {args.net!r}") from None
+    if not args.net or min(args.net) < 1:
+        raise ValueError(f"--net must be comma-separated positive ints, got {args.net}")
+    if args.policy == "policynet" and args.observation != "raw":
+        raise ValueError("--policy policynet reads the raw observation (it normalises it itself and its action-feature "
+                         "head reads deficiencies as they are): use --observation raw, or --policy mlp")
     if not 0.0 < args.gamma <= 1.0:
         raise ValueError(f"--gamma must be in (0, 1], got {args.gamma}")
     try:
@@ -114,10 +215,12 @@ def main(argv: list[str] | None = None) -> dict:
 
     shaping = None if args.shaping == "none" else args.shaping
     # the wrapper's gamma is the learner's: one discount step per decision of the learner
-    env = SingleAgentEnv(opponents=args.opponents, seat=None, shaping=shaping, gamma=args.gamma)
-    model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=min(256, args.n_steps), n_epochs=4,
-                        gamma=args.gamma, ent_coef=0.01, policy_kwargs={"net_arch": [128, 128]}, seed=args.seed,
-                        verbose=0)
+    env = SingleAgentEnv(opponents=args.opponents, seat=None, shaping=shaping, gamma=args.gamma,
+                         shaping_scale=args.shaping_scale, scale_observation=args.observation == "scaled")
+    policy = "MlpPolicy" if args.policy == "mlp" else policy_net_policy()
+    model = MaskablePPO(policy, env, n_steps=args.n_steps, batch_size=min(args.batch_size, args.n_steps),
+                        n_epochs=args.n_epochs, learning_rate=args.learning_rate, gamma=args.gamma,
+                        ent_coef=args.ent_coef, policy_kwargs={"net_arch": args.net}, seed=args.seed, verbose=0)
     out = Path(args.out_dir)
     (out / "models").mkdir(parents=True, exist_ok=True)
 

@@ -35,9 +35,9 @@ def discounted(rewards: list[float], gamma: float) -> float:
     return float(sum(gamma**t * r for t, r in enumerate(rewards)))
 
 
-def play_single(shaping, gamma, opponents, seed):
+def play_single(shaping, gamma, opponents, seed, **kwargs):
     """One hand of SingleAgentEnv with seeded random learner actions: (rewards, Phi(s_0), score)."""
-    env = SingleAgentEnv(opponents=opponents, seat=None, shaping=shaping, gamma=gamma)
+    env = SingleAgentEnv(opponents=opponents, seat=None, shaping=shaping, gamma=gamma, **kwargs)
     rng = np.random.default_rng(seed)
     obs, info = env.reset(seed=seed)
     phi0 = phi_of(info["deficiency"], obs, shaping or "deficiency")
@@ -63,6 +63,29 @@ def test_single_agent_env_tiles_variant_telescopes(gamma):
     rewards, phi0, score = play_single("deficiency_tiles", gamma, "greedy", 5)
     assert phi0 != round(phi0)  # the tile term is there
     assert discounted(rewards, gamma) - gamma ** (len(rewards) - 1) * score == pytest.approx(-phi0, abs=1e-9)
+
+
+@pytest.mark.parametrize("gamma", [0.9, 0.99])
+@pytest.mark.parametrize("shaping", ["deficiency", "deficiency_tiles"])
+def test_single_agent_env_scaled_shaping_telescopes_to_minus_c_phi0(gamma, shaping):
+    """shaping_scale=c multiplies the potential: the discounted sum is -c * Phi(s_0), also with the scaled
+    observation (Phi_0 from info's deficiency; the tile term's count is the scaled view times 4 * 27)."""
+    c = 1 / 15
+    for seed in (3, 4):
+        env = SingleAgentEnv(opponents="random", seat=None, shaping=shaping, gamma=gamma, shaping_scale=c,
+                             scale_observation=True)
+        rng = np.random.default_rng(seed)
+        obs, info = env.reset(seed=seed)
+        raw = obs.copy()
+        raw[SPEC.slices["effective_count"]] *= 4 * SPEC.num_tile_types  # the only view phi_of reads
+        phi0 = phi_of(info["deficiency"], raw, shaping)
+        rewards, done = [], False
+        while not done:
+            _, r, done, _, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            rewards.append(r)
+        score = float(info["scores"])
+        assert len(rewards) > 1 and phi0 < 0
+        assert discounted(rewards, gamma) - gamma ** (len(rewards) - 1) * score == pytest.approx(-c * phi0, abs=1e-9)
 
 
 def test_single_agent_env_shaping_is_exactly_f_between_decisions_and_unshaped_reward_is_the_score():
@@ -209,6 +232,9 @@ def test_bad_shaping_arguments_raise_value_error():
         RLlibParallelEnv(shaping="deficiency", gamma=1.5)
     with pytest.raises(ValueError, match="shaping must be one of"):
         Potential("shanten")
+    for bad in (0.0, -1.0, float("nan"), "1", True):
+        with pytest.raises(ValueError, match="shaping_scale must be a positive finite number"):
+            SingleAgentEnv(shaping="deficiency", gamma=0.99, shaping_scale=bad)
 
 
 def test_shaping_reward_scale_smoke():

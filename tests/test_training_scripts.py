@@ -42,9 +42,56 @@ def test_sb3_example_trains_a_tiny_budget_saves_and_prints_its_evaluation(tmp_pa
 
 
 def test_sb3_example_rejects_bad_flags():
-    proc = subprocess.run([sys.executable, "examples/sb3_maskable_ppo.py", "--timesteps", "0"], cwd=ROOT, env=ENV,
-                          capture_output=True, text=True, timeout=60)
-    assert proc.returncode != 0 and "--timesteps must be a positive int" in proc.stderr
+    for flags, message in ((["--timesteps", "0"], "--timesteps must be a positive int"),
+                           (["--observation", "scaled"], "--policy policynet reads the raw observation"),
+                           (["--shaping-scale", "0"], "--shaping-scale and --learning-rate must be > 0"),
+                           (["--net", "64,x"], "--net must be comma-separated positive ints")):
+        proc = subprocess.run([sys.executable, "examples/sb3_maskable_ppo.py", *flags], cwd=ROOT, env=ENV,
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode != 0 and message in proc.stderr, flags
+
+
+def _example():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("sb3_example", ROOT / "examples" / "sb3_maskable_ppo.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_sb3_policynet_policy_is_policynet_and_a_saved_model_acts_legally_on_raw_observations(tmp_path):
+    """--policy policynet: sb3's logits are PolicyNet's (masked by MaskablePPO), and SB3Agent loads it back.
+    An MLP trained on the scaled observation gets the harness's raw observations scaled by SB3Agent."""
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    import numpy as np
+    import torch
+    from mjenv.wrappers import ObservationScaler, SingleAgentEnv
+
+    ex = _example()
+    env = SingleAgentEnv(opponents="random", seat=None, shaping="deficiency", gamma=0.99, shaping_scale=1 / 15)
+    model = sb3_contrib.MaskablePPO(ex.policy_net_policy(), env, n_steps=32, batch_size=16, n_epochs=1, seed=0,
+                                    policy_kwargs={"net_arch": [32, 32]})
+    model.learn(32)
+    obs, _ = env.reset(seed=11)
+    mask = env.action_masks()
+    with torch.no_grad():
+        dist = model.policy.get_distribution(torch.as_tensor(obs[None]), action_masks=mask[None])
+        net = model.policy.mlp_extractor.net
+        logits, _ = net(torch.as_tensor(obs[None]), torch.as_tensor(mask[None]))
+    torch.testing.assert_close(dist.distribution.probs, torch.softmax(logits, dim=1))
+    model.save(str(tmp_path / "pn"))
+    agent = ex.SB3Agent.load(str(tmp_path / "pn.zip"))
+    assert agent.scaler is None and mask[agent.act({"observation": obs, "action_mask": mask.astype(np.int8)})]
+
+    scaled_env = SingleAgentEnv(opponents="random", seat=None, scale_observation=True)
+    mlp = sb3_contrib.MaskablePPO("MlpPolicy", scaled_env, n_steps=32, batch_size=16, n_epochs=1, seed=0)
+    mlp.save(str(tmp_path / "mlp"))
+    agent = ex.SB3Agent.load(str(tmp_path / "mlp.zip"))
+    raw, _ = env.reset(seed=12)
+    mask = env.action_masks()
+    want, _ = mlp.predict(ObservationScaler("basic")(raw), action_masks=mask, deterministic=True)
+    assert agent.scaler is not None and agent.act({"observation": raw, "action_mask": mask}) == int(want)
 
 
 def test_rllib_example_runs_one_tiny_iteration_with_shaping(tmp_path):
@@ -118,3 +165,11 @@ def test_rl_policy_recipe_trains_selects_and_resumes_with_tiny_budgets(tmp_path)
     # a second call skips the finished PPO stage and reuses the cached selection
     out2 = recipe()
     assert "resumed" not in out2 and "win rate" not in out2 and "selected step_" in out2
+
+
+def test_shaping_study_rejects_bad_eval_seeds():
+    from benchmarks.shaping_study import main
+
+    for bad in ("1", "1,x", "1,2,3"):
+        with pytest.raises(ValueError, match="--eval-seeds must be two ints"):
+            main(["--eval-seeds", bad, "--report-only"])

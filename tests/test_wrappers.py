@@ -42,6 +42,44 @@ def test_learner_sees_the_same_hand_as_the_parallel_env_seat():
     np.testing.assert_array_equal(obs, p_obs["player_0"]["observation"])
 
 
+def test_scaled_observation_is_each_view_over_its_bound_and_the_default_is_raw():
+    """scale_observation=True: the same hand, every view divided by its documented bound (written out here),
+    deficiency views capped at 15 first, -1 (not applicable) kept; the default env hands the raw array."""
+    from mjenv.observation import ObservationSpec
+
+    spec = ObservationSpec("basic")
+    bound = {"hand": 4, "melds": 4, "num_melds": 4, "discards": 27, "knowledge_base": 4, "wall_count": 108,
+             "effective_count": 108, "effective_count_after_discard": 108}
+    raw_env = SingleAgentEnv(opponents="random", seat=1)
+    env = SingleAgentEnv(opponents="random", seat=1, scale_observation=True)
+    check_env(env, skip_render_check=True)
+    assert env.observation_space.low.min() == -1 and env.observation_space.high.max() == 1
+    for seed in range(4):
+        raw, _ = raw_env.reset(seed=seed)
+        obs, _ = env.reset(seed=seed)
+        seen_na = False
+        for _ in range(6):
+            assert raw.max() > 1  # the default stays the documented raw observation
+            assert obs.dtype == np.float32 and env.observation_space.contains(obs)
+            for name, x in spec.decode(raw).items():
+                got = spec.decode(obs)[name]
+                if name.startswith("deficiency"):
+                    want = np.where(x < 0, -1.0, np.minimum(x, 15) / 15)
+                    seen_na |= bool((x == -1).any())
+                else:
+                    want = np.where(x < 0, -1.0, x / bound.get(name, 1))
+                np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=name)
+            action = int(np.flatnonzero(env.action_masks())[0])
+            raw, _, done, _, _ = raw_env.step(action)
+            obs, _, done2, _, _ = env.step(action)
+            assert done == done2
+            if done:
+                break
+        assert seen_na
+    with pytest.raises(ValueError, match="scale_observation must be True or False"):
+        SingleAgentEnv(scale_observation="yes")
+
+
 def test_bad_arguments_raise_value_error():
     with pytest.raises(ValueError, match="seat"):
         SingleAgentEnv(seat=4)

@@ -1,7 +1,8 @@
 """Adapters of the mjenv environments for single-agent and distributed RL libraries (``mjenv.wrappers``).
 
 - :class:`SingleAgentEnv`: one learning seat, the other seats fixed agents; a gymnasium ``Env`` with
-  ``action_masks()`` for sb3-contrib's ``MaskablePPO``; :func:`mask_fn` for ``ActionMasker``.
+  ``action_masks()`` for sb3-contrib's ``MaskablePPO``; :func:`mask_fn` for ``ActionMasker``;
+  :class:`ObservationScaler` (its ``scale_observation=True``: every view divided by its bound).
 - :class:`RLlibParallelEnv`, :func:`rllib_env`, :class:`MaskedPolicyRLModule`, :func:`ppo_config`: Ray
   RLlib multi-agent PPO through PettingZoo's ``ParallelPettingZooEnv`` with action masking
   (``mjenv.wrappers.rllib``; needs ``ray[rllib]``).
@@ -18,6 +19,7 @@ from __future__ import annotations
 _LAZY = {
     "SingleAgentEnv": ("mjenv.wrappers.single_agent", "SingleAgentEnv"),
     "mask_fn": ("mjenv.wrappers.single_agent", "mask_fn"),
+    "ObservationScaler": ("mjenv.wrappers.single_agent", "ObservationScaler"),
     "RLlibParallelEnv": ("mjenv.wrappers.rllib", "RLlibParallelEnv"),
     "rllib_env": ("mjenv.wrappers.rllib", "rllib_env"),
     "MaskedPolicyRLModule": ("mjenv.wrappers.rllib", "MaskedPolicyRLModule"),

@@ -28,7 +28,17 @@ and ``-Phi(s)`` when the hand ends (``Phi = 0`` at the end). **Pass the learner'
 step): then the discounted sum of ``F`` over a hand is exactly ``-Phi(s_0)`` whatever happens, so the
 shaping is potential-based (Ng, Harada and Russell 1999, Theorem 1) and leaves optimal policies
 unchanged. ``info["potential"]`` is ``Phi`` of the learner's state (the env's, for
-``shaping="deficiency"``).
+``shaping="deficiency"``). ``shaping_scale=c`` multiplies the potential by ``c`` (``F = c * (gamma *
+Phi(s_next) - Phi(s))``, still potential-based: the discounted sum is ``-c * Phi(s_0)``); With
+``c = 1/15`` a step of deficiency is worth 1/15 point, on the scale of a hand's score.
+
+**Scaled observation.** ``scale_observation=True`` hands the learner the observation divided by the
+bounds of its views (:class:`ObservationScaler`): each view's non-negative entries by the ``high`` of its
+documented range (tile counts by 4, the wall count by 108, ...), the deficiency views after a cap at
+:data:`mjenv.env.POTENTIAL_CAP` (15, the shaping potential's cap: the ``99 = incompletable`` code becomes
+1, a deficiency of 3 becomes 0.2 rather than 0.03) by 15; the ``-1 = not applicable`` entries stay -1.
+Every entry is then in [-1, 1], which a plain MLP (sb3's ``MlpPolicy``) needs. The default (False)
+keeps the observation as documented. The shaping and ``info`` always read the raw observation.
 """
 
 from __future__ import annotations
@@ -71,6 +81,9 @@ class SingleAgentEnv(gym.Env):
         shaping: None, ``"deficiency"`` or ``"deficiency_tiles"`` (:mod:`mjenv.shaping`), applied between the
             learner's decisions (module docstring).
         gamma: the learner's discount per ``step`` of this env, in (0, 1], used by the shaping.
+        shaping_scale: positive factor of the potential (module docstring); 1 = the potential as defined.
+        scale_observation: hand out the observation divided by its views' bounds, in [-1, 1] (module
+            docstring); False = the raw observation.
         rules, observation, illegal_action: passed to :func:`mjenv.parallel_env`.
         render_mode: None, ``"ansi"``, ``"human"`` or ``"rgb_array"`` (the learner's view).
     """
@@ -87,6 +100,8 @@ class SingleAgentEnv(gym.Env):
         observation: str = "default",
         illegal_action: str = "penalize",
         render_mode: str | None = None,
+        shaping_scale: float = 1.0,
+        scale_observation: bool = False,
     ):
         import mjenv
         from mjenv.shaping import Potential, check_gamma, check_shaping
@@ -94,6 +109,12 @@ class SingleAgentEnv(gym.Env):
         check_shaping(shaping)
         self.gamma = check_gamma(gamma)
         self.shaping = shaping
+        if isinstance(shaping_scale, bool) or not isinstance(shaping_scale, (int, float)) \
+                or not np.isfinite(shaping_scale) or shaping_scale <= 0:
+            raise ValueError(f"shaping_scale must be a positive finite number, got {shaping_scale!r}")
+        self.shaping_scale = float(shaping_scale)
+        if not isinstance(scale_observation, bool):
+            raise ValueError(f"scale_observation must be True or False, got {scale_observation!r}")
         if seat is not None and seat not in (0, 1, 2, 3):
             raise ValueError(f"seat must be None (drawn per hand) or 0..3, got {seat!r}")
         self.fixed_seat = seat
@@ -108,6 +129,11 @@ class SingleAgentEnv(gym.Env):
         self.opponents = _make_opponents(opponents, self.env.spec.rules)
         space = self.env.observation_space(AGENTS[0])
         self.observation_space = space["observation"]
+        self._scaler = ObservationScaler(self.env.spec) if scale_observation else None
+        if self._scaler is not None:
+            self.observation_space = gym.spaces.Box(self._scaler(self.observation_space.low),
+                                                    self._scaler(self.observation_space.high),
+                                                    self.observation_space.shape, np.float32)
         self.action_space = gym.spaces.Discrete(self.env.action_space(AGENTS[0]).n)
         self.pass_action = int(self.action_space.n) - 1
         self.seat = 0 if seat is None else seat
@@ -150,10 +176,14 @@ class SingleAgentEnv(gym.Env):
         return total, over
 
     def _learner_potential(self, over: bool) -> float:
-        """Phi of the learner's current state (0 when the hand is over or without shaping)."""
+        """``shaping_scale * Phi`` of the learner's current state (0 when the hand is over or without shaping)."""
         if over or self._phi is None:
             return 0.0
-        return float(self._phi(self._obs[AGENTS[self.seat]]["observation"]))
+        return self.shaping_scale * float(self._phi(self._obs[AGENTS[self.seat]]["observation"]))
+
+    def _learner_observation(self) -> np.ndarray:
+        obs = self._obs[AGENTS[self.seat]]["observation"]
+        return obs if self._scaler is None else self._scaler(obs)
 
     def _info(self) -> dict[str, Any]:
         info = dict(self._infos[AGENTS[self.seat]])
@@ -187,7 +217,7 @@ class SingleAgentEnv(gym.Env):
             if not over:
                 break
         self._potential = self._learner_potential(False)
-        return self._obs[AGENTS[self.seat]]["observation"], self._info()
+        return self._learner_observation(), self._info()
 
     def step(self, action):
         if self._obs is None:
@@ -203,8 +233,7 @@ class SingleAgentEnv(gym.Env):
             new = self._learner_potential(over)
             reward += self.gamma * new - self._potential
             self._potential = new
-        obs = self._obs[AGENTS[self.seat]]["observation"]
-        return obs, reward, over, False, self._info()
+        return self._learner_observation(), reward, over, False, self._info()
 
     def render(self):
         return self.env.render()
@@ -213,9 +242,48 @@ class SingleAgentEnv(gym.Env):
         self.env.close()
 
 
+class ObservationScaler:
+    """Maps observations of one spec into [-1, 1]: ``ObservationScaler(spec)(observation)``.
+
+    Per entry, ``min(observation, cap) / scale`` where the observation is >= 0 and ``observation /
+    low_scale`` where it is negative (only the ``-1 = not applicable`` entries, which thus stay -1).
+    Deficiency views (documented up to ``INCOMPLETABLE``) get ``cap = scale = POTENTIAL_CAP``; every other
+    view ``cap = inf`` and ``scale`` the ``high`` of its documented range; ``low_scale`` is ``|low|`` (1
+    where ``low = 0``).
+
+    Args:
+        spec: an :class:`mjenv.observation.ObservationSpec` (``"basic"`` or a rule set's name also works).
+    """
+
+    def __init__(self, spec: Any = "basic"):
+        from mjenv.deficiency import INCOMPLETABLE
+        from mjenv.env import POTENTIAL_CAP
+        from mjenv.observation import ObservationSpec
+
+        if not isinstance(spec, ObservationSpec):
+            spec = ObservationSpec(spec)
+        self.cap = np.full(spec.size, np.inf, np.float32)
+        self.scale = np.ones(spec.size, np.float32)
+        self.low_scale = np.ones(spec.size, np.float32)
+        for name in spec.views:
+            view, sl = spec.view(name), spec.slices[name]
+            if view.high == INCOMPLETABLE:  # the deficiency's 99 code is "more than the cap"
+                self.cap[sl] = self.scale[sl] = POTENTIAL_CAP
+            else:
+                self.scale[sl] = max(view.high, 1)
+            self.low_scale[sl] = max(-view.low, 1)
+
+    def __call__(self, observation: np.ndarray) -> np.ndarray:
+        """float32[..., N] raw observations -> float32[..., N] scaled ones, in [-1, 1]."""
+        obs = np.asarray(observation, dtype=np.float32)
+        if obs.shape[-1] != self.scale.size:
+            raise ValueError(f"observation must have {self.scale.size} entries (this spec), got shape {obs.shape}")
+        return np.where(obs < 0, obs / self.low_scale, np.minimum(obs, self.cap) / self.scale).astype(np.float32)
+
+
 def mask_fn(env: gym.Env) -> np.ndarray:
     """The learner's mask of a (possibly wrapped) :class:`SingleAgentEnv`, for sb3-contrib's ``ActionMasker``."""
     return env.unwrapped.action_masks()
 
 
-__all__: Sequence[str] = ["SingleAgentEnv", "mask_fn"]
+__all__: Sequence[str] = ["SingleAgentEnv", "mask_fn", "ObservationScaler"]
