@@ -428,3 +428,22 @@ def test_screened_repair_rules_keep_what_their_order_says(rule, kept):
     x = np.array([[[index[("chow", (0, 1, 2))], index[("pair", (0, 0))], index[("pchow", (0, 1))], 0, 0]]])
     ndde_tables._screen_repair(ndde._Search(hand.reshape(1, -1), 4), x, rule)
     assert [s[v - 1][0] if v else None for v in x[0, 0, :3]] == kept
+
+
+def test_independent_implementation_reads_sec_3_1_and_eq_8_as_ndde_does():
+    # benchmarks/ndde_independent.py (issue 17's second NDDE, written from the paper's text) must build the
+    # same S in both index orders and, with a large budget, find the same optimum as the exact dp
+    import random
+
+    from benchmarks import ndde_independent as ind
+
+    rng = np.random.default_rng(17)
+    hands = np.concatenate([ndde_tables.one_suit_sample(rng, 40), ndde_tables.distinct_hands(rng, 2, 40)])
+    truth = deficiency(hands, method="dp")
+    for h, t in zip(hands, truth):
+        for order in ndde.S_ORDERS:
+            assert [e for _, e in ind.element_set(h.tolist(), ind.Opts(s_order=order))] == [
+                tiles for _, tiles in element_set(h, s_order=order)]
+    opts = ind.Opts(s_order="case", oor="clip", rnd="even")
+    found = [ind.ndde_run(h.tolist(), int(t), 50, 500, random.Random(0), opts) for h, t in zip(hands[:20], truth)]
+    assert found == truth[:20].tolist()
