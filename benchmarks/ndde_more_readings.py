@@ -93,8 +93,9 @@ def main(argv: list[str] | None = None) -> int:
         ndde._Search.__init__ = patch.get("init", _ORIG[2])
         row = []
         for pop, g in CELLS:
+            # the rules this screen was recorded under (mjenv's defaults before session ndde4)
             est = ndde.deficiency_batch(hands, kbs, np.full(n, 4), seed=1, stop_at=truth, population=pop,
-                                        generations=g)
+                                        generations=g, **nt.OLD_DEFAULTS)
             p = float((est == truth).mean())
             row.append(f"{100 * p:.2f} ± {196 * (p * (1 - p) / n) ** 0.5:.2f}")
         print(f"| {name} | " + " | ".join(row) + " |", flush=True)

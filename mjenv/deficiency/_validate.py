@@ -22,7 +22,7 @@ METHOD_OPTIONS = {
     "bda": ("thirteen", "variant"),
     "dp": ("device",),
     "ndde": ("seed", "population", "generations", "mutation_factor", "crossover_rate", "repair", "out_of_range",
-             "stop_at"),
+             "s_order", "rounding", "stop_at"),
 }
 
 

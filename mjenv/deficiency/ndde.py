@@ -40,6 +40,19 @@ The algorithm (paper section -> code)
   (Case 4) and "more than three" (Case 5); its own examples use a pair from two copies and the pong
   ``(B8B8B8)`` from three, so we read them as "at least two" and "at least three". Honours only get
   Cases 4 and 5.
+* **The index order of S** (option ``s_order``). Sec. 3.1 defines S as a *set* ("we first search all its
+  possible melds and pmelds and denote them by S") and Eq. 7 maps ``x_j`` to "the x_j-th element of S"
+  without fixing an order, yet the order matters: Eq. 9 does arithmetic on indices, so neighbouring
+  indices should hold similar elements. **The authors' order is inferred.** ``"case"`` (default): Case 1
+  over all tiles, then Case 2, ..., Case 5 (all adjacent pseudochows, then the gapped ones, the chows, the
+  pairs, the pongs, each by tile); the paper itself groups S by kind when it sums up ("Cases 1, 2, and 4
+  can provide all the possible pmelds, and Cases 3 and 5 can give all the possible melds"; Sec. 3.2.4:
+  "previously finding all possible melds, pmelds, and pairs"). ``"tile"``: tile by tile, Cases 1..5
+  within each (mjenv's order before session ndde4). On the paper's one-suit set the case order scores
+  about 2.5 points higher at the default budget and 3 to 5 points higher at ``G_max = 10``, which is what
+  closes most of the gap to the paper's Tables 1 and 3 (``benchmarks/ndde_tables.py``, ablation in
+  ``docs/bench/paper_tables.md``; found by bisecting against ``benchmarks/ndde_independent.py``, a
+  second implementation written from the paper's text).
 * Sec. 3.2.1, encoding and mapping (Eqs. 6-7): an individual is ``M + 1`` integer slots (five for the
   paper's 14-tile hands), each ``1..N_S`` (the 1-based index of an element of S) or ``0`` = empty.
   Initialisation draws every slot uniformly from ``1..N_S``.
@@ -49,11 +62,11 @@ The algorithm (paper section -> code)
   inferred.** Option ``repair``:
 
   - ``"pmeld_first"`` (default): a pseudomeld (pair or pseudochow) before a meld, the later slot first
-    within each kind. It comes far closer to the paper's Tables 1 and 3 than the alternatives but
-    does not reach them (``benchmarks/ndde_tables.py``; one suit, NP = 20, G_max = 50: 91.6%
-    [91.4, 91.8] against the paper's 93.3%, where removing a meld first gives 74% and the last slot
-    87%), so the authors' code differs in some further detail we have not identified (two dozen other readings of
-    Secs. 2.3-3.2 screened in ``docs/bench/paper_tables.md``, "What we tried", none closes the gap);
+    within each kind. It comes far closer to the paper's Tables 1 and 3 than the alternatives
+    (removing a meld first, or the last slot, costs many points; ablation in
+    ``docs/bench/paper_tables.md``); with the tile-by-tile order of S it still fell short of the paper
+    (one suit, NP = 20, G_max = 50: 91.6% [91.4, 91.8] against 93.3%), the gap the ``s_order`` option
+    above closes;
   - ``"meld_first"``: a meld before a pseudomeld (the later slot first within each kind);
   - ``"last_slot"``: the later slot first whatever it holds (mjenv's rule before issue 17).
 
@@ -70,16 +83,19 @@ The algorithm (paper section -> code)
   tiles "have formed a pong", i.e. every one of them already has all four copies in H) costs 2.
 * Sec. 3.2.4, mutation (Eq. 9, discrete DE/rand/1, ``F = 0.5``): ``v_j = round(x_r1,j + F (x_r2,j -
   x_r3,j))`` when all three slots are non-empty, else a uniform ``1..N_S``; ``r1, r2, r3`` distinct
-  and different from ``i``. "round" is taken as the nearest integer with ties upwards: with
-  ``F = 0.5`` ties are frequent, and Python's half-to-even ``round`` would pull mutants towards even
-  indices of S; on the paper's one-suit set with its default budget, ties-upwards scores about 1.6
-  points higher with the default repair (about 3 with ``last_slot``), closer to its Table 3.
+  and different from ``i``. With ``F = 0.5`` ties are frequent, so the tie rule of "round" (option
+  ``rounding``; **inferred**) matters: ``"half_even"`` (default) is Python's and numpy's ``round``, the
+  language the authors used (Sec. 4: "implemented in Python 3.0"); ``"half_up"`` rounds ties upwards
+  (mjenv's rule before session ndde4, which scored higher with the tile order of S). With the case
+  order and clipping, ties to even scored 93.3% [92.5, 94.0] and ties upwards 94.1% [93.4, 94.8] on
+  4,000 one-suit hands at the default budget (the paper: 93.3%); the two are within the noise of each
+  other, so the language's own rule is the default.
   Eq. 9 does not say what to do when the result leaves ``1..N_S`` (Sec. 3.2.4 defines only ``round``
   and the ``randint`` fallback for an empty donor slot); **the rule is inferred.** Option
-  ``out_of_range``: ``"redraw"`` (default) draws a uniform index, the only fallback the paper's text
-  defines; ``"clip"`` takes the nearest of 1 and N_S, the usual DE bound handling, which scores
-  slightly higher on one-suit hands at the paper's default budget (+0.2 points, within the noise, in
-  the ablation of ``benchmarks/ndde_tables.py``); it does not close the gap to the paper's tables.
+  ``out_of_range``: ``"clip"`` (default) takes the nearest of 1 and N_S, the usual DE bound handling;
+  ``"redraw"`` draws a uniform index, the only fallback the paper's text defines (mjenv's rule before
+  session ndde4). With the case order of S, clipping scores about 2 points higher at ``G_max = 10``,
+  closer to the paper's small-budget cells of Table 1 (a few of which stay a few points above ours).
   Crossover (Eq. 10, ``Cr = 0.5``): ``u_j = x_j``
   when ``x_j`` is non-empty and ``rand <= Cr``, else ``v_j``. Selection (Eq. 4): ``u`` replaces ``x``
   when ``f(u) <= f(x)``; the target is kept in its repaired form.
@@ -111,6 +127,8 @@ __all__ = [
     "DEFAULT_POPULATION",
     "OUT_OF_RANGE_RULES",
     "REPAIR_ORDERS",
+    "ROUNDINGS",
+    "S_ORDERS",
     "deficiency_batch",
     "element_set",
     "predecomposition_cost",
@@ -128,7 +146,13 @@ REPAIR_ORDERS = ("pmeld_first", "meld_first", "last_slot")
 DEFAULT_REPAIR = "pmeld_first"
 #: What the mutation (Eq. 9) does with a mutant outside 1..N_S.
 OUT_OF_RANGE_RULES = ("redraw", "clip")
-DEFAULT_OUT_OF_RANGE = "redraw"
+DEFAULT_OUT_OF_RANGE = "clip"
+#: How S is indexed (Sec. 3.1): Cases 1..5 within each tile ("tile"), or each Case over all tiles ("case").
+S_ORDERS = ("tile", "case")
+DEFAULT_S_ORDER = "case"
+#: Eq. 9's round: ties to even (Python's and numpy's round) or ties upwards.
+ROUNDINGS = ("half_even", "half_up")
+DEFAULT_ROUNDING = "half_even"
 
 # Element kinds, in the paper's case order for one tile (Cases 1..5).
 _PCHOW1, _PCHOW2, _CHOW, _PAIR, _PONG = range(5)
@@ -192,11 +216,12 @@ def _membership(hands: np.ndarray) -> np.ndarray:
     return mem.reshape(b, 5 * n)
 
 
-def element_set(hand) -> list[tuple[str, tuple[int, ...]]]:
+def element_set(hand, s_order: str = DEFAULT_S_ORDER) -> list[tuple[str, tuple[int, ...]]]:
     """The paper's set S for one hand (Sec. 3.1), in the order NDDE indexes it.
 
     Args:
         hand: int[T] tile counts (T = 27 or 34).
+        s_order: ``"tile"`` or ``"case"`` (see :func:`deficiency_batch`).
 
     Returns:
         ``[(kind, tile ids), ...]`` with kind in ``pchow | chow | pair | pong``; index ``k`` of this
@@ -206,10 +231,23 @@ def element_set(hand) -> list[tuple[str, tuple[int, ...]]]:
     counts, kinds, _ = _universe(h.shape[1])
     mem = _membership(h)[0]
     out = []
-    for c in np.flatnonzero(mem):
+    for c in _s_index(mem[None], _check_choice("s_order", s_order, S_ORDERS))[0, :int(mem.sum())]:
         tiles = tuple(int(t) for t in np.repeat(np.arange(h.shape[1]), counts[c]))
         out.append((_KIND_NAMES[kinds[c]], tiles))
     return out
+
+
+def _s_index(mem: np.ndarray, s_order: str) -> np.ndarray:
+    """int[B, 5T]: per hand the candidates of :func:`_universe` in S's index order, members first.
+
+    ``"tile"``: tile ascending, then Case 1..5 (the universe's own order); ``"case"``: Case 1..5, then
+    tile ascending. Non-members follow the members (callers cut at N_S).
+    """
+    n = mem.shape[1]
+    key = np.arange(n)
+    if s_order == "case":
+        key = (key % 5) * (n // 5) + key // 5  # universe index 5 t + case -> case-major rank
+    return np.argsort(np.where(mem, key, n + key), axis=1, kind="stable")
 
 
 def predecomposition_cost(hand, elements, melds_needed: int = 4) -> int:
@@ -333,6 +371,8 @@ def deficiency_batch(
     crossover_rate: float = DEFAULT_CR,
     repair: str = DEFAULT_REPAIR,
     out_of_range: str = DEFAULT_OUT_OF_RANGE,
+    s_order: str = DEFAULT_S_ORDER,
+    rounding: str = DEFAULT_ROUNDING,
     stop_at: int | np.ndarray | None = None,
 ) -> np.ndarray:
     """NDDE estimate of the (non knowledge-aware) deficiency of a validated batch.
@@ -348,13 +388,18 @@ def deficiency_batch(
         mutation_factor: F of Eq. 9 (paper: 0.5).
         crossover_rate: Cr of Eq. 10 (paper: 0.5).
         repair: which element the repair of Sec. 3.2.2 removes first from an over-used tile:
-            ``"pmeld_first"`` (default; a pseudomeld before a meld, the later slot first within each;
-            inferred; the closest to the paper's Tables 1 and 3, still short of them), ``"meld_first"`` or
-            ``"last_slot"``
-            (the later slot first whatever its kind; mjenv's rule before issue 17). See the module
-            docstring.
-        out_of_range: what Eq. 9 does with a mutant outside ``1..N_S``: ``"redraw"`` (default; a
-            uniform index, Eq. 9's own fallback) or ``"clip"`` (the nearest of 1 and N_S).
+            ``"pmeld_first"`` (default; a pseudomeld before a meld, the later slot first within each),
+            ``"meld_first"`` or ``"last_slot"`` (the later slot first whatever its kind; mjenv's rule
+            before issue 17).
+        out_of_range: what Eq. 9 does with a mutant outside ``1..N_S``: ``"clip"`` (default; the nearest
+            of 1 and N_S) or ``"redraw"`` (a uniform index, Eq. 9's own fallback for empty donors).
+        s_order: the index order of S (Sec. 3.1 leaves it open; Eq. 9 does arithmetic on indices):
+            ``"case"`` (default; Case 1 over all tiles, then Case 2, ...) or ``"tile"`` (Cases 1..5 per tile).
+        rounding: Eq. 9's ``round``: ``"half_even"`` (default; ties to even, Python's ``round``) or
+            ``"half_up"`` (ties upwards).
+
+            All four rules are left open by the paper; the defaults are inferred (they reproduce its
+            Tables 1 and 3, see the module docstring).
         stop_at: None, an int or int[B]: a hand's search stops as soon as its best fitness is at most
             this (the paper's experiments stop at the known true deficiency, Sec. 4.1). None stops only
             at 0, which nothing can beat; the paper-table benchmark passes the exact deficiency.
@@ -369,6 +414,8 @@ def deficiency_batch(
     rng = _check_options(population, generations, mutation_factor, crossover_rate, seed)
     order = _check_choice("repair", repair, REPAIR_ORDERS)
     clip = _check_choice("out_of_range", out_of_range, OUT_OF_RANGE_RULES) == "clip"
+    s_order = _check_choice("s_order", s_order, S_ORDERS)
+    half_even = _check_choice("rounding", rounding, ROUNDINGS) == "half_even"
     hands = np.asarray(hands)
     melds_needed = np.asarray(melds_needed, dtype=np.int64)
     stop = _check_stop_at(stop_at, len(hands))
@@ -379,12 +426,13 @@ def deficiency_batch(
         # chunks bound the memory of the [rows, NP, NP] and [rows, NP, M + 1, T] work arrays
         for lo in range(0, len(rows), _CHUNK):
             part = rows[lo:lo + _CHUNK]
-            out[part] = _run(_Search(hands[part], int(m_val)), rng, int(population), int(generations),
-                             float(mutation_factor), float(crossover_rate), order, clip, stop[part])
+            out[part] = _run(_Search(hands[part], int(m_val), s_order), rng, int(population), int(generations),
+                             float(mutation_factor), float(crossover_rate), order, clip, half_even, stop[part])
     return out
 
 
-def repair_slots(hand, slots, melds_needed: int = 4, *, repair: str = DEFAULT_REPAIR) -> np.ndarray:
+def repair_slots(hand, slots, melds_needed: int = 4, *, repair: str = DEFAULT_REPAIR,
+                 s_order: str = DEFAULT_S_ORDER) -> np.ndarray:
     """The repair of Sec. 3.2.2 applied to individuals of one hand, exactly as the search applies it.
 
     Args:
@@ -393,6 +441,7 @@ def repair_slots(hand, slots, melds_needed: int = 4, *, repair: str = DEFAULT_RE
             (``k + 1`` for element ``k``), 0 = empty slot.
         melds_needed: M (4 for the paper's hands).
         repair: ``"pmeld_first"``, ``"meld_first"`` or ``"last_slot"`` (see :func:`deficiency_batch`).
+        s_order: the index order of S, ``"tile"`` or ``"case"`` (as in :func:`element_set`).
 
     Returns:
         int64 array of the shape of ``slots``: the feasible individuals, removed elements set to 0.
@@ -401,7 +450,8 @@ def repair_slots(hand, slots, melds_needed: int = 4, *, repair: str = DEFAULT_RE
         ValueError: a bad ``repair``, a slot count other than M + 1 or a slot outside ``0..N_S``.
     """
     order = _check_choice("repair", repair, REPAIR_ORDERS)
-    search = _Search(np.asarray(hand).astype(np.int8).reshape(1, -1), int(melds_needed))
+    search = _Search(np.asarray(hand).astype(np.int8).reshape(1, -1), int(melds_needed),
+                     _check_choice("s_order", s_order, S_ORDERS))
     x = np.array(slots, dtype=np.int64)
     if x.ndim not in (1, 2) or x.shape[-1] != melds_needed + 1:
         raise ValueError(f"slots must be int[{melds_needed + 1}] or int[P, {melds_needed + 1}], got shape "
@@ -424,7 +474,7 @@ class _Search:
 
     _FIELDS = ("h", "n_s", "s_counts", "s_meld", "s_pmeld", "s_pair")
 
-    def __init__(self, hands: np.ndarray, melds_needed: int) -> None:
+    def __init__(self, hands: np.ndarray, melds_needed: int, s_order: str = DEFAULT_S_ORDER) -> None:
         b, n_types = hands.shape
         self.melds_needed = melds_needed
         self.h = hands.astype(np.int16)
@@ -432,7 +482,7 @@ class _Search:
         mem = _membership(hands)
         self.n_s = mem.sum(axis=1)  # N_S per hand
         ns_max = int(self.n_s.max()) if b else 0
-        order = np.argsort(~mem, axis=1, kind="stable")[:, :ns_max]
+        order = _s_index(mem, s_order)[:, :ns_max]
         valid = np.arange(ns_max)[None, :] < self.n_s[:, None]
         self.s_counts = np.zeros((b, ns_max + 1, n_types), dtype=np.int16)
         self.s_counts[:, 1:] = np.where(valid[:, :, None], u_counts[order], 0)
@@ -515,7 +565,7 @@ class _Search:
         return _fitness_formula(m, nn, pair.any(axis=2), twin_pairs, unpairable, self.melds_needed)
 
 
-def _run(search: _Search, rng, pop, gens, f_scale, cr, order, clip, stop) -> np.ndarray:
+def _run(search: _Search, rng, pop, gens, f_scale, cr, order, clip, half_even, stop) -> np.ndarray:
     b = len(search.h)
     k = search.melds_needed + 1  # slots
     out = np.zeros(b, dtype=np.int32)
@@ -541,8 +591,9 @@ def _run(search: _Search, rng, pop, gens, f_scale, cr, order, clip, stop) -> np.
         r = np.argsort(keys, axis=2)[:, :, :3]
         xr = x[bi, r]  # [n, pop, 3, k]
         x1, x2, x3 = xr[:, :, 0], xr[:, :, 1], xr[:, :, 2]
-        # nearest integer, ties upwards (see the module docstring on why not Python's half-to-even)
-        mutant = np.floor(x1 + f_scale * (x2 - x3) + 0.5).astype(np.int64)
+        raw = x1 + f_scale * (x2 - x3)
+        # F = 0.5 makes ties frequent, so the tie rule matters (module docstring)
+        mutant = (np.round(raw) if half_even else np.floor(raw + 0.5)).astype(np.int64)
         ok = (x1 > 0) & (x2 > 0) & (x3 > 0)
         n_s = search.n_s[:, None, None]
         if clip:
