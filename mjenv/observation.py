@@ -85,6 +85,8 @@ STATE_FIELDS = (
     ("dealer", (), 0),
     ("phase", (), 0),
     ("flowers", ("4", "F"), 0),  # flowers set aside per seat (F = rules.flowers: 0, or 8 in taiwan16)
+    ("missing_suit", ("4", "S"), 0),  # declared missing suit one-hot per seat (S = 3 with Rules.missing_suit, else 0)
+    ("won", ("4", "W"), 0),  # 1 for a seat that has won (W = 1 with Rules.bloody, else 0)
     ("zero", (), 0),
 )
 #: How many of :data:`STATE_FIELDS` come from arrays (the rest are ints).
@@ -217,8 +219,8 @@ class ObservationSpec:
             View("knowledge_base", (t,), 0, 4, "copies of each tile the seat has not seen", "knowledge_base", "own"),
             View("wall_count", (1,), 0, r.num_tiles, "tiles left in the wall", "wall_count", "shared"),
             View("dealer", (4,), 0, 1, "one-hot seat of the dealer", "dealer", "onehot_relative"),
-            View("phase", (len(Phase),), 0, 1, "one-hot of the game phase: discard, claim, rob kong, end", "phase",
-                 "onehot"),
+            View("phase", (len(Phase) if r.missing_suit else 4,), 0, 1, "one-hot of the game phase: discard, claim, "
+                 "rob kong, end" + (", declare" if r.missing_suit else ""), "phase", "onehot"),
             View("deficiency", (1,), 0, defi, f"knowledge-aware deficiency of the own hand ({INCOMPLETABLE} = "
                  "incompletable)", "deficiency", "feature"),
             View("deficiency_after_discard", (t,), NOT_APPLICABLE, defi,
@@ -240,6 +242,12 @@ class ObservationSpec:
         if r.flowers:  # taiwan16 (issue 12): flowers are set aside face up, so every seat sees them
             v.append(View("flowers", (4, r.flowers), 0, 1, "flowers each seat has set aside (public; seat-relative)",
                           "flowers", "relative"))
+        if r.missing_suit:  # Sichuan (issue 12): declarations are made at once, public from then on
+            v.append(View("missing_suit", (4, 3), 0, 1, "each seat's declared missing suit, one-hot s/m/p (all 0 "
+                          "before the declaration; seat-relative)", "missing_suit", "relative"))
+        if r.bloody:  # Sichuan bloody battle (issue 12): who has won and left the hand is public
+            v.append(View("won", (4,), 0, 1, "1 for a seat that has won and left the hand (seat-relative)", "won",
+                          "relative"))
         if self.oracle:
             v += [
                 View("oracle_hands", (4, t), 0, 4, "HIDDEN: every seat's concealed tiles (seat-relative)", "hands",
@@ -317,7 +325,8 @@ class ObservationSpec:
 
     def _state_layout(self) -> tuple[dict[str, tuple[int, tuple[int, ...], int]], int]:
         """Each state field's (start, shape, add) in the state record, and the record's length."""
-        dims = {"4": 4, "T": self.num_tile_types, "D": self.max_discards, "F": self.rules.flowers}
+        dims = {"4": 4, "T": self.num_tile_types, "D": self.max_discards, "F": self.rules.flowers,
+                "S": 3 * self.rules.missing_suit, "W": int(self.rules.bloody)}
         fields, pos = {}, 0
         for name, shape, add in STATE_FIELDS:
             shape = tuple(dims[d] for d in shape)
@@ -391,7 +400,9 @@ class ObservationSpec:
             n0, n1, n2, n3, m - n0, m - n1, m - n2, m - n3, turn == 0, turn == 1, turn == 2, turn == 3,
             *c, chow == 0, chow == 1, chow == 2, chow == 3,
             last, who if last >= 0 else -1, game.wall_remaining, game.dealer, phase,
-            *(game.flowers.ravel().tolist() if self.rules.flowers else ()), 0,
+            *(game.flowers.ravel().tolist() if self.rules.flowers else ()),
+            *(_missing_onehots(game.missing) if self.rules.missing_suit else ()),
+            *(game.won.tolist() if self.rules.bloody else ()), 0,
         )  # fmt: skip
         kbs = _knowledge_bases(game) if knowledge_bases is None else knowledge_bases
         return game.hands, game.meld_counts, kbs, game.discards, ints
@@ -502,6 +513,15 @@ class ObservationSpec:
     def encode_all(self, game) -> np.ndarray:
         """The observations of all four seats: float32[4, size], row s seat s's."""
         return self.observe(game)[0]
+
+
+def _missing_onehots(missing: np.ndarray) -> list[int]:
+    """The four seats' declared suits as 12 ints, one-hot per seat (all 0 for an undeclared seat)."""
+    out = [0] * 12
+    for s, m in enumerate(missing.tolist()):
+        if m >= 0:
+            out[3 * s + m] = 1
+    return out
 
 
 def oracle_wall(game, length: int) -> np.ndarray:

@@ -194,8 +194,9 @@ class Rules:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able dict of every field (``get_rules`` accepts it back). The issue-12 fields
-        (``flowers``, ``draw_at``, ``scoring``, ``missing_suit``, ``bloody``) are left out at their defaults (0, 0, ``"points"``), so
-        the logs and digests of the rule sets without flowers read as before."""
+        (``flowers``, ``draw_at``, ``scoring``, ``missing_suit``, ``bloody``) are left out at their
+        defaults (0, 0, ``"points"``, False, False) unless the preset differs, so the logs and
+        digests of the other rule sets read as before."""
         d = dataclasses.asdict(self)
         base = _PRESETS.get(self.name, Rules())  # get_rules fills a missing field from this preset
         for field, default in _QUIET_DEFAULTS.items():

@@ -87,12 +87,14 @@ class BatchGames:
         if isinstance(num_tables, bool) or not isinstance(num_tables, (int, np.integer)) or num_tables < 1:
             raise ValueError(f"num_tables must be an int >= 1, got {num_tables!r}")
         r = get_rules(rules)
-        if r.flowers or r.draw_at or getattr(r, "scoring", "points") != "points":
-            # the compiled step predates flowers, the draw at N tiles left and tai scoring
+        if r.flowers or r.draw_at or r.scoring != "points" or r.missing_suit or r.bloody:
+            # the compiled step predates flowers, the draw at N tiles left, tai scoring and the Sichuan
+            # game (declaration, bloody battle, fan scoring; issue 12)
             raise ValueError(
                 f"BatchGames does not support rules {r.name!r} (flowers={r.flowers}, draw_at={r.draw_at}, "
-                f"scoring={r.scoring!r}); allowed: rules without flowers, draw_at=0 and scoring='points' "
-                "(presets basic, honours, sichuan); use mjenv.game.Game for the others")
+                f"scoring={r.scoring!r}, missing_suit={r.missing_suit}, bloody={r.bloody}); allowed: rules "
+                "without flowers, draw_at=0, scoring='points', missing_suit=False and bloody=False "
+                "(presets basic, honours); use mjenv.game.Game for the others")
         self.rules = r
         t, a = r.num_tile_types, 2 * r.num_tile_types + 7
         n = int(num_tables)
