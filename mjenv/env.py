@@ -78,6 +78,13 @@ At the end of the hand each agent receives its score change (zero-sum; points fr
 discard win takes `discard_win_points` from the discarder, a self-draw `self_draw_points` from each
 opponent; an exhaustive draw scores 0). Every other step rewards 0.
 
+Sichuan (`rules="sichuan"`, bloody battle; docs/DESIGN.md): every seat first declares its missing
+suit (action ids `2T + 7 .. 2T + 9`, all four in one step; view `missing_suit`), wins and kongs are
+paid when they happen and each step rewards that step's score changes, and a seat that wins leaves
+the hand: it is terminated (the parallel env returns it once more, then drops it from `agents`; the
+AEC env selects it once to step `None`) while the others play on until three have won or the wall
+is empty.
+
 `shaping="deficiency"` adds potential-based shaping (Ng, Harada and Russell 1999, Theorem 1) to every
 step: `F = gamma * Phi(s') - Phi(s)` with `Phi(s) = -min(deficiency, 15)` of the agent's own hand
 under its own knowledge base, and `Phi = 0` at the end of the hand. 15 stands for INCOMPLETABLE: one

@@ -98,6 +98,7 @@ def test_the_dealer_declares_before_discarding_in_aec():
         assert env.agent_selection == f"player_{s}"
         obs, *_ = env.last()
         assert np.flatnonzero(obs["action_mask"]).tolist() == list(range(LAY.declares.start, LAY.size))
+        assert SPEC.decode(obs)["missing_suit"].sum() == 0  # the earlier seats' choices are not shown yet
         env.step(LAY.declare(0))
     assert env.agent_selection == "player_0" and env.unwrapped.game.missing.tolist() == [0, 0, 0, 0]
     obs, *_ = env.last()
