@@ -138,6 +138,9 @@ first `reset()` raises a `ValueError` saying so.
   `effective_count_after_discard` and `deficiency_after_kong` (T entries each, -1 off the discard
   turn); the observation grows by 2T (511 -> 565 for `"basic"`). Every other view is unchanged; a
   policy checkpoint of the old layout reads the new one (`mjenv.baselines.policy.PolicyNet`).
+* v0, issue 12: `rules="sichuan"` is the Sichuan game (missing-suit declaration, bloody battle, fan
+  scoring) instead of `basic` without chow: 64 actions (3 declarations after PASS), observation 582
+  (`phase` gains `declare`; views `missing_suit`, `won`). Every other preset is unchanged.
 """
 
 from __future__ import annotations

@@ -30,8 +30,8 @@ and docs/DESIGN.md, "Sichuan"):
 * 定缺: after the deal (the dealer holding 14 tiles) every seat declares a missing suit, all four
   at once (one step; no seat sees another's choice before making its own); the declarations are
   public from then on. A seat holding tiles of its missing suit must discard one of them on its turn
-  (the mask offers nothing else but a kong or a win it may not make), may not pong or kong a tile of
-  that suit, and cannot win while its hand holds one.
+  (a kong of another suit is still allowed), may not pong or kong a tile of that suit, and cannot win
+  while its hand holds one.
 * 血战到底: a win does not end the hand. The winner leaves (its hand is frozen, it pays and receives
   nothing more); several seats may win on one discard (一炮多响). Play goes on with the first seat still
   in the hand after the (last) winner, until three seats have won or the wall is empty.
