@@ -19,7 +19,7 @@ from mjenv.rules import Rules, get_rules
 
 #: Short names of the :class:`~mjenv.game.Phase` members, which index the one-hot ``phase`` view
 #: (the agents compare ``Situation.phase`` with them; they never see a game).
-PHASE_DISCARD, PHASE_CLAIM, PHASE_ROB_KONG, PHASE_END = Phase
+PHASE_DISCARD, PHASE_CLAIM, PHASE_ROB_KONG, PHASE_END, PHASE_DECLARE = Phase
 
 
 @dataclass(frozen=True)
@@ -31,11 +31,14 @@ class Situation:
         kb: int16[T] knowledge base: copies of each tile this seat has not seen.
         melds_needed: melds still to form (``rules.melds`` minus own declared melds).
         phase: the :class:`~mjenv.game.Phase` value (``PHASE_DISCARD``, ``PHASE_CLAIM``,
-            ``PHASE_ROB_KONG``, ``PHASE_END``).
+            ``PHASE_ROB_KONG``, ``PHASE_END``, ``PHASE_DECLARE``: Sichuan's missing-suit declaration).
         last_discard: tile id awaiting claims (the robbed tile in ``PHASE_ROB_KONG``), -1 when none.
         wall_count: tiles left in the wall.
         mask: bool[A] legal actions.
         layout: the action ids of these rules.
+        missing_suit: own declared missing suit (Sichuan 定缺; 0..2), -1 before the declaration and
+            under rules without one. Once declared, ``kb`` counts no tile of that suit: the seat will
+            keep none, so none is available to it (as in :mod:`mjenv.deficiency.sichuan`).
     """
 
     hand: np.ndarray
@@ -46,6 +49,7 @@ class Situation:
     wall_count: int
     mask: np.ndarray
     layout: ActionLayout
+    missing_suit: int = -1
 
     @property
     def legal(self) -> np.ndarray:
@@ -65,7 +69,7 @@ def situation_from_views(views: dict[str, np.ndarray], action_mask: np.ndarray, 
     Raises:
         ValueError: a missing view, a mask of the wrong length or with no legal action.
     """
-    layout = ActionLayout(rules.num_tile_types)
+    layout = ActionLayout.for_rules(rules)
     needed = ("hand", "knowledge_base", "num_melds", "last_discard", "phase", "wall_count")
     missing = [k for k in needed if k not in views]
     if missing:
@@ -83,6 +87,12 @@ def situation_from_views(views: dict[str, np.ndarray], action_mask: np.ndarray, 
     num_melds = np.rint(np.asarray(views["num_melds"], dtype=np.float64)).astype(np.int64).reshape(-1)
     last = np.asarray(views["last_discard"]).reshape(-1)
     phase = np.asarray(views["phase"]).reshape(-1)
+    missing = -1
+    if "missing_suit" in views:  # Sichuan (issue 12): own row of the public declarations
+        own = np.asarray(views["missing_suit"]).reshape(4, 3)[0]
+        if own.max() > 0:
+            missing = int(np.argmax(own))
+            kb[9 * missing : 9 * missing + 9] = 0
     return Situation(
         hand=hand,
         kb=kb,
@@ -92,6 +102,7 @@ def situation_from_views(views: dict[str, np.ndarray], action_mask: np.ndarray, 
         wall_count=int(round(float(np.asarray(views["wall_count"]).reshape(-1)[0]))),
         mask=mask,
         layout=layout,
+        missing_suit=missing,
     )
 
 
@@ -111,7 +122,7 @@ class Agent:
 
     def __init__(self, seed: int | None = 0, rules: str | Rules = "basic") -> None:
         self.rules = get_rules(rules)
-        self.layout = ActionLayout(self.rules.num_tile_types)
+        self.layout = ActionLayout.for_rules(self.rules)
         self._spec = None
         self.reset(seed)
 
@@ -141,6 +152,14 @@ class Agent:
     def act(self, observation: dict[str, Any]) -> int:
         """Choose a legal action id from this seat's observation dict."""
         return int(self.decide(self.situation(observation)))
+
+    @staticmethod
+    def declare(s: Situation) -> int:
+        """Sichuan 定缺 from the own hand and knowledge base only: the suit cheapest to drop by the
+        missing-suit deficiency (:func:`mjenv.deficiency.sichuan.best_missing_suit`)."""
+        from mjenv.deficiency.sichuan import best_missing_suit
+
+        return s.layout.declare(best_missing_suit(s.hand, s.kb))
 
     def decide(self, s: Situation) -> int:  # pragma: no cover - abstract
         raise NotImplementedError

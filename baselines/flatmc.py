@@ -60,7 +60,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from mjenv.baselines._common import PHASE_CLAIM, PHASE_DISCARD, Agent, Situation
+from mjenv.baselines._common import PHASE_CLAIM, PHASE_DECLARE, PHASE_DISCARD, Agent, Situation
 
 from mjenv.deficiency import dp
 from mjenv.rules import Rules
@@ -477,6 +477,8 @@ class FlatMCAgent(Agent):
         lay = s.layout
         if len(legal) == 1:
             return int(legal[0])
+        if s.phase == PHASE_DECLARE:  # Sichuan (issue 12)
+            return self.declare(s)
         if s.mask[lay.win]:
             return lay.win
         if s.phase == PHASE_DISCARD and s.mask[: lay.num_tile_types].any():

@@ -22,7 +22,7 @@ All deficiencies come from the exact batched ``dp`` core, one call per feature.
 from __future__ import annotations
 
 import numpy as np
-from mjenv.baselines._common import PHASE_CLAIM, PHASE_DISCARD, Agent, Situation
+from mjenv.baselines._common import PHASE_CLAIM, PHASE_DECLARE, PHASE_DISCARD, Agent, Situation
 
 from mjenv.deficiency import dp
 from mjenv.deficiency.features import NOT_APPLICABLE, discard_rows
@@ -104,6 +104,8 @@ class GreedyAgent(Agent):
         lay = s.layout
         if len(legal) == 1:
             return int(legal[0])
+        if s.phase == PHASE_DECLARE:  # Sichuan (issue 12)
+            return self.declare(s)
         if s.mask[lay.win]:
             return lay.win
         if s.phase == PHASE_DISCARD and s.mask[: lay.num_tile_types].any():

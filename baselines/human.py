@@ -16,13 +16,14 @@ import sys
 from typing import Any, TextIO
 
 import numpy as np
-from mjenv.baselines._common import PHASE_CLAIM, PHASE_DISCARD, PHASE_ROB_KONG, Agent, Situation
+from mjenv.baselines._common import PHASE_CLAIM, PHASE_DECLARE, PHASE_DISCARD, PHASE_ROB_KONG, Agent, Situation
 
 from mjenv.rules import Rules
 from mjenv.tiles import FLOWER_NAMES, format_hand, tile_name
 
 SEAT_NAMES = ("you", "right", "across", "left")
-PHASE_NAMES = {PHASE_DISCARD: "your turn", PHASE_CLAIM: "claim window", PHASE_ROB_KONG: "rob a kong?"}
+PHASE_NAMES = {PHASE_DISCARD: "your turn", PHASE_CLAIM: "claim window", PHASE_ROB_KONG: "rob a kong?",
+               PHASE_DECLARE: "declare your missing suit"}
 HELP = """how to answer:
   a number          the move with that number in the list, e.g. 0
   a move name       e.g. pass, pong, win, kong 3s, chow (a prefix is enough when only one move has it)

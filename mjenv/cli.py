@@ -59,7 +59,8 @@ def _add_rules_option(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--rules", default="basic", choices=PRESET_NAMES,
                    help="rules preset: basic (the papers' 108-tile game, default), honours (136 tiles with winds "
-                        "and dragons), sichuan (no chow), taiwan16 (16-tile hands); see help(mjenv.rules)")  # fmt: skip
+                        "and dragons), sichuan (bloody battle: missing suit, play on after a win), taiwan16 "
+                        "(16-tile hands); see help(mjenv.rules)")  # fmt: skip
 
 
 def _add_eval_options(p: argparse.ArgumentParser, deals: int, workers: int) -> None:

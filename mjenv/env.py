@@ -78,6 +78,13 @@ At the end of the hand each agent receives its score change (zero-sum; points fr
 discard win takes `discard_win_points` from the discarder, a self-draw `self_draw_points` from each
 opponent; an exhaustive draw scores 0). Every other step rewards 0.
 
+Sichuan (`rules="sichuan"`, bloody battle; docs/DESIGN.md): every seat first declares its missing
+suit (action ids `2T + 7 .. 2T + 9`, all four in one step; view `missing_suit`), wins and kongs are
+paid when they happen and each step rewards that step's score changes, and a seat that wins leaves
+the hand: it is terminated (the parallel env returns it once more, then drops it from `agents`; the
+AEC env selects it once to step `None`) while the others play on until three have won or the wall
+is empty.
+
 `shaping="deficiency"` adds potential-based shaping (Ng, Harada and Russell 1999, Theorem 1) to every
 step: `F = gamma * Phi(s') - Phi(s)` with `Phi(s) = -min(deficiency, 15)` of the agent's own hand
 under its own knowledge base, and `Phi = 0` at the end of the hand. 15 stands for INCOMPLETABLE: one
@@ -131,6 +138,9 @@ first `reset()` raises a `ValueError` saying so.
   `effective_count_after_discard` and `deficiency_after_kong` (T entries each, -1 off the discard
   turn); the observation grows by 2T (511 -> 565 for `"basic"`). Every other view is unchanged; a
   policy checkpoint of the old layout reads the new one (`mjenv.baselines.policy.PolicyNet`).
+* v0, issue 12: `rules="sichuan"` is the Sichuan game (missing-suit declaration, bloody battle, fan
+  scoring) instead of `basic` without chow: 64 actions (3 declarations after PASS), observation 582
+  (`phase` gains `declare`; views `missing_suit`, `won`). Every other preset is unchanged.
 """
 
 from __future__ import annotations
@@ -276,7 +286,7 @@ class _Table:
         self.shaping = shaping
         self.gamma = float(gamma)
         self.illegal_action = illegal_action
-        self.layout = ActionLayout(self.rules.num_tile_types)
+        self.layout = ActionLayout.for_rules(self.rules)
         self.spec = ObservationSpec(self.rules, oracle=observation == "oracle")
         #: the observation writer's per-table scratch (the compiled kernel's memo of seats)
         self.memo = self.spec.new_memo()
@@ -314,6 +324,8 @@ class _Table:
             return []
         if g.phase in (Phase.CLAIM, Phase.ROB_KONG):
             d = int(g.last_discarder)
+            if self.rules.bloody:  # --- Sichuan (issue 12): seats that have won are out of the hand
+                return [(d + k) % 4 for k in (1, 2, 3) if not g.won[(d + k) % 4]]
             return [(d + k) % 4 for k in (1, 2, 3)]
         return list(self.acting)
 
@@ -341,6 +353,9 @@ class _Table:
         if over:
             for i, info in enumerate(out.values()):
                 info.update(self._end_info(i))
+        elif self.rules.bloody:  # --- Sichuan (issue 12): a seat that has won has its final keys now
+            for i in np.flatnonzero(self.game.won).tolist():
+                out[AGENTS[i]].update(self._end_info(i))
         return out
 
     def _end_info(self, seat: int) -> dict[str, Any]:
@@ -518,6 +533,8 @@ def step_tables(tables: list[_Table], actions: list[dict[int, Any]], output: _Ou
         bad.append(b)
     n = len(tables)
     before = [t.potentials() if t.shaping == "deficiency" else None for t in tables]
+    # --- Sichuan (issue 12): bloody battle pays during the hand; each step rewards its score changes
+    paid = [t.game.scores.copy() if t.rules.bloody else None for t in tables]
     ended = []
     for i, (t, c, b) in enumerate(zip(tables, chosen, bad)):
         t.move(c, b)
@@ -533,6 +550,9 @@ def step_tables(tables: list[_Table], actions: list[dict[int, Any]], output: _Ou
     if autoreset:
         final_obs = np.zeros((n, 4, tables[0].spec.size), dtype=np.float32)
         final_masks = np.zeros((n, 4, tables[0].layout.size), dtype=np.int8)
+    for i, t in enumerate(tables):
+        if paid[i] is not None:  # --- Sichuan (issue 12): this step's payments (none after an illegal action)
+            rewards[i] += t.game.scores - paid[i]
     for i in ended:
         t = tables[i]
         done[i] = True
@@ -543,7 +563,8 @@ def step_tables(tables: list[_Table], actions: list[dict[int, Any]], output: _Ou
                 final_obs[i], final_masks[i] = t.obs, t.masks
         else:
             scores[i] = t.game.scores
-            rewards[i] += scores[i]
+            if paid[i] is None:  # bloody battle (Sichuan) rewarded its payments step by step above
+                rewards[i] += scores[i]
             winners[i, [int(w) for w in t.game.winners]] = True
         t.acting = []
         output.write_log(t.game)
@@ -644,6 +665,7 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._start(seed, options)
+        self._live = list(AGENTS)  # bloody battle (Sichuan): the agents live before the next step
         self._rendered()
         t = self._table
         return {a: t.observation(i) for i, a in enumerate(AGENTS)}, t.infos()
@@ -668,8 +690,23 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
         infos = t.infos()
         if over:
             self.agents = []
+        if t.rules.bloody:  # --- Sichuan (issue 12): winners leave; the dicts hold the agents live before
+            return self._bloody_step(obs, rew, term, trunc, infos)
         self._rendered()
         return obs, rew, term, trunc, infos
+
+    def _bloody_step(self, *dicts):
+        """Bloody battle (Sichuan): a seat that has won is terminated and leaves ``agents``; every
+        returned dict holds the agents that were live before this step (PettingZoo's parallel
+        convention), so a winner gets its last observation, reward and ``terminated=True`` once."""
+        live = [a for a in self.possible_agents if a in self._live]
+        won = self._table.game.won
+        term = dicts[2]
+        for a in live:
+            term[a] = term[a] or bool(won[_SEAT[a]])
+        self._live = self.agents = [] if not self.agents else [a for a in live if not term[a]]
+        self._rendered()
+        return tuple({a: d[a] for a in live} for d in dicts)
 
 
 class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC class)
@@ -714,6 +751,9 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
         pending, self._pending = self._pending, {}
         # every acting seat was selected, so nothing is omitted but seats with PASS only
         result = step_tables([t], [{seat: a} if bad else pending], self._output)
+        if t.rules.bloody:  # --- Sichuan (issue 12)
+            self._bloody_step(result.rewards[0].tolist(), seat)
+            return
         self.rewards = dict(zip(AGENTS, result.rewards[0].tolist()))
         self.infos = t.infos()
         if t.over:
@@ -725,6 +765,27 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
             self._queue = t.answering()  # never empty while the hand goes on (see answering)
             self.agent_selection = AGENTS[self._queue[0]]
         self._accumulate_rewards()
+        self._rendered()
+
+    def _bloody_step(self, rewards: list[float], seat: int) -> None:
+        """The end of an AEC step under bloody battle (Sichuan): the agents still in ``agents`` get
+        their rewards and infos; a seat that has just won (all of them at the end of the hand) is
+        terminated and, by PettingZoo's dead-agent convention, selected first to step ``None`` and
+        leave (``_deads_step_first`` / ``_was_dead_step``), before play goes on."""
+        t = self._table
+        infos = t.infos()
+        self.rewards = {a: rewards[_SEAT[a]] for a in self.agents}
+        self.infos = {a: infos[a] for a in self.agents}
+        won = t.game.won
+        for a in self.agents:
+            if t.over or won[_SEAT[a]]:
+                self.terminations[a] = True
+        self._queue = [] if t.over else t.answering()
+        self.agent_selection = AGENTS[self._queue[0]] if self._queue else AGENTS[(seat + 1) % 4]
+        if self.agent_selection not in self.agents:  # the hand is over: any agent left goes first
+            self.agent_selection = self.agents[0]
+        self._accumulate_rewards()
+        self._deads_step_first()
         self._rendered()
 
 

@@ -85,6 +85,13 @@ STATE_FIELDS = (
     ("dealer", (), 0),
     ("phase", (), 0),
     ("flowers", ("4", "F"), 0),  # flowers set aside per seat (F = rules.flowers: 0, or 8 in taiwan16)
+    ("missing_suit", ("4", "S"), 0),  # declared missing suit one-hot per seat (S = 3 with Rules.missing_suit, else 0)
+    ("won", ("4", "W"), 0),  # 1 for a seat that has won (W = 1 with Rules.bloody, else 0)
+    # Sichuan (issue 12): the deficiency features' inputs, each declared seat's missing suit zeroed in
+    # its hand and KB (mjenv.deficiency.sichuan: that is the missing-suit deficiency); H = T with
+    # Rules.missing_suit, else 0 (the features then read ``hands`` and ``knowledge_base``)
+    ("feature_hands", ("4", "H"), 0),
+    ("feature_kbs", ("4", "H"), 0),
     ("zero", (), 0),
 )
 #: How many of :data:`STATE_FIELDS` come from arrays (the rest are ints).
@@ -217,8 +224,8 @@ class ObservationSpec:
             View("knowledge_base", (t,), 0, 4, "copies of each tile the seat has not seen", "knowledge_base", "own"),
             View("wall_count", (1,), 0, r.num_tiles, "tiles left in the wall", "wall_count", "shared"),
             View("dealer", (4,), 0, 1, "one-hot seat of the dealer", "dealer", "onehot_relative"),
-            View("phase", (len(Phase),), 0, 1, "one-hot of the game phase: discard, claim, rob kong, end", "phase",
-                 "onehot"),
+            View("phase", (len(Phase) if r.missing_suit else 4,), 0, 1, "one-hot of the game phase: discard, claim, "
+                 "rob kong, end" + (", declare" if r.missing_suit else ""), "phase", "onehot"),
             View("deficiency", (1,), 0, defi, f"knowledge-aware deficiency of the own hand ({INCOMPLETABLE} = "
                  "incompletable)", "deficiency", "feature"),
             View("deficiency_after_discard", (t,), NOT_APPLICABLE, defi,
@@ -240,6 +247,12 @@ class ObservationSpec:
         if r.flowers:  # taiwan16 (issue 12): flowers are set aside face up, so every seat sees them
             v.append(View("flowers", (4, r.flowers), 0, 1, "flowers each seat has set aside (public; seat-relative)",
                           "flowers", "relative"))
+        if r.missing_suit:  # Sichuan (issue 12): declarations are made at once, public from then on
+            v.append(View("missing_suit", (4, 3), 0, 1, "each seat's declared missing suit, one-hot s/m/p (all 0 "
+                          "before the declaration; seat-relative)", "missing_suit", "relative"))
+        if r.bloody:  # Sichuan bloody battle (issue 12): who has won and left the hand is public
+            v.append(View("won", (4,), 0, 1, "1 for a seat that has won and left the hand (seat-relative)", "won",
+                          "relative"))
         if self.oracle:
             v += [
                 View("oracle_hands", (4, t), 0, 4, "HIDDEN: every seat's concealed tiles (seat-relative)", "hands",
@@ -317,7 +330,9 @@ class ObservationSpec:
 
     def _state_layout(self) -> tuple[dict[str, tuple[int, tuple[int, ...], int]], int]:
         """Each state field's (start, shape, add) in the state record, and the record's length."""
-        dims = {"4": 4, "T": self.num_tile_types, "D": self.max_discards, "F": self.rules.flowers}
+        dims = {"4": 4, "T": self.num_tile_types, "D": self.max_discards, "F": self.rules.flowers,
+                "S": 3 * self.rules.missing_suit, "W": int(self.rules.bloody),
+                "H": self.num_tile_types * self.rules.missing_suit}
         fields, pos = {}, 0
         for name, shape, add in STATE_FIELDS:
             shape = tuple(dims[d] for d in shape)
@@ -359,6 +374,8 @@ class ObservationSpec:
         for s, off, src, n in copies:
             gather[s, off : off + n] = np.arange(src, src + n)
         inputs = {"hands": "hands", "knowledge_bases": "knowledge_base"}
+        if self.rules.missing_suit:  # Sichuan (issue 12): the missing-suit deficiency's inputs
+            inputs = {"hands": "feature_hands", "knowledge_bases": "feature_kbs"}
         array_fields = [fields[name] for name, _, _ in STATE_FIELDS[:NUM_ARRAY_FIELDS]]
         return WriterPlan(
             num_tile_types=self.num_tile_types,
@@ -391,9 +408,13 @@ class ObservationSpec:
             n0, n1, n2, n3, m - n0, m - n1, m - n2, m - n3, turn == 0, turn == 1, turn == 2, turn == 3,
             *c, chow == 0, chow == 1, chow == 2, chow == 3,
             last, who if last >= 0 else -1, game.wall_remaining, game.dealer, phase,
-            *(game.flowers.ravel().tolist() if self.rules.flowers else ()), 0,
+            *(game.flowers.ravel().tolist() if self.rules.flowers else ()),
+            *(_missing_onehots(game.missing) if self.rules.missing_suit else ()),
+            *(game.won.tolist() if self.rules.bloody else ()), 0,
         )  # fmt: skip
         kbs = _knowledge_bases(game) if knowledge_bases is None else knowledge_bases
+        if self.rules.missing_suit:  # Sichuan (issue 12)
+            ints = ints[:-1] + _without_missing(game.hands, kbs, game.missing) + (0,)
         return game.hands, game.meld_counts, kbs, game.discards, ints
 
     def state(self, game) -> np.ndarray:
@@ -475,6 +496,8 @@ class ObservationSpec:
             sl = self.slices[v.name]
             for i, g in enumerate(games):
                 out[i, :, sl] = _GAME_VIEWS[v.source](g, v.size)[None, :]
+        if self.rules.missing_suit:  # Sichuan (issue 12)
+            self._missing_suit_discards(games, out)
         return out, deficiency
 
     # --- issue 16: the same writer on state records (the compiled batch step's tables) ------------
@@ -516,6 +539,25 @@ class ObservationSpec:
 
     # --- end issue 16 -------------------------------------------------------------------------------
 
+    def _missing_suit_discards(self, games: list, out: np.ndarray) -> None:
+        """The features saw no tile of a seat's missing suit (:data:`STATE_FIELDS`, ``feature_hands``), so
+        on the discard turn they show -1 for discarding one. Discarding it leaves the missing-suit
+        deficiency and the effective count as they are (those tiles are in no completion): write that."""
+        sl = self.slices
+        after, count_after = sl["deficiency_after_discard"].start, sl["effective_count_after_discard"].start
+        d, c = sl["deficiency"].start, sl["effective_count"].start
+        for i, g in enumerate(games):
+            if int(g.phase) != _DISCARD:
+                continue
+            p = int(g.current_player)
+            m = int(g.missing[p])
+            if m < 0:
+                continue
+            held = 9 * m + np.flatnonzero(g.hands[p, 9 * m : 9 * m + 9])
+            row = out[i, p]
+            row[after + held] = row[d]
+            row[count_after + held] = row[c]
+
     def _write_numpy(self, states: np.ndarray, deficiency: np.ndarray) -> np.ndarray:
         """The plan executed with numpy (what the kernel's ``observe`` does in C)."""
         plan, n, t = self.plan, len(states), self.num_tile_types
@@ -547,6 +589,25 @@ class ObservationSpec:
     def encode_all(self, game) -> np.ndarray:
         """The observations of all four seats: float32[4, size], row s seat s's."""
         return self.observe(game)[0]
+
+
+def _without_missing(hands: np.ndarray, kbs: np.ndarray, missing: np.ndarray) -> tuple[int, ...]:
+    """Hands then KBs (int8[4, 27] each) with each declared seat's missing suit zeroed, flat, as ints."""
+    h, k = hands.copy(), np.array(kbs, dtype=np.int8)
+    for s, m in enumerate(missing.tolist()):
+        if m >= 0:
+            h[s, 9 * m : 9 * m + 9] = 0
+            k[s, 9 * m : 9 * m + 9] = 0
+    return (*h.ravel().tolist(), *k.ravel().tolist())
+
+
+def _missing_onehots(missing: np.ndarray) -> list[int]:
+    """The four seats' declared suits as 12 ints, one-hot per seat (all 0 for an undeclared seat)."""
+    out = [0] * 12
+    for s, m in enumerate(missing.tolist()):
+        if m >= 0:
+            out[3 * s + m] = 1
+    return out
 
 
 def oracle_wall(game, length: int) -> np.ndarray:

@@ -26,7 +26,7 @@ from mjenv.tiles import FLOWER_NAMES, UNICODE_TILES, tile_name
 __all__ = ["HumanWindow", "hand_text", "render_human", "render_rgb", "render_text"]
 
 SEAT_NAMES = ("player_0", "player_1", "player_2", "player_3")
-PHASE_NAMES = ("discard", "claim", "rob kong", "end")
+PHASE_NAMES = ("discard", "claim", "rob kong", "end", "declare missing suit")
 _BACK = "\U0001f02b"  # a tile seen from the back
 _HONOURS = ("E", "S", "W", "N", "Wh", "Gr", "Rd")
 _SUIT_COLOURS = ((24, 128, 56), (190, 30, 40), (30, 70, 170), (30, 30, 30))
@@ -70,6 +70,10 @@ def _state(game, acting, seat: int | None) -> tuple[str, list[int]]:
 def _result_line(game) -> str:
     if not game.is_over:
         return ""
+    if game.rules.bloody:  # Sichuan (issue 12): several wins in one hand
+        wins = "; ".join(f"{SEAT_NAMES[w['seat']]} {w['points']}" for w in game.wins) or "none"
+        end = game.end_reason.replace("_", " ")
+        return f"result: {end}; wins (points): {wins}; scores {list(map(int, game.scores))}"
     if not game.winners:
         return "result: exhaustive draw"
     who = ", ".join(SEAT_NAMES[w] for w in game.winners)
@@ -123,6 +127,10 @@ def render_text(game, seat: int | None = None, acting: list[int] | None = None) 
         if game.rules.flowers and game.flowers[s].any():  # taiwan16: public, set aside face up
             shown_fl = " ".join(FLOWER_NAMES[f] for f in np.flatnonzero(game.flowers[s]))
             lines.append(f"     flowers  {shown_fl}")
+        if game.rules.missing_suit:  # Sichuan (issue 12): the declarations are public once made
+            m = int(game.missing[s])
+            out = "  (won, out of the hand)" if game.won[s] else ""
+            lines.append(f"     missing  {'smp'[m] if m >= 0 else '-'}{out}")
         lines.append(f"     discards {disc or '-'}")
     res = _result_line(game)
     if res:

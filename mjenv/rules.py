@@ -5,7 +5,8 @@ preset         tiles   hand size   melds  chow     notes
 =============  ======  ==========  =====  =======  ===========================================
 ``basic``      108     13          4      yes      the papers' game (suited tiles only); default
 ``honours``    136     13          4      yes      adds winds and dragons (tile ids 27-33)
-``sichuan``    108     13          4      no       pong / kong / win only
+``sichuan``    108     13          4      no       Sichuan bloody battle (血战到底): missing suit
+                                                   declared (定缺), play on after a win, fan scoring
 ``taiwan16``   144     16          5      yes      SIMCAT Sec. 2.1: 8 flowers, 16-tile hands,
                                                    5 melds + 1 pair, drawn with 16 tiles left
 =============  ======  ==========  =====  =======  ===========================================
@@ -21,12 +22,25 @@ when the wall is empty. Options (any preset): ``seven_pairs`` (an extra winning 
 hands), ``multiple_winners`` (every seat that declares a win on one discard wins, instead of only the
 first in turn order from the discarder).
 
-Sichuan (issue 12, in progress): the ``sichuan`` preset is still ``basic`` without chow. Its parts
-built so far are not wired into the engine: the missing-suit deficiency
-(``deficiency(..., missing_suit=)``, :mod:`mjenv.deficiency.sichuan`, with ``best_missing_suit``
-for 定缺) and the fan, kong-payment and draw-settlement rules (:mod:`mjenv.game.sichuan_scoring`,
-which documents the rule set and its source). Not yet built: the declaration action, the
-missing-suit discard order, bloody battle (血战到底) play-on after a win.
+Sichuan (issue 12; ``missing_suit``, ``bloody``, ``scoring="sichuan"``, all on in the ``sichuan``
+preset, with ``seven_pairs`` and ``multiple_winners``). The rule set, one common variant of the
+Sichuan "bloody battle" tables (source and our choices where tables differ: :mod:`mjenv.game.sichuan_scoring`
+and docs/DESIGN.md, "Sichuan"):
+
+* 定缺: after the deal (the dealer holding 14 tiles) every seat declares a missing suit, all four
+  at once (one step; no seat sees another's choice before making its own); the declarations are
+  public from then on. A seat holding tiles of its missing suit must discard one of them on its turn
+  (a kong of another suit is still allowed), may not pong or kong a tile of that suit, and cannot win
+  while its hand holds one.
+* 血战到底: a win does not end the hand. The winner leaves (its hand is frozen, it pays and receives
+  nothing more); several seats may win on one discard (一炮多响). Play goes on with the first seat still
+  in the hand after the (last) winner, until three seats have won or the wall is empty.
+* Seven pairs wins, a four of a kind counting as two pairs (龙七对).
+* Scoring (:mod:`mjenv.game.sichuan_scoring`): fan per win (``2 ** min(fan, 4)`` points), kong
+  payments when the kong is made (刮风下雨: an exposed kong 2 from the discarder; an added kong 1,
+  a concealed kong 2 from each other seat still in the hand; an added kong pays only once it is not
+  robbed), and at an exhaustive draw 查花猪 and 查大叫 among the seats still in the hand. Scores are
+  paid as they happen; the env rewards each step's score changes.
 
 Scoring is zero-sum by default: a win on a discard (or on a robbed kong) takes
 ``discard_win_points`` from the discarder (the kong declarer when robbed) per winner; a self-draw
@@ -35,7 +49,7 @@ takes ``self_draw_points`` from each of the three opponents; an exhaustive draw 
 Example::
 
     rules = get_rules("basic")
-    rules = dataclasses.replace(get_rules("sichuan"), seven_pairs=True)
+    rules = dataclasses.replace(get_rules("basic"), seven_pairs=True)
     rules = get_rules({"name": "basic", "multiple_winners": True})
 """
 
@@ -56,7 +70,7 @@ NUM_FLOWERS = 8
 
 
 #: Allowed values of ``Rules.scoring``.
-SCORINGS = ("points", "tai")
+SCORINGS = ("points", "tai", "sichuan")
 
 #: Allowed values of ``Rules.claim_window``.
 CLAIM_WINDOWS = ("always", "when_possible")
@@ -87,7 +101,13 @@ class Rules:
         draw_at: the hand is an exhaustive draw when this many tiles are left in the wall (SIMCAT
             Sec. 2.1: 16); kongs need more than this many left.
         scoring: ``"points"`` (default: the fixed points above; who won is what SIMCAT counts) or
-            ``"tai"`` (Taiwanese tai table of :mod:`mjenv.game.tai`; needs 34 tile types).
+            ``"tai"`` (Taiwanese tai table of :mod:`mjenv.game.tai`; needs 34 tile types) or
+            ``"sichuan"`` (fan, kong payments and draw settlement of :mod:`mjenv.game.sichuan_scoring`;
+            needs ``missing_suit``, ``bloody`` and no chow).
+        missing_suit: every seat declares a missing suit (定缺) in a first step of the hand; needs 27
+            tile types and 13-tile hands.
+        bloody: bloody battle (血战到底): a winner leaves, the others play on until three have won or
+            the wall is empty; needs ``scoring="sichuan"``.
     """
 
     name: str = "basic"
@@ -103,6 +123,8 @@ class Rules:
     flowers: int = 0
     draw_at: int = 0
     scoring: str = "points"
+    missing_suit: bool = False
+    bloody: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str):
@@ -118,7 +140,7 @@ class Rules:
                 f"Rules.hand_size={self.hand_size} does not fit Rules.melds={self.melds}; "
                 "allowed pairs: (hand_size=13, melds=4), (hand_size=16, melds=5)"
             )
-        for field in ("allow_chow", "seven_pairs", "multiple_winners"):
+        for field in ("allow_chow", "seven_pairs", "multiple_winners", "missing_suit", "bloody"):
             if not isinstance(getattr(self, field), bool):
                 raise ValueError(f"Rules.{field} must be True or False, got {getattr(self, field)!r}")
         for field in ("discard_win_points", "self_draw_points"):
@@ -137,6 +159,14 @@ class Rules:
             raise ValueError(f"Rules.scoring must be one of {SCORINGS}, got {self.scoring!r}")
         if self.scoring == "tai" and self.num_tile_types != NUM_TILES:
             raise ValueError("Rules.scoring='tai' needs num_tile_types=34 (the table scores winds and dragons)")
+        # --- Sichuan (issue 12): the three Sichuan fields go together as documented above
+        if self.missing_suit and (self.num_tile_types != NUM_SUITED or self.hand_size != 13):
+            raise ValueError("Rules.missing_suit=True needs num_tile_types=27 and hand_size=13 (three suits)")
+        if self.scoring == "sichuan" and (not self.missing_suit or not self.bloody or self.allow_chow):
+            raise ValueError("Rules.scoring='sichuan' needs missing_suit=True, bloody=True and allow_chow=False")
+        if self.bloody and self.scoring != "sichuan":
+            raise ValueError(f"Rules.bloody=True needs scoring='sichuan', got scoring={self.scoring!r}")
+        # --- end Sichuan
         if self.seven_pairs and self.hand_size != 13:
             raise ValueError(
                 f"Rules.seven_pairs=True needs hand_size=13 (14-tile winning hands), got hand_size={self.hand_size}"
@@ -164,8 +194,9 @@ class Rules:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able dict of every field (``get_rules`` accepts it back). The issue-12 fields
-        (``flowers``, ``draw_at``, ``scoring``) are left out at their defaults (0, 0, ``"points"``), so
-        the logs and digests of the rule sets without flowers read as before."""
+        (``flowers``, ``draw_at``, ``scoring``, ``missing_suit``, ``bloody``) are left out at their
+        defaults (0, 0, ``"points"``, False, False) unless the preset differs, so the logs and
+        digests of the other rule sets read as before."""
         d = dataclasses.asdict(self)
         base = _PRESETS.get(self.name, Rules())  # get_rules fills a missing field from this preset
         for field, default in _QUIET_DEFAULTS.items():
@@ -174,12 +205,15 @@ class Rules:
         return d
 
 
-_QUIET_DEFAULTS = {"flowers": 0, "draw_at": 0, "scoring": "points"}
+_QUIET_DEFAULTS = {"flowers": 0, "draw_at": 0, "scoring": "points", "missing_suit": False, "bloody": False}
 
 _PRESETS: dict[str, Rules] = {
     "basic": Rules(),
     "honours": Rules(name="honours", num_tile_types=NUM_TILES),
-    "sichuan": Rules(name="sichuan", allow_chow=False),
+    "sichuan": Rules(
+        name="sichuan", allow_chow=False, seven_pairs=True, multiple_winners=True, missing_suit=True, bloody=True,
+        scoring="sichuan",
+    ),
     "taiwan16": Rules(
         name="taiwan16", num_tile_types=NUM_TILES, hand_size=16, melds=5, flowers=NUM_FLOWERS, draw_at=16
     ),

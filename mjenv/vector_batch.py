@@ -65,7 +65,10 @@ class BatchTables:
         self.memos = [spec.new_memo() for _ in range(n)]
         self.deficiency = np.zeros((n, 4), dtype=np.int32)
         start = {name: begin for name, (begin, _, _) in spec._fields.items()}
-        unknown = set(start) - set(RECORD_FIELDS) - {"flowers"}  # flowers: empty without them (no flower rules)
+        # fields of rules the step does not implement (flowers, the Sichuan fields) are empty for the
+        # others: they take no room in the record, so only a non-empty unknown field is refused
+        unknown = {name for name, (_, shape, _) in spec._fields.items()
+                   if name not in RECORD_FIELDS and int(np.prod(shape, dtype=np.int64)) > 0}
         if unknown:
             raise ValueError(f"the batch step cannot fill the state fields {sorted(unknown)}")
         self._layout = np.array([start[f] for f in RECORD_FIELDS] + [spec.state_size], dtype=np.int32)

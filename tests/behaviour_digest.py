@@ -10,6 +10,9 @@ in ``test_behaviour_digest.py`` replay the first hands of each preset on both ob
 Regenerate (only when a behaviour change is intended, and say so in the commit)::
 
     python -m tests.behaviour_digest --hands 2000
+
+or only some presets, keeping the others' recorded digests (``--preset sichuan``: the Sichuan game
+of issue 12 replaced its stand-in, basic without chow; the other presets did not change).
 """
 
 from __future__ import annotations
@@ -72,11 +75,17 @@ def digests(preset: str, hands: int) -> list[str]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--hands", type=int, default=2000, help="hands per preset")
+    p.add_argument("--preset", action="append", choices=PRESETS,
+                   help="re-record only this preset (repeatable); the others keep their recorded digests")
     args = p.parse_args()
     if os.environ.get("MJENV_NO_KERNEL"):
         raise SystemExit("record the digest with the compiled kernel (unset MJENV_NO_KERNEL)")
     out = {"hands": args.hands, "variants": VARIANTS, "presets": {}}
-    for preset in PRESETS:
+    if args.preset:
+        out = json.loads(GOLDEN.read_text())
+        if out["hands"] != args.hands:
+            raise SystemExit(f"--preset keeps the others' {out['hands']} hands: pass --hands {out['hands']}")
+    for preset in args.preset or PRESETS:
         out["presets"][preset] = digests(preset, args.hands)
         print(preset, "done")
     GOLDEN.write_text(json.dumps(out, indent=0) + "\n")

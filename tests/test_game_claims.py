@@ -113,6 +113,9 @@ def test_chow_only_from_the_previous_player():
 
 def test_sichuan_has_no_chow():
     g = script(CHOW_VS_PONG, draws="9m", rules="sichuan")
+    lay = g.layout
+    # 定缺 first: seat 0 drops characters (so 5m may go), seat 2 keeps them (so it may pong 5m)
+    g.step({0: lay.declare(1), 1: lay.declare(0), 2: lay.declare(2), 3: lay.declare(0)})
     g.step({0: M5})
     assert acting_legal(g) == {2: {"pong", "pass"}}
     with pytest.raises(ValueError, match="seat 1"):
@@ -340,7 +343,8 @@ def test_kong_needs_a_tile_to_replace_it():
 
 
 # ---------------------------------------------------------------- exhaustive draw
-@pytest.mark.parametrize("preset", ["basic", "honours", "sichuan", "taiwan16"])
+# Sichuan's draw (declarations first, settlement at the end) is tested in tests/test_sichuan_game.py
+@pytest.mark.parametrize("preset", ["basic", "honours", {"name": "basic", "allow_chow": False}, "taiwan16"])
 def test_exhaustive_draw_after_the_last_discard(preset):
     """Every seat discards what it draws and passes every claim: the hand ends when a seat must draw
     from the empty wall, after every wall tile was drawn and discarded."""

@@ -23,7 +23,9 @@ from tests.game_helpers import script, tid
 def test_presets(name, tiles, hand, melds, chow):
     r = get_rules(name)
     assert (r.name, r.num_tile_types, r.hand_size, r.melds, r.allow_chow) == (name, tiles, hand, melds, chow)
-    assert not r.seven_pairs and not r.multiple_winners
+    sichuan = name == "sichuan"  # seven pairs and several winners on one discard are Sichuan rules
+    assert r.seven_pairs == r.multiple_winners == r.missing_suit == r.bloody == sichuan
+    assert r.scoring == ("sichuan" if sichuan else "points")
     assert r.claim_window == "always"  # a window after every discard: no leak through the phases
     assert (r.discard_win_points, r.self_draw_points) == (3, 1)
     assert r.num_tiles == 4 * tiles + (8 if name == "taiwan16" else 0)  # taiwan16 adds 8 flowers
@@ -93,11 +95,15 @@ def test_deal_sizes(preset):
         sizes = g.hands.sum(axis=1).tolist()
         assert sizes == [r.hand_size + (s == dealer) for s in range(4)]
         assert g.hands.shape == (4, r.num_tile_types)
-        assert g.layout.size == 2 * r.num_tile_types + 7
+        # the three declaration ids of Sichuan come after PASS; no other preset has them
+        assert g.layout.size == 2 * r.num_tile_types + 7 + 3 * r.missing_suit
         # flowers (taiwan16) set aside in the deal or the first draw were replaced from the wall
         assert g.wall_remaining == r.num_tiles - 4 * r.hand_size - 1 - int(g.flowers.sum())
-        assert g.phase == Phase.DISCARD and g.current_player == dealer == g.dealer
-        assert g.acting_seats() == [dealer]
+        assert g.current_player == dealer == g.dealer
+        if r.missing_suit:  # Sichuan: every seat declares its missing suit first, all at once
+            assert g.phase == Phase.DECLARE and g.acting_seats() == [0, 1, 2, 3]
+        else:
+            assert g.phase == Phase.DISCARD and g.acting_seats() == [dealer]
 
 
 # ---------------------------------------------------------------- each preset's winning form

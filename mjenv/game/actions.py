@@ -15,7 +15,13 @@ T .. 2T-1       ``kong(t)``        concealed kong of four t, or added kong of t 
 2T + 4          ``EXPOSED_KONG``   exposed kong of the discard (a replacement tile is drawn)
 2T + 5          ``WIN``            declare a win: self-draw on own turn, or on a discard / robbed kong
 2T + 6          ``PASS``           do nothing (the only legal action of a seat with nothing to decide)
+2T+7 .. 2T+9    ``declare(s)``     only with ``Rules.missing_suit`` (Sichuan 定缺): declare suit s
+                                   (0 bamboo, 1 characters, 2 dots) missing, at the start of the hand
 ==============  =================  ===========================================================
+
+The three declaration ids exist only in a layout made with ``declarations=True``
+(:meth:`ActionLayout.for_rules` of a rule set with ``missing_suit``): every other rule set's action
+space, and so its masks and observations, is the same as without them.
 """
 
 from __future__ import annotations
@@ -32,12 +38,14 @@ class Phase(IntEnum):
     """Phase of a hand (which actions a seat may take; see :mod:`mjenv.game`). ``DISCARD``: the current
     player acts on her own turn; ``CLAIM``: seats answer a discard; ``ROB_KONG``: seats may win on the
     tile of an added kong; ``END``: the hand is over. Defined here, with the actions, so that agent
-    code can name phases without importing the game state."""
+    code can name phases without importing the game state. ``DECLARE`` (after ``END``, so the
+    other rule sets' phase one-hot keeps its four entries): every seat declares its missing suit."""
 
     DISCARD = 0
     CLAIM = 1
     ROB_KONG = 2
     END = 3
+    DECLARE = 4  # Sichuan (issue 12): every seat declares its missing suit; only with Rules.missing_suit
 
 
 @dataclass(frozen=True)
@@ -47,9 +55,12 @@ class ActionLayout:
     The ids are plain attributes (``pong``, ``win``, ``pass_``, ...) computed once, so the engine's hot
     paths read them at attribute cost; ``discards`` and ``kongs`` are the slices of the two per-tile
     blocks (``discard(t)`` is ``discards.start + t``, ``kong(t)`` is ``kongs.start + t``).
+    With ``declarations`` (Sichuan 定缺), ``declares`` is the slice of the three ids after PASS
+    (``declare(s)`` is ``declares.start + s``); without, it is empty and ``size`` is ``2T + 7``.
     """
 
     num_tile_types: int
+    declarations: bool = False
     size: int = field(init=False, repr=False, compare=False)
     discards: slice = field(init=False, repr=False, compare=False)
     kongs: slice = field(init=False, repr=False, compare=False)
@@ -60,6 +71,12 @@ class ActionLayout:
     exposed_kong: int = field(init=False, repr=False, compare=False)
     win: int = field(init=False, repr=False, compare=False)
     pass_: int = field(init=False, repr=False, compare=False)
+    declares: slice = field(init=False, repr=False, compare=False)
+
+    @classmethod
+    def for_rules(cls, rules) -> ActionLayout:
+        """The layout of a :class:`~mjenv.rules.Rules` (declaration ids only with ``missing_suit``)."""
+        return cls(rules.num_tile_types, declarations=rules.missing_suit)
 
     def __post_init__(self) -> None:
         t = self.num_tile_types
@@ -68,6 +85,9 @@ class ActionLayout:
         ids = {"size": 2 * t + len(CLAIM_NAMES), "discards": slice(0, t), "kongs": slice(t, 2 * t)}
         ids.update({name: 2 * t + i for i, name in enumerate(CLAIM_NAMES)})
         ids["pass_"] = ids.pop("pass")
+        n = 3 if self.declarations else 0
+        ids["declares"] = slice(ids["size"], ids["size"] + n)
+        ids["size"] += n
         for name, value in ids.items():
             object.__setattr__(self, name, value)  # frozen: set once, here
 
@@ -76,6 +96,11 @@ class ActionLayout:
 
     def kong(self, tile: int) -> int:
         return self.num_tile_types + tile
+
+    def declare(self, suit: int) -> int:
+        if not self.declarations:
+            raise ValueError("this layout has no declaration actions (Rules.missing_suit is off)")
+        return self.declares.start + suit
 
     def describe(self, action: int) -> str:
         """Human-readable name of an action id, e.g. ``"discard 3s"``, ``"pong"``."""
@@ -88,4 +113,6 @@ class ActionLayout:
             return f"discard {tile_name(action)}"
         if action < 2 * t:
             return f"kong {tile_name(action - t)}"
+        if action >= self.declares.start:
+            return f"declare {'smp'[action - self.declares.start]} missing"
         return CLAIM_NAMES[action - 2 * t].replace("_", " ")

@@ -112,7 +112,7 @@ class BatchGames:
             allowed = ", ".join(f"{k}={getattr(default, k)!r}" for k in other)
             raise ValueError(
                 f"BatchGames does not support rules {r.name!r} ({', '.join(f'{k}={v!r}' for k, v in other.items())}); "
-                f"allowed: {allowed} (presets basic, honours, sichuan); use mjenv.game.Game for the others")
+                f"allowed: {allowed} (presets basic and honours); use mjenv.game.Game for the others")
         self.rules = r
         t, a = r.num_tile_types, 2 * r.num_tile_types + 7
         n = int(num_tables)

@@ -13,6 +13,10 @@ of array copies (and N games could be stacked into ``[N, ...]`` arrays):
 * ``flowers``: int8[4, 8] flowers each seat has set aside face up (1: holds flower ``f``, wall id
   ``FLOWER_BASE + f``); all zero unless ``rules.flowers`` (taiwan16, SIMCAT Sec. 2.1).
 * ``won``: bool[4] the winners; ``scores``: int64[4]; ``end_code``: :class:`EndReason`.
+* Sichuan (issue 12, :mod:`mjenv.game.sichuan`): ``missing`` int8[4] each seat's declared missing
+  suit (-1 before the declaration, and always without ``Rules.missing_suit``); ``wins`` the list of
+  the hand's wins in order (bloody battle: several per hand); ``_after_kong`` whether the current
+  player's last draw was a replacement draw.
 * ``wall``: int8[N] tile ids in draw order, shared read-only between clones; draws come from the
   front (``_head``), replacement draws after a kong from the end (``_tail``).
 * ``_masks``: int8[4, A] legal actions of the current decision, rebuilt (never mutated) at each
@@ -41,6 +45,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from mjenv.game import sichuan as _sc
 from mjenv.game._win import is_winning_bytes
 from mjenv.game.actions import ActionLayout, Phase
 from mjenv.game.tai import tai_scores
@@ -171,7 +176,7 @@ class Game:
         "_tiles", "discards", "num_discards", "meld_table", "melds_declared", "won", "scores", "_masks",
         "phase", "current_player", "last_discard", "last_discarder", "last_drawn", "deal_in",
         "winning_tile", "end_code", "_head", "_tail", "_acting", "_claimed_turn", "_kong_tile",
-        "_steps", "_num_steps", "flowers",
+        "_steps", "_num_steps", "flowers", "missing", "wins", "_after_kong", "_sichuan",
     )  # fmt: skip
 
     def __init__(
@@ -185,7 +190,7 @@ class Game:
         self.rules: Rules = get_rules(rules)
         t_count = self.rules.num_tile_types
         self.num_tile_types = t_count
-        self.layout = ActionLayout(t_count)
+        self.layout = ActionLayout.for_rules(self.rules)
         self._seven = self.rules.seven_pairs
         self._pass_only = _pass_only(self.layout)
         if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < NUM_SEATS:
@@ -226,6 +231,10 @@ class Game:
         self.won = np.zeros(NUM_SEATS, dtype=bool)
         self.flowers = np.zeros((NUM_SEATS, NUM_FLOWERS), dtype=np.int8)
         self.scores = np.zeros(NUM_SEATS, dtype=np.int64)
+        self.missing = np.full(NUM_SEATS, _sc.UNDECLARED, dtype=np.int8)  # --- Sichuan (issue 12)
+        self.wins: list[dict[str, Any]] = []
+        self._after_kong = False
+        self._sichuan = self.rules.missing_suit
         self.deal_in = -1
         self.winning_tile = -1
         self.end_code = EndReason.NONE
@@ -252,6 +261,8 @@ class Game:
                         self._tiles[seat, self._replacement_tile(seat)] += 1
         self.phase = Phase.DISCARD
         self._draw(self.dealer, replacement=False)
+        if self._sichuan:  # --- Sichuan (issue 12): every seat declares its missing suit first
+            _sc.start_declarations(self)
 
     # ------------------------------------------------------------------ derived views of the state
     @property
@@ -364,7 +375,14 @@ class Game:
         return out
 
     def result(self) -> dict[str, Any]:
-        """Summary: phase, end_reason, winners, deal_in, winning_tile, scores, wall_remaining, steps."""
+        """Summary: phase, end_reason, winners, deal_in, winning_tile, scores, wall_remaining, steps;
+        with ``Rules.missing_suit`` also ``missing`` (the declared suits) and ``wins`` (each win in
+        order: seat, tile, deal_in, reason code, fan by pattern, points)."""
+        if self._sichuan:  # --- Sichuan (issue 12)
+            return {**self._result(), "missing": self.missing.tolist(), "wins": [dict(w) for w in self.wins]}
+        return self._result()
+
+    def _result(self) -> dict[str, Any]:
         return {
             "phase": self.phase.name,
             "end_reason": self.end_reason,
@@ -402,6 +420,10 @@ class Game:
         g.won = self.won.copy()
         g.flowers = self.flowers.copy()
         g.scores = self.scores.copy()
+        g.missing = self.missing.copy()
+        g.wins = list(self.wins)
+        g._after_kong = self._after_kong
+        g._sichuan = self._sichuan
         g._masks = self._masks
         g.phase = self.phase
         g.current_player = self.current_player
@@ -450,6 +472,8 @@ class Game:
             self._on_turn(self.current_player, chosen[self.current_player])
         elif self.phase == Phase.CLAIM:
             self._on_claims(chosen)
+        elif self.phase == Phase.DECLARE:  # --- Sichuan (issue 12)
+            _sc.on_declare(self, chosen)
         else:
             self._on_rob(chosen)
 
@@ -498,6 +522,8 @@ class Game:
             self._discard(p, a - lay.discards.start)
         elif a < lay.kongs.stop:
             self._kong(p, a - lay.kongs.start)
+        elif self.rules.bloody:  # --- Sichuan (issue 12): the winner leaves, the others play on
+            _sc.win(self, [p], deal_in=-1, tile=self.last_drawn, reason=EndReason.SELF_DRAW)
         else:  # the only other legal own-turn action is a self-drawn win
             self._finish([p], deal_in=-1, tile=self.last_drawn, reason=EndReason.SELF_DRAW)
 
@@ -523,12 +549,15 @@ class Game:
         acting = 0
         can_kong = self._tail - self._head > self.rules.draw_at
         chow_seat = (p + 1) % NUM_SEATS if self.rules.allow_chow and t < NUM_SUITED else -1
+        sichuan = self._sichuan
         for k in (1, 2, 3):
             s = (p + k) % NUM_SEATS
+            if sichuan and self.won[s]:  # --- Sichuan (issue 12): a winner has left the hand
+                continue
             h = self._tiles[s]
             row = None
             c = h[t]
-            if c >= 2:
+            if c >= 2 and (not sichuan or _sc.may_pong(self, s, t)):
                 row = np.zeros(lay.size, dtype=np.int8)
                 row[lay.pong] = 1
                 if c >= 3 and can_kong:
@@ -544,7 +573,11 @@ class Game:
                     row[lay.chow_low] = lo
                     row[lay.chow_mid] = mid
                     row[lay.chow_high] = hi
-            if _wins_with(h, t, self._seven):
+            if (
+                _sc.can_win(h, t, int(self.missing[s]), int(self.melds_declared[s]), self._seven)
+                if sichuan
+                else _wins_with(h, t, self._seven)
+            ):
                 if row is None:
                     row = np.zeros(lay.size, dtype=np.int8)
                 row[lay.win] = 1
@@ -572,6 +605,9 @@ class Game:
             if not self.rules.multiple_winners:
                 winners = winners[:1]
             # the won discard stays in the discarder's history (several seats may win on it)
+            if self.rules.bloody:  # --- Sichuan (issue 12)
+                _sc.win(self, winners, deal_in=p, tile=t, reason=EndReason.DISCARD)
+                return
             self._finish(winners, deal_in=p, tile=t, reason=EndReason.DISCARD)
             return
         for s in order:
@@ -583,6 +619,8 @@ class Game:
                 self._tiles[_MELD_ROW + s, t] += n + 1
                 self._tiles[_PUBLIC_ROW, t] += n
                 self._add_meld(s, MeldKind.EXPOSED_KONG if kong else MeldKind.PONG, t, p, t)
+                if kong and self.rules.scoring == "sichuan":  # --- Sichuan (issue 12): 刮风下雨
+                    _sc.pay_kong(self, s, "exposed", discarder=p)
                 self._after_claim(s, kong)
                 return
         for s in order:
@@ -597,7 +635,7 @@ class Game:
                 self._add_meld(s, MeldKind.CHOW, low, p, t)
                 self._after_claim(s, False)
                 return
-        self._draw((p + 1) % NUM_SEATS, replacement=False)
+        self._draw(_sc.next_live(self, p) if self.rules.bloody else (p + 1) % NUM_SEATS, replacement=False)
 
     def _add_meld(self, s: int, kind: MeldKind, tile: int, from_seat: int, claimed: int) -> None:
         self.meld_table[s, self.melds_declared[s]] = (kind, tile, from_seat, claimed)
@@ -629,6 +667,8 @@ class Game:
             # concealed kongs are treated as revealed to everyone (see mjenv.knowledge)
             self._tiles[_PUBLIC_ROW, t] += 4
             self._add_meld(p, MeldKind.CONCEALED_KONG, t, -1, -1)
+            if self.rules.scoring == "sichuan":  # --- Sichuan (issue 12): 下雨
+                _sc.pay_kong(self, p, "concealed")
             self._draw(p, replacement=True)
             return
         h[t] -= 1
@@ -640,7 +680,12 @@ class Game:
         acting = 0
         for k in (1, 2, 3):
             s = (p + k) % NUM_SEATS
-            if _wins_with(self._tiles[s], t, self._seven):
+            if (
+                (not self.won[s] and _sc.can_win(self._tiles[s], t, int(self.missing[s]),
+                                                 int(self.melds_declared[s]), self._seven))
+                if self._sichuan
+                else _wins_with(self._tiles[s], t, self._seven)
+            ):  # --- Sichuan (issue 12): only a seat still in the hand, under its missing suit
                 if masks is None:
                     masks = self._pass_only.copy()
                 masks[s, lay.win] = 1
@@ -648,7 +693,7 @@ class Game:
         if masks is None and self.rules.claim_window == "always":
             masks = self._pass_only  # an empty rob window: everyone passes, nothing leaks
         if masks is None:
-            self._draw(p, replacement=True)
+            self._added_kong_stands(p)
             return
         self.phase = Phase.ROB_KONG
         self._kong_tile = t
@@ -666,7 +711,7 @@ class Game:
         winners = [s for s in order if chosen[s] == self.layout.win]
         self._kong_tile = -1
         if not winners:
-            self._draw(p, replacement=True)
+            self._added_kong_stands(p)
             return
         if not self.rules.multiple_winners:
             winners = winners[:1]
@@ -676,7 +721,16 @@ class Game:
         self._tiles[_MELD_ROW + p, t] -= 1
         self.discards[p, self.num_discards[p]] = t
         self.num_discards[p] += 1
+        if self.rules.bloody:  # --- Sichuan (issue 12)
+            _sc.win(self, winners, deal_in=p, tile=t, reason=EndReason.ROBBED_KONG)
+            return
         self._finish(winners, deal_in=p, tile=t, reason=EndReason.ROBBED_KONG)
+
+    def _added_kong_stands(self, p: int) -> None:
+        """Nobody robbed ``p``'s added kong: it is paid (Sichuan) and ``p`` draws its replacement."""
+        if self.rules.scoring == "sichuan":  # --- Sichuan (issue 12): 刮风
+            _sc.pay_kong(self, p, "added")
+        self._draw(p, replacement=True)
 
     def _draw(self, p: int, replacement: bool) -> None:
         if self._tail - self._head <= self.rules.draw_at:
@@ -694,6 +748,7 @@ class Game:
             return
         self._tiles[p, t] += 1
         self.last_drawn = t
+        self._after_kong = replacement
         self.last_discard = -1
         self.last_discarder = -1
         self.current_player = p
@@ -727,6 +782,8 @@ class Game:
                             row[lay.kong(t)] = 1
             if is_winning_bytes(h.tobytes(), self._seven):
                 row[lay.win] = 1
+        if self._sichuan and self.missing[p] >= 0:  # --- Sichuan (issue 12): 定缺 constraints
+            _sc.restrict_turn(self, p, row)
         self._masks = masks
         self._acting = 1 << p
 
@@ -738,6 +795,12 @@ class Game:
         self.winning_tile = tile
         self.last_discard = -1
         self.last_discarder = -1
+        self._masks = self._pass_only
+        self._acting = 0
+        if self.rules.scoring == "sichuan":  # --- Sichuan (issue 12): wins and kongs were paid as they came
+            if reason == EndReason.EXHAUSTIVE_DRAW:
+                self.scores = self.scores + _sc.draw_settlement(self)
+            return
         scores = np.zeros(NUM_SEATS, dtype=np.int64)
         if winners and deal_in >= 0:
             pts = self.rules.discard_win_points
@@ -752,8 +815,6 @@ class Game:
         if self.rules.scoring == "tai" and winners:  # --- Taiwanese tai option (issue 12)
             scores = tai_scores(self, winners, deal_in)
         self.scores = scores
-        self._masks = self._pass_only
-        self._acting = 0
 
     def __repr__(self) -> str:
         return (
