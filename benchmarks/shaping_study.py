@@ -14,7 +14,7 @@ Settings (``--settings``, run in this order, seeds interleaved):
 * ``sb3:none``, ``sb3:deficiency``: sb3-contrib ``MaskablePPO`` through ``SingleAgentEnv`` (the learner
   at a random seat, three random agents), ``examples/sb3_maskable_ppo.py`` with its defaults: the
   ``PolicyNet`` policy (``--policy policynet``), ``gamma = 0.99`` per learner decision and the same gamma
-  given to the wrapper's shaping, the potential times 1/15 (``--shaping-scale``). Its budget counts
+  given to the wrapper's shaping, the potential unscaled (``--shaping-scale 1``). Its budget counts
   learner decisions (SB3 timesteps); the env steps they took are recorded too.
 
 Every kept checkpoint is evaluated through the evaluation harness (``mjenv eval``) on FIXED duplicate
@@ -89,7 +89,7 @@ def train_command(setting: str, seed: int, args, d: Path) -> list[str]:
     cmd = [py, str(ROOT / "examples" / "sb3_maskable_ppo.py"), "--timesteps", str(args.sb3_steps), "--seed", str(seed),
            "--save-at", ",".join(map(str, grid_steps(args.sb3_steps, SB3_ROLLOUT, args.grid))), "--out-dir", str(d),
            "--torch-threads", "1", "--eval-deals", "0"]
-    return cmd + ["--shaping", shaping]
+    return cmd + ["--shaping", shaping, *args.sb3_args.split()]
 
 
 def checkpoints(setting: str, d: Path, args) -> list[tuple[int, int, Path]]:
@@ -357,6 +357,9 @@ def main(argv: list[str] | None = None) -> None:
                    help="fractions of the budget at which checkpoints are evaluated (default: %(default)s)")
     p.add_argument("--parallel", type=int, default=2, help="runs at once (default: %(default)s)")
     p.add_argument("--nice", type=int, default=10, help="niceness of the run processes (default: %(default)s)")
+    p.add_argument("--sb3-args", default="",
+                   help="more flags for examples/sb3_maskable_ppo.py in the sb3 runs, e.g. '--shaping-scale 1' "
+                        "(default: none, the example's defaults)")
     p.add_argument("--eval-seeds", default=f"{EVAL_SEED_RANDOM},{EVAL_SEED_GREEDY}",
                    help="seeds of the evaluation deals against random and against greedy; other ones than the "
                         "default give deals that no model selection saw either (default: %(default)s)")
