@@ -150,7 +150,8 @@ class BatchTables:
             self._records(illegal_rows, final_pre)
             final_masks[illegal_rows] = g.masks[illegal_rows]
             g.scalars[illegal_rows, _PHASE] = _END  # the C step skips ended tables
-        g.advance(acts)
+        if g.advance(acts):  # every live table's actions were checked against its masks above
+            raise RuntimeError("mjenv.vector_batch: the C step refused actions the legal masks allow")
         done = g.scalars[:, _PHASE] == _END
         moved_ended = np.flatnonzero(done & ~bad)
         final_post = np.empty((len(moved_ended), self.spec.state_size), dtype=np.int16)

@@ -2,7 +2,8 @@
 
 The vector env has one path: all tables' new states go through one observation-writer call per step
 (one C call with the compiled kernel, one batched feature evaluation on the numpy path,
-``MJENV_NO_KERNEL=1``). The behaviour tests run on both.
+``MJENV_NO_KERNEL=1``). The behaviour tests run on both, on the default engine (the compiled batch step
+for ``"basic"``; ``tests/test_vector_batch.py`` checks it equals the Python engine byte for byte).
 """
 
 from __future__ import annotations
