@@ -33,7 +33,7 @@ Two engines give the same results byte for byte (``tests/test_vector_batch.py``)
 arrays of :class:`mjenv.game.batch.BatchGames`, one C call moves them all, their state records are
 observed in one writer call) and falls back to the Python engine (``_Table`` s and
 :func:`mjenv.env.step_tables`, above) where the batch step does not apply: ``mjenv.game._step`` not
-built (a one-time warning), rule sets it does not implement (``taiwan16``), ``observation="oracle"``
+built (a one-time warning), rule sets it does not implement (``taiwan16``, ``sichuan``), ``observation="oracle"``
 and ``log_dir``. ``engine="compiled"`` raises a ``ValueError`` there instead; ``engine="python"``
 forces the Python engine; ``venv.engine`` says which one runs.
 
@@ -255,7 +255,7 @@ def _batch_tables(engine: str, num_envs: int, table: _Table, log_dir: str | None
 
         try:
             return BatchTables(num_envs, table.spec, table.shaping, table.gamma, table.illegal_action)
-        except ValueError as e:  # a rule set the batch step does not implement (taiwan16)
+        except ValueError as e:  # a rule set the batch step does not implement (taiwan16, sichuan)
             why = str(e)
     if engine == "compiled":
         raise ValueError(f"engine='compiled' is not available here: {why}; use engine='auto' or 'python'")
