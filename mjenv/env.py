@@ -195,6 +195,7 @@ SHAPINGS = (None, "deficiency")
 ILLEGAL_ACTIONS = ("penalize", "raise")
 RENDER_MODES = ("ansi", "human", "rgb_array")
 _SEAT = {a: s for s, a in enumerate(AGENTS)}
+_PHASE_END = Phase.END
 #: Reward of an agent whose illegal action ended the hand (PettingZoo's classic games use -1).
 ILLEGAL_REWARD = -1.0
 
@@ -313,7 +314,7 @@ class _Table:
         g = self.game
         self.obs, self.deficiency = obs, deficiency
         self.masks = g.legal_action_masks()
-        self.acting = [] if g.is_over else g.acting_seats()  # a fresh list of Python ints
+        self.acting = g.acting_seats()  # a fresh list of Python ints (empty once the hand is over)
 
     def answering(self) -> list[int]:
         """Seats the AEC env selects for the current decision, in order: the current player on her turn;
@@ -331,7 +332,7 @@ class _Table:
 
     @property
     def over(self) -> bool:
-        return self.ended_by_illegal or bool(self.game.is_over)
+        return self.ended_by_illegal or self.game.phase == _PHASE_END  # ``game.is_over``, without its lookups
 
     def potentials(self) -> np.ndarray:
         """float64[4] shaping potential of each seat in the current state (0 once the hand is over)."""
@@ -572,8 +573,7 @@ def step_tables(tables: list[_Table], actions: list[dict[int, Any]], output: _Ou
     if n == 1 and not autoreset:  # the PettingZoo envs: one table, nothing dealt
         t = tables[0]
         if not t.ended_by_illegal:
-            obs, deficiency = t.spec.observe_many([t.game], [t.memo])
-            t.install(obs[0], deficiency[0])
+            t.install(*t.spec.observe(t.game, t.memo))
     else:
         states = [(i, t.game) for i, t in enumerate(tables) if not t.ended_by_illegal]
         if autoreset:
@@ -681,7 +681,7 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
                 raise ValueError(f"unknown or finished agent {a!r}; live agents: {self.agents}")
         t = self._table
         result = step_tables([t], [{_SEAT[a]: x for a, x in actions.items()}], self._output)
-        over = bool(result.done[0])
+        over = t.over  # result.done[0]: the hand was live before this step
         # rows by unpacking (one pass over each array, no per-row indexing)
         obs = {a: {"observation": o, "action_mask": m} for a, o, m in zip(AGENTS, t.obs, t.masks)}
         rew = dict(zip(AGENTS, result.rewards[0].tolist()))

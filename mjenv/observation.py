@@ -457,8 +457,18 @@ class ObservationSpec:
         Returns:
             (float32[4, size] observations, row s seat s's; int32[4] each seat's deficiency).
         """
+        if self._one_call:  # the env's step: the kernel writes the one state's arrays, nothing to index away
+            obs, deficiency = np.empty((4, self.size), dtype=np.float32), np.empty(4, dtype=np.int32)
+            self._kernel_observe([self.sources(game, _knowledge_bases(game, self._kb_scratch))], [memo], obs,
+                                 deficiency)
+            return obs, deficiency
         obs, deficiency = self.observe_many([game], [memo])
         return obs[0], deficiency[0]
+
+    @cached_property
+    def _one_call(self) -> bool:
+        """Whether :meth:`observe` is one kernel call (compiled, and no view computed from the game)."""
+        return self.compiled and not self._game_views
 
     @cached_property
     def _kernel_observe(self):

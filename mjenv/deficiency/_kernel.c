@@ -32,10 +32,11 @@
  *     uint8[S]; claim_tile int64[S] (-1: none); chow_ok uint8[S]; outputs int32[S], int32[S * T],
  *     uint8[S * T], int64[S], int32[S * 5], int32[S * T], int32[S * T] (written whole); memo uint8[memo_bytes()] or empty (none).
  *
- *   observe(left, right, h4, h3, copies, onehots, feature_inputs, feature_outputs, fields, scalar_start,
- *           L, T, states, memos, out_observation, out_deficiency) -> None
+ *   bind(left, right, h4, h3, copies, onehots, feature_inputs, feature_outputs, fields, scalar_start,
+ *        L, T, size) -> plan;   observe(plan, states, memos, out_observation, out_deficiency) -> None
  *
- *     Executes the observation writer's plan (``mjenv.observation.ObservationSpec``; the kernel knows
+ *     ``bind`` checks a writer plan once (size: the observation's length) and keeps it with the
+ *     tables; ``observe`` executes it. It executes the observation writer's plan (``mjenv.observation.ObservationSpec``; the kernel knows
  *     no view by name and no layout of the game's arrays) for N states. Each state is a sequence of
  *     its sources, as the spec read them from a game (its knowledge bases from mjenv.knowledge): F
  *     int8/int16 buffers and a sequence of ints. They fill an int16 state record of length L:
@@ -50,7 +51,9 @@
  *     count after each discard [T], after each kong [T]; -1: not shown); every other entry is 0. memos: None or N memo buffers (or None each); out
  *     float32[N * 4 * size], int32[N * 4].
  *
- *   memo_bytes() -> int;  memo_stats(memo) -> {"hits", "misses"}.
+ *   memo_bytes() -> int;  memo_stats(memo) -> {"hits", "misses"};
+ *   unseen(copies, hands, public, seats, T, out) -> None: mjenv.knowledge's knowledge-base formula
+ *     (copies - hands - public counts, int8) in one pass, for mjenv.knowledge.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
