@@ -467,8 +467,9 @@ class ObservationSpec:
 
     @cached_property
     def _one_call(self) -> bool:
-        """Whether :meth:`observe` is one kernel call (compiled, and no view computed from the game)."""
-        return self.compiled and not self._game_views
+        """Whether :meth:`observe` is one kernel call (compiled, no view computed from the game, and no
+        Sichuan missing-suit rewrite, which :meth:`observe_many` applies after the writer)."""
+        return self.compiled and not self._game_views and not self.rules.missing_suit
 
     @cached_property
     def _kernel_observe(self):
