@@ -480,6 +480,7 @@ class ObservationSpec:
         # the bound plan is a C handle: copies and pickles bind their own on first use
         state = self.__dict__.copy()
         state.pop("_kernel_observe", None)
+        state.pop("_kernel_observe_records", None)  # the batch step's bound plan (issue 16), also a C handle
         return state
 
     def observe_many(self, games: list, memos: list | None = None) -> tuple[np.ndarray, np.ndarray]:
