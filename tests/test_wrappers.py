@@ -219,3 +219,47 @@ def test_rllib_adapter_plays_a_forced_non_pass_action_instead_of_an_illegal_pass
         obs, *_ = env.step({a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()})
     assert forced  # the hand did reach the forced state
     assert not env.env._table.ended_by_illegal, env.env._table.illegal_seats
+
+
+@pytest.mark.parametrize("shaping", [None, "deficiency"])
+def test_rllib_adapter_in_the_bloody_battle_terminates_each_winner_once_and_keeps_every_reward(shaping):
+    """sichuan: a winner leaves mid-hand and the others play on. Each seat gets terminated = True
+    exactly once (when it leaves, or at the end), never an observation after it, and its rewards add
+    up to the base env's (unshaped) plus, with shaping and gamma = 1, -Phi of its first observation."""
+    from mjenv.wrappers.rllib import RLlibParallelEnv
+
+    from mjenv.env import POTENTIAL_CAP
+    from mjenv.game.actions import ActionLayout
+    from mjenv.rules import get_rules
+
+    env = RLlibParallelEnv(rules="sichuan", shaping=shaping, gamma=1.0)
+    assert env.pass_action == ActionLayout.for_rules(get_rules("sichuan")).pass_ != env.action_space("player_0").n - 1
+    rng = np.random.default_rng(5)
+    left_mid_hand = 0
+    for hand in range(25):
+        obs, infos = env.reset(seed=700 + hand)
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        first = {a: infos[a]["deficiency"] for a in obs}
+        terminated: set[str] = set()
+        base = dict.fromkeys(env.possible_agents, 0.0)
+        while True:
+            actions = {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()
+                       if a not in terminated and o["action_mask"].sum() > 1}
+            obs, rewards, terms, _, infos = env.step(actions)
+            assert not (set(obs) & terminated), "an observation after the seat was terminated"
+            for a, r in rewards.items():
+                totals[a] += r
+                first.setdefault(a, infos[a]["deficiency"])
+            for a, t in terms.items():
+                if t:
+                    assert a not in terminated
+                    terminated.add(a)
+                    base[a] = float(infos[a]["scores"])
+            if not env.agents:
+                break
+            left_mid_hand += sum(terms.values())
+        assert terminated == set(first)  # every seat that was ever observed ends exactly once
+        for a in terminated:
+            extra = 0.0 if shaping is None else min(first[a], POTENTIAL_CAP)
+            assert totals[a] == pytest.approx(base[a] + extra, abs=1e-9), (hand, a)
+    assert left_mid_hand > 0  # some winners really left while the others played on

@@ -22,6 +22,9 @@ provides it on top of :func:`mjenv.parallel_env`:
   paid with its next observation, so no reward is lost (RLlib credits a reward to the agent's last
   action). At the end of the hand every seat that has acted gets its final observation, its pending
   reward and ``terminated = True``.
+* **Seats that leave mid-hand** (the ``sichuan`` preset's bloody battle: a winner leaves and the others
+  play on): the seat gets its final observation, its pending reward and ``terminated = True`` in the
+  step where it leaves, and is absent afterwards; the hand ends when the base env has no agent left.
 * **Shaping in each seat's own decision process.** ``shaping`` (``"deficiency"`` or
   ``"deficiency_tiles"``, :mod:`mjenv.shaping`) is applied by the adapter, not by the base env (which
   runs unshaped): each seat's reward at an observation adds ``F = gamma * Phi(s) - Phi(s_prev)``, with
@@ -45,6 +48,7 @@ import numpy as np
 from pettingzoo import ParallelEnv
 
 from mjenv import AGENTS
+from mjenv.game.actions import ActionLayout
 
 
 class RLlibParallelEnv(ParallelEnv):
@@ -72,7 +76,8 @@ class RLlibParallelEnv(ParallelEnv):
         self.agents: list[str] = []
         inner = self.env.observation_space(AGENTS[0])
         size, n_act = inner["observation"].shape[0], inner["action_mask"].shape[0]
-        self.pass_action = n_act - 1
+        # PASS is not the last id: sichuan's declarations come after it
+        self.pass_action = ActionLayout.for_rules(self.env.spec.rules).pass_
         self._obs_space = gym.spaces.Dict(
             {
                 "observations": gym.spaces.Box(inner["observation"].low, inner["observation"].high, (size,),
@@ -84,6 +89,8 @@ class RLlibParallelEnv(ParallelEnv):
         self._raw: dict | None = None
         self._pending = dict.fromkeys(AGENTS, 0.0)
         self._seen: set[str] = set()
+        self._done: set[str] = set()  # seats already sent terminated = True this hand
+        self._leaving: dict[str, tuple[dict, dict]] = {}  # seat -> (final raw obs, info), not yet sent
 
     def observation_space(self, agent: str) -> gym.spaces.Dict:
         return self._obs_space
@@ -100,7 +107,20 @@ class RLlibParallelEnv(ParallelEnv):
         }
 
     def _deciders(self) -> list[str]:
-        return [a for a in AGENTS if int(self._raw[a]["action_mask"].sum()) > 1]
+        live = self.env.agents
+        return [a for a in AGENTS if a in live and int(self._raw[a]["action_mask"].sum()) > 1]
+
+    def _base_step(self, actions: dict[str, int]) -> bool:
+        """One base-env step: rewards into the pending sums, seats that left noted; True when the hand is over."""
+        self._raw, rew, term, _, self._infos = self.env.step(actions)
+        for a, r in rew.items():
+            self._pending[a] += float(r)
+        over = not self.env.agents
+        if not over:  # a seat that leaves while the others play on (bloody battle)
+            for a, t in term.items():
+                if t and a not in self._done:
+                    self._leaving[a] = (self._raw[a], self._infos[a])
+        return over
 
     def _run_forced(self) -> bool:
         """Step while no seat has a choice; True once the hand is over.
@@ -109,21 +129,19 @@ class RLlibParallelEnv(ParallelEnv):
         PASS, sometimes a forced discard, where sending PASS would be illegal).
         """
         while not self._deciders():
-            self._raw, rew, term, _, self._infos = self.env.step({})
-            for a in AGENTS:
-                self._pending[a] += float(rew[a])
-            if term[AGENTS[0]]:
+            if self._base_step({}):
                 return True
         return False
 
-    def _emit(self, agents: list[str], over: bool = False) -> tuple[dict, dict]:
+    def _emit(self, agents: list[str], over: bool = False, raw: dict | None = None) -> tuple[dict, dict]:
+        raw = self._raw if raw is None else raw
         if self._phi is not None:
             for a in agents:
-                phi = 0.0 if over else float(self._phi(self._raw[a]["observation"]))
+                phi = 0.0 if over else float(self._phi(raw[a]["observation"]))
                 if a in self._last_phi:
                     self._pending[a] += self.gamma * phi - self._last_phi[a]
                 self._last_phi[a] = phi
-        obs = {a: self.convert(self._raw[a]) for a in agents}
+        obs = {a: self.convert(raw[a]) for a in agents}
         rewards = {a: self._pending[a] for a in agents}
         for a in agents:
             self._pending[a] = 0.0
@@ -134,6 +152,7 @@ class RLlibParallelEnv(ParallelEnv):
         self._raw, self._infos = self.env.reset(seed=seed, options=options)
         self._pending = dict.fromkeys(AGENTS, 0.0)
         self._seen = set()
+        self._done, self._leaving = set(), {}
         self._last_phi = {}
         # a hand that ends before anyone chooses (not possible in the basic rules' deals seen so far)
         # is followed by the next deal, so every episode has at least one decision
@@ -148,25 +167,34 @@ class RLlibParallelEnv(ParallelEnv):
         if not self.agents:
             raise ValueError("step() after the hand ended; call reset()")
         full = {}  # seats without a choice are left out: the env plays their only legal action
-        for a in AGENTS:
-            if int(self._raw[a]["action_mask"].sum()) > 1:
-                if a not in actions:
-                    raise ValueError(f"{a} has a choice this step and must send an action")
-                full[a] = int(actions[a])
-        self._raw, rew, term, _, self._infos = self.env.step(full)
-        for a in AGENTS:
-            self._pending[a] += float(rew[a])
-        over = bool(term[AGENTS[0]]) or self._run_forced()
+        for a in self._deciders():
+            if a not in actions:
+                raise ValueError(f"{a} has a choice this step and must send an action")
+            full[a] = int(actions[a])
+        over = self._base_step(full) or self._run_forced()
         if over:
-            done = sorted(self._seen)
-            obs, rewards = self._emit(done, over=True)
+            done = sorted(self._seen - self._done)
+            last = {a: self._leaving.get(a, (self._raw.get(a), self._infos.get(a))) for a in done}
+            obs, rewards = self._emit(done, over=True, raw={a: last[a][0] for a in done})
             self.agents = []
             flags = dict.fromkeys(done, True)
-            return obs, rewards, flags, dict.fromkeys(done, False), {a: self._infos[a] for a in done}
+            return obs, rewards, flags, dict.fromkeys(done, False), {a: last[a][1] for a in done}
         present = self._deciders()
         obs, rewards = self._emit(present)
-        return (obs, rewards, dict.fromkeys(present, False), dict.fromkeys(present, False),
-                {a: self._infos[a] for a in present})
+        terms = dict.fromkeys(present, False)
+        infos = {a: self._infos[a] for a in present}
+        # seats that left since the last step: final observation, pending reward, terminated
+        left = sorted(a for a in self._leaving if a in self._seen)
+        if left:
+            o, r = self._emit(left, over=True, raw={a: self._leaving[a][0] for a in left})
+            obs.update(o)
+            rewards.update(r)
+            terms.update(dict.fromkeys(left, True))
+            infos.update({a: self._leaving[a][1] for a in left})
+        self._done.update(self._leaving)
+        self._leaving = {}
+        self.agents = [a for a in self.agents if a not in self._done]
+        return obs, rewards, terms, dict.fromkeys(terms, False), infos
 
     def close(self) -> None:
         self.env.close()
@@ -202,6 +230,7 @@ def _rl_module_class():
 
             cfg = dict(self.model_config or {})
             rules = get_rules(cfg.get("rules", "basic"))
+            self.pass_id = ActionLayout.for_rules(rules).pass_  # not the last id in sichuan
             self.net = PolicyNet(ObservationSpec(rules).views, rules.num_tile_types,
                                  tuple(cfg.get("hidden", (256, 256))))
 
@@ -211,7 +240,7 @@ def _rl_module_class():
             empty = ~mask.any(dim=-1)
             if empty.any():
                 mask = mask.clone()
-                mask[empty, -1] = True
+                mask[empty, self.pass_id] = True
             return obs["observations"].float(), mask
 
         def _forward(self, batch, **kwargs):

@@ -50,6 +50,7 @@ import gymnasium as gym
 import numpy as np
 
 from mjenv import AGENTS
+from mjenv.game.actions import ActionLayout
 
 
 def _make_opponents(opponents: Any, rules: Any) -> list:
@@ -135,7 +136,8 @@ class SingleAgentEnv(gym.Env):
                                                     self._scaler(self.observation_space.high),
                                                     self.observation_space.shape, np.float32)
         self.action_space = gym.spaces.Discrete(self.env.action_space(AGENTS[0]).n)
-        self.pass_action = int(self.action_space.n) - 1
+        # PASS is not the last id: sichuan's declarations come after it
+        self.pass_action = ActionLayout.for_rules(self.env.spec.rules).pass_
         self.seat = 0 if seat is None else seat
         self._obs: dict | None = None
         self._infos: dict | None = None
