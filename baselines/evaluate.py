@@ -103,7 +103,8 @@ def play_hand(
         keep_game: when a list, the finished ``Game`` is appended to it (for the caller's own display).
 
     Returns:
-        dict with ``winners``, ``deal_in``, ``scores`` (list of 4), ``draw``, ``steps``,
+        dict with ``winners``, ``deal_in`` (the last win's), ``deal_ins`` (every seat whose discard gave a
+        win), ``scores`` (list of 4), ``draw``, ``steps``,
         ``decisions`` (per seat: calls with more than one legal action) and ``think_s`` (their seconds).
 
     Raises:
@@ -137,6 +138,9 @@ def play_hand(
     return {
         "winners": [int(w) for w in g.winners],
         "deal_in": int(g.deal_in),
+        # every seat whose discard (or robbed kong) gave a win: several in sichuan's bloody battle
+        "deal_ins": sorted({int(w["deal_in"]) for w in g.wins if w["deal_in"] >= 0} if g.wins
+                           else ({int(g.deal_in)} if g.winners and g.deal_in >= 0 else set())),
         "scores": [int(x) for x in g.scores],
         "draw": not g.winners,
         "steps": steps,
@@ -236,8 +240,9 @@ class Report:
             lines += [
                 "",
                 "Rates are per seat: an agent on k seats of a hand (seats/hand > 1, e.g. a team of 2) is "
-                "averaged over them. A hand has one winner (two only on a shared discard), so its win rate is "
-                "at most about 1/k (50% for a team of 2), and it wins a hand at about k times that rate.",
+                "averaged over them. A hand has one winner (two only on a shared discard; up to three in sichuan's "
+                "bloody battle), so outside sichuan its win rate is at most about 1/k (50% for a team of 2), and it "
+                "wins a hand at about k times that rate.",
             ]
         if self.pairwise:
             lines += ["", "| win rate difference | mean ± 95% CI | significant at 95% |", "|---|---|---|"]
@@ -300,7 +305,10 @@ def summarize(hands: list[dict[str, Any]], labels: Sequence[str]) -> tuple[dict,
         for h in by_deal[d]:
             for seat, lab in enumerate(h["seats"]):
                 acc[lab]["win_rate"].append(float(seat in h["winners"]))
-                acc[lab]["deal_in_rate"].append(float(h["deal_in"] == seat and bool(h["winners"])))
+                if "deal_ins" in h:
+                    acc[lab]["deal_in_rate"].append(float(seat in h["deal_ins"]))
+                else:  # results written before "deal_ins" (one winning discard per hand)
+                    acc[lab]["deal_in_rate"].append(float(h["deal_in"] == seat and bool(h["winners"])))
                 acc[lab]["mean_score"].append(float(h["scores"][seat]))
                 acc[lab]["draw_rate"].append(float(h["draw"]))
                 decisions[lab] += h["decisions"][seat]

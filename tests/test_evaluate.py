@@ -141,3 +141,31 @@ def test_time_limit_stops_flatmc_early():
     res = flat_monte_carlo(hands, np.array([4, 4]), np.zeros(2, np.int64), kb, 2, 10**6, np.random.default_rng(0),
                            deadline=0.0)  # fmt: skip
     assert res.iterations == 1 and res.total == 600
+
+
+def test_sichuan_deal_ins_count_every_winning_discard_of_a_bloody_battle():
+    """Two seats win on discards of two different seats in one hand: both discarders dealt in."""
+    ab = ["A", "B", "A", "B"]
+    h = _hand(0, 0, ab, [0, 2], 3, [4, -4, 4, -4])  # the last win: seat 3 dealt in
+    h["deal_ins"] = [1, 3]  # the first win was on seat 1's discard
+    stats, _ = summarize([h], ab)
+    assert stats["B"]["deal_in_rate"][0] == pytest.approx(1.0)  # both B seats dealt in
+    assert stats["A"]["deal_in_rate"][0] == pytest.approx(0.0)
+    # a hand written before "deal_ins" falls back to the one winning discard
+    del h["deal_ins"]
+    assert summarize([h], ab)[0]["B"]["deal_in_rate"][0] == pytest.approx(0.5)
+
+
+def test_played_sichuan_hands_record_each_win_s_discarder():
+    from mjenv.baselines import GreedyAgent, RandomAgent
+    from mjenv.baselines.evaluate import play_hand
+
+    games: list = []
+    several = 0
+    for seed in range(12):
+        agents = [GreedyAgent(seed=seed, rules="sichuan"), RandomAgent(seed=seed, rules="sichuan")] * 2
+        h = play_hand(agents, game_seed=seed, rules="sichuan", keep_game=games)
+        g = games[-1]
+        assert h["deal_ins"] == sorted({w["deal_in"] for w in g.wins if w["deal_in"] >= 0})
+        several += len(h["winners"]) > 1
+    assert several > 0  # the bloody battle really had hands with several winners
