@@ -148,6 +148,13 @@ class RLlibParallelEnv(ParallelEnv):
         self._seen.update(agents)
         return obs, rewards
 
+    def _emit_final(self, seats: list[str]) -> tuple[dict, dict, dict]:
+        """Final observations (Phi = 0), pending rewards and infos of seats that are done: a seat that
+        left mid-hand from the step where it left, the others from the current step."""
+        last = {a: self._leaving.get(a) or (self._raw[a], self._infos[a]) for a in seats}
+        obs, rewards = self._emit(seats, over=True, raw={a: last[a][0] for a in seats})
+        return obs, rewards, {a: last[a][1] for a in seats}
+
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._raw, self._infos = self.env.reset(seed=seed, options=options)
         self._pending = dict.fromkeys(AGENTS, 0.0)
@@ -174,11 +181,10 @@ class RLlibParallelEnv(ParallelEnv):
         over = self._base_step(full) or self._run_forced()
         if over:
             done = sorted(self._seen - self._done)
-            last = {a: self._leaving.get(a, (self._raw.get(a), self._infos.get(a))) for a in done}
-            obs, rewards = self._emit(done, over=True, raw={a: last[a][0] for a in done})
+            obs, rewards, infos = self._emit_final(done)
             self.agents = []
             flags = dict.fromkeys(done, True)
-            return obs, rewards, flags, dict.fromkeys(done, False), {a: last[a][1] for a in done}
+            return obs, rewards, flags, dict.fromkeys(done, False), infos
         present = self._deciders()
         obs, rewards = self._emit(present)
         terms = dict.fromkeys(present, False)
@@ -186,11 +192,11 @@ class RLlibParallelEnv(ParallelEnv):
         # seats that left since the last step: final observation, pending reward, terminated
         left = sorted(a for a in self._leaving if a in self._seen)
         if left:
-            o, r = self._emit(left, over=True, raw={a: self._leaving[a][0] for a in left})
+            o, r, i = self._emit_final(left)
             obs.update(o)
             rewards.update(r)
             terms.update(dict.fromkeys(left, True))
-            infos.update({a: self._leaving[a][1] for a in left})
+            infos.update(i)
         self._done.update(self._leaving)
         self._leaving = {}
         self.agents = [a for a in self.agents if a not in self._done]
