@@ -461,15 +461,16 @@ class ObservationSpec:
             obs, deficiency = np.empty((4, self.size), dtype=np.float32), np.empty(4, dtype=np.int32)
             self._kernel_observe([self.sources(game, _knowledge_bases(game, self._kb_scratch))], [memo], obs,
                                  deficiency)
+            if self.rules.missing_suit:  # Sichuan: the same rewrite as observe_many's, after the writer
+                self._missing_suit_discards([game], obs[None])
             return obs, deficiency
         obs, deficiency = self.observe_many([game], [memo])
         return obs[0], deficiency[0]
 
     @cached_property
     def _one_call(self) -> bool:
-        """Whether :meth:`observe` is one kernel call (compiled, no view computed from the game, and no
-        Sichuan missing-suit rewrite, which :meth:`observe_many` applies after the writer)."""
-        return self.compiled and not self._game_views and not self.rules.missing_suit
+        """Whether :meth:`observe` is one kernel call (compiled, and no view computed from the game)."""
+        return self.compiled and not self._game_views
 
     @cached_property
     def _kernel_observe(self):
