@@ -58,6 +58,13 @@ Everything is seat-relative: index 0 = the observing seat, 1 = right (next to ac
 
 {OBSERVATION}
 
+Where seven pairs win (`Rules.seven_pairs`: `sichuan`, or any preset with `seven_pairs=True`), every
+deficiency view of a seat with no declared meld (`deficiency`, after each discard, claim or kong,
+the effective tiles and counts, and so `infos["deficiency"]` and the shaping potential) is the
+minimum of melds-and-pair and seven pairs (a four of a kind is two pairs in `sichuan`), and a tile is
+effective when its draw lowers that minimum. In `sichuan` the views leave out the seat's declared
+missing suit (its tiles are in no completion; discarding one leaves the deficiency as it is).
+
 `observation="oracle"` appends the hidden views `oracle_hands` (every seat's concealed tiles) and
 `oracle_wall` (the wall in drawing order) for oracle-guided training. Nothing hidden is in the default
 observation: a seat's default observation depends only on what that seat has seen (tested), and with
@@ -141,6 +148,10 @@ first `reset()` raises a `ValueError` saying so.
 * v0, issue 12: `rules="sichuan"` is the Sichuan game (missing-suit declaration, bloody battle, fan
   scoring) instead of `basic` without chow: 64 actions (3 declarations after PASS), observation 582
   (`phase` gains `declare`; views `missing_suit`, `won`). Every other preset is unchanged.
+* v0, issue 12 (seven pairs in the features): where seven pairs win (`sichuan`, any `seven_pairs=True`)
+  the deficiency views, `infos["deficiency"]` and the shaping potential of a seat with no declared
+  meld count seven pairs too (see Observation); they counted melds-and-pair only. Same layout; the
+  values change only under those rule sets (the `sichuan` behaviour digest was re-recorded).
 """
 
 from __future__ import annotations

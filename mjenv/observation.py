@@ -30,6 +30,11 @@ the state record has; a new fact is one more field in :data:`STATE_FIELDS` and o
 :meth:`ObservationSpec.state`; a new kind of computed feature is one edit in each feature backend.
 
 INCOMPLETABLE (``mjenv.deficiency.INCOMPLETABLE`` = 99) appears as is in the deficiency views.
+
+The rule set's complete hands (issue 12): the plan carries the seven-pairs form the features also
+count (:func:`seven_pairs_form`: a seat with no declared meld shows min(melds-and-pair, seven pairs))
+and, in Sichuan, where the seats' missing-suit one-hots lie in the state record (the features leave
+that suit out). Both writers apply them inside the feature evaluation; nothing is rewritten after.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from mjenv.deficiency import INCOMPLETABLE
 from mjenv.deficiency import kernel as _kernel
 from mjenv.deficiency.features import CLAIM_KINDS, NOT_APPLICABLE
 from mjenv.deficiency.seat_features import FEATURE_INPUTS, FEATURE_NAMES, DeficiencyFeatures
+from mjenv.deficiency.seven_pairs import check_seven_pairs
 from mjenv.game import Phase
 from mjenv.knowledge import knowledge_bases as _knowledge_bases
 from mjenv.knowledge import knowledge_bases_many
@@ -87,11 +93,6 @@ STATE_FIELDS = (
     ("flowers", ("4", "F"), 0),  # flowers set aside per seat (F = rules.flowers: 0, or 8 in taiwan16)
     ("missing_suit", ("4", "S"), 0),  # declared missing suit one-hot per seat (S = 3 with Rules.missing_suit, else 0)
     ("won", ("4", "W"), 0),  # 1 for a seat that has won (W = 1 with Rules.bloody, else 0)
-    # Sichuan (issue 12): the deficiency features' inputs, each declared seat's missing suit zeroed in
-    # its hand and KB (mjenv.deficiency.sichuan: that is the missing-suit deficiency); H = T with
-    # Rules.missing_suit, else 0 (the features then read ``hands`` and ``knowledge_base``)
-    ("feature_hands", ("4", "H"), 0),
-    ("feature_kbs", ("4", "H"), 0),
     ("zero", (), 0),
 )
 #: How many of :data:`STATE_FIELDS` come from arrays (the rest are ints).
@@ -158,6 +159,11 @@ class WriterPlan:
         feature_inputs: int32[6]: state offsets of the features' inputs (``FEATURE_INPUTS`` order).
         feature_outputs: int32[7]: observation offsets of the features (``FEATURE_NAMES`` order), -1
             for a feature no view shows.
+        seven_pairs: the seven-pairs form the features also count (0 none, 1 distinct pairs, 2 a four
+            of a kind as two pairs: :func:`seven_pairs_form`; issue 12).
+        melds: melds of a complete hand (seven pairs needs none declared).
+        missing_suit: state offset of the seats' missing-suit one-hots (int[4, 3], the features leave
+            that suit out: ``DeficiencyFeatures.compute``'s ``missing_suit``; issue 12), -1 for none.
     """
 
     num_tile_types: int
@@ -169,6 +175,9 @@ class WriterPlan:
     onehots: np.ndarray
     feature_inputs: np.ndarray
     feature_outputs: np.ndarray
+    seven_pairs: int = 0
+    melds: int = 4
+    missing_suit: int = -1
 
 
 class ObservationSpec:
@@ -331,8 +340,7 @@ class ObservationSpec:
     def _state_layout(self) -> tuple[dict[str, tuple[int, tuple[int, ...], int]], int]:
         """Each state field's (start, shape, add) in the state record, and the record's length."""
         dims = {"4": 4, "T": self.num_tile_types, "D": self.max_discards, "F": self.rules.flowers,
-                "S": 3 * self.rules.missing_suit, "W": int(self.rules.bloody),
-                "H": self.num_tile_types * self.rules.missing_suit}
+                "S": 3 * self.rules.missing_suit, "W": int(self.rules.bloody)}
         fields, pos = {}, 0
         for name, shape, add in STATE_FIELDS:
             shape = tuple(dims[d] for d in shape)
@@ -374,8 +382,6 @@ class ObservationSpec:
         for s, off, src, n in copies:
             gather[s, off : off + n] = np.arange(src, src + n)
         inputs = {"hands": "hands", "knowledge_bases": "knowledge_base"}
-        if self.rules.missing_suit:  # Sichuan (issue 12): the missing-suit deficiency's inputs
-            inputs = {"hands": "feature_hands", "knowledge_bases": "feature_kbs"}
         array_fields = [fields[name] for name, _, _ in STATE_FIELDS[:NUM_ARRAY_FIELDS]]
         return WriterPlan(
             num_tile_types=self.num_tile_types,
@@ -387,6 +393,9 @@ class ObservationSpec:
             onehots=np.array(onehots, dtype=np.int32).reshape(-1, 4),
             feature_inputs=np.array([fields[inputs.get(n, n)][0] for n in FEATURE_INPUTS], dtype=np.int32),
             feature_outputs=outputs,
+            seven_pairs=check_seven_pairs(seven_pairs_form(self.rules)),
+            melds=self.rules.melds,
+            missing_suit=fields["missing_suit"][0] if self.rules.missing_suit else -1,
         )
 
     def sources(self, game, knowledge_bases: np.ndarray | None = None) -> tuple:
@@ -413,8 +422,6 @@ class ObservationSpec:
             *(game.won.tolist() if self.rules.bloody else ()), 0,
         )  # fmt: skip
         kbs = _knowledge_bases(game) if knowledge_bases is None else knowledge_bases
-        if self.rules.missing_suit:  # Sichuan (issue 12)
-            ints = ints[:-1] + _without_missing(game.hands, kbs, game.missing) + (0,)
         return game.hands, game.meld_counts, kbs, game.discards, ints
 
     def state(self, game) -> np.ndarray:
@@ -436,7 +443,7 @@ class ObservationSpec:
     @cached_property
     def features(self) -> DeficiencyFeatures:
         """The deficiency-feature evaluator the numpy writer uses (its backend picks the writer)."""
-        return DeficiencyFeatures(self.num_tile_types, self.rules.melds)
+        return DeficiencyFeatures(self.num_tile_types, self.rules.melds, seven_pairs=seven_pairs_form(self.rules))
 
     @property
     def compiled(self) -> bool:
@@ -461,8 +468,6 @@ class ObservationSpec:
             obs, deficiency = np.empty((4, self.size), dtype=np.float32), np.empty(4, dtype=np.int32)
             self._kernel_observe([self.sources(game, _knowledge_bases(game, self._kb_scratch))], [memo], obs,
                                  deficiency)
-            if self.rules.missing_suit:  # Sichuan: the same rewrite as observe_many's, after the writer
-                self._missing_suit_discards([game], obs[None])
             return obs, deficiency
         obs, deficiency = self.observe_many([game], [memo])
         return obs[0], deficiency[0]
@@ -509,8 +514,6 @@ class ObservationSpec:
             sl = self.slices[v.name]
             for i, g in enumerate(games):
                 out[i, :, sl] = _GAME_VIEWS[v.source](g, v.size)[None, :]
-        if self.rules.missing_suit:  # Sichuan (issue 12)
-            self._missing_suit_discards(games, out)
         return out, deficiency
 
     # --- issue 16: the same writer on state records (the compiled batch step's tables) ------------
@@ -552,25 +555,6 @@ class ObservationSpec:
 
     # --- end issue 16 -------------------------------------------------------------------------------
 
-    def _missing_suit_discards(self, games: list, out: np.ndarray) -> None:
-        """The features saw no tile of a seat's missing suit (:data:`STATE_FIELDS`, ``feature_hands``), so
-        on the discard turn they show -1 for discarding one. Discarding it leaves the missing-suit
-        deficiency and the effective count as they are (those tiles are in no completion): write that."""
-        sl = self.slices
-        after, count_after = sl["deficiency_after_discard"].start, sl["effective_count_after_discard"].start
-        d, c = sl["deficiency"].start, sl["effective_count"].start
-        for i, g in enumerate(games):
-            if int(g.phase) != _DISCARD:
-                continue
-            p = int(g.current_player)
-            m = int(g.missing[p])
-            if m < 0:
-                continue
-            held = 9 * m + np.flatnonzero(g.hands[p, 9 * m : 9 * m + 9])
-            row = out[i, p]
-            row[after + held] = row[d]
-            row[count_after + held] = row[c]
-
     def _write_numpy(self, states: np.ndarray, deficiency: np.ndarray) -> np.ndarray:
         """The plan executed with numpy (what the kernel's ``observe`` does in C)."""
         plan, n, t = self.plan, len(states), self.num_tile_types
@@ -579,7 +563,11 @@ class ObservationSpec:
         for name, start in zip(FEATURE_INPUTS, plan.feature_inputs.tolist()):
             width = t if name in ("hands", "knowledge_bases") else 1
             inputs.append(states[:, start : start + 4 * width].reshape(4 * n, width).squeeze(-1 if width == 1 else ()))
-        feats = self.features.compute(*inputs)  # all N states' seats in one call
+        extra = {}
+        if plan.missing_suit >= 0:  # Sichuan (issue 12): each seat's declared suit from its one-hot, -1 before
+            onehot = states[:, plan.missing_suit : plan.missing_suit + 12].reshape(4 * n, 3)
+            extra["missing_suit"] = np.where(onehot.any(axis=1), onehot.argmax(axis=1), -1)
+        feats = self.features.compute(*inputs, **extra)  # all N states' seats in one call
         for name, off in zip(FEATURE_NAMES, plan.feature_outputs.tolist()):
             if off >= 0:
                 f = feats[name].reshape(n, 4, -1)
@@ -604,14 +592,16 @@ class ObservationSpec:
         return self.observe(game)[0]
 
 
-def _without_missing(hands: np.ndarray, kbs: np.ndarray, missing: np.ndarray) -> tuple[int, ...]:
-    """Hands then KBs (int8[4, 27] each) with each declared seat's missing suit zeroed, flat, as ints."""
-    h, k = hands.copy(), np.array(kbs, dtype=np.int8)
-    for s, m in enumerate(missing.tolist()):
-        if m >= 0:
-            h[s, 9 * m : 9 * m + 9] = 0
-            k[s, 9 * m : 9 * m + 9] = 0
-    return (*h.ravel().tolist(), *k.ravel().tolist())
+def seven_pairs_form(rules: Rules) -> str | None:
+    """The seven-pairs hand ``rules`` lets win, as the deficiency features count it (issue 12).
+
+    Returns:
+        None (``seven_pairs`` off); ``"fours"`` with ``missing_suit`` (Sichuan: a four of a kind is two
+        pairs, ``mjenv.game.sichuan.can_win``); else ``"distinct"`` (``mjenv.game.is_winning``).
+    """
+    if not rules.seven_pairs:
+        return None
+    return "fours" if rules.missing_suit else "distinct"
 
 
 def _missing_onehots(missing: np.ndarray) -> list[int]:

@@ -13,6 +13,7 @@ import pytest
 from mjenv.deficiency import deficiency, deficiency_after_discard, kernel
 from mjenv.deficiency.features import NOT_APPLICABLE, effective_count_after_discard_rows
 from mjenv.deficiency.seat_features import DeficiencyFeatures
+from mjenv.deficiency.sichuan import sichuan_deficiency
 from mjenv.game import Phase
 from mjenv.knowledge import knowledge_base
 from mjenv.observation import ObservationSpec
@@ -31,10 +32,15 @@ def path(request, monkeypatch):
     return request.param
 
 
-def _reference(hand: np.ndarray, kb: np.ndarray, melds_needed: int) -> tuple[np.ndarray, np.ndarray]:
+def _reference(hand: np.ndarray, kb: np.ndarray, melds_needed: int, missing: int | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
     """The two views of a seat on its discard turn, from the core's public functions (hbba deficiency):
     the effective count of the hand minus t, and the deficiency after a kong of t (concealed when four
-    are held: the hand minus 4t with one meld less to build; else added: the hand minus t)."""
+    are held: the hand minus 4t with one meld less to build; else added: the hand minus t). With
+    ``missing`` (Sichuan, issue 12) the core's Sichuan deficiency (no tile of the missing suit; seven
+    pairs, a four of a kind as two pairs, while no meld is declared) of every row instead."""
+    if missing is not None:
+        return _sichuan_reference(hand, kb, melds_needed, missing)
     count = effective_count_after_discard_rows(hand[None], kb[None], np.array([melds_needed]))[0]
     exposed = 5 - melds_needed  # any melds count works: only melds - exposed_melds matters
     after = deficiency_after_discard(hand, kb, exposed_melds=exposed, melds=5)
@@ -44,6 +50,32 @@ def _reference(hand: np.ndarray, kb: np.ndarray, melds_needed: int) -> tuple[np.
             rest = hand.copy()
             rest[t] -= 4
             kong[t] = deficiency(rest, kb, method="hbba", exposed_melds=exposed + 1, melds=5)
+    return count, kong
+
+
+def _sichuan_reference(hand, kb, melds_needed, missing):
+    """:func:`_reference` by :func:`mjenv.deficiency.sichuan.sichuan_deficiency` of each row (H - t, and
+    H - t + u with KB - u for every u the KB holds), in one batch."""
+    exposed, unit = 4 - melds_needed, np.eye(len(hand), dtype=hand.dtype)
+    rows, kbs, where = [], [], []
+    for t in np.flatnonzero(hand > 0):
+        rows.append(hand - unit[t])
+        kbs.append(kb)
+        where.append((t, -1))
+        for u in np.flatnonzero(kb > 0):
+            rows.append(hand - unit[t] + unit[u])
+            kbs.append(kb - unit[u])
+            where.append((t, u))
+    value = sichuan_deficiency(np.array(rows), np.array(kbs), missing_suit=[missing] * len(rows),
+                               exposed_melds=exposed)
+    after = {t: v for (t, u), v in zip(where, value) if u < 0}
+    count = np.full(len(hand), NOT_APPLICABLE)
+    kong = np.full(len(hand), NOT_APPLICABLE)
+    for t, d in after.items():
+        count[t] = sum(int(kb[u]) for (t2, u), v in zip(where, value) if t2 == t and u >= 0 and v < d)
+        kong[t] = d
+        if hand[t] >= 4 and melds_needed >= 1:  # a concealed kong declares a meld: no seven pairs after it
+            kong[t] = sichuan_deficiency(hand - 4 * unit[t], kb, missing_suit=missing, exposed_melds=exposed + 1)
     return count, kong
 
 
@@ -73,7 +105,8 @@ def test_action_views_equal_the_core_on_played_hands(rules, path):
                         assert (v["effective_count_after_discard"][gone] == v["effective_count"][0]).all()
                         assert (v["deficiency_after_kong"][gone] == NOT_APPLICABLE).all()
                         continue
-                    count, kong = _reference(hand, kb, spec.rules.melds - g.num_melds(s))
+                    count, kong = _reference(hand, kb, spec.rules.melds - g.num_melds(s),
+                                             int(g.missing[s]) if spec.rules.missing_suit else None)
                     np.testing.assert_array_equal(v["effective_count_after_discard"], count)
                     np.testing.assert_array_equal(v["deficiency_after_kong"], kong)
                     # the added-kong entries are the discard's deficiency: one fact, one value

@@ -16,7 +16,7 @@ import mjenv
 from mjenv.deficiency import kernel
 from mjenv.deficiency.seat_features import DeficiencyFeatures
 from mjenv.game import Game
-from mjenv.observation import ObservationSpec
+from mjenv.observation import ObservationSpec, seven_pairs_form
 from mjenv.rules import _PRESETS
 from tests.test_observation import _states
 
@@ -108,7 +108,8 @@ def test_kernel_features_equal_the_numpy_evaluator(num_tile_types):
 def test_kernel_observations_equal_the_numpy_encoder_on_played_hands(rules):
     fast = ObservationSpec(rules, oracle=True)
     ref = ObservationSpec(rules, oracle=True)
-    ref.__dict__["features"] = DeficiencyFeatures(ref.num_tile_types, ref.rules.melds, backend="numpy")
+    ref.__dict__["features"] = DeficiencyFeatures(ref.num_tile_types, ref.rules.melds, backend="numpy",
+                                                   seven_pairs=seven_pairs_form(ref.rules))
     assert fast.features.backend == "c" and not ref.compiled
     memo = fast.new_memo()
     phases = set()

@@ -15,7 +15,7 @@ import mjenv
 from mjenv.deficiency import seat_features
 from mjenv.deficiency.seat_features import DeficiencyFeatures, PartCache
 from mjenv.knowledge import knowledge_bases
-from mjenv.observation import ObservationSpec
+from mjenv.observation import ObservationSpec, seven_pairs_form
 
 from .test_observation import _states
 
@@ -51,7 +51,8 @@ def test_the_two_writers_execute_the_same_plan_on_every_preset():
     for rules in sorted(_PRESETS):
         fast = ObservationSpec(rules, oracle=True)
         ref = ObservationSpec(rules, oracle=True)
-        ref.__dict__["features"] = DeficiencyFeatures(ref.num_tile_types, ref.rules.melds, backend="numpy")
+        ref.__dict__["features"] = DeficiencyFeatures(ref.num_tile_types, ref.rules.melds, backend="numpy",
+                                                   seven_pairs=seven_pairs_form(ref.rules))
         games = _states(5, 200, rules=rules)[::9]
         a, da = fast.observe_many(games)
         b, db = ref.observe_many(games)

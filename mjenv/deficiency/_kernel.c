@@ -24,7 +24,7 @@
  *
  *   features(left, right, h4, h3, hands, kbs, needed, discard_turn, claim_tile, chow_ok,
  *            out_deficiency, out_after_discard, out_effective, out_count, out_after_claim,
- *            out_count_after_discard, out_after_kong, memo) -> None
+ *            out_count_after_discard, out_after_kong, memo[, seven, melds]) -> None
  *
  *     All arguments are C-contiguous buffers: left uint8[15**5 * 108], right uint8[15**4 * 108],
  *     h4 uint8[15**4 * 12], h3 uint8[15**3 * 12] (``_dp_tables.half_tables()`` / ``honour_tables()``);
@@ -33,7 +33,14 @@
  *     uint8[S * T], int64[S], int32[S * 5], int32[S * T], int32[S * T] (written whole); memo uint8[memo_bytes()] or empty (none).
  *
  *   bind(left, right, h4, h3, copies, onehots, feature_inputs, feature_outputs, fields, scalar_start,
- *        L, T, size) -> plan;   observe(plan, states, memos, out_observation, out_deficiency) -> None
+ *        L, T, size[, seven, melds, missing]) -> plan;
+ *   observe(plan, states, memos, out_observation, out_deficiency) -> None
+ *
+ *     Issue 12, optional: ``seven`` (0 none, 1 distinct pairs, 2 a four of a kind as two pairs) makes
+ *     every feature of a seat with melds needed = ``melds`` the minimum of melds-and-pair and seven
+ *     pairs (seven_pairs_seat, below); ``missing`` (-1 none) is the state offset of the seats'
+ *     missing-suit one-hots [4, 3]: that suit is left out of the seat's features' hand and KB, and on
+ *     its discard turn discarding one of its tiles shows the deficiency and effective count unchanged.
  *
  *     ``bind`` checks a writer plan once (size: the observation's length) and keeps it with the
  *     tables; ``observe`` executes it. It executes the observation writer's plan (``mjenv.observation.ObservationSpec``; the kernel knows
@@ -504,6 +511,86 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
     }
 }
 
+/* ---- seven pairs (issue 12) ----------------------------------------------------------------------
+ * Where a rule set lets seven pairs win, a seat with no declared meld (m == melds) may complete
+ * melds-and-pair or seven pairs: every feature becomes the minimum of the two, and a draw is
+ * effective when it lowers that minimum. The seven-pairs half is the closed form of
+ * ``mjenv/deficiency/seven_pairs.py`` (which this must equal; tests compare): each tile offers a
+ * first pair when h + KB >= 2, at cost max(0, 2 - h), and (form 2, "fours") a second when h + KB = 4,
+ * at cost max(0, 4 - h) - max(0, 2 - h); the deficiency is the sum of the seven cheapest offers. The
+ * offers' counts by cost (0, 1, 2) are packed in one int, 8 bits each, so a variant is one add.
+ * Applied after seat_features (and after the memo, which keeps the melds-and-pair features). */
+static inline int sp_offers(int form, int h, int a) {
+    int n = 0;
+    if (a >= 2) n += 1 << (8 * (h >= 2 ? 0 : 2 - h));
+    if (form == 2 && a >= 4) n += 1 << (8 * (h >= 4 ? 0 : h == 3 ? 1 : 2));
+    return n;
+}
+
+static inline int sp_value(int n) {
+    int n0 = n & 255, n1 = (n >> 8) & 255, n2 = n >> 16;
+    if (n0 + n1 + n2 < 7) return INCOMPLETABLE;
+    int need = n0 >= 7 ? 0 : 7 - n0, ones = n1 < need ? n1 : need;
+    return ones + 2 * (need - ones);
+}
+
+/* The features of one seat (seat_features' outputs, updated in place) with seven pairs (form 1:
+ * distinct pairs, 2: a four of a kind is two pairs). Each draw moves either deficiency by at most one,
+ * so a draw lowers min(o, s) exactly when it lowers the smaller (either, on a tie): the draws of the
+ * melds-and-pair half are seat_features' effective bits. The effective count after discarding t on a
+ * tie needs those bits of H - t, which seat_features of H - t (no discard turn) gives. The claims and
+ * a concealed kong leave a declared meld: those rows keep melds-and-pair; the added-kong rows are the
+ * hand minus t, as a discard. */
+static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *hand, const int8_t *kb, int m,
+                             int discard_turn, int32_t *out_def, int32_t *out_disc, uint8_t *out_eff,
+                             int64_t *out_count, int32_t *out_count_after, int32_t *out_kong) {
+    int offers[34], total = 0;
+    for (int t = 0; t < T; t++) total += offers[t] = sp_offers(form, hand[t], hand[t] + kb[t]);
+    int o = *out_def, s = sp_value(total);
+    *out_def = o < s ? o : s;
+    int64_t count = 0;
+    for (int u = 0; u < T; u++) {
+        if (kb[u] <= 0) continue;
+        int su = sp_value(total - offers[u] + sp_offers(form, hand[u] + 1, hand[u] + kb[u]));
+        out_eff[u] = (o <= s && out_eff[u]) || (s <= o && su < s);
+        if (out_eff[u]) count += kb[u];
+    }
+    *out_count = count;
+    if (!discard_turn) return;
+    for (int t = 0; t < T; t++) {
+        if (hand[t] <= 0) continue;
+        int a = hand[t] + kb[t], left = sp_offers(form, hand[t] - 1, a - 1);
+        int tot = total - offers[t] + left, ot = out_disc[t], st = sp_value(tot);
+        out_disc[t] = ot < st ? ot : st;
+        if (hand[t] < 4) out_kong[t] = out_disc[t];
+        if (st > ot) continue; /* melds-and-pair alone decides: seat_features' count */
+        int sp_eff[34], n_sp = 0;
+        for (int u = 0; u < T; u++) {
+            sp_eff[u] = 0;
+            if (kb[u] <= 0) continue;
+            int hu = hand[u] - (u == t), au = hand[u] + kb[u] - (u == t);
+            int before = u == t ? left : offers[u];
+            sp_eff[u] = sp_value(tot - before + sp_offers(form, hu + 1, au)) < st;
+            n_sp += sp_eff[u];
+        }
+        int64_t c = 0;
+        if (st < ot || n_sp == 0) {
+            for (int u = 0; u < T; u++) c += sp_eff[u] ? kb[u] : 0;
+            if (st == ot) c = out_count_after[t]; /* a tie with no seven-pairs draw: the ordinary count */
+        } else { /* a tie: the draws that lower either half of H - t */
+            int8_t rest[34];
+            int32_t d, disc[34], claim[5], ca[34], kong[34];
+            uint8_t eff[34];
+            int64_t cnt;
+            memcpy(rest, hand, (size_t)T);
+            rest[t]--;
+            seat_features(tb, T, rest, kb, m, 0, -1, 0, &d, disc, eff, &cnt, claim, ca, kong);
+            for (int u = 0; u < T; u++) c += (eff[u] || sp_eff[u]) ? kb[u] : 0;
+        }
+        out_count_after[t] = (int32_t)c;
+    }
+}
+
 /* ---- a small memo of whole seats, owned by the caller -----------------------------------------
  * Between a claim window and the next draw, the three seats that did not draw keep their hand and
  * their KB: their features (without claims) are those of the window. The memo keeps the last
@@ -666,8 +753,10 @@ static PyObject *py_features(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer left, right, h4, h3, hands, kbs, needed, dturn, claim, chow, o_def, o_disc, o_eff, o_cnt, o_claim, o_ca,
         o_kong, mem;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*w*w*w*w*w*w*w*w*", &left, &right, &h4, &h3, &hands, &kbs, &needed,
-                          &dturn, &claim, &chow, &o_def, &o_disc, &o_eff, &o_cnt, &o_claim, &o_ca, &o_kong, &mem))
+    int form = 0, melds = 4; /* seven pairs (issue 12): optional, none by default */
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*w*w*w*w*w*w*w*w*|ii", &left, &right, &h4, &h3, &hands, &kbs,
+                          &needed, &dturn, &claim, &chow, &o_def, &o_disc, &o_eff, &o_cnt, &o_claim, &o_ca, &o_kong,
+                          &mem, &form, &melds))
         return NULL;
     Py_buffer *all[18] = {&left, &right, &h4, &h3, &hands, &kbs, &needed, &dturn, &claim, &chow,
                           &o_def, &o_disc, &o_eff, &o_cnt, &o_claim, &o_ca, &o_kong, &mem};
@@ -677,6 +766,10 @@ static PyObject *py_features(PyObject *self, PyObject *args) {
     Py_ssize_t T = S > 0 ? hands.len / S : 27;
     if (S > 0 && T != 27 && T != 34) {
         PyErr_Format(PyExc_ValueError, "features(): hands must hold 27 or 34 tile types per seat, got %zd", T);
+        goto done;
+    }
+    if (form < 0 || form > 2) {
+        PyErr_Format(PyExc_ValueError, "features(): seven-pairs form %d outside 0..2", form);
         goto done;
     }
     if (!need_tables(T, &left, &right, &h4, &h3) || !need_size(&hands, S * T, "hands") || !need_size(&kbs, S * T, "kbs") || !need_size(&dturn, S, "discard_turn") ||
@@ -713,6 +806,12 @@ static PyObject *py_features(PyObject *self, PyObject *args) {
                            (int32_t *)o_def.buf + s, (int32_t *)o_disc.buf + s * T, (uint8_t *)o_eff.buf + s * T,
                            (int64_t *)o_cnt.buf + s, (int32_t *)o_claim.buf + s * 5, (int32_t *)o_ca.buf + s * T,
                            (int32_t *)o_kong.buf + s * T);
+    if (form) /* seven pairs (issue 12): after the memo, which keeps the melds-and-pair features */
+        for (Py_ssize_t s = 0; s < S; s++)
+            if (M[s] == melds)
+                seven_pairs_seat(&tb, (int)T, form, H + s * T, K + s * T, (int)M[s], DT[s], (int32_t *)o_def.buf + s,
+                                 (int32_t *)o_disc.buf + s * T, (uint8_t *)o_eff.buf + s * T, (int64_t *)o_cnt.buf + s,
+                                 (int32_t *)o_ca.buf + s * T, (int32_t *)o_kong.buf + s * T);
     result = Py_None;
     Py_INCREF(result);
 done:
@@ -788,6 +887,8 @@ typedef struct {
     int32_t *copies, *onehots, *fields, fin[6], fout[NUM_OUTPUTS];
     Py_ssize_t R, K, F, scalar_start, L, size;
     int T;
+    int seven, melds; /* seven pairs (issue 12): form (0 none) and the melds of a closed hand */
+    int missing;      /* Sichuan (issue 12): state offset of the missing-suit one-hots [4, 3], -1 none */
 } Plan;
 
 static void plan_free(PyObject *capsule) {
@@ -811,10 +912,10 @@ static int32_t *copy_ints(const Py_buffer *b) {
 static PyObject *py_bind(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer tabs[4], copies, onehots, fin, fout, fields;
-    int T;
+    int T, seven = 0, melds = 4, missing = -1;
     Py_ssize_t L, scalar_start, size;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*nnin", &tabs[0], &tabs[1], &tabs[2], &tabs[3], &copies, &onehots,
-                          &fin, &fout, &fields, &scalar_start, &L, &T, &size))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*nnin|iii", &tabs[0], &tabs[1], &tabs[2], &tabs[3], &copies,
+                          &onehots, &fin, &fout, &fields, &scalar_start, &L, &T, &size, &seven, &melds, &missing))
         return NULL;
     Py_buffer *all[5] = {&copies, &onehots, &fin, &fout, &fields};
     PyObject *result = NULL;
@@ -823,6 +924,15 @@ static PyObject *py_bind(PyObject *self, PyObject *args) {
     const int32_t *CP = copies.buf, *OH = onehots.buf, *FI = fin.buf, *FO = fout.buf, *FL = fields.buf;
     if (T != 27 && T != 34) {
         PyErr_Format(PyExc_ValueError, "observe(): T must be 27 or 34, got %d", T);
+        goto done;
+    }
+    if (seven < 0 || seven > 2) {
+        PyErr_Format(PyExc_ValueError, "observe(): seven-pairs form %d outside 0..2", seven);
+        goto done;
+    }
+    if (missing < -1 || missing + 12 > L || (missing >= 0 && T != 27)) {
+        PyErr_Format(PyExc_ValueError, "observe(): missing-suit one-hots at %d do not fit (27 tile types, "
+                     "12 entries in the state)", missing);
         goto done;
     }
     if (L < 1 || L > MAX_STATE || scalar_start < 0 || scalar_start > L || size < 0) {
@@ -876,6 +986,7 @@ static PyObject *py_bind(PyObject *self, PyObject *args) {
     memcpy(plan->fout, FO, sizeof(plan->fout));
     plan->R = R, plan->K = K, plan->F = F, plan->scalar_start = scalar_start, plan->L = L, plan->size = size;
     plan->T = T;
+    plan->seven = seven, plan->melds = melds, plan->missing = missing;
     for (int i = 0; i < 4; i++) plan->tables[i] = tabs[i]; /* the plan releases them */
     plan->tb = (Tables){tabs[0].buf, tabs[1].buf, tabs[2].buf, tabs[3].buf};
     result = PyCapsule_New(plan, PLAN_CAPSULE, plan_free);
@@ -955,6 +1066,17 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
                 kb[s][t] = (int8_t)k;
             }
         }
+        /* Sichuan (issue 12): a declared seat's missing suit is in no completion; its features are
+         * those of the hand and KB without it (mjenv.deficiency.sichuan), its discards below */
+        int miss[4] = {-1, -1, -1, -1};
+        if (plan->missing >= 0)
+            for (int s = 0; s < 4; s++)
+                for (int j = 0; j < 3; j++)
+                    if (st[plan->missing + 3 * s + j]) {
+                        miss[s] = j;
+                        memset(hand[s] + 9 * j, 0, 9);
+                        memset(kb[s] + 9 * j, 0, 9);
+                    }
         Memo *memo = NULL;
         if (mseq) {
             PyObject *m = PySequence_Fast_GET_ITEM(mseq, n);
@@ -992,6 +1114,18 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
                           count_after[s], after_kong[s]);
             memo_store(slot[s], T, key[s], def_s[s], after_disc[s], eff[s], count[s], count_after[s], after_kong[s]);
         }
+        if (plan->seven) /* seven pairs (issue 12): after the memo, which keeps the melds-and-pair features */
+            for (int s = 0; s < 4; s++)
+                if (st[FI[2] + s] == plan->melds)
+                    seven_pairs_seat(&tb, T, plan->seven, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, &def_s[s],
+                                     after_disc[s], eff[s], &count[s], count_after[s], after_kong[s]);
+        for (int s = 0; s < 4; s++) /* discarding a missing-suit tile leaves the deficiency and count as they are */
+            if (miss[s] >= 0 && st[FI[3] + s])
+                for (int t = 9 * miss[s]; t < 9 * miss[s] + 9; t++)
+                    if (st[FI[0] + s * T + t] > 0) {
+                        after_disc[s][t] = def_s[s];
+                        count_after[s][t] = (int32_t)count[s];
+                    }
         for (int s = 0; s < 4; s++) {
             float *o = out + s * size;
             for (Py_ssize_t k = 0; k < K; k++) {

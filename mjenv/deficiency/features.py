@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from mjenv.deficiency import dp
+from mjenv.deficiency import seven_pairs as _seven_pairs
 from mjenv.deficiency._validate import Batch, normalize
 
 #: Entry of a feature that does not apply (a discard of a tile not held, an impossible claim).
@@ -215,13 +216,18 @@ def effective_count_after_discard_rows(hands: np.ndarray, kbs: np.ndarray, melds
     return discard_rows(hands, kbs, melds_needed)[1]
 
 
-def discard_rows(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def discard_rows(
+    hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray, seven_pairs: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Deficiency and effective-tile count after discarding each held tile, for validated rows.
 
     Args:
         hands: int[B, T] hands of 3m+2 tiles.
         kbs: int[B, T] knowledge bases (hands + kbs <= 4).
         melds_needed: int[B] m.
+        seven_pairs: None, or int[B] per row the seven-pairs form that also completes it (index in
+            ``mjenv.deficiency.seven_pairs.SEVEN_PAIRS``, 0 = none): that row's deficiency is then the
+            minimum of melds-and-pair and seven pairs, for H - t and for every draw after it.
 
     Returns:
         (dfncy int32[B, T], effective int64[B, T]): the deficiency of H - t and the KB copies of the
@@ -241,6 +247,15 @@ def discard_rows(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -
     k = kbs[rows]
     # every draw row (H - t + u, KB - u) differs from H - t in one tile: dp.deficiency_one_tile_rows
     now, drawn, _ = dp.deficiency_one_tile_rows(after, k, needed[rows])
+    if seven_pairs is not None:  # issue 12: seven pairs also completes these rows
+        for form in (1, 2):
+            sel = np.flatnonzero(np.asarray(seven_pairs)[rows] == form)
+            if len(sel) == 0:
+                continue
+            seats, inverse = np.unique(rows[sel], return_inverse=True)
+            sp = _seven_pairs.variants(hands[seats], kbs[seats], form, discard_draw=True)
+            now[sel] = np.minimum(now[sel], sp["discard"][inverse, tiles[sel]])
+            drawn[sel] = np.minimum(drawn[sel], sp["discard_draw"][inverse, tiles[sel]])
     eff = (k > 0) & (drawn < now[:, None])
     out_d[rows, tiles] = now
     out_e[rows, tiles] = (eff * k).sum(axis=1, dtype=np.int64)

@@ -100,7 +100,8 @@ def compiled_unseen():
     return None if _ext is None or disabled() else _ext.unseen
 
 
-def features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo=None) -> dict[str, np.ndarray]:
+def features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo=None, seven_pairs: int = 0,
+             melds: int = 4) -> dict[str, np.ndarray]:
     """Deficiency features of S seats (the contract of ``DeficiencyFeatures.compute``).
 
     Args:
@@ -111,6 +112,9 @@ def features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo=N
         claim_tile: int[S] the discard this seat could claim, -1 for none.
         chow_ok: bool[S] whether this seat may chow it.
         memo: a seat memo from :func:`new_memo`, or None (none).
+        seven_pairs: 0, or the seven-pairs form that also completes a seat with melds needed = ``melds``
+            (1 distinct pairs, 2 a four of a kind as two pairs; ``mjenv.deficiency.seven_pairs``).
+        melds: melds in a complete hand (seven pairs needs none declared).
 
     Returns:
         dict of fresh arrays: ``deficiency`` int32[S], ``deficiency_after_discard`` int32[S, T] (-1
@@ -148,7 +152,7 @@ def features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo=N
         np.ascontiguousarray(chow_ok, dtype=np.uint8).reshape(s_n),
         out["deficiency"], out["deficiency_after_discard"], out["effective_tiles"].view(np.uint8),
         out["effective_count"], out["deficiency_after_claim"], out["effective_count_after_discard"],
-        out["deficiency_after_kong"], _NO_MEMO if memo is None else memo,
+        out["deficiency_after_kong"], _NO_MEMO if memo is None else memo, int(seven_pairs), int(melds),
     )  # fmt: skip
     return out
 
@@ -179,5 +183,6 @@ def bound_observe(plan):
     """
     t = plan.num_tile_types
     bound = _require().bind(*_table_buffers(t), plan.copies, plan.onehots, plan.feature_inputs, plan.feature_outputs,
-                            plan.fields, plan.scalar_start, plan.state_size, t, plan.gather.shape[1])  # fmt: skip
+                            plan.fields, plan.scalar_start, plan.state_size, t, plan.gather.shape[1],
+                            plan.seven_pairs, plan.melds, plan.missing_suit)  # fmt: skip
     return functools.partial(_ext.observe, bound)

@@ -17,6 +17,8 @@ beyond what keeps it obviously correct.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from mjenv.deficiency._validate import normalize
@@ -88,29 +90,35 @@ def reference_one(hand: np.ndarray, kb: np.ndarray, melds_needed: int, exclude_s
     return best[0]
 
 
-def reference_seven_pairs(hand: np.ndarray, kb: np.ndarray, exclude_suit: int | None = None) -> int:
-    """Seven pairs by enumeration: every W with W[t] in {0, 2, 4}, sum 14, W <= H + KB, no tile of
-    ``exclude_suit`` (a four of a kind is two pairs, Sichuan's dragon seven pairs)."""
+def reference_seven_pairs(
+    hand: np.ndarray, kb: np.ndarray, exclude_suit: int | None = None, fours: bool = True
+) -> int:
+    """Seven pairs by enumeration: every W with W[t] in {0, 2, 4} (``fours``: a four of a kind is two
+    pairs, Sichuan's dragon seven pairs) or {0, 2} (distinct pairs, basic's), sum 14, W <= H + KB, no
+    tile of ``exclude_suit``. Tile by tile, each choice of pairs from tile t is tried; the least cost
+    of completing from tile t with ``pairs`` placed does not depend on the earlier choices, so it is
+    remembered (the enumeration visits the same W, only once per (t, pairs))."""
     h = [int(v) for v in hand]
     avail = [int(a) + int(b) for a, b in zip(hand, kb)]
     if exclude_suit is not None:
         for t in range(9 * exclude_suit, 9 * exclude_suit + 9):
             avail[t] = 0
-    best = INCOMPLETABLE
+    most = 2 if fours else 1
 
-    def search(t: int, pairs: int, cost: int) -> None:
-        nonlocal best
+    @functools.cache
+    def rest(t: int, pairs: int) -> int:
+        """Least cost of pairs 'pairs + 1 .. 7' from tiles t.. (INCOMPLETABLE: none fit)."""
         if pairs == 7:
-            best = min(best, cost)
-            return
+            return 0
         if t == len(h):
-            return
-        for k in (0, 1, 2):
+            return INCOMPLETABLE
+        best = INCOMPLETABLE
+        for k in range(most + 1):
             if pairs + k <= 7 and 2 * k <= avail[t]:
-                search(t + 1, pairs + k, cost + max(0, 2 * k - h[t]))
+                best = min(best, max(0, 2 * k - h[t]) + rest(t + 1, pairs + k))
+        return best
 
-    search(0, 0, 0)
-    return best
+    return min(rest(0, 0), INCOMPLETABLE)
 
 
 def reference_sichuan(hand, kb=None, *, missing_suit: int, exposed_melds=0) -> int:

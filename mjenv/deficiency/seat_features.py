@@ -17,6 +17,7 @@ import numpy as np
 
 from mjenv.deficiency import dp as _dp
 from mjenv.deficiency import kernel as _kernel
+from mjenv.deficiency import seven_pairs as _seven_pairs
 from mjenv.deficiency.dp import INCOMPLETABLE
 from mjenv.deficiency.features import CLAIM_KINDS, NOT_APPLICABLE, discard_rows
 
@@ -124,13 +125,20 @@ class DeficiencyFeatures:
         backend: ``"auto"`` (the compiled kernel of :mod:`mjenv.deficiency.kernel` when it is
             installed, else numpy), ``"c"`` or ``"numpy"``. Both give the same values.
         cache: the numpy backend's :class:`PartCache`; None shares the process's :data:`SHARED`.
+        seven_pairs: the seven-pairs form the rule set also lets win (``None``, ``"distinct"`` or
+            ``"fours"``, :data:`mjenv.deficiency.seven_pairs.SEVEN_PAIRS`; issue 12). With a form,
+            every feature of a seat with no declared meld (melds needed = ``melds``) is the minimum of
+            melds-and-pair and seven pairs, and its effective tiles are the draws that lower that
+            minimum; after a claim or a concealed kong the seat has a meld, so those rows are as
+            without it.
 
     Attributes:
         backend: the one in use, ``"c"`` or ``"numpy"``.
         cache: the part cache (numpy backend).
     """
 
-    def __init__(self, num_tile_types: int, melds: int = 4, backend: str = "auto", cache: PartCache | None = None):
+    def __init__(self, num_tile_types: int, melds: int = 4, backend: str = "auto", cache: PartCache | None = None,
+                 seven_pairs: str | None = None):
         if num_tile_types not in (27, 34):
             raise ValueError(f"num_tile_types must be 27 or 34, got {num_tile_types}")
         if backend not in ("auto", "c", "numpy"):
@@ -145,13 +153,16 @@ class DeficiencyFeatures:
         self.num_tile_types = num_tile_types
         self.melds = melds
         self.cache = SHARED if cache is None else cache
+        self.seven_pairs = seven_pairs
+        self._form = _seven_pairs.check_seven_pairs(seven_pairs)
 
     @property
     def stats(self) -> dict[str, int]:
         """The part cache's counters (numpy backend)."""
         return self.cache.stats
 
-    def compute(self, hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo=None) -> dict[str, np.ndarray]:
+    def compute(self, hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo=None,
+                missing_suit=None) -> dict[str, np.ndarray]:
         """Features of S seats at once.
 
         Args:
@@ -162,6 +173,10 @@ class DeficiencyFeatures:
             claim_tile: int[S] the discard this seat could claim, -1 for none.
             chow_ok: bool[S] whether this seat may chow it.
             memo: the kernel's seat memo (``kernel.new_memo()``) for the C backend, or None.
+            missing_suit: None, or int[S] each seat's declared missing suit (0..2, -1 for none; Sichuan,
+                issue 12): its tiles are in no completion, so the features are those of the hand and KB
+                without that suit (``mjenv.deficiency.sichuan``), and on the discard turn discarding
+                one of them leaves the deficiency and the effective count as they are.
 
         Returns:
             dict with ``deficiency`` int32[S], ``deficiency_after_discard`` int32[S, T],
@@ -172,8 +187,25 @@ class DeficiencyFeatures:
             and -1 where t is not held or it is not the seat's discard turn (fresh arrays the caller
             may modify).
         """
+        missing = None if missing_suit is None else np.asarray(missing_suit, dtype=np.int64)
+        if missing is None or (missing < 0).all():
+            return self._compute(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo)
+        # Sichuan (issue 12): the missing suit out of the inputs, then its discards
+        held = np.asarray(hands, dtype=np.int8)
+        suit_of = np.arange(held.shape[1]) // 9  # honours give 3, 4: never a missing suit
+        gone = suit_of[None, :] == missing[:, None]
+        out = self._compute(np.where(gone, 0, held), np.where(gone, 0, np.asarray(kbs, dtype=np.int8)),
+                            melds_needed, discard_turn, claim_tile, chow_ok, memo)
+        rows, tiles = np.nonzero(gone & (held > 0) & np.asarray(discard_turn, dtype=bool)[:, None])
+        out["deficiency_after_discard"][rows, tiles] = out["deficiency"][rows]
+        out["effective_count_after_discard"][rows, tiles] = out["effective_count"][rows]
+        return out
+
+    def _compute(self, hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo) -> dict[str, np.ndarray]:
+        """:meth:`compute` without a missing suit."""
         if self.backend == "c":
-            return _kernel.features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo=memo)
+            return _kernel.features(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo=memo,
+                                    seven_pairs=self._form, melds=self.melds)
         hands = np.asarray(hands, dtype=np.int8)
         kbs = np.asarray(kbs, dtype=np.int8)
         needed = np.asarray(melds_needed, dtype=np.int64)
@@ -219,6 +251,13 @@ class DeficiencyFeatures:
             seat_rows[:, 3] = rows[3 * s_n : n_seat]
         vecs = pool[seat_rows]  # (S, 4, NUM_VARIANTS, VEC)
         now, draw, disc, others = _dp.variant_rows(vecs, needed, t)
+        closed = np.flatnonzero(needed == self.melds) if self._form else ()
+        if len(closed):  # issue 12: seven pairs also completes a seat with no declared meld
+            sp = _seven_pairs.variants(hands[closed], kbs[closed], self._form, discard_draw=False)
+            now, draw, disc = now.copy(), draw.copy(), disc.copy()
+            now[closed] = np.minimum(now[closed], sp["now"])
+            draw[closed] = np.minimum(draw[closed], sp["draw"])
+            disc[closed] = np.minimum(disc[closed], sp["discard"])
         eff = (kbs > 0) & (draw < now[:, None])
         out = {
             "deficiency": now,
@@ -233,18 +272,19 @@ class DeficiencyFeatures:
                 pool[rows[n_seat:], 0][:, None, None], others[seat, part][:, None], needed[seat] - 1
             )
             out["deficiency_after_claim"][seat, col] = res[:, 0, 0]
-        out.update(self._discard_turn_rows(hands, kbs, needed, discard_turn, out["deficiency_after_discard"]))
+        forms = np.where(needed == self.melds, self._form, 0) if self._form else None
+        out.update(self._discard_turn_rows(hands, kbs, needed, discard_turn, out["deficiency_after_discard"], forms))
         return out
 
     @staticmethod
-    def _discard_turn_rows(hands, kbs, needed, discard_turn, after_discard) -> dict[str, np.ndarray]:
+    def _discard_turn_rows(hands, kbs, needed, discard_turn, after_discard, forms=None) -> dict[str, np.ndarray]:
         """``effective_count_after_discard`` and ``deficiency_after_kong`` (see :meth:`compute`)."""
         count = np.full(hands.shape, NOT_APPLICABLE, dtype=np.int32)
         kong = np.full(hands.shape, NOT_APPLICABLE, dtype=np.int32)
         turn = np.flatnonzero(discard_turn & (hands.sum(axis=1) > 0))
         if len(turn):
             h, k, m = hands[turn], kbs[turn], needed[turn]
-            count[turn] = discard_rows(h, k, m)[1]
+            count[turn] = discard_rows(h, k, m, None if forms is None else forms[turn])[1]
             kong[turn] = after_discard[turn]  # an added kong leaves the hand minus t, as a discard does
             r4, t4 = np.nonzero((h >= 4) & (m[:, None] >= 1))  # a concealed kong: minus 4t, one meld less
             if len(r4):
