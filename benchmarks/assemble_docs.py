@@ -38,6 +38,7 @@ SECTIONS = [
     "one_writer.md",
     "baselines.md",
     "taiwan16.md",
+    "seven_pairs.md",
 ]
 
 _HEADING = re.compile(r"^(#{1,5}) ", re.MULTILINE)
