@@ -219,6 +219,17 @@ def test_observation_features_match_the_reference(rules, path, monkeypatch):
     # random seats (13 and 14 tiles, with and without a declared meld, four copies, tiny KBs; Sichuan
     # seats still holding their missing suit) written into state records: every deficiency view of
     # the observation equals the reference of the rule set's complete hands
+    _check_observation(rules, path, monkeypatch, 16, 9 if rules == "sichuan" else 10)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", ["kernel", "numpy"])
+@pytest.mark.parametrize("rules", ["sichuan", "basic+seven_pairs"])
+def test_many_observation_rows_match_the_reference(rules, path, monkeypatch):
+    _check_observation(rules, path, monkeypatch, 400, 90 if rules == "sichuan" else 91)
+
+
+def _check_observation(rules: str, path: str, monkeypatch, n: int, seed: int) -> None:
     import dataclasses
 
     from mjenv.observation import ObservationSpec
@@ -231,8 +242,8 @@ def test_observation_features_match_the_reference(rules, path, monkeypatch):
     sichuan = rules == "sichuan"
     spec = ObservationSpec("sichuan" if sichuan else dataclasses.replace(get_rules("basic"), seven_pairs=True))
     assert spec.compiled == (path == "kernel")
-    rng = np.random.default_rng(9 if sichuan else 10)
-    rows = list(_random_seats(rng, 16, 27, sichuan, zeroed=False))
+    rng = np.random.default_rng(seed)
+    rows = list(_random_seats(rng, n, 27, sichuan, zeroed=False))
     obs, deficiency = spec.observe_records(_records(spec, rows))
     checked_missing = 0
     for i, (h, kb, m, turn, claim, chow, suit) in enumerate(rows):
