@@ -157,6 +157,8 @@ def test_fixed_hands():
         check_seven_pairs("six")
     with pytest.raises(ValueError, match="seven_pairs must be one of"):
         DeficiencyFeatures(27, seven_pairs="six")
+    with pytest.raises(ValueError, match="seven_pairs needs melds=4"):
+        DeficiencyFeatures(34, 5, seven_pairs="distinct")
     if kernel.available():  # the kernel checks the form it is given
         with pytest.raises(ValueError, match="seven-pairs form 3 outside 0..2"):
             kernel.features(h[None], kb[None], [4], [False], [-1], [False], seven_pairs=3)

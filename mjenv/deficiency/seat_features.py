@@ -155,6 +155,8 @@ class DeficiencyFeatures:
         self.cache = SHARED if cache is None else cache
         self.seven_pairs = seven_pairs
         self._form = _seven_pairs.check_seven_pairs(seven_pairs)
+        if self._form and melds != 4:  # seven pairs are 14 tiles: 4 melds and a pair (Rules checks it too)
+            raise ValueError(f"seven_pairs needs melds=4 (14-tile hands), got melds={melds!r}")
 
     @property
     def stats(self) -> dict[str, int]:
