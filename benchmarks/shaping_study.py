@@ -28,6 +28,10 @@ Outputs: per run ``OUT/<algo>_<shaping>_s<seed>/`` (training log, checkpoints, `
 ``--docs`` (default ``docs/training/``): ``shaping_study.csv`` (one row per setting and checkpoint: mean
 and 95% CI across seeds of the win rate against random and greedy), ``shaping_study.json`` (every
 evaluation, the budget and the commands) and ``shaping_study_ppo.png`` / ``shaping_study_sb3.png``.
+``--paired A,B`` adds to the report setting A minus setting B paired by training seed (the same initial
+network and training deals), at each checkpoint and averaged over the checkpoints (the area under the
+curve): mean ± 95% CI of the paired t-test (n - 1 df), per seed, in the JSON under ``"paired"`` and as a
+table at the end of ``shaping_study.md``.
 Runs and evaluations already done are skipped, so an interrupted study resumes by running it again.
 At most ``--parallel`` processes run at once, each with one torch thread under ``nice``.
 """
@@ -166,33 +170,42 @@ def t975(n: int) -> float:
     return t(n)
 
 
+def mean_ci(x) -> tuple[float, float]:
+    """Mean and half-width of the 95% t-interval (n - 1 df) of the values ``x``; the half-width is nan for n < 2."""
+    from mjenv.baselines.evaluate import mean_ci as m
+
+    return m(x)
+
+
+def seed_evals(setting: str, args) -> dict[int, dict[int, dict]]:
+    """``{seed: {step: evaluation row}}`` of the setting's runs in ``--out`` (evaluations with ``--deals`` deals)."""
+    out = {}
+    for seed in args.seeds:
+        p = run_dir(Path(args.out), setting, seed) / "evals.json"
+        if p.is_file():
+            out[seed] = {r["step"]: r for r in json.loads(p.read_text()).values() if r["deals"] == args.deals}
+    return out
+
+
 def aggregate(args) -> dict:
     """Per setting and grid step: mean and 95% CI (t, across seeds) of the eval win rates."""
     out: dict = {}
     for setting in args.settings:
-        per_seed = {}
-        for seed in args.seeds:
-            p = run_dir(Path(args.out), setting, seed) / "evals.json"
-            if p.is_file():
-                per_seed[seed] = {r["step"]: r for r in json.loads(p.read_text()).values() if r["deals"] == args.deals}
+        per_seed = seed_evals(setting, args)
         steps = sorted(set().union(*[set(v) for v in per_seed.values()])) if per_seed else []
         rows = []
         for s in steps:
             have = [per_seed[k][s] for k in per_seed if s in per_seed[k]]
             row = {"step": s, "seeds": len(have), "env_steps": float(np.mean([r["env_steps"] for r in have]))}
             for opp in ("random", "greedy"):
-                x = np.array([r[f"win_{opp}"] for r in have])
-                row[f"win_{opp}"] = float(x.mean())
-                ci = t975(len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else float("nan")
-                row[f"win_{opp}_ci"] = float(ci)
-                row[f"win_{opp}_per_seed"] = x.tolist()
+                x = [r[f"win_{opp}"] for r in have]
+                row[f"win_{opp}"], row[f"win_{opp}_ci"] = mean_ci(x)
+                row[f"win_{opp}_per_seed"] = x
                 row[f"{opp}_seat_win_{opp}"] = float(np.mean([r[f"{opp}_seat_win_{opp}"] for r in have]))
             # --- study2: the policy's win rate minus a greedy seat's in the same hands, per seed, mean ± CI
-            m = np.array([r["win_greedy"] - r["greedy_seat_win_greedy"] for r in have])
-            row["margin_greedy"] = float(m.mean())
-            row["margin_greedy_ci"] = float(t975(len(m) - 1) * m.std(ddof=1) / np.sqrt(len(m))) if len(m) > 1 \
-                else float("nan")
-            row["margin_greedy_per_seed"] = m.tolist()
+            m = [r["win_greedy"] - r["greedy_seat_win_greedy"] for r in have]
+            row["margin_greedy"], row["margin_greedy_ci"] = mean_ci(m)
+            row["margin_greedy_per_seed"] = m
             # --- end study2
             rows.append(row)
         out[setting] = {"rows": rows, "seeds": sorted(per_seed), "to_50_vs_random": steps_to(rows, per_seed),
@@ -205,6 +218,56 @@ def steps_to(rows: list[dict], per_seed: dict, level: float = 0.5) -> dict:
     first = next((r["step"] for r in rows if r["seeds"] == len(per_seed) and r["win_random"] >= level), None)
     each = {str(k): next((s for s in sorted(v) if v[s]["win_random"] >= level), None) for k, v in per_seed.items()}
     return {"mean": first, "per_seed": each}
+
+
+# --- study3: the paired comparison of two settings (one seed: the same initial network and training deals)
+def paired(a: str, b: str, args) -> dict:
+    """Setting ``a`` minus setting ``b``, paired by training seed, in win rate against random and greedy.
+
+    Rows: each checkpoint both settings evaluated for every pair, then ``"mean"``, each run's win rate
+    averaged over those checkpoints (the area under its learning curve) before the difference. Only seeds
+    with runs of both settings count. Each row: the pairs' mean win rates of ``a`` and ``b``, the differences
+    per seed, their mean ± the 95% paired-t half-width (n - 1 df) and the t statistic (mean / standard error).
+    """
+    ea, eb = seed_evals(a, args), seed_evals(b, args)
+    seeds = sorted(set(ea) & set(eb))
+    steps = sorted(set.intersection(*[set(ea[k]) & set(eb[k]) for k in seeds])) if seeds else []
+    rows = []
+    for step in [*steps, "mean"] if steps else []:
+        at = steps if step == "mean" else [step]
+        row: dict = {"step": step, "pairs": len(seeds)}
+        for opp in ("random", "greedy"):
+            xa = [float(np.mean([ea[k][s][f"win_{opp}"] for s in at])) for k in seeds]
+            xb = [float(np.mean([eb[k][s][f"win_{opp}"] for s in at])) for k in seeds]
+            d = np.subtract(xa, xb)
+            row[f"{opp}_a"], row[f"{opp}_b"] = float(np.mean(xa)), float(np.mean(xb))
+            row[f"diff_{opp}"], row[f"diff_{opp}_ci"] = mean_ci(d)
+            sd = d.std(ddof=1) if len(d) > 1 else float("nan")
+            row[f"diff_{opp}_t"] = float(d.mean() / (sd / np.sqrt(len(d)))) if sd > 0 else float("nan")
+            row[f"diff_{opp}_per_seed"] = d.tolist()
+        rows.append(row)
+    return {"a": a, "b": b, "seeds": seeds, "steps": steps, "rows": rows}
+
+
+def paired_markdown(res: dict) -> str:
+    """The paired comparison as a table; ``*`` marks a difference whose 95% CI excludes 0."""
+    a, b = res["a"], res["b"]
+    lines = [f"Paired by training seed ({len(res['seeds'])} pairs, seeds {', '.join(map(str, res['seeds']))}): "
+             f"{a} minus {b}; 'mean' averages each run over the checkpoints (area under the curve).", "",
+             f"| checkpoint | vs 3 random: {a} | {b} | difference (95% CI), t | per seed (pp) "
+             f"| vs 3 greedy: {a} | {b} | difference (95% CI), t | per seed (pp) |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in res["rows"]:
+        cells = [r["step"] if r["step"] == "mean" else f"{r['step']:,}"]
+        for opp in ("random", "greedy"):
+            mark = " *" if abs(r[f"diff_{opp}"]) > r[f"diff_{opp}_ci"] else ""
+            cells += [f"{r[f'{opp}_a']:.1%}", f"{r[f'{opp}_b']:.1%}",
+                      f"{100 * r[f'diff_{opp}']:+.1f} ± {100 * r[f'diff_{opp}_ci']:.1f} pp{mark}, "
+                      f"t = {r[f'diff_{opp}_t']:.2f}",
+                      ", ".join(f"{100 * x:+.1f}" for x in r[f"diff_{opp}_per_seed"])]
+        lines.append("| " + " | ".join(map(str, cells)) + " |")
+    return "\n".join(lines) + "\n"
+# --- end study3
 
 
 def plot(agg: dict, algo: str, path: Path, xlabel: str) -> None:
@@ -318,7 +381,8 @@ def report(args) -> None:
             "train_commands": {f"{s}/{k}": trained_command(s, k, args) for s in args.settings for k in args.seeds}}
     # study2: a carried-over setting keeps the commands that trained it in its results, not this study's
     meta["train_commands"] = {k: c for k, c in meta["train_commands"].items() if k.split("/")[0] in agg}
-    (docs / "shaping_study.json").write_text(json.dumps({"meta": meta, "results": agg}, indent=1))
+    pair = paired(*args.paired, args) if args.paired else None  # study3
+    (docs / "shaping_study.json").write_text(json.dumps({"meta": meta, "results": agg, "paired": pair}, indent=1))
     lines = ["setting,step,env_steps,seeds,win_random,win_random_ci,win_greedy,win_greedy_ci"]
     for setting, res in agg.items():
         for r in res["rows"]:
@@ -326,7 +390,8 @@ def report(args) -> None:
                          f"{r['win_random_ci']:.4f},{r['win_greedy']:.4f},{r['win_greedy_ci']:.4f}")
     (docs / "shaping_study.csv").write_text("\n".join(lines) + "\n")
     every = {s: [r["step"] for r in res["rows"]] for s, res in agg.items()}  # study2: the whole curves too
-    (docs / "shaping_study.md").write_text(markdown(agg) + "\nEvery evaluated checkpoint:\n\n" + markdown(agg, every))
+    (docs / "shaping_study.md").write_text(markdown(agg) + "\nEvery evaluated checkpoint:\n\n" + markdown(agg, every)
+                                           + ("\n" + paired_markdown(pair) if pair else ""))
     # study2: an algorithm with no rows in this report gets no (empty) plot
     if any(s.startswith("ppo:") and r["rows"] for s, r in agg.items()):
         plot(agg, "ppo", docs / "shaping_study_ppo.png", "env steps (vector env, all tables)")
@@ -364,6 +429,9 @@ def main(argv: list[str] | None = None) -> None:
                    help="seeds of the evaluation deals against random and against greedy; other ones than the "
                         "default give deals that no model selection saw either (default: %(default)s)")
     p.add_argument("--report-only", action="store_true", help="only aggregate what is there")
+    p.add_argument("--paired", default=None, metavar="A,B",
+                   help="two of --settings: the report adds A minus B paired by training seed, per checkpoint and "
+                        "averaged over the checkpoints, mean ± 95%% CI (paired t)")
     p.add_argument("--one", nargs=2, metavar=("SETTING", "SEED"), help=argparse.SUPPRESS)  # a worker
     args = p.parse_args(argv)
     args.seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
@@ -381,6 +449,10 @@ def main(argv: list[str] | None = None) -> None:
         algo, _, shaping = s.partition(":")
         if algo not in ("ppo", "sb3") or shaping not in ("none", "deficiency", "deficiency_tiles"):
             raise ValueError(f"setting must be ppo|sb3:none|deficiency|deficiency_tiles, got {s!r}")
+    if args.paired is not None:
+        args.paired = [s.strip() for s in args.paired.split(",")]
+        if len(args.paired) != 2 or args.paired[0] == args.paired[1] or not set(args.paired) <= set(args.settings):
+            raise ValueError(f"--paired must be two different settings of --settings, got {args.paired!r}")
     for name in ("ppo_steps", "sb3_steps", "deals", "parallel"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be a positive int, got {getattr(args, name)}")

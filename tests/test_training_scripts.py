@@ -173,3 +173,55 @@ def test_shaping_study_rejects_bad_eval_seeds():
     for bad in ("1", "1,x", "1,2,3"):
         with pytest.raises(ValueError, match="--eval-seeds must be two ints"):
             main(["--eval-seeds", bad, "--report-only"])
+
+
+def _write_evals(out: Path, setting: str, seed: int, wins: dict[int, tuple[float, float]]) -> None:
+    """A run's evals.json with the given win rates (against random, against greedy) per step."""
+    d = out / setting.replace(":", "_")
+    d = d.with_name(f"{d.name}_s{seed}")
+    d.mkdir(parents=True)
+    rows = {f"{s}:1": {"step": s, "env_steps": 7 * s, "deals": 1, "win_random": r, "win_random_ci": 0.1,
+                       "random_seat_win_random": 0.0, "score_random": 0.0, "win_greedy": g, "win_greedy_ci": 0.1,
+                       "greedy_seat_win_greedy": 0.25, "score_greedy": 0.0} for s, (r, g) in wins.items()}
+    (d / "evals.json").write_text(json.dumps(rows))
+
+
+def test_shaping_study_paired_report_takes_differences_per_seed_and_over_the_checkpoints(tmp_path):
+    """--paired A,B: A minus B per training seed, per checkpoint and averaged over the checkpoints, with the
+    paired t-interval (n - 1 df). Values chosen so the answers are known by hand."""
+    from benchmarks.shaping_study import main
+
+    out, docs = tmp_path / "runs", tmp_path / "docs"
+    shaped = {10: {2048: (0.5, 0.1), 4096: (0.7, 0.2)}, 11: {2048: (0.4, 0.0), 4096: (0.6, 0.1)},
+              12: {2048: (0.3, 0.1), 4096: (0.9, 0.3)}}
+    plain = {10: {2048: (0.4, 0.1), 4096: (0.6, 0.1)}, 11: {2048: (0.2, 0.0), 4096: (0.6, 0.1)},
+             12: {2048: (0.3, 0.0), 4096: (0.6, 0.2)}}
+    for seed in shaped:
+        _write_evals(out, "sb3:deficiency", seed, shaped[seed])
+        _write_evals(out, "sb3:none", seed, plain[seed])
+    _write_evals(out, "sb3:deficiency", 13, {2048: (1.0, 1.0), 4096: (1.0, 1.0)})  # no partner: left out
+    main(["--report-only", "--settings", "sb3:deficiency,sb3:none", "--seeds", "10,11,12,13", "--deals", "1",
+          "--sb3-steps", "4096", "--out", str(out), "--docs", str(docs), "--paired", "sb3:deficiency,sb3:none"])
+    res = json.loads((docs / "shaping_study.json").read_text())["paired"]
+    assert res["seeds"] == [10, 11, 12] and res["steps"] == [2048, 4096]
+    first, second, auc = res["rows"]
+    assert first["diff_random_per_seed"] == pytest.approx([0.1, 0.2, 0.0])
+    assert first["diff_random"] == pytest.approx(0.1)
+    assert first["diff_random_ci"] == pytest.approx(4.303 * 0.1 / 3 ** 0.5, abs=1e-4)  # sd 0.1, t(2) = 4.303
+    assert second["diff_random_per_seed"] == pytest.approx([0.1, 0.0, 0.3])
+    # the area under the curve: each run's mean over the two checkpoints, then shaped minus unshaped
+    assert auc["step"] == "mean" and auc["diff_random_per_seed"] == pytest.approx([0.1, 0.1, 0.15])
+    assert auc["random_a"] == pytest.approx((0.6 + 0.5 + 0.6) / 3) and auc["pairs"] == 3
+    assert auc["diff_random_t"] == pytest.approx((0.35 / 3) / (0.05 / 3 ** 0.5 / 3 ** 0.5), rel=1e-6)
+    assert auc["diff_greedy_per_seed"] == pytest.approx([0.05, 0.0, 0.1])
+    table = (docs / "shaping_study.md").read_text()
+    assert "Paired by training seed (3 pairs, seeds 10, 11, 12)" in table
+    assert "| mean | 56.7% | 45.0% | +11.7 ± 7.2 pp *, t = 7.00 |" in table
+
+
+def test_shaping_study_rejects_a_bad_paired_flag():
+    from benchmarks.shaping_study import main
+
+    for bad in ("sb3:none", "sb3:none,sb3:none", "sb3:none,ppo:none"):
+        with pytest.raises(ValueError, match="--paired must be two different settings of --settings"):
+            main(["--report-only", "--settings", "sb3:none,sb3:deficiency", "--paired", bad])
