@@ -104,6 +104,42 @@ def test_kernel_features_equal_the_numpy_evaluator(num_tile_types):
     assert seen_claims > 50 and seen_discards > 1000  # the rows were really exercised
 
 
+@pytest.mark.parametrize("num_tile_types", [27, 34])
+def test_the_part_cache_of_a_memo_gives_the_values_computed_without_it(num_tile_types):
+    # issue 16: the memo also keeps each part's vectors (a suit or the honours, keyed on its option
+    # codes and melds needed) across calls. Seats that change one tile at a time (as from step to
+    # step) reuse most parts; many seats through one small cache also evict parts, including the
+    # parts of the seat being computed. Every value must be what a call without a memo gives, and
+    # the numpy evaluator's; a copy of the memo, used on other seats, must serve nothing stale.
+    rng = np.random.default_rng(16 + num_tile_types)
+    ref = DeficiencyFeatures(num_tile_types, backend="numpy")
+    memo = kernel.new_memo()
+    twin = None
+    for step in range(150):
+        hands, kbs, needed, discard_turn, claim, chow_ok = _random_seats(rng, num_tile_types, 4)
+        for _ in range(4):  # the same seats, one KB copy fewer each time (one part changes)
+            args = (hands, kbs, needed, discard_turn, claim, chow_ok)
+            want = kernel.features(*args)
+            got = kernel.features(*args, memo=memo)
+            for key in want:
+                np.testing.assert_array_equal(got[key], want[key], err_msg=key)
+            if step % 10 == 0:
+                exact = ref.compute(*args)
+                for key in want:
+                    np.testing.assert_array_equal(got[key], exact[key], err_msg=key)
+            if twin is not None:  # the copy taken earlier, now on seats it never saw
+                for key, value in kernel.features(*args, memo=twin).items():
+                    np.testing.assert_array_equal(value, want[key], err_msg=key)
+            s, t = np.nonzero(kbs)
+            if len(s):
+                i = int(rng.integers(len(s)))
+                kbs = kbs.copy()
+                kbs[s[i], t[i]] -= 1
+        if step == 75:
+            twin = memo.copy()
+    stats = kernel.memo_stats(memo)
+    assert stats["part_hits"] > stats["part_misses"] > 0  # the parts were really reused (and replaced)
+
 @pytest.mark.parametrize("rules", sorted(_PRESETS))
 def test_kernel_observations_equal_the_numpy_encoder_on_played_hands(rules):
     fast = ObservationSpec(rules, oracle=True)
