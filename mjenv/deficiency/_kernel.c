@@ -102,8 +102,20 @@ static inline int hon_weight(int j) { return j < 4 ? P15[3 - j] : P15[6 - j]; }
             (out)[2 * k + p] = best;                                      \
         }
 
-/* min-plus of two (k, p) vectors */
-static void minplus(const int *a, const int *b, int *out, int kmax) { SPLIT_MIN(out, kmax, a[i] + b[j]) }
+/* min-plus of two (k, p) vectors; one copy per kmax (0..5), whose loops the compiler unrolls */
+static inline __attribute__((always_inline)) void minplus_k(const int *a, const int *b, int *out, const int kmax) {
+    SPLIT_MIN(out, kmax, a[i] + b[j])
+}
+static void minplus(const int *a, const int *b, int *out, int kmax) {
+    switch (kmax) {
+    case 0: minplus_k(a, b, out, 0); break;
+    case 1: minplus_k(a, b, out, 1); break;
+    case 2: minplus_k(a, b, out, 2); break;
+    case 3: minplus_k(a, b, out, 3); break;
+    case 4: minplus_k(a, b, out, 4); break;
+    default: minplus_k(a, b, out, 5); break;
+    }
+}
 
 /* Sixteen byte lanes: the nine boundary states of a table block are its first lanes (the rest are
  * never read back), or a capped (k, p) vector is. Table entries are at most INF, so the sum of two
@@ -756,6 +768,11 @@ static MemoEntry *memo_find(Memo *memo, int T, const int8_t *hand, const int8_t 
     return e;
 }
 
+/* whether memo_serve will serve a seat (no change to the memo) */
+static inline int memo_has(const Memo *memo, const MemoEntry *e, const uint8_t *key, int claim_tile) {
+    return memo && claim_tile < 0 && e->used && memcmp(e->key, key, KEY_BYTES) == 0;
+}
+
 /* Serve a seat from its memo slot e (memo_find): 1 (outputs written) when the seat's key is there and
  * it has no claim tile (a seat with a claim tile is always computed, since the claim rows need the
  * part vectors); else 0, and the caller computes the seat and stores it (memo_store). */
@@ -763,7 +780,7 @@ static int memo_serve(Memo *memo, MemoEntry *e, const uint8_t *key, int T, int c
                       int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
                       int32_t *out_count_after, int32_t *out_kong) {
     if (!memo) return 0;
-    if (claim_tile < 0 && e->used && memcmp(e->key, key, KEY_BYTES) == 0) {
+    if (memo_has(memo, e, key, claim_tile)) {
         memo->hits++;
         *out_def = e->def;
         *out_count = e->count;
@@ -1112,6 +1129,58 @@ done:
     return NULL;
 }
 
+/* one state made ready for observe's seats: its record, the seats' hands and KBs (checked), its memo,
+ * and the seats' memo keys and slots, with the slots and part-cache sets set loading */
+typedef struct {
+    int16_t st[MAX_STATE];
+    int8_t hand[4][34], kb[4][34];
+    Memo *memo;
+    uint8_t key[4][KEY_BYTES];
+    MemoEntry *slot[4];
+} Ready;
+
+static int prepare(const Plan *plan, PyObject *sseq, PyObject *mseq, Py_ssize_t n, Ready *rd) {
+    const int T = plan->T;
+    const int32_t *FI = plan->fin;
+    int16_t *st = rd->st;
+    memset(st, 0, sizeof(int16_t) * (size_t)plan->L);
+    if (!fill_state(PySequence_Fast_GET_ITEM(sseq, n), plan->fields, plan->F, plan->scalar_start, plan->L, st)) return 0;
+    for (int s = 0; s < 4; s++) {
+        int m = st[FI[2] + s], c = st[FI[4] + s];
+        if (m < 0 || m >= KM || c < -1 || c >= T) {
+            PyErr_Format(PyExc_ValueError, "observe(): state %zd seat %d: melds needed %d (0..%d), claim tile %d",
+                         n, s, m, KM - 1, c);
+            return 0;
+        }
+        for (int t = 0; t < T; t++) {
+            int h = st[FI[0] + s * T + t], k = st[FI[1] + s * T + t];
+            if (h < 0 || k < 0 || h + k > 4) {
+                PyErr_Format(PyExc_ValueError, "observe(): state %zd seat %d tile %d: hand %d and KB %d; need "
+                             "0 <= hand, 0 <= KB, hand + KB <= 4", n, s, t, h, k);
+                return 0;
+            }
+            rd->hand[s][t] = (int8_t)h;
+            rd->kb[s][t] = (int8_t)k;
+        }
+    }
+    rd->memo = NULL;
+    if (mseq) {
+        PyObject *m = PySequence_Fast_GET_ITEM(mseq, n);
+        if (m != Py_None) {
+            Py_buffer mb;
+            if (PyObject_GetBuffer(m, &mb, PyBUF_WRITABLE) < 0) return 0;
+            int good = as_memo(&mb, &rd->memo);
+            PyBuffer_Release(&mb); /* the list holds the array, so its memory stays */
+            if (!good) return 0;
+        }
+    }
+    for (int s = 0; s < 4; s++) {
+        rd->slot[s] = memo_find(rd->memo, T, rd->hand[s], rd->kb[s], st[FI[2] + s], st[FI[3] + s] != 0, rd->key[s]);
+        prefetch_part_sets(rd->memo ? &rd->memo->parts : NULL, T, rd->hand[s], rd->kb[s], st[FI[2] + s]);
+    }
+    return 1;
+}
+
 /* observe(): a bound writer plan executed for N states (see the module comment) */
 static PyObject *py_observe(PyObject *self, PyObject *args) {
     (void)self;
@@ -1122,11 +1191,10 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
     Plan *plan = PyCapsule_GetPointer(capsule, PLAN_CAPSULE);
     if (!plan) goto done;
     const int T = plan->T;
-    const Py_ssize_t N = o_def.len / 16, R = plan->R, K = plan->K, F = plan->F, L = plan->L, size = plan->size;
-    const Py_ssize_t scalar_start = plan->scalar_start;
-    const int32_t *CP = plan->copies, *OH = plan->onehots, *FI = plan->fin, *FO = plan->fout, *FL = plan->fields;
+    const Py_ssize_t N = o_def.len / 16, R = plan->R, K = plan->K, L = plan->L, size = plan->size;
+    const int32_t *CP = plan->copies, *OH = plan->onehots, *FI = plan->fin, *FO = plan->fout;
     const Tables tb = plan->tb;
-    int16_t st[MAX_STATE];
+    Ready ready[2];
     float stf[MAX_STATE];
     if (!need_size(&o_obs, 16 * N * size, "out_observation") || !need_size(&o_def, 16 * N, "out_deficiency")) goto done;
     sseq = PySequence_Fast(states, "observe(): states must be a sequence");
@@ -1143,58 +1211,30 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
             goto done;
         }
     }
+    /* each state is made ready (prepare) one state ahead of the one written, so that its memo
+     * slots and part-cache sets load while the state before it is computed */
+    if (N > 0 && !prepare(plan, sseq, mseq, 0, &ready[0])) goto done;
     for (Py_ssize_t n = 0; n < N; n++) {
         float *out = (float *)o_obs.buf + n * 4 * size;
         int32_t *def = (int32_t *)o_def.buf + n * 4;
-        memset(st, 0, sizeof(int16_t) * (size_t)L);
-        if (!fill_state(PySequence_Fast_GET_ITEM(sseq, n), FL, F, scalar_start, L, st)) goto done;
-        int8_t hand[4][34], kb[4][34];
-        for (int s = 0; s < 4; s++) {
-            int m = st[FI[2] + s], c = st[FI[4] + s];
-            if (m < 0 || m >= KM || c < -1 || c >= T) {
-                PyErr_Format(PyExc_ValueError, "observe(): state %zd seat %d: melds needed %d (0..%d), claim tile %d",
-                             n, s, m, KM - 1, c);
-                goto done;
-            }
-            for (int t = 0; t < T; t++) {
-                int h = st[FI[0] + s * T + t], k = st[FI[1] + s * T + t];
-                if (h < 0 || k < 0 || h + k > 4) {
-                    PyErr_Format(PyExc_ValueError, "observe(): state %zd seat %d tile %d: hand %d and KB %d; need "
-                                 "0 <= hand, 0 <= KB, hand + KB <= 4", n, s, t, h, k);
-                    goto done;
-                }
-                hand[s][t] = (int8_t)h;
-                kb[s][t] = (int8_t)k;
-            }
-        }
-        Memo *memo = NULL;
-        if (mseq) {
-            PyObject *m = PySequence_Fast_GET_ITEM(mseq, n);
-            if (m != Py_None) {
-                Py_buffer mb;
-                if (PyObject_GetBuffer(m, &mb, PyBUF_WRITABLE) < 0) goto done;
-                int good = as_memo(&mb, &memo);
-                PyBuffer_Release(&mb); /* the list holds the array, so its memory stays */
-                if (!good) goto done;
-            }
-        }
+        if (n + 1 < N && !prepare(plan, sseq, mseq, n + 1, &ready[(n + 1) & 1])) goto done;
+        Ready *rd = &ready[n & 1];
+        const int16_t *st = rd->st;
+        Memo *memo = rd->memo;
         memset(out, 0, sizeof(float) * 4 * (size_t)size);
         for (Py_ssize_t j = 0; j < L; j++) stf[j] = (float)st[j]; /* once, not once per seat that shows it */
         for (Py_ssize_t r = 0; r < R; r++)
             memcpy(out + CP[4 * r] * size + CP[4 * r + 1], stf + CP[4 * r + 2], sizeof(float) * (size_t)CP[4 * r + 3]);
-        /* the seats' features: first every seat's memo slot and part-cache sets set loading, then
-         * every seat the memo serves, and what the others will read set loading (prefetch_seat), so
-         * that one seat's cache misses overlap another's work */
+        /* the seats' features: every seat the memo serves, and what the others will read set loading
+         * (prefetch_seat), so that one seat's cache misses overlap another's work */
         int32_t def_s[4], after_disc[4][34], after_claim[4][5], count_after[4][34], after_kong[4][34];
-        uint8_t eff[4][34], key[4][KEY_BYTES];
+        uint8_t eff[4][34];
         int64_t count[4];
-        MemoEntry *slot[4];
+        int8_t (*hand)[34] = rd->hand, (*kb)[34] = rd->kb;
+        MemoEntry **slot = rd->slot;
+        uint8_t (*key)[KEY_BYTES] = rd->key;
         PartCache *pc = memo ? &memo->parts : NULL;
         int served[4];
-        for (int s = 0; s < 4; s++) {
-            slot[s] = memo_find(memo, T, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, key[s]);
-            prefetch_part_sets(pc, T, hand[s], kb[s], st[FI[2] + s]);
-        }
         for (int s = 0; s < 4; s++) {
             int m = st[FI[2] + s], dturn = st[FI[3] + s] != 0, c = st[FI[4] + s];
             served[s] = memo_serve(memo, slot[s], key[s], T, c, &def_s[s], after_disc[s], eff[s], &count[s],
