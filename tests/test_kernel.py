@@ -205,6 +205,25 @@ def test_observe_rejects_states_and_plans_out_of_range():
     np.testing.assert_array_equal(out[0], spec.observe(g)[0])
 
 
+def test_observe_takes_the_records_as_one_array_for_a_whole_record_plan():
+    # issue 16: the batch step's tables pass their int16[N, L] records as they are (no per-record
+    # sequence); only a plan whose one source is the whole record may take them
+    games = [Game(rules="basic", seed=s) for s in (4, 5)]
+    spec = ObservationSpec("basic")
+    records = np.stack([spec.state(g) for g in games])
+    want, want_def = spec.observe_many(games)
+    got, got_def = spec.observe_records(records)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got_def, want_def)
+    out, d = np.empty((2, 4, spec.size), np.float32), np.empty((2, 4), np.int32)
+    with pytest.raises(ValueError, match="state array"):
+        kernel.observe(spec.plan, records, None, out, d)  # this plan's sources are the game's arrays
+    with pytest.raises(ValueError, match="state array"):
+        spec._kernel_observe_records(np.ascontiguousarray(records[:, :-1]), None, out, d)
+    with pytest.raises(ValueError, match="state array"):
+        spec._kernel_observe_records(records.astype(np.int32), None, out, d)
+
+
 def test_each_table_owns_its_memo_and_copies_keep_it():
     import copy
     import pickle

@@ -36,7 +36,9 @@
  *        L, T, size) -> plan;   observe(plan, states, memos, out_observation, out_deficiency) -> None
  *
  *     ``bind`` checks a writer plan once (size: the observation's length) and keeps it with the
- *     tables; ``observe`` executes it. It executes the observation writer's plan (``mjenv.observation.ObservationSpec``; the kernel knows
+ *     tables; ``observe`` executes it. ``states`` may also be the records themselves, one C-contiguous
+ *     int16[N, L] array, when the plan's one source is the whole record (fields (0, L, 0),
+ *     scalar_start L): the batch step's tables. It executes the observation writer's plan (``mjenv.observation.ObservationSpec``; the kernel knows
  *     no view by name and no layout of the game's arrays) for N states. Each state is a sequence of
  *     its sources, as the spec read them from a game (its knowledge bases from mjenv.knowledge): F
  *     int8/int16 buffers and a sequence of ints. They fill an int16 state record of length L:
@@ -102,19 +104,26 @@ static inline int hon_weight(int j) { return j < 4 ? P15[3 - j] : P15[6 - j]; }
             (out)[2 * k + p] = best;                                      \
         }
 
-/* min-plus of two (k, p) vectors; one copy per kmax (0..5), whose loops the compiler unrolls */
+/* CALL(k) with the constant k (0..5) equal to kmax: one copy of an always-inline function per value,
+ * whose loops the compiler unrolls */
+#define BY_KMAX(kmax, CALL)        \
+    switch (kmax) {                \
+    case 0: CALL(0); break;        \
+    case 1: CALL(1); break;        \
+    case 2: CALL(2); break;        \
+    case 3: CALL(3); break;        \
+    case 4: CALL(4); break;        \
+    default: CALL(5); break;       \
+    }
+
+/* min-plus of two (k, p) vectors */
 static inline __attribute__((always_inline)) void minplus_k(const int *a, const int *b, int *out, const int kmax) {
     SPLIT_MIN(out, kmax, a[i] + b[j])
 }
 static void minplus(const int *a, const int *b, int *out, int kmax) {
-    switch (kmax) {
-    case 0: minplus_k(a, b, out, 0); break;
-    case 1: minplus_k(a, b, out, 1); break;
-    case 2: minplus_k(a, b, out, 2); break;
-    case 3: minplus_k(a, b, out, 3); break;
-    case 4: minplus_k(a, b, out, 4); break;
-    default: minplus_k(a, b, out, 5); break;
-    }
+#define MINPLUS(k) minplus_k(a, b, out, k)
+    BY_KMAX(kmax, MINPLUS)
+#undef MINPLUS
 }
 
 /* Sixteen byte lanes: the nine boundary states of a table block are its first lanes (the rest are
@@ -191,7 +200,8 @@ static const uint8_t PAST_BOUNDARY[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 2
  * boundary): one lane operation per split, one lane min per entry. A block's sixteen lanes are read
  * from the row itself, except for kmax = 5, whose last block's lanes would run past the row (and
  * past the table at its last row): then from copies of the rows with room after them. */
-static void suit_vector(const uint8_t *l, const uint8_t *r, int *out, int kmax) {
+static inline __attribute__((always_inline)) void suit_vector_k(const uint8_t *l, const uint8_t *r, int *out,
+                                                                 const int kmax) {
     uint8_t L[SUIT_ROW + 16], R[SUIT_ROW + 16];
     if (2 * kmax + 1 > (SUIT_ROW - 16) / NBOUND) {
         memcpy(L, l, SUIT_ROW);
@@ -215,6 +225,12 @@ static void suit_vector(const uint8_t *l, const uint8_t *r, int *out, int kmax) 
     uint8_t x[16];
     lanes_store(x, lanes_hmin16(acc));
     for (int i = 0; i < 2 * (kmax + 1); i++) out[i] = x[i];
+}
+
+static void suit_vector(const uint8_t *l, const uint8_t *r, int *out, int kmax) {
+#define SUIT_VECTOR(k) suit_vector_k(l, r, out, k)
+    BY_KMAX(kmax, SUIT_VECTOR)
+#undef SUIT_VECTOR
 }
 
 /* a (k, p) table row as ints */
@@ -1139,12 +1155,17 @@ typedef struct {
     MemoEntry *slot[4];
 } Ready;
 
-static int prepare(const Plan *plan, PyObject *sseq, PyObject *mseq, Py_ssize_t n, Ready *rd) {
+static int prepare(const Plan *plan, PyObject *sseq, const int16_t *records, PyObject *mseq, Py_ssize_t n, Ready *rd) {
     const int T = plan->T;
     const int32_t *FI = plan->fin;
     int16_t *st = rd->st;
-    memset(st, 0, sizeof(int16_t) * (size_t)plan->L);
-    if (!fill_state(PySequence_Fast_GET_ITEM(sseq, n), plan->fields, plan->F, plan->scalar_start, plan->L, st)) return 0;
+    if (records) /* the states as one array of whole records */
+        memcpy(st, records + n * plan->L, sizeof(int16_t) * (size_t)plan->L);
+    else {
+        memset(st, 0, sizeof(int16_t) * (size_t)plan->L);
+        if (!fill_state(PySequence_Fast_GET_ITEM(sseq, n), plan->fields, plan->F, plan->scalar_start, plan->L, st))
+            return 0;
+    }
     for (int s = 0; s < 4; s++) {
         int m = st[FI[2] + s], c = st[FI[4] + s];
         if (m < 0 || m >= KM || c < -1 || c >= T) {
@@ -1188,6 +1209,8 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
     PyObject *capsule, *states, *memos;
     if (!PyArg_ParseTuple(args, "OOOw*w*", &capsule, &states, &memos, &o_obs, &o_def)) return NULL;
     PyObject *result = NULL, *sseq = NULL, *mseq = NULL;
+    Py_buffer recs;
+    int have_recs = 0;
     Plan *plan = PyCapsule_GetPointer(capsule, PLAN_CAPSULE);
     if (!plan) goto done;
     const int T = plan->T;
@@ -1197,12 +1220,25 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
     Ready ready[2];
     float stf[MAX_STATE];
     if (!need_size(&o_obs, 16 * N * size, "out_observation") || !need_size(&o_def, 16 * N, "out_deficiency")) goto done;
-    sseq = PySequence_Fast(states, "observe(): states must be a sequence");
-    if (!sseq) goto done;
-    if (PySequence_Fast_GET_SIZE(sseq) != N) {
-        PyErr_Format(PyExc_ValueError, "observe(): %zd states for %zd outputs", PySequence_Fast_GET_SIZE(sseq), N);
-        goto done;
+    if (PyObject_CheckBuffer(states)) { /* int16[N, L] records, for a plan whose one source is the whole record */
+        if (PyObject_GetBuffer(states, &recs, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) goto done;
+        have_recs = 1;
+        const int32_t *FL = plan->fields;
+        if (recs.itemsize != 2 || !recs.format || strchr("hH", recs.format[strlen(recs.format) - 1]) == NULL ||
+            recs.len != 2 * N * L || plan->F != 1 || FL[0] != 0 || FL[1] != L || FL[2] != 0 || plan->scalar_start != L) {
+            PyErr_Format(PyExc_ValueError, "observe(): a state array must hold %zd int16 records of %zd entries "
+                         "(%zd bytes given) for a plan whose one source is the whole record", N, L, recs.len);
+            goto done;
+        }
+    } else {
+        sseq = PySequence_Fast(states, "observe(): states must be a sequence or an int16 array of records");
+        if (!sseq) goto done;
+        if (PySequence_Fast_GET_SIZE(sseq) != N) {
+            PyErr_Format(PyExc_ValueError, "observe(): %zd states for %zd outputs", PySequence_Fast_GET_SIZE(sseq), N);
+            goto done;
+        }
     }
+    const int16_t *records = have_recs ? recs.buf : NULL;
     if (memos != Py_None) {
         mseq = PySequence_Fast(memos, "observe(): memos must be None or a sequence");
         if (!mseq) goto done;
@@ -1213,11 +1249,11 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
     }
     /* each state is made ready (prepare) one state ahead of the one written, so that its memo
      * slots and part-cache sets load while the state before it is computed */
-    if (N > 0 && !prepare(plan, sseq, mseq, 0, &ready[0])) goto done;
+    if (N > 0 && !prepare(plan, sseq, records, mseq, 0, &ready[0])) goto done;
     for (Py_ssize_t n = 0; n < N; n++) {
         float *out = (float *)o_obs.buf + n * 4 * size;
         int32_t *def = (int32_t *)o_def.buf + n * 4;
-        if (n + 1 < N && !prepare(plan, sseq, mseq, n + 1, &ready[(n + 1) & 1])) goto done;
+        if (n + 1 < N && !prepare(plan, sseq, records, mseq, n + 1, &ready[(n + 1) & 1])) goto done;
         Ready *rd = &ready[n & 1];
         const int16_t *st = rd->st;
         Memo *memo = rd->memo;
@@ -1262,16 +1298,21 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
                 o[OH[4 * k] + v] = 1.0f;
             }
             def[s] = def_s[s];
-            if (FO[0] >= 0) o[FO[0]] = (float)def_s[s];
-            for (int t = 0; t < T; t++) {
-                if (FO[1] >= 0) o[FO[1] + t] = (float)after_disc[s][t];
-                if (FO[2] >= 0) o[FO[2] + t] = eff[s][t];
-                if (FO[5] >= 0) o[FO[5] + t] = (float)count_after[s][t];
-                if (FO[6] >= 0) o[FO[6] + t] = (float)after_kong[s][t];
-            }
-            if (FO[3] >= 0) o[FO[3]] = (float)count[s];
-            if (FO[4] >= 0)
-                for (int k = 0; k < 5; k++) o[FO[4] + k] = (float)after_claim[s][k];
+            /* one loop per view: the offsets are read once (the build does not let the compiler assume
+             * that a float store leaves the plan's ints as they are) */
+            const int32_t f0 = FO[0], f1 = FO[1], f2 = FO[2], f3 = FO[3], f4 = FO[4], f5 = FO[5], f6 = FO[6];
+            if (f0 >= 0) o[f0] = (float)def_s[s];
+            if (f1 >= 0)
+                for (int t = 0; t < T; t++) o[f1 + t] = (float)after_disc[s][t];
+            if (f2 >= 0)
+                for (int t = 0; t < T; t++) o[f2 + t] = eff[s][t];
+            if (f5 >= 0)
+                for (int t = 0; t < T; t++) o[f5 + t] = (float)count_after[s][t];
+            if (f6 >= 0)
+                for (int t = 0; t < T; t++) o[f6 + t] = (float)after_kong[s][t];
+            if (f3 >= 0) o[f3] = (float)count[s];
+            if (f4 >= 0)
+                for (int k = 0; k < 5; k++) o[f4 + k] = (float)after_claim[s][k];
         }
     }
     result = Py_None;
@@ -1279,6 +1320,7 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
 done:
     Py_XDECREF(sseq);
     Py_XDECREF(mseq);
+    if (have_recs) PyBuffer_Release(&recs);
     PyBuffer_Release(&o_obs);
     PyBuffer_Release(&o_def);
     return result;

@@ -159,7 +159,10 @@ def observe(plan, states: list, memos, out: np.ndarray, deficiency: np.ndarray) 
     Args:
         plan: the spec's ``WriterPlan`` (``fields``, ``scalar_start``, ``state_size``, ``copies``,
             ``onehots``, ``feature_inputs``, ``feature_outputs``, ``num_tile_types``; see ``_kernel.c``).
-        states: N sequences of sources (``ObservationSpec.sources``): int8/int16 arrays, then ints.
+        states: N sequences of sources (``ObservationSpec.sources``): int8/int16 arrays, then ints; or,
+            for a plan whose one source is the whole state record (``fields`` ``[[0, state_size, 0]]``,
+            ``scalar_start == state_size``), the records themselves as one C-contiguous
+            int16[N, state_size] array.
         memos: None, or N seat memos (:func:`new_memo`) or None each.
         out: float32[N, 4, size] C-contiguous, overwritten.
         deficiency: int32[N, 4], receives each seat's deficiency.
