@@ -10,15 +10,21 @@
  * cut; the honours into honours 1-4 and 5-7), and the deficiency is the min-plus of the parts at
  * (m, 1).
  *
- * What the C version adds: a feature row (the hand after one draw or one discard) changes ONE half
- * of one part, so the unchanged half is first joined with the other three parts into
- * X[k][p][b] = min over splits of half[k1][p1][b] + others[k - k1][p - p1]; each row is then one
- * pass over (k, p, b) of the changed half's table row. A small memo of whole seats per table (keyed
- * on the complete input) serves the seats whose hand and KB did not change since the last call; every
- * other seat is evaluated from the tables, in a few microseconds.
+ * What the C version adds: a feature row (the hand after one draw or one discard) changes ONE part.
+ * Each part's vector, and its vectors after one draw or one discard of each of its tiles, depend only
+ * on that part's option codes, and from one step to the next only one seat's hand and one part of
+ * the KBs change: a part cache per table (issue 16) keeps them, so a row is one min-plus of a cached
+ * vector with the other parts at (m, 1), and a step computes the vectors of the few parts that
+ * changed. Where a row changes one half of a part twice (the discard turn's "discard t, then draw
+ * u" rows), the unchanged half is first joined with the other three parts into
+ * X[k][p][b] = min over splits of half[k1][p1][b] + others[k - k1][p - p1]; each such row is then
+ * one pass over (k, p, b) of the changed half's table row. A small memo of whole seats per table
+ * (keyed on the complete input) serves the seats whose hand and KB did not change since the last
+ * call. The inner loops run on sixteen byte lanes (SSE2; plain loops elsewhere, same values).
  *
- * Values: table entries are uint8 with INF = 100 for "no pattern"; sums are taken in int and any
- * result >= INF is reported as INCOMPLETABLE = 99, exactly as the numpy path clamps.
+ * Values: table entries are uint8 with INF = 100 for "no pattern"; sums are taken in int or bytes,
+ * capped at INF where kept (the part cache's comment says why that is exact), and any result >= INF
+ * is reported as INCOMPLETABLE = 99, exactly as the numpy path clamps.
  *
  * Python API (module ``mjenv.deficiency._kernel``; ``mjenv/deficiency/kernel.py`` wraps it):
  *
