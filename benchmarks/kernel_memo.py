@@ -5,7 +5,9 @@ three seats that did not draw after a claim window). mjenv keeps one memo per ta
 table's state); before, one process-global memo of 256 slots was shared by all tables, so many tables
 stepped together evicted each other's seats. This plays ``mjenv.vector_env(N)`` with masked random
 actions and prints the hit rate and the time per table-step for each N. It runs on either tree: with
-a per-table memo it sums the tables' counters, with the old global memo it reads the global one.
+a per-table memo it sums the tables' counters, with the old global memo it reads the global one. Where
+the memo also holds a part cache (issue 16: each suit's and the honours' vectors, kept across steps)
+it prints that cache's hit rate too ("-" on older trees).
 
 Run: ``python benchmarks/kernel_memo.py --tables 1,16,64,256 --steps 6000``
 """
@@ -21,8 +23,9 @@ import mjenv
 from mjenv.deficiency import _kernel, kernel
 
 
-def measure(num_envs: int, table_steps: int, seed: int) -> tuple[float, float]:
-    """(hit rate, CPU microseconds per table-step) over about ``table_steps`` table-steps."""
+def measure(num_envs: int, table_steps: int, seed: int) -> tuple[float, float, float | None]:
+    """(seat-memo hit rate, CPU microseconds per table-step, part-cache hit rate or None) over about
+    ``table_steps`` table-steps."""
     venv = mjenv.vector_env(num_envs)
     rng = np.random.default_rng(seed)
     obs, _ = venv.reset(seed=seed)
@@ -39,14 +42,19 @@ def measure(num_envs: int, table_steps: int, seed: int) -> tuple[float, float]:
         obs, *_ = venv.step(np.argmax(np.where(obs["action_mask"] > 0, u, -1.0), axis=-1))
         steps += num_envs
     dt = time.process_time() - t0
+    parts = None
     if per_table:
         stats = [kernel.memo_stats(m) for m in memos]
         hits = sum(s["hits"] - b["hits"] for s, b in zip(stats, start))
         misses = sum(s["misses"] - b["misses"] for s, b in zip(stats, start))
+        if "part_hits" in stats[0]:
+            p_hits = sum(s["part_hits"] - b["part_hits"] for s, b in zip(stats, start))
+            p_misses = sum(s["part_misses"] - b["part_misses"] for s, b in zip(stats, start))
+            parts = p_hits / max(p_hits + p_misses, 1)
     else:
         s = _kernel.memo_stats()
         hits, misses = s["hits"], s["misses"]
-    return hits / max(hits + misses, 1), dt / steps * 1e6
+    return hits / max(hits + misses, 1), dt / steps * 1e6, parts
 
 
 def main() -> None:
@@ -59,11 +67,11 @@ def main() -> None:
         raise SystemExit("the compiled kernel is not installed (or MJENV_NO_KERNEL is set)")
     memo = "per table" if hasattr(kernel, "new_memo") else "process-global, 256 slots"
     print(f"seat memo: {memo}; {a.steps} table-steps per row")
-    print("| tables | memo hit rate | CPU us per table-step |")
-    print("|---|---|---|")
+    print("| tables | memo hit rate | part-cache hit rate | CPU us per table-step |")
+    print("|---|---|---|---|")
     for n in (int(x) for x in a.tables.split(",")):
-        rate, us = measure(n, a.steps, a.seed)
-        print(f"| {n} | {rate:.3f} | {us:.1f} |")
+        rate, us, parts = measure(n, a.steps, a.seed)
+        print(f"| {n} | {rate:.3f} | {'-' if parts is None else f'{parts:.3f}'} | {us:.1f} |")
 
 
 if __name__ == "__main__":

@@ -550,7 +550,7 @@ class ObservationSpec:
         if not self.compiled:
             return self._write_numpy(records, deficiency), deficiency
         out = np.empty((n, 4, self.size), dtype=np.float32)
-        self._kernel_observe_records([(r, ()) for r in records], memos, out, deficiency)
+        self._kernel_observe_records(np.ascontiguousarray(records), memos, out, deficiency)  # the array as it is
         return out, deficiency
 
     # --- end issue 16 -------------------------------------------------------------------------------

@@ -104,6 +104,42 @@ def test_kernel_features_equal_the_numpy_evaluator(num_tile_types):
     assert seen_claims > 50 and seen_discards > 1000  # the rows were really exercised
 
 
+@pytest.mark.parametrize("num_tile_types", [27, 34])
+def test_the_part_cache_of_a_memo_gives_the_values_computed_without_it(num_tile_types):
+    # issue 16: the memo also keeps each part's vectors (a suit or the honours, keyed on its option
+    # codes and melds needed) across calls. Seats that change one tile at a time (as from step to
+    # step) reuse most parts; many seats through one small cache also evict parts, including the
+    # parts of the seat being computed. Every value must be what a call without a memo gives, and
+    # the numpy evaluator's; a copy of the memo, used on other seats, must serve nothing stale.
+    rng = np.random.default_rng(16 + num_tile_types)
+    ref = DeficiencyFeatures(num_tile_types, backend="numpy")
+    memo = kernel.new_memo()
+    twin = None
+    for step in range(150):
+        hands, kbs, needed, discard_turn, claim, chow_ok = _random_seats(rng, num_tile_types, 4)
+        for _ in range(4):  # the same seats, one KB copy fewer each time (one part changes)
+            args = (hands, kbs, needed, discard_turn, claim, chow_ok)
+            want = kernel.features(*args)
+            got = kernel.features(*args, memo=memo)
+            for key in want:
+                np.testing.assert_array_equal(got[key], want[key], err_msg=key)
+            if step % 10 == 0:
+                exact = ref.compute(*args)
+                for key in want:
+                    np.testing.assert_array_equal(got[key], exact[key], err_msg=key)
+            if twin is not None:  # the copy taken earlier, now on seats it never saw
+                for key, value in kernel.features(*args, memo=twin).items():
+                    np.testing.assert_array_equal(value, want[key], err_msg=key)
+            s, t = np.nonzero(kbs)
+            if len(s):
+                i = int(rng.integers(len(s)))
+                kbs = kbs.copy()
+                kbs[s[i], t[i]] -= 1
+        if step == 75:
+            twin = memo.copy()
+    stats = kernel.memo_stats(memo)
+    assert stats["part_hits"] > stats["part_misses"] > 0  # the parts were really reused (and replaced)
+
 @pytest.mark.parametrize("rules", sorted(_PRESETS))
 def test_kernel_observations_equal_the_numpy_encoder_on_played_hands(rules):
     fast = ObservationSpec(rules, oracle=True)
@@ -168,6 +204,25 @@ def test_observe_rejects_states_and_plans_out_of_range():
         kernel.observe(spec.plan, [spec.sources(g)], [np.zeros(3, np.uint8)], out, d)
     kernel.observe(spec.plan, [spec.sources(g)], None, out, d)
     np.testing.assert_array_equal(out[0], spec.observe(g)[0])
+
+
+def test_observe_takes_the_records_as_one_array_for_a_whole_record_plan():
+    # issue 16: the batch step's tables pass their int16[N, L] records as they are (no per-record
+    # sequence); only a plan whose one source is the whole record may take them
+    games = [Game(rules="basic", seed=s) for s in (4, 5)]
+    spec = ObservationSpec("basic")
+    records = np.stack([spec.state(g) for g in games])
+    want, want_def = spec.observe_many(games)
+    got, got_def = spec.observe_records(records)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got_def, want_def)
+    out, d = np.empty((2, 4, spec.size), np.float32), np.empty((2, 4), np.int32)
+    with pytest.raises(ValueError, match="state array"):
+        kernel.observe(spec.plan, records, None, out, d)  # this plan's sources are the game's arrays
+    with pytest.raises(ValueError, match="state array"):
+        spec._kernel_observe_records(np.ascontiguousarray(records[:, :-1]), None, out, d)
+    with pytest.raises(ValueError, match="state array"):
+        spec._kernel_observe_records(records.astype(np.int32), None, out, d)
 
 
 def test_each_table_owns_its_memo_and_copies_keep_it():

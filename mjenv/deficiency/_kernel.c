@@ -10,15 +10,21 @@
  * cut; the honours into honours 1-4 and 5-7), and the deficiency is the min-plus of the parts at
  * (m, 1).
  *
- * What the C version adds: a feature row (the hand after one draw or one discard) changes ONE half
- * of one part, so the unchanged half is first joined with the other three parts into
- * X[k][p][b] = min over splits of half[k1][p1][b] + others[k - k1][p - p1]; each row is then one
- * pass over (k, p, b) of the changed half's table row. A small memo of whole seats per table (keyed
- * on the complete input) serves the seats whose hand and KB did not change since the last call; every
- * other seat is evaluated from the tables, in a few microseconds.
+ * What the C version adds: a feature row (the hand after one draw or one discard) changes ONE part.
+ * Each part's vector, and its vectors after one draw or one discard of each of its tiles, depend only
+ * on that part's option codes, and from one step to the next only one seat's hand and one part of
+ * the KBs change: a part cache per table (issue 16) keeps them, so a row is one min-plus of a cached
+ * vector with the other parts at (m, 1), and a step computes the vectors of the few parts that
+ * changed. Where a row changes one half of a part twice (the discard turn's "discard t, then draw
+ * u" rows), the unchanged half is first joined with the other three parts into
+ * X[k][p][b] = min over splits of half[k1][p1][b] + others[k - k1][p - p1]; each such row is then
+ * one pass over (k, p, b) of the changed half's table row. A small memo of whole seats per table
+ * (keyed on the complete input) serves the seats whose hand and KB did not change since the last
+ * call. The inner loops run on sixteen byte lanes (SSE2; plain loops elsewhere, same values).
  *
- * Values: table entries are uint8 with INF = 100 for "no pattern"; sums are taken in int and any
- * result >= INF is reported as INCOMPLETABLE = 99, exactly as the numpy path clamps.
+ * Values: table entries are uint8 with INF = 100 for "no pattern"; sums are taken in int or bytes,
+ * capped at INF where kept (the part cache's comment says why that is exact), and any result >= INF
+ * is reported as INCOMPLETABLE = 99, exactly as the numpy path clamps.
  *
  * Python API (module ``mjenv.deficiency._kernel``; ``mjenv/deficiency/kernel.py`` wraps it):
  *
@@ -43,7 +49,9 @@
  *     its discard turn discarding one of its tiles shows the deficiency and effective count unchanged.
  *
  *     ``bind`` checks a writer plan once (size: the observation's length) and keeps it with the
- *     tables; ``observe`` executes it. It executes the observation writer's plan (``mjenv.observation.ObservationSpec``; the kernel knows
+ *     tables; ``observe`` executes it. ``states`` may also be the records themselves, one C-contiguous
+ *     int16[N, L] array, when the plan's one source is the whole record (fields (0, L, 0),
+ *     scalar_start L): the batch step's tables. It executes the observation writer's plan (``mjenv.observation.ObservationSpec``; the kernel knows
  *     no view by name and no layout of the game's arrays) for N states. Each state is a sequence of
  *     its sources, as the spec read them from a game (its knowledge bases from mjenv.knowledge): F
  *     int8/int16 buffers and a sequence of ints. They fill an int16 state record of length L:
@@ -109,22 +117,133 @@ static inline int hon_weight(int j) { return j < 4 ? P15[3 - j] : P15[6 - j]; }
             (out)[2 * k + p] = best;                                      \
         }
 
-/* min-plus of two (k, p) vectors */
-static void minplus(const int *a, const int *b, int *out, int kmax) { SPLIT_MIN(out, kmax, a[i] + b[j]) }
-
-/* min over the boundary state of two half rows' entries */
-static inline int boundary_min(const uint8_t *x, const uint8_t *y) {
-    int best = BIG;
-    for (int b = 0; b < NBOUND; b++) {
-        int v = x[b] + y[b];
-        if (v < best) best = v;
+/* CALL(k) with the constant k (0..5) equal to kmax: one copy of an always-inline function per value,
+ * whose loops the compiler unrolls */
+#define BY_KMAX(kmax, CALL)        \
+    switch (kmax) {                \
+    case 0: CALL(0); break;        \
+    case 1: CALL(1); break;        \
+    case 2: CALL(2); break;        \
+    case 3: CALL(3); break;        \
+    case 4: CALL(4); break;        \
+    default: CALL(5); break;       \
     }
-    return best;
+
+/* min-plus of two (k, p) vectors */
+static inline __attribute__((always_inline)) void minplus_k(const int *a, const int *b, int *out, const int kmax) {
+    SPLIT_MIN(out, kmax, a[i] + b[j])
+}
+static void minplus(const int *a, const int *b, int *out, int kmax) {
+#define MINPLUS(k) minplus_k(a, b, out, k)
+    BY_KMAX(kmax, MINPLUS)
+#undef MINPLUS
 }
 
-/* a whole suit's (k, p) vector (k <= kmax) from its left and right table rows (min over the boundary) */
+/* Sixteen byte lanes: the nine boundary states of a table block are its first lanes (the rest are
+ * never read back), or a capped (k, p) vector is. Table entries are at most INF, so the sum of two
+ * fits a byte. SSE2 where the compiler targets it (every x86-64), else plain loops with the same
+ * results. */
+#if defined(__SSE2__) && !defined(MJENV_NO_SIMD)
+#include <emmintrin.h>
+typedef __m128i lanes;
+static inline lanes lanes_load(const uint8_t *p) { return _mm_loadu_si128((const __m128i *)p); }
+static inline lanes lanes_fill(int v) { return _mm_set1_epi8((char)v); }
+static inline lanes lanes_add(lanes a, lanes b) { return _mm_add_epi8(a, b); }
+static inline lanes lanes_adds(lanes a, lanes b) { return _mm_adds_epu8(a, b); } /* saturating at 255 */
+static inline lanes lanes_min(lanes a, lanes b) { return _mm_min_epu8(a, b); }
+static inline lanes lanes_or(lanes a, lanes b) { return _mm_or_si128(a, b); }
+static inline void lanes_store(uint8_t *p, lanes a) { _mm_storeu_si128((__m128i *)p, a); }
+/* the min of all sixteen lanes */
+static inline int lanes_hmin(lanes a) {
+    a = _mm_min_epu8(a, _mm_srli_si128(a, 8));
+    a = _mm_min_epu8(a, _mm_srli_si128(a, 4));
+    a = _mm_min_epu8(a, _mm_srli_si128(a, 2));
+    a = _mm_min_epu8(a, _mm_srli_si128(a, 1));
+    return _mm_cvtsi128_si32(a) & 0xFF;
+}
+/* lane i of the result: the min of v[i]'s sixteen lanes. Each round interleaves two vectors in
+ * units of 1, 2, 4, 8 bytes and keeps the min of the low and high halves: 15 rounds, not 16 lanes_hmin */
+static inline lanes lanes_hmin16(const lanes *v) {
+    lanes x[8], y[4], z[2];
+    for (int j = 0; j < 8; j++)
+        x[j] = _mm_min_epu8(_mm_unpacklo_epi8(v[2 * j], v[2 * j + 1]), _mm_unpackhi_epi8(v[2 * j], v[2 * j + 1]));
+    for (int j = 0; j < 4; j++)
+        y[j] = _mm_min_epu8(_mm_unpacklo_epi16(x[2 * j], x[2 * j + 1]), _mm_unpackhi_epi16(x[2 * j], x[2 * j + 1]));
+    for (int j = 0; j < 2; j++)
+        z[j] = _mm_min_epu8(_mm_unpacklo_epi32(y[2 * j], y[2 * j + 1]), _mm_unpackhi_epi32(y[2 * j], y[2 * j + 1]));
+    return _mm_min_epu8(_mm_unpacklo_epi64(z[0], z[1]), _mm_unpackhi_epi64(z[0], z[1]));
+}
+#else
+typedef struct { uint8_t v[16]; } lanes;
+static inline lanes lanes_load(const uint8_t *p) { lanes a; memcpy(a.v, p, 16); return a; }
+static inline lanes lanes_fill(int v) { lanes a; memset(a.v, v, 16); return a; }
+static inline lanes lanes_add(lanes a, lanes b) {
+    for (int i = 0; i < 16; i++) a.v[i] = (uint8_t)(a.v[i] + b.v[i]);
+    return a;
+}
+static inline lanes lanes_adds(lanes a, lanes b) {
+    for (int i = 0; i < 16; i++) a.v[i] = a.v[i] + b.v[i] > 255 ? 255 : (uint8_t)(a.v[i] + b.v[i]);
+    return a;
+}
+static inline lanes lanes_min(lanes a, lanes b) {
+    for (int i = 0; i < 16; i++) a.v[i] = b.v[i] < a.v[i] ? b.v[i] : a.v[i];
+    return a;
+}
+static inline lanes lanes_or(lanes a, lanes b) {
+    for (int i = 0; i < 16; i++) a.v[i] |= b.v[i];
+    return a;
+}
+static inline void lanes_store(uint8_t *p, lanes a) { memcpy(p, a.v, 16); }
+static inline int lanes_hmin(lanes a) {
+    int best = a.v[0];
+    for (int i = 1; i < 16; i++) best = a.v[i] < best ? a.v[i] : best;
+    return best;
+}
+static inline lanes lanes_hmin16(const lanes *v) {
+    lanes a;
+    for (int i = 0; i < 16; i++) a.v[i] = (uint8_t)lanes_hmin(v[i]);
+    return a;
+}
+#endif
+
+/* 255 in lanes NBOUND..15 (the lanes past a block's boundary states) */
+static const uint8_t PAST_BOUNDARY[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255};
+
+/* a whole suit's (k, p) vector (k <= kmax) from its left and right table rows (min over the
+ * boundary): one lane operation per split, one lane min per entry. A block's sixteen lanes are read
+ * from the row itself, except for kmax = 5, whose last block's lanes would run past the row (and
+ * past the table at its last row): then from copies of the rows with room after them. */
+static inline __attribute__((always_inline)) void suit_vector_k(const uint8_t *l, const uint8_t *r, int *out,
+                                                                 const int kmax) {
+    uint8_t L[SUIT_ROW + 16], R[SUIT_ROW + 16];
+    if (2 * kmax + 1 > (SUIT_ROW - 16) / NBOUND) {
+        memcpy(L, l, SUIT_ROW);
+        memcpy(R, r, SUIT_ROW);
+        memset(L + SUIT_ROW, 0, 16);
+        memset(R + SUIT_ROW, 0, 16);
+        l = L, r = R;
+    }
+    const lanes past = lanes_load(PAST_BOUNDARY);
+    lanes acc[16];
+    for (int i = 0; i < 16; i++) acc[i] = lanes_fill(255);
+    for (int k = 0; k <= kmax; k++)
+        for (int p = 0; p < 2; p++) {
+            lanes a = lanes_fill(255);
+            for (int k1 = 0; k1 <= k; k1++)
+                for (int p1 = 0; p1 <= p; p1++)
+                    a = lanes_min(a, lanes_add(lanes_load(l + (2 * k1 + p1) * NBOUND),
+                                               lanes_load(r + (2 * (k - k1) + (p - p1)) * NBOUND)));
+            acc[2 * k + p] = lanes_or(a, past);
+        }
+    uint8_t x[16];
+    lanes_store(x, lanes_hmin16(acc));
+    for (int i = 0; i < 2 * (kmax + 1); i++) out[i] = x[i];
+}
+
 static void suit_vector(const uint8_t *l, const uint8_t *r, int *out, int kmax) {
-    SPLIT_MIN(out, kmax, boundary_min(l + i * NBOUND, r + j * NBOUND))
+#define SUIT_VECTOR(k) suit_vector_k(l, r, out, k)
+    BY_KMAX(kmax, SUIT_VECTOR)
+#undef SUIT_VECTOR
 }
 
 /* a (k, p) table row as ints */
@@ -152,47 +271,56 @@ static inline int final_value(const int *v, const int *o, int m) {
 
 /* X[k][p][b] (k <= m) = min over splits of half[k1][p1][b] + others[k - k1][p - p1], stored in the
  * order half_value reads it: block (k, p) at position (m - k, 1 - p), so that a changed half's block
- * i meets X's block i (one flat pass there, which the compiler vectorizes) */
-static void join_half(const uint8_t *half, const int *others, int m, int *X) {
-    for (int k = 0; k <= m; k++)
-        for (int p = 0; p < 2; p++) {
-            int *dst = X + (2 * (m - k) + (1 - p)) * NBOUND;
-            for (int b = 0; b < NBOUND; b++) dst[b] = BIG;
-            for (int k1 = 0; k1 <= k; k1++)
-                for (int p1 = 0; p1 <= p; p1++) {
-                    const uint8_t *src = half + (2 * k1 + p1) * NBOUND;
-                    int o = others[2 * (k - k1) + (p - p1)];
-                    for (int b = 0; b < NBOUND; b++) {
-                        int v = src[b] + o;
-                        if (v < dst[b]) dst[b] = v;
-                    }
-                }
-        }
+ * i meets X's block i (one flat pass there). Bytes capped at INF (as the part cache's vectors, and
+ * for the same reason exact); one lane operation per split, each block stored as sixteen lanes in
+ * order of position, so that its spare lanes are overwritten by the next block's (X holds
+ * SUIT_ROW + 16 bytes). The half row's blocks are read as in suit_vector. */
+static void join_half(const uint8_t *half, const int *others, int m, uint8_t *X) {
+    uint8_t H[SUIT_ROW + 16], o[VEC];
+    if (2 * m + 1 > (SUIT_ROW - 16) / NBOUND) {
+        memcpy(H, half, SUIT_ROW);
+        memset(H + SUIT_ROW, 0, 16);
+        half = H;
+    }
+    for (int i = 0; i < 2 * (m + 1); i++) o[i] = (uint8_t)(others[i] < INF ? others[i] : INF);
+    const lanes cap = lanes_fill(INF);
+    for (int pos = 0; pos <= 2 * m + 1; pos++) {
+        int k = m - pos / 2, p = 1 - pos % 2;
+        lanes acc = lanes_fill(255);
+        for (int k1 = 0; k1 <= k; k1++)
+            for (int p1 = 0; p1 <= p; p1++)
+                acc = lanes_min(acc, lanes_add(lanes_load(half + (2 * k1 + p1) * NBOUND),
+                                               lanes_fill(o[2 * (k - k1) + (p - p1)])));
+        lanes_store(X + pos * NBOUND, lanes_min(acc, cap));
+    }
 }
 
 /* deficiency of a suit row whose one half is ``half`` and the other half already joined into X
- * (join_half's order): the min over k, p, b of half[k][p][b] + X[m - k][1 - p][b] */
-static inline int half_value(const uint8_t *half, const int *X, int m) {
-    int best = BIG, n = 2 * (m + 1) * NBOUND;
-    for (int j = 0; j < n; j++) {
-        int v = half[j] + X[j];
-        best = v < best ? v : best;
-    }
+ * (join_half's order): the min over k, p, b of half[k][p][b] + X[m - k][1 - p][b], sixteen lanes at
+ * a time (the last run overlaps the one before: a min does not mind) */
+static inline int half_value(const uint8_t *half, const uint8_t *X, int m) {
+    int n = 2 * (m + 1) * NBOUND, j = 0;
+    lanes acc = lanes_fill(255);
+    for (; j + 16 <= n; j += 16) acc = lanes_min(acc, lanes_add(lanes_load(half + j), lanes_load(X + j)));
+    if (j < n) acc = lanes_min(acc, lanes_add(lanes_load(half + n - 16), lanes_load(X + n - 16)));
+    int best = lanes_hmin(acc);
     return best >= INF ? INCOMPLETABLE : best;
 }
 
-/* honours: Y[k][p] (k <= m) = min of the unchanged half joined with the others */
-static void join_honour(const uint8_t *half, const int *others, int m, int *Y) {
-    int x[VEC];
+/* honours: Y[k][p] (k <= m) = min of the unchanged half joined with the others, capped at INF */
+static void join_honour(const uint8_t *half, const int *others, int m, uint8_t *Y) {
+    int x[VEC], y[VEC];
     widen(half, x);
-    minplus(x, others, Y, m);
+    minplus(x, others, y, m);
+    for (int i = 0; i < VEC; i++) Y[i] = (uint8_t)(i <= 2 * m + 1 && y[i] < INF ? y[i] : INF);
 }
 
 /* deficiency of an honour row whose one half is ``half`` and the other half already joined into Y */
-static inline int honour_value(const uint8_t *half, const int *Y, int m) {
-    int x[VEC];
+static inline int honour_value(const uint8_t *half, const uint8_t *Y, int m) {
+    int x[VEC], y[VEC];
     widen(half, x);
-    return final_value(x, Y, m);
+    widen(Y, y);
+    return final_value(x, y, m);
 }
 
 /* a suit row is 108 bytes: up to three cache lines */
@@ -202,18 +330,219 @@ static inline void prefetch_row(const uint8_t *row) {
     __builtin_prefetch(row + SUIT_ROW - 1);
 }
 
-/* Start loading every suit table row a seat will read (the left table is 82 MB: mostly cache
- * misses), so that the loads of all seats overlap with each other and with the arithmetic. */
-static void prefetch_seat(const Tables *tb, const int8_t *hand, const int8_t *kb, int discard_turn) {
-    int rows[3][2] = {{0, 0}, {0, 0}, {0, 0}};
-    for (int t = 0; t < 27; t++)
-        rows[t / 9][suit_half(t % 9)] += code_of(hand[t], hand[t] + kb[t]) * suit_weight(t % 9);
+/* a part's (k, p) vector (k <= kmax) from its two half rows (suits: left / right, honours: h4 / h3) */
+static void part_vector(const Tables *tb, int P, int r0, int r1, int *out, int kmax) {
+    if (P < 3)
+        suit_vector(tb->left + (size_t)r0 * SUIT_ROW, tb->right + (size_t)r1 * SUIT_ROW, out, kmax);
+    else
+        honour_vector(tb->h4 + (size_t)r0 * VEC, tb->h3 + (size_t)r1 * VEC, out, kmax);
+}
+
+/* a half row of part P (suits: h 0 left, 1 right; honours: h4, h3) */
+static inline const uint8_t *half_row(const Tables *tb, int P, int h, int row) {
+    if (P < 3) return (h ? tb->right : tb->left) + (size_t)row * SUIT_ROW;
+    return (h ? tb->h3 : tb->h4) + (size_t)row * VEC;
+}
+
+/* X: half h of part P at ``row`` joined with the other parts (join_half / join_honour) */
+static void join_part_half(const Tables *tb, int P, int h, int row, const int *others, int m, uint8_t *X) {
+    if (P < 3)
+        join_half(half_row(tb, P, h, row), others, m, X);
+    else
+        join_honour(half_row(tb, P, h, row), others, m, X);
+}
+
+/* the deficiency of half h of part P at ``row`` with the rest joined into X (half_value / honour_value) */
+static inline int part_half_value(const Tables *tb, int P, int h, int row, const uint8_t *X, int m) {
+    return P < 3 ? half_value(half_row(tb, P, h, row), X, m) : honour_value(half_row(tb, P, h, row), X, m);
+}
+
+/* the part of tile t (0-2 suits, 3 honours), its rank in the part, the half of its part that holds
+ * it (suits: 0 left, 1 right; honours: 0 h4, 1 h3) and its weight in that half's row */
+static int TILE_PART[34], TILE_RANK[34], TILE_HALF[34], TILE_WEIGHT[34]; /* a lookup, not divisions */
+static void tile_tables(void) { /* at import */
+    for (int t = 0; t < 34; t++) {
+        TILE_PART[t] = t < 27 ? t / 9 : 3;
+        TILE_RANK[t] = t < 27 ? t % 9 : t - 27;
+        TILE_HALF[t] = t < 27 ? suit_half(t % 9) : hon_half(t - 27);
+        TILE_WEIGHT[t] = t < 27 ? suit_weight(t % 9) : hon_weight(t - 27);
+    }
+}
+static inline int part_of(int t) { return TILE_PART[t]; }
+static inline int rank_of(int t) { return TILE_RANK[t]; }
+static inline int half_of(int t) { return TILE_HALF[t]; }
+static inline int weight_of(int t) { return TILE_WEIGHT[t]; }
+
+/* ---- the part cache: each part's vectors, kept from call to call --------------------------------
+ * A seat's rows need, for each part (a suit or the honours), the part's (k, p) vector, the vector
+ * after one more copy of each tile the KB has (a draw) and after one copy less of each held tile (a
+ * discard). These depend only on the part's option codes, that is its two half rows, and on m. From
+ * one step to the next only one seat's hand and one part of the KBs change, so most parts of the
+ * seats a call computes are parts it computed before: the cache keeps them, keyed on (kind, the two
+ * half rows, m), two ways per set. An entry holds the part's vector, computed when it enters, and the
+ * vector after the draw / discard of each rank, computed when first asked (bits have_draw /
+ * have_disc). The key is the whole input of every vector it holds, so a hit returns exactly what
+ * would be computed. The cache lives in the table's memo buffer (see below); without a memo a
+ * seat's parts are computed into scratch entries.
+ *
+ * Vectors are kept as bytes capped at INF. Every value read from them is a sum or a min of such
+ * nonnegative values, and reaches an output only through final_value (any sum >= INF is
+ * INCOMPLETABLE) or a comparison with such a result: min(x, INF) + y >= INF exactly when x + y >= INF
+ * (y >= 0), and min commutes with the cap, so the cap changes no output. */
+#define PART_SETS 64
+typedef struct {
+    int32_t r0, r1;                /* the half rows (key) */
+    uint8_t used, kind, m;         /* kind 0 suit, 1 honours (key); m (key) */
+    uint16_t have_draw, have_disc; /* bit r: draw[r] / disc[r] computed */
+    uint8_t base[VEC], draw[9][VEC], disc[9][VEC];
+    uint8_t pad[16 - VEC]; /* a vector is read as sixteen lanes (final_lanes) */
+} PartEntry;
+typedef struct {
+    uint64_t hits, misses;
+    uint8_t older[PART_SETS]; /* the way to replace next */
+    PartEntry way[PART_SETS][2];
+} PartCache;
+
+static inline void cap_vec(const int *v, uint8_t *out, int kmax) {
+    for (int i = 0; i < VEC; i++) out[i] = i < 2 * (kmax + 1) && v[i] < INF ? (uint8_t)v[i] : INF;
+}
+
+static inline unsigned part_set(int kind, int r0, int r1, int m) {
+    uint32_t h = (uint32_t)r0 * 2654435761u + (uint32_t)r1 * 2246822519u + (uint32_t)(m * 2 + kind) * 3266489917u;
+    return (h >> 16) % PART_SETS;
+}
+
+static inline int part_match(const PartEntry *e, int kind, int r0, int r1, int m) {
+    return e->used && e->r0 == r0 && e->r1 == r1 && e->kind == kind && e->m == m;
+}
+
+/* the cached entry of part P at half rows (r0, r1), or NULL (no change to the cache) */
+static const PartEntry *part_cached(const PartCache *pc, int P, int r0, int r1, int m) {
+    if (!pc) return NULL;
+    int kind = P == 3;
+    unsigned s = part_set(kind, r0, r1, m);
+    for (int w = 0; w < 2; w++)
+        if (part_match(&pc->way[s][w], kind, r0, r1, m)) return &pc->way[s][w];
+    return NULL;
+}
+
+/* the entry of part P at half rows (r0, r1): the cached one, else a new one with the part's vector
+ * computed: the older way of its set, or ``scratch`` without a cache or when that way holds one of
+ * the P parts of this seat already looked up (part[0..P-1], still in use) */
+static PartEntry *part_entry(PartCache *pc, PartEntry *scratch, PartEntry *const *part, const Tables *tb, int P, int r0,
+                             int r1, int m) {
+    int kind = P == 3;
+    PartEntry *e = scratch;
+    if (pc) {
+        unsigned s = part_set(kind, r0, r1, m);
+        for (int w = 0; w < 2; w++)
+            if (part_match(&pc->way[s][w], kind, r0, r1, m)) {
+                pc->older[s] = (uint8_t)(1 - w);
+                pc->hits++;
+                return &pc->way[s][w];
+            }
+        pc->misses++;
+        int w = pc->older[s] & 1, busy = 0;
+        for (int Q = 0; Q < P; Q++) busy |= part[Q] == &pc->way[s][w];
+        if (!busy) {
+            pc->older[s] = (uint8_t)(1 - w);
+            e = &pc->way[s][w];
+        }
+    }
+    e->used = 1, e->kind = (uint8_t)kind, e->m = (uint8_t)m, e->r0 = r0, e->r1 = r1;
+    e->have_draw = e->have_disc = 0;
+    int v[VEC];
+    part_vector(tb, P, r0, r1, v, m);
+    cap_vec(v, e->base, m);
+    return e;
+}
+
+/* entry e's vector (part P) with tile t's half row moved by ``step`` (one weight per code) into out */
+static __attribute__((noinline)) void part_moved(PartEntry *e, const Tables *tb, int P, int t, int step, uint8_t *out) {
+    int rr[2] = {e->r0, e->r1}, v[VEC];
+    rr[half_of(t)] += step * weight_of(t);
+    part_vector(tb, P, rr[0], rr[1], v, e->m);
+    cap_vec(v, out, e->m);
+}
+
+/* the vector of entry e (part P) after drawing tile t (KB copies of t > 0): (h, a) -> (h + 1, a),
+ * code + 1 */
+static inline const uint8_t *part_draw(PartEntry *e, const Tables *tb, int P, int t) {
+    int r = rank_of(t);
+    if (!(e->have_draw >> r & 1)) {
+        part_moved(e, tb, P, t, 1, e->draw[r]);
+        e->have_draw |= (uint16_t)(1u << r);
+    }
+    return e->draw[r];
+}
+
+/* the vector of entry e (part P) after discarding tile t (held; a = hand + KB copies of t):
+ * (h, a) -> (h - 1, a - 1), code - (a + 1) */
+static inline const uint8_t *part_disc(PartEntry *e, const Tables *tb, int P, int t, int a) {
+    int r = rank_of(t);
+    if (!(e->have_disc >> r & 1)) {
+        part_moved(e, tb, P, t, -(a + 1), e->disc[r]);
+        e->have_disc |= (uint16_t)(1u << r);
+    }
+    return e->disc[r];
+}
+
+/* the other parts' vector o as lanes for final_lanes: lane i holds o[2m + 1 - i] capped at INF (the
+ * entry final_value adds to a part's entry i), 255 past 2m + 1 */
+static inline lanes others_lanes(const int *o, int m) {
+    uint8_t x[16];
+    memset(x, 255, sizeof x);
+    for (int i = 0; i <= 2 * m + 1; i++) x[i] = (uint8_t)(o[2 * m + 1 - i] < INF ? o[2 * m + 1 - i] : INF);
+    return lanes_load(x);
+}
+
+/* final_value of a capped part vector v (sixteen bytes readable; lanes past 2m + 1 meet 255 and
+ * saturate) joined with the other parts in lanes (others_lanes) */
+static inline int final_lanes(const uint8_t *v, lanes o) {
+    int best = lanes_hmin(lanes_adds(lanes_load(v), o));
+    return best >= INF ? INCOMPLETABLE : best;
+}
+
+/* the half rows of a seat's parts (rows[3] only for T = 34) */
+static void seat_rows(int T, const int8_t *hand, const int8_t *kb, int rows[4][2]) {
+    memset(rows, 0, sizeof(int) * 8);
+    for (int t = 0; t < T; t++) rows[part_of(t)][half_of(t)] += code_of(hand[t], hand[t] + kb[t]) * weight_of(t);
+}
+
+/* Start loading the part-cache sets of a seat's parts (part_cached and part_entry read them) */
+static void prefetch_part_sets(const PartCache *pc, int T, const int8_t *hand, const int8_t *kb, int m) {
+    if (!pc) return;
+    int rows[4][2];
+    seat_rows(T, hand, kb, rows);
+    for (int P = 0; P < (T == 34 ? 4 : 3); P++) {
+        const PartEntry *w = pc->way[part_set(P == 3, rows[P][0], rows[P][1], m)];
+        __builtin_prefetch(&w[0]);
+        __builtin_prefetch(&w[1]);
+    }
+}
+
+/* Start loading what a seat's parts will read, so that the loads of all seats overlap with each other
+ * and with the arithmetic: a cached part's entry, or the table rows of a part that is not cached
+ * (the left table is 82 MB: mostly cache misses): its two rows, its draws' and (discard turn) its
+ * discards' rows. */
+static void prefetch_seat(const Tables *tb, const PartCache *pc, const int8_t *hand, const int8_t *kb, int m,
+                          int discard_turn) {
+    int rows[4][2];
+    seat_rows(27, hand, kb, rows);
+    int cached[3];
     for (int P = 0; P < 3; P++) {
+        const PartEntry *e = part_cached(pc, P, rows[P][0], rows[P][1], m);
+        cached[P] = e != NULL;
+        if (e) {
+            for (size_t i = 0; i < sizeof(PartEntry); i += 64) __builtin_prefetch((const uint8_t *)e + i);
+            continue;
+        }
         prefetch_row(tb->left + (size_t)rows[P][0] * SUIT_ROW);
         prefetch_row(tb->right + (size_t)rows[P][1] * SUIT_ROW);
     }
     for (int t = 0; t < 27; t++) {
-        int P = t / 9, r = t % 9, half = suit_half(r), w = suit_weight(r);
+        int P = t / 9, half = half_of(t), w = weight_of(t);
+        if (cached[P]) continue;
         const uint8_t *tab = half ? tb->right : tb->left;
         if (kb[t] > 0) prefetch_row(tab + (size_t)(rows[P][half] + w) * SUIT_ROW);
         if (discard_turn && hand[t] > 0) prefetch_row(tab + (size_t)(rows[P][half] - (hand[t] + kb[t] + 1) * w) * SUIT_ROW);
@@ -221,38 +550,29 @@ static void prefetch_seat(const Tables *tb, const int8_t *hand, const int8_t *kb
 }
 
 static void discard_features(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
-                             int rows[4][2], int base[4][VEC], int others[4][VEC],
-                             int same[4][2][VEC * NBOUND], int have_same[4][2], int now,
+                             int rows[4][2], PartEntry *part[4], int base[4][VEC], int others[4][VEC], int now,
                              const uint8_t *eff, const int32_t *after_disc, int32_t *out_count_after,
                              int32_t *out_kong);
 
-/* The features of one seat (see the module comment); T = 27 or 34. The per-action rows of the
- * discard turn (out_count_after, out_kong) come from discard_features, which reuses this seat's
- * part vectors. */
-static void seat_features(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
+/* The features of one seat (see the module comment); T = 27 or 34. Each part's vectors (its own,
+ * after each draw, after each discard) come from the part cache pc (NULL: none); the rows of a draw
+ * or a discard join one of them with the other parts. The per-action rows of the discard turn
+ * (out_count_after, out_kong) come from discard_features, which reuses this seat's part vectors. */
+static void seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *hand, const int8_t *kb, int m,
                           int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
                           int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
                           int32_t *out_count_after, int32_t *out_kong) {
-    int codes[34];
     int rows[4][2]; /* per part: left / right half row (honours: h4 / h3 row) */
     int base[4][VEC], others[4][VEC], pair01[VEC], pair23[VEC];
-    /* per part P and half h: the other half joined with the other parts (what a row changing half h
-     * is evaluated against), kept for discard_features */
-    int same[4][2][VEC * NBOUND], have_same[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
+    PartEntry scratch[4], *part[4] = {NULL, NULL, NULL, NULL};
     int nparts = T == 34 ? 4 : 3;
 
-    for (int t = 0; t < T; t++) codes[t] = code_of(hand[t], hand[t] + kb[t]);
-    for (int P = 0; P < 3; P++) {
-        rows[P][0] = rows[P][1] = 0;
-        for (int r = 0; r < 9; r++) rows[P][suit_half(r)] += codes[9 * P + r] * suit_weight(r);
+    seat_rows(T, hand, kb, rows);
+    for (int P = 0; P < nparts; P++) {
+        part[P] = part_entry(pc, &scratch[P], part, tb, P, rows[P][0], rows[P][1], m);
+        widen(part[P]->base, base[P]);
     }
-    for (int P = 0; P < 3; P++)
-        suit_vector(tb->left + (size_t)rows[P][0] * SUIT_ROW, tb->right + (size_t)rows[P][1] * SUIT_ROW, base[P], m);
-    if (nparts == 4) {
-        rows[3][0] = rows[3][1] = 0;
-        for (int j = 0; j < 7; j++) rows[3][hon_half(j)] += codes[27 + j] * hon_weight(j);
-        honour_vector(tb->h4 + (size_t)rows[3][0] * VEC, tb->h3 + (size_t)rows[3][1] * VEC, base[3], m);
-    } else { /* no honours: the empty part, cost 0 for no meld and no pair */
+    if (nparts == 3) { /* no honours: the empty part, cost 0 for no meld and no pair */
         for (int i = 0; i < VEC; i++) base[3][i] = BIG;
         base[3][0] = 0;
     }
@@ -265,72 +585,25 @@ static void seat_features(const Tables *tb, int T, const int8_t *hand, const int
     int now = final_value(base[0], others[0], m);
     *out_def = now;
 
-    /* draws (every seat) and discards (the seat on its discard turn): one changed half each */
+    /* draws (every seat) and discards (the seat on its discard turn): one changed part each */
     int count = 0;
+    lanes other[4];
+    for (int P = 0; P < nparts; P++) other[P] = others_lanes(others[P], m);
     for (int t = 0; t < T; t++) {
+        int P = part_of(t);
         out_eff[t] = 0;
         out_disc[t] = NOT_APPLICABLE;
-    }
-    for (int P = 0; P < nparts; P++) {
-        int lo = 9 * P, n = P < 3 ? 9 : 7;
-        int need[2] = {0, 0};
-        for (int r = 0; r < n; r++) {
-            int t = lo + r;
-            if (kb[t] > 0 || (discard_turn && hand[t] > 0)) need[P < 3 ? suit_half(r) : hon_half(r)] = 1;
+        if (kb[t] > 0 && final_lanes(part_draw(part[P], tb, P, t), other[P]) < now) {
+            out_eff[t] = 1;
+            count += kb[t];
         }
-        if (!need[0] && !need[1]) continue;
-        if (P < 3) {
-            /* XR (for the rows of the left half): the right half joined with the other parts; XL likewise */
-            int *XR = same[P][0], *XL = same[P][1];
-            const uint8_t *L = tb->left + (size_t)rows[P][0] * SUIT_ROW;
-            const uint8_t *R = tb->right + (size_t)rows[P][1] * SUIT_ROW;
-            if (need[0]) join_half(R, others[P], m, XR);
-            if (need[1]) join_half(L, others[P], m, XL);
-            have_same[P][0] = need[0], have_same[P][1] = need[1];
-            for (int r = 0; r < 9; r++) {
-                int t = lo + r, h = hand[t], a = hand[t] + kb[t], half = suit_half(r), w = suit_weight(r);
-                const uint8_t *tab = half ? tb->right : tb->left;
-                const int *X = half ? XL : XR;
-                if (kb[t] > 0) { /* (h, a) -> (h + 1, a): code + 1 */
-                    int row = rows[P][half] + w;
-                    int v = half_value(tab + (size_t)row * SUIT_ROW, X, m);
-                    if (v < now) {
-                        out_eff[t] = 1;
-                        count += kb[t];
-                    }
-                }
-                if (discard_turn && h > 0) { /* (h, a) -> (h - 1, a - 1): code - (a + 1) */
-                    int row = rows[P][half] - (a + 1) * w;
-                    out_disc[t] = half_value(tab + (size_t)row * SUIT_ROW, X, m);
-                }
-            }
-        } else {
-            int *Y3 = same[3][0], *Y4 = same[3][1];
-            const uint8_t *A = tb->h4 + (size_t)rows[3][0] * VEC;
-            const uint8_t *B = tb->h3 + (size_t)rows[3][1] * VEC;
-            if (need[0]) join_honour(B, others[3], m, Y3);
-            if (need[1]) join_honour(A, others[3], m, Y4);
-            have_same[3][0] = need[0], have_same[3][1] = need[1];
-            for (int j = 0; j < 7; j++) {
-                int t = 27 + j, h = hand[t], a = hand[t] + kb[t], half = hon_half(j), w = hon_weight(j);
-                const uint8_t *tab = half ? tb->h3 : tb->h4;
-                const int *Y = half ? Y4 : Y3;
-                if (kb[t] > 0) {
-                    int v = honour_value(tab + (size_t)(rows[3][half] + w) * VEC, Y, m);
-                    if (v < now) {
-                        out_eff[t] = 1;
-                        count += kb[t];
-                    }
-                }
-                if (discard_turn && h > 0)
-                    out_disc[t] = honour_value(tab + (size_t)(rows[3][half] - (a + 1) * w) * VEC, Y, m);
-            }
-        }
+        if (discard_turn && hand[t] > 0)
+            out_disc[t] = final_lanes(part_disc(part[P], tb, P, t, hand[t] + kb[t]), other[P]);
     }
     *out_count = count;
     if (discard_turn)
-        discard_features(tb, T, hand, kb, m, rows, base, others, same, have_same, now, out_eff, out_disc,
-                         out_count_after, out_kong);
+        discard_features(tb, T, hand, kb, m, rows, part, base, others, now, out_eff, out_disc, out_count_after,
+                         out_kong);
     else
         for (int t = 0; t < T; t++) out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
 
@@ -364,39 +637,9 @@ static void seat_features(const Tables *tb, int T, const int8_t *hand, const int
         }
         if (!ok) continue;
         int v[VEC];
-        if (P < 3)
-            suit_vector(tb->left + (size_t)r2[0] * SUIT_ROW, tb->right + (size_t)r2[1] * SUIT_ROW, v, m - 1);
-        else
-            honour_vector(tb->h4 + (size_t)r2[0] * VEC, tb->h3 + (size_t)r2[1] * VEC, v, m - 1);
+        part_vector(tb, P, r2[0], r2[1], v, m - 1);
         out_claim[c] = final_value(v, others[P], m - 1);
     }
-}
-
-/* a part's (k, p) vector (k <= kmax) from its two half rows (suits: left / right, honours: h4 / h3) */
-static void part_vector(const Tables *tb, int P, int r0, int r1, int *out, int kmax) {
-    if (P < 3)
-        suit_vector(tb->left + (size_t)r0 * SUIT_ROW, tb->right + (size_t)r1 * SUIT_ROW, out, kmax);
-    else
-        honour_vector(tb->h4 + (size_t)r0 * VEC, tb->h3 + (size_t)r1 * VEC, out, kmax);
-}
-
-/* a half row of part P (suits: h 0 left, 1 right; honours: h4, h3) */
-static inline const uint8_t *half_row(const Tables *tb, int P, int h, int row) {
-    if (P < 3) return (h ? tb->right : tb->left) + (size_t)row * SUIT_ROW;
-    return (h ? tb->h3 : tb->h4) + (size_t)row * VEC;
-}
-
-/* X: half h of part P at ``row`` joined with the other parts (join_half / join_honour) */
-static void join_part_half(const Tables *tb, int P, int h, int row, const int *others, int m, int *X) {
-    if (P < 3)
-        join_half(half_row(tb, P, h, row), others, m, X);
-    else
-        join_honour(half_row(tb, P, h, row), others, m, X);
-}
-
-/* the deficiency of half h of part P at ``row`` with the rest joined into X (half_value / honour_value) */
-static inline int part_half_value(const Tables *tb, int P, int h, int row, const int *X, int m) {
-    return P < 3 ? half_value(half_row(tb, P, h, row), X, m) : honour_value(half_row(tb, P, h, row), X, m);
 }
 
 /* Per discard and per kong of the seat on its discard turn (hand H of 3m+2 tiles), for each held t:
@@ -404,15 +647,15 @@ static inline int part_half_value(const Tables *tb, int P, int h, int row, const
  * copy does not return to the KB, as in ``features.effective_count_after_discard``), and the
  * deficiency after a kong of t: a concealed kong (4 held, m >= 1) leaves H - 4t with one meld less
  * to build, an added kong leaves H - t (its deficiency after_disc[t]). NOT_APPLICABLE where t is
- * not held. Called by seat_features with what it has computed: the half rows, each part's vector
- * (base), the join of every part but P (others[P]), the other half of a part joined with the other
- * parts (same, where computed), the deficiency of H (now) and its draws (eff).
+ * not held. Called by seat_features with what it has computed: the half rows, the parts' cache
+ * entries (each part's vector after each draw and discard), each part's vector (base), the join of
+ * every part but P (others[P]), the deficiency of H (now) and its draws (eff).
  *
- * A row H - t + u differs from H in one part when u and t share it, else in two. So: the vector of
- * a part after the draw u (computed once, when first needed), and per t the vector of t's part
- * without t, the other parts joined with it, and one final min-plus per draw in another part; a
- * draw in t's own part changes one or both of its halves: the other half joined with the other
- * parts (as in seat_features), then one pass per draw. Option codes are linear in the changes:
+ * A row H - t + u differs from H in one part when u and t share it, else in two. So per t: the
+ * vector of t's part without t (its entry's discard vector), the other parts joined with it, and
+ * one final min-plus with the vector of u's part after the draw u (its entry's draw vector) per
+ * draw in another part; a draw in t's own part changes one or both of its halves: the other half
+ * joined with the other parts, then one pass per draw. Option codes are linear in the changes:
  * discarding t moves its code by -(a + 1), drawing u by +1 (a = hand + KB).
  *
  * Only draws that can count are evaluated. The deficiency is monotone in the options (more tiles
@@ -421,82 +664,73 @@ static inline int part_half_value(const Tables *tb, int P, int h, int row, const
  * D_t = after_disc[t] only if d(H + u) < D_t: every draw when D_t > d(H), only H's effective draws
  * when D_t = d(H) (D_t >= d(H) always). The skipped draws would have compared false: exact. */
 static void discard_features(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
-                             int rows[4][2], int base[4][VEC], int others[4][VEC],
-                             int same[4][2][VEC * NBOUND], int have_same[4][2], int now,
+                             int rows[4][2], PartEntry *part[4], int base[4][VEC], int others[4][VEC], int now,
                              const uint8_t *eff, const int32_t *after_disc, int32_t *out_count_after,
                              int32_t *out_kong) {
-    int drawn[34][VEC], have_drawn[34], half[34], weight[34], part[34];
-    for (int t = 0; t < T; t++) {
-        int P = t < 27 ? t / 9 : 3, r = t < 27 ? t % 9 : t - 27;
-        part[t] = P;
-        half[t] = P < 3 ? suit_half(r) : hon_half(r);
-        weight[t] = P < 3 ? suit_weight(r) : hon_weight(r);
-        have_drawn[t] = 0;
-    }
-    /* the rows of t's half with t discarded and u drawn are not among prefetch_seat's: start
-     * loading every one that will be read before any is (the table is mostly cache misses) */
+    /* per part P and half h: the other half joined with the other parts (what a row changing only
+     * half h is evaluated against), computed when first needed */
+    uint8_t same[4][2][SUIT_ROW + 16];
+    int have_same[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
+    /* the rows of t's half with t discarded and u drawn are not in the cache: start loading every
+     * one that will be read before any is (the table is mostly cache misses) */
     for (int t = 0; t < T; t++) {
         if (hand[t] <= 0) continue;
-        int P = part[t], h = half[t], row = rows[P][h] - (hand[t] + kb[t] + 1) * weight[t];
-        for (int u = 0; u < T; u++)
-            if (kb[u] > 0 && now - eff[u] < after_disc[t] && part[u] == P && half[u] == h) {
+        int P = part_of(t), h = half_of(t), row = rows[P][h] - (hand[t] + kb[t] + 1) * weight_of(t);
+        int lo = P < 3 ? 9 * P + 5 * h : 27 + 4 * h, hi = P < 3 ? 9 * P + 5 + 4 * h : 31 + 3 * h; /* t's half */
+        for (int u = lo; u < hi; u++)
+            if (kb[u] > 0 && now - eff[u] < after_disc[t]) {
                 if (P < 3)
-                    prefetch_row(half_row(tb, P, h, row + weight[u]));
+                    prefetch_row(half_row(tb, P, h, row + weight_of(u)));
                 else
-                    __builtin_prefetch(half_row(tb, P, h, row + weight[u]));
+                    __builtin_prefetch(half_row(tb, P, h, row + weight_of(u)));
             }
     }
     int pairs[4][4][VEC], have_pair[4][4] = {{0}}; /* [x][y], x < y: parts x and y joined, as they are */
     for (int t = 0; t < T; t++) {
         out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
         if (hand[t] <= 0) continue;
-        int P = part[t], a = hand[t] + kb[t], h = half[t], D = after_disc[t];
+        int P = part_of(t), a = hand[t] + kb[t], h = half_of(t), D = after_disc[t];
         int r[2] = {rows[P][0], rows[P][1]};
-        r[half[t]] -= (a + 1) * weight[t];
-        int without[VEC], joined[4][VEC], have_joined[4] = {0, 0, 0, 0}, have_without = 0;
-        int count = 0, changed[VEC * NBOUND], have_changed = 0;
+        r[h] -= (a + 1) * weight_of(t);
+        lanes joined[4];
+        int have_joined[4] = {0, 0, 0, 0};
+        uint8_t changed[SUIT_ROW + 16];
+        int count = 0, have_changed = 0;
         for (int u = 0; u < T; u++) {
             if (kb[u] <= 0 || now - eff[u] >= D) continue; /* cannot lower D (see above) */
-            int Q = part[u], value;
+            int Q = part_of(u), value;
             if (Q != P) {
                 /* joined[Q]: every part but Q, with P's vector the one without t: P's vector joined
                  * with the two parts other than P and Q, whose join does not depend on t (computed
                  * once per pair). Min-plus of nonnegative vectors capped at BIG is associative and
                  * commutative, so the order of the joins does not change a value. */
                 if (!have_joined[Q]) {
-                    if (!have_without) {
-                        part_vector(tb, P, r[0], r[1], without, m);
-                        have_without = 1;
-                    }
-                    int x[2], n = 0;
+                    int without[VEC], x[2], n = 0;
+                    widen(part_disc(part[P], tb, P, t, a), without);
                     for (int R = 0; R < 4; R++)
                         if (R != Q && R != P) x[n++] = R;
                     if (!have_pair[x[0]][x[1]]) {
                         minplus(base[x[0]], base[x[1]], pairs[x[0]][x[1]], m);
                         have_pair[x[0]][x[1]] = 1;
                     }
-                    minplus(without, pairs[x[0]][x[1]], joined[Q], m);
+                    int j[VEC];
+                    minplus(without, pairs[x[0]][x[1]], j, m);
+                    joined[Q] = others_lanes(j, m);
                     have_joined[Q] = 1;
                 }
-                if (!have_drawn[u]) {
-                    int rd[2] = {rows[Q][0], rows[Q][1]};
-                    rd[half[u]] += weight[u];
-                    part_vector(tb, Q, rd[0], rd[1], drawn[u], m);
-                    have_drawn[u] = 1;
-                }
-                value = final_value(drawn[u], joined[Q], m);
-            } else if (half[u] == h) { /* t's half changes twice; the other half as it is */
+                value = final_lanes(part_draw(part[Q], tb, Q, u), joined[Q]);
+            } else if (half_of(u) == h) { /* t's half changes twice; the other half as it is */
                 if (!have_same[P][h]) {
                     join_part_half(tb, P, 1 - h, rows[P][1 - h], others[P], m, same[P][h]);
                     have_same[P][h] = 1;
                 }
-                value = part_half_value(tb, P, h, r[h] + weight[u], same[P][h], m);
+                value = part_half_value(tb, P, h, r[h] + weight_of(u), same[P][h], m);
             } else { /* both halves change: t's half (without t) joined first */
                 if (!have_changed) {
                     join_part_half(tb, P, h, r[h], others[P], m, changed);
                     have_changed = 1;
                 }
-                value = part_half_value(tb, P, 1 - h, rows[P][1 - h] + weight[u], changed, m);
+                value = part_half_value(tb, P, 1 - h, rows[P][1 - h] + weight_of(u), changed, m);
             }
             if (value < D) count += kb[u];
         }
@@ -504,7 +738,7 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
         out_kong[t] = D;
         if (hand[t] >= 4 && m >= 1) { /* concealed: its own vector without the four, one meld less */
             int rk[2] = {rows[P][0], rows[P][1]}, w[VEC];
-            rk[half[t]] -= (code_of(4, 4) - code_of(0, 0)) * weight[t];
+            rk[h] -= (code_of(4, 4) - code_of(0, 0)) * weight_of(t);
             part_vector(tb, P, rk[0], rk[1], w, m - 1);
             out_kong[t] = final_value(w, others[P], m - 1);
         }
@@ -584,7 +818,7 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
             int64_t cnt;
             memcpy(rest, hand, (size_t)T);
             rest[t]--;
-            seat_features(tb, T, rest, kb, m, 0, -1, 0, &d, disc, eff, &cnt, claim, ca, kong);
+            seat_features(tb, NULL, T, rest, kb, m, 0, -1, 0, &d, disc, eff, &cnt, claim, ca, kong);
             for (int u = 0; u < T; u++) c += (eff[u] || sp_eff[u]) ? kb[u] : 0;
         }
         out_count_after[t] = (int32_t)c;
@@ -600,8 +834,9 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
  * table): it is copied and pickled with the table and never shared between tables, so tables
  * stepped together do not evict each other's seats. NULL: no memo. */
 #define MEMO_SIZE 64
+#define KEY_BYTES 40 /* five 8-byte words */
 typedef struct {
-    uint8_t key[37]; /* T, m, discard turn, codes[0..33] (unused codes 0) */
+    uint8_t key[KEY_BYTES]; /* T, m, discard turn, codes[0..33] (unused codes 0), three zeros */
     uint8_t used;
     int32_t def;
     int64_t count;
@@ -613,33 +848,48 @@ typedef struct {
 typedef struct {
     uint64_t hits, misses;
     MemoEntry entry[MEMO_SIZE];
+    PartCache parts; /* the part cache of the seats computed (see above) */
 } Memo;
 
 static void memo_key(int T, const int8_t *hand, const int8_t *kb, int m, int discard_turn, uint8_t *key) {
+    memset(key, 0, KEY_BYTES);
     key[0] = (uint8_t)T;
     key[1] = (uint8_t)m;
     key[2] = (uint8_t)discard_turn;
-    for (int t = 0; t < 34; t++) key[3 + t] = t < T ? (uint8_t)code_of(hand[t], hand[t] + kb[t]) : 0;
+    for (int t = 0; t < T; t++) key[3 + t] = (uint8_t)code_of(hand[t], hand[t] + kb[t]);
 }
 
-static MemoEntry *memo_slot(Memo *memo, const uint8_t *key) {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (int i = 0; i < 37; i++) h = (h ^ key[i]) * 16777619u;
-    return &memo->entry[h % MEMO_SIZE];
-}
-
-/* Serve a seat from the memo: 1 (outputs written) when its key is there and it has no claim tile
- * (a seat with a claim tile is always computed, since the claim rows need the part vectors); else
- * 0, with the seat's key and slot for memo_store. NULL memo: never served, *slot NULL. */
-static int memo_serve(Memo *memo, int T, const int8_t *hand, const int8_t *kb, int m, int discard_turn,
-                      int claim_tile, uint8_t *key, MemoEntry **slot, int32_t *out_def, int32_t *out_disc,
-                      uint8_t *out_eff, int64_t *out_count, int32_t *out_claim, int32_t *out_count_after,
-                      int32_t *out_kong) {
-    *slot = NULL;
-    if (!memo) return 0;
+/* a seat's memo key and slot (NULL without a memo); the slot is set loading (memo_serve reads it) */
+static MemoEntry *memo_find(Memo *memo, int T, const int8_t *hand, const int8_t *kb, int m, int discard_turn,
+                            uint8_t *key) {
+    if (!memo) return NULL;
     memo_key(T, hand, kb, m, discard_turn, key);
-    MemoEntry *e = memo_slot(memo, key);
-    if (claim_tile < 0 && e->used && memcmp(e->key, key, 37) == 0) {
+    static const uint64_t MIX[5] = {0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full, 0x165667B19E3779F9ull,
+                                    0xD6E8FEB86659FD93ull, 0xFF51AFD7ED558CCDull};
+    uint64_t h = 0;
+    for (int i = 0; i < 5; i++) { /* independent multiplies, not a byte-serial chain */
+        uint64_t w;
+        memcpy(&w, key + 8 * i, 8);
+        h ^= (w + (uint64_t)i) * MIX[i];
+    }
+    MemoEntry *e = &memo->entry[((h ^ h >> 29) * 0x94D049BB133111EBull >> 32) % MEMO_SIZE];
+    for (size_t i = 0; i < sizeof(MemoEntry); i += 64) __builtin_prefetch((const uint8_t *)e + i);
+    return e;
+}
+
+/* whether memo_serve will serve a seat (no change to the memo) */
+static inline int memo_has(const Memo *memo, const MemoEntry *e, const uint8_t *key, int claim_tile) {
+    return memo && claim_tile < 0 && e->used && memcmp(e->key, key, KEY_BYTES) == 0;
+}
+
+/* Serve a seat from its memo slot e (memo_find): 1 (outputs written) when the seat's key is there and
+ * it has no claim tile (a seat with a claim tile is always computed, since the claim rows need the
+ * part vectors); else 0, and the caller computes the seat and stores it (memo_store). */
+static int memo_serve(Memo *memo, MemoEntry *e, const uint8_t *key, int T, int claim_tile, int32_t *out_def,
+                      int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
+                      int32_t *out_count_after, int32_t *out_kong) {
+    if (!memo) return 0;
+    if (memo_has(memo, e, key, claim_tile)) {
         memo->hits++;
         *out_def = e->def;
         *out_count = e->count;
@@ -653,7 +903,6 @@ static int memo_serve(Memo *memo, int T, const int8_t *hand, const int8_t *kb, i
         return 1;
     }
     memo->misses++;
-    *slot = e;
     return 0;
 }
 
@@ -662,7 +911,7 @@ static int memo_serve(Memo *memo, int T, const int8_t *hand, const int8_t *kb, i
 static void memo_store(MemoEntry *e, int T, const uint8_t *key, int32_t def, const int32_t *disc, const uint8_t *eff,
                        int64_t count, const int32_t *count_after, const int32_t *kong) {
     if (!e) return;
-    memcpy(e->key, key, 37);
+    memcpy(e->key, key, KEY_BYTES);
     e->used = 1;
     e->def = def;
     e->count = count;
@@ -679,13 +928,14 @@ static void seat_features_memo(Memo *memo, const Tables *tb, int T, const int8_t
                                int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
                                int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
                                int32_t *out_count_after, int32_t *out_kong) {
-    uint8_t key[37];
-    MemoEntry *e;
-    if (memo_serve(memo, T, hand, kb, m, discard_turn, claim_tile, key, &e, out_def, out_disc, out_eff, out_count,
-                   out_claim, out_count_after, out_kong))
+    uint8_t key[KEY_BYTES];
+    MemoEntry *e = memo_find(memo, T, hand, kb, m, discard_turn, key);
+    if (memo_serve(memo, e, key, T, claim_tile, out_def, out_disc, out_eff, out_count, out_claim, out_count_after,
+                   out_kong))
         return;
-    prefetch_seat(tb, hand, kb, discard_turn);
-    seat_features(tb, T, hand, kb, m, discard_turn, claim_tile, chow_ok, out_def, out_disc, out_eff, out_count,
+    PartCache *pc = memo ? &memo->parts : NULL;
+    if (T == 27) prefetch_seat(tb, pc, hand, kb, m, discard_turn);
+    seat_features(tb, pc, T, hand, kb, m, discard_turn, claim_tile, chow_ok, out_def, out_disc, out_eff, out_count,
                   out_claim, out_count_after, out_kong);
     memo_store(e, T, key, *out_def, out_disc, out_eff, *out_count, out_count_after, out_kong);
 }
@@ -1012,6 +1262,76 @@ done:
     return NULL;
 }
 
+/* one state made ready for observe's seats: its record, the seats' hands and KBs (checked), its memo,
+ * and the seats' memo keys and slots, with the slots and part-cache sets set loading */
+typedef struct {
+    int16_t st[MAX_STATE];
+    int8_t hand[4][34], kb[4][34];
+    Memo *memo;
+    uint8_t key[4][KEY_BYTES];
+    MemoEntry *slot[4];
+    int miss[4]; /* Sichuan (issue 12): each seat's missing suit, -1 none */
+} Ready;
+
+static int prepare(const Plan *plan, PyObject *sseq, const int16_t *records, PyObject *mseq, Py_ssize_t n, Ready *rd) {
+    const int T = plan->T;
+    const int32_t *FI = plan->fin;
+    int16_t *st = rd->st;
+    if (records) /* the states as one array of whole records */
+        memcpy(st, records + n * plan->L, sizeof(int16_t) * (size_t)plan->L);
+    else {
+        memset(st, 0, sizeof(int16_t) * (size_t)plan->L);
+        if (!fill_state(PySequence_Fast_GET_ITEM(sseq, n), plan->fields, plan->F, plan->scalar_start, plan->L, st))
+            return 0;
+    }
+    for (int s = 0; s < 4; s++) {
+        int m = st[FI[2] + s], c = st[FI[4] + s];
+        if (m < 0 || m >= KM || c < -1 || c >= T) {
+            PyErr_Format(PyExc_ValueError, "observe(): state %zd seat %d: melds needed %d (0..%d), claim tile %d",
+                         n, s, m, KM - 1, c);
+            return 0;
+        }
+        for (int t = 0; t < T; t++) {
+            int h = st[FI[0] + s * T + t], k = st[FI[1] + s * T + t];
+            if (h < 0 || k < 0 || h + k > 4) {
+                PyErr_Format(PyExc_ValueError, "observe(): state %zd seat %d tile %d: hand %d and KB %d; need "
+                             "0 <= hand, 0 <= KB, hand + KB <= 4", n, s, t, h, k);
+                return 0;
+            }
+            rd->hand[s][t] = (int8_t)h;
+            rd->kb[s][t] = (int8_t)k;
+        }
+    }
+    /* Sichuan (issue 12): a declared seat's missing suit is in no completion; its features are
+     * those of the hand and KB without it (mjenv.deficiency.sichuan), its discards in observe */
+    for (int s = 0; s < 4; s++) {
+        rd->miss[s] = -1;
+        if (plan->missing >= 0)
+            for (int j = 0; j < 3; j++)
+                if (st[plan->missing + 3 * s + j]) {
+                    rd->miss[s] = j;
+                    memset(rd->hand[s] + 9 * j, 0, 9);
+                    memset(rd->kb[s] + 9 * j, 0, 9);
+                }
+    }
+    rd->memo = NULL;
+    if (mseq) {
+        PyObject *m = PySequence_Fast_GET_ITEM(mseq, n);
+        if (m != Py_None) {
+            Py_buffer mb;
+            if (PyObject_GetBuffer(m, &mb, PyBUF_WRITABLE) < 0) return 0;
+            int good = as_memo(&mb, &rd->memo);
+            PyBuffer_Release(&mb); /* the list holds the array, so its memory stays */
+            if (!good) return 0;
+        }
+    }
+    for (int s = 0; s < 4; s++) {
+        rd->slot[s] = memo_find(rd->memo, T, rd->hand[s], rd->kb[s], st[FI[2] + s], st[FI[3] + s] != 0, rd->key[s]);
+        prefetch_part_sets(rd->memo ? &rd->memo->parts : NULL, T, rd->hand[s], rd->kb[s], st[FI[2] + s]);
+    }
+    return 1;
+}
+
 /* observe(): a bound writer plan executed for N states (see the module comment) */
 static PyObject *py_observe(PyObject *self, PyObject *args) {
     (void)self;
@@ -1019,21 +1339,36 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
     PyObject *capsule, *states, *memos;
     if (!PyArg_ParseTuple(args, "OOOw*w*", &capsule, &states, &memos, &o_obs, &o_def)) return NULL;
     PyObject *result = NULL, *sseq = NULL, *mseq = NULL;
+    Py_buffer recs;
+    int have_recs = 0;
     Plan *plan = PyCapsule_GetPointer(capsule, PLAN_CAPSULE);
     if (!plan) goto done;
     const int T = plan->T;
-    const Py_ssize_t N = o_def.len / 16, R = plan->R, K = plan->K, F = plan->F, L = plan->L, size = plan->size;
-    const Py_ssize_t scalar_start = plan->scalar_start;
-    const int32_t *CP = plan->copies, *OH = plan->onehots, *FI = plan->fin, *FO = plan->fout, *FL = plan->fields;
+    const Py_ssize_t N = o_def.len / 16, R = plan->R, K = plan->K, L = plan->L, size = plan->size;
+    const int32_t *CP = plan->copies, *OH = plan->onehots, *FI = plan->fin, *FO = plan->fout;
     const Tables tb = plan->tb;
-    int16_t st[MAX_STATE];
+    Ready ready[2];
+    float stf[MAX_STATE];
     if (!need_size(&o_obs, 16 * N * size, "out_observation") || !need_size(&o_def, 16 * N, "out_deficiency")) goto done;
-    sseq = PySequence_Fast(states, "observe(): states must be a sequence");
-    if (!sseq) goto done;
-    if (PySequence_Fast_GET_SIZE(sseq) != N) {
-        PyErr_Format(PyExc_ValueError, "observe(): %zd states for %zd outputs", PySequence_Fast_GET_SIZE(sseq), N);
-        goto done;
+    if (PyObject_CheckBuffer(states)) { /* int16[N, L] records, for a plan whose one source is the whole record */
+        if (PyObject_GetBuffer(states, &recs, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) goto done;
+        have_recs = 1;
+        const int32_t *FL = plan->fields;
+        if (recs.itemsize != 2 || !recs.format || strchr("hH", recs.format[strlen(recs.format) - 1]) == NULL ||
+            recs.len != 2 * N * L || plan->F != 1 || FL[0] != 0 || FL[1] != L || FL[2] != 0 || plan->scalar_start != L) {
+            PyErr_Format(PyExc_ValueError, "observe(): a state array must hold %zd int16 records of %zd entries "
+                         "(%zd bytes given) for a plan whose one source is the whole record", N, L, recs.len);
+            goto done;
+        }
+    } else {
+        sseq = PySequence_Fast(states, "observe(): states must be a sequence or an int16 array of records");
+        if (!sseq) goto done;
+        if (PySequence_Fast_GET_SIZE(sseq) != N) {
+            PyErr_Format(PyExc_ValueError, "observe(): %zd states for %zd outputs", PySequence_Fast_GET_SIZE(sseq), N);
+            goto done;
+        }
     }
+    const int16_t *records = have_recs ? recs.buf : NULL;
     if (memos != Py_None) {
         mseq = PySequence_Fast(memos, "observe(): memos must be None or a sequence");
         if (!mseq) goto done;
@@ -1042,74 +1377,40 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
             goto done;
         }
     }
+    /* each state is made ready (prepare) one state ahead of the one written, so that its memo
+     * slots and part-cache sets load while the state before it is computed */
+    if (N > 0 && !prepare(plan, sseq, records, mseq, 0, &ready[0])) goto done;
     for (Py_ssize_t n = 0; n < N; n++) {
         float *out = (float *)o_obs.buf + n * 4 * size;
         int32_t *def = (int32_t *)o_def.buf + n * 4;
-        memset(st, 0, sizeof(int16_t) * (size_t)L);
-        if (!fill_state(PySequence_Fast_GET_ITEM(sseq, n), FL, F, scalar_start, L, st)) goto done;
-        int8_t hand[4][34], kb[4][34];
-        for (int s = 0; s < 4; s++) {
-            int m = st[FI[2] + s], c = st[FI[4] + s];
-            if (m < 0 || m >= KM || c < -1 || c >= T) {
-                PyErr_Format(PyExc_ValueError, "observe(): state %zd seat %d: melds needed %d (0..%d), claim tile %d",
-                             n, s, m, KM - 1, c);
-                goto done;
-            }
-            for (int t = 0; t < T; t++) {
-                int h = st[FI[0] + s * T + t], k = st[FI[1] + s * T + t];
-                if (h < 0 || k < 0 || h + k > 4) {
-                    PyErr_Format(PyExc_ValueError, "observe(): state %zd seat %d tile %d: hand %d and KB %d; need "
-                                 "0 <= hand, 0 <= KB, hand + KB <= 4", n, s, t, h, k);
-                    goto done;
-                }
-                hand[s][t] = (int8_t)h;
-                kb[s][t] = (int8_t)k;
-            }
-        }
-        /* Sichuan (issue 12): a declared seat's missing suit is in no completion; its features are
-         * those of the hand and KB without it (mjenv.deficiency.sichuan), its discards below */
-        int miss[4] = {-1, -1, -1, -1};
-        if (plan->missing >= 0)
-            for (int s = 0; s < 4; s++)
-                for (int j = 0; j < 3; j++)
-                    if (st[plan->missing + 3 * s + j]) {
-                        miss[s] = j;
-                        memset(hand[s] + 9 * j, 0, 9);
-                        memset(kb[s] + 9 * j, 0, 9);
-                    }
-        Memo *memo = NULL;
-        if (mseq) {
-            PyObject *m = PySequence_Fast_GET_ITEM(mseq, n);
-            if (m != Py_None) {
-                Py_buffer mb;
-                if (PyObject_GetBuffer(m, &mb, PyBUF_WRITABLE) < 0) goto done;
-                int good = as_memo(&mb, &memo);
-                PyBuffer_Release(&mb); /* the list holds the array, so its memory stays */
-                if (!good) goto done;
-            }
-        }
+        if (n + 1 < N && !prepare(plan, sseq, records, mseq, n + 1, &ready[(n + 1) & 1])) goto done;
+        Ready *rd = &ready[n & 1];
+        const int16_t *st = rd->st;
+        Memo *memo = rd->memo;
+        const int *miss = rd->miss;
         memset(out, 0, sizeof(float) * 4 * (size_t)size);
-        for (Py_ssize_t r = 0; r < R; r++) {
-            float *o = out + CP[4 * r] * size + CP[4 * r + 1];
-            const int16_t *x = st + CP[4 * r + 2];
-            for (int32_t j = 0; j < CP[4 * r + 3]; j++) o[j] = (float)x[j];
-        }
-        /* the seats' features: first every seat the memo serves, and the table rows of the others
-         * set loading (prefetch_seat), so that one seat's cache misses overlap another's work */
+        for (Py_ssize_t j = 0; j < L; j++) stf[j] = (float)st[j]; /* once, not once per seat that shows it */
+        for (Py_ssize_t r = 0; r < R; r++)
+            memcpy(out + CP[4 * r] * size + CP[4 * r + 1], stf + CP[4 * r + 2], sizeof(float) * (size_t)CP[4 * r + 3]);
+        /* the seats' features: every seat the memo serves, and what the others will read set loading
+         * (prefetch_seat), so that one seat's cache misses overlap another's work */
         int32_t def_s[4], after_disc[4][34], after_claim[4][5], count_after[4][34], after_kong[4][34];
-        uint8_t eff[4][34], key[4][37];
+        uint8_t eff[4][34];
         int64_t count[4];
-        MemoEntry *slot[4];
+        int8_t (*hand)[34] = rd->hand, (*kb)[34] = rd->kb;
+        MemoEntry **slot = rd->slot;
+        uint8_t (*key)[KEY_BYTES] = rd->key;
+        PartCache *pc = memo ? &memo->parts : NULL;
         int served[4];
         for (int s = 0; s < 4; s++) {
             int m = st[FI[2] + s], dturn = st[FI[3] + s] != 0, c = st[FI[4] + s];
-            served[s] = memo_serve(memo, T, hand[s], kb[s], m, dturn, c, key[s], &slot[s], &def_s[s], after_disc[s],
-                                   eff[s], &count[s], after_claim[s], count_after[s], after_kong[s]);
-            if (!served[s]) prefetch_seat(&tb, hand[s], kb[s], dturn);
+            served[s] = memo_serve(memo, slot[s], key[s], T, c, &def_s[s], after_disc[s], eff[s], &count[s],
+                                   after_claim[s], count_after[s], after_kong[s]);
+            if (!served[s] && T == 27) prefetch_seat(&tb, pc, hand[s], kb[s], m, dturn);
         }
         for (int s = 0; s < 4; s++) {
             if (served[s]) continue;
-            seat_features(&tb, T, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, st[FI[4] + s],
+            seat_features(&tb, pc, T, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, st[FI[4] + s],
                           st[FI[5] + s] != 0, &def_s[s], after_disc[s], eff[s], &count[s], after_claim[s],
                           count_after[s], after_kong[s]);
             memo_store(slot[s], T, key[s], def_s[s], after_disc[s], eff[s], count[s], count_after[s], after_kong[s]);
@@ -1140,16 +1441,21 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
                 o[OH[4 * k] + v] = 1.0f;
             }
             def[s] = def_s[s];
-            if (FO[0] >= 0) o[FO[0]] = (float)def_s[s];
-            for (int t = 0; t < T; t++) {
-                if (FO[1] >= 0) o[FO[1] + t] = (float)after_disc[s][t];
-                if (FO[2] >= 0) o[FO[2] + t] = eff[s][t];
-                if (FO[5] >= 0) o[FO[5] + t] = (float)count_after[s][t];
-                if (FO[6] >= 0) o[FO[6] + t] = (float)after_kong[s][t];
-            }
-            if (FO[3] >= 0) o[FO[3]] = (float)count[s];
-            if (FO[4] >= 0)
-                for (int k = 0; k < 5; k++) o[FO[4] + k] = (float)after_claim[s][k];
+            /* one loop per view: the offsets are read once (the build does not let the compiler assume
+             * that a float store leaves the plan's ints as they are) */
+            const int32_t f0 = FO[0], f1 = FO[1], f2 = FO[2], f3 = FO[3], f4 = FO[4], f5 = FO[5], f6 = FO[6];
+            if (f0 >= 0) o[f0] = (float)def_s[s];
+            if (f1 >= 0)
+                for (int t = 0; t < T; t++) o[f1 + t] = (float)after_disc[s][t];
+            if (f2 >= 0)
+                for (int t = 0; t < T; t++) o[f2 + t] = eff[s][t];
+            if (f5 >= 0)
+                for (int t = 0; t < T; t++) o[f5 + t] = (float)count_after[s][t];
+            if (f6 >= 0)
+                for (int t = 0; t < T; t++) o[f6 + t] = (float)after_kong[s][t];
+            if (f3 >= 0) o[f3] = (float)count[s];
+            if (f4 >= 0)
+                for (int k = 0; k < 5; k++) o[f4 + k] = (float)after_claim[s][k];
         }
     }
     result = Py_None;
@@ -1157,6 +1463,7 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
 done:
     Py_XDECREF(sseq);
     Py_XDECREF(mseq);
+    if (have_recs) PyBuffer_Release(&recs);
     PyBuffer_Release(&o_obs);
     PyBuffer_Release(&o_def);
     return result;
@@ -1175,9 +1482,11 @@ static PyObject *py_memo_stats(PyObject *self, PyObject *args) {
     Memo *memo;
     PyObject *result = NULL;
     if (as_memo(&mem, &memo))
-        result = memo ? Py_BuildValue("{s:K,s:K}", "hits", (unsigned long long)memo->hits, "misses",
-                                      (unsigned long long)memo->misses)
-                      : Py_BuildValue("{s:i,s:i}", "hits", 0, "misses", 0);
+        result = memo ? Py_BuildValue("{s:K,s:K,s:K,s:K}", "hits", (unsigned long long)memo->hits, "misses",
+                                      (unsigned long long)memo->misses, "part_hits",
+                                      (unsigned long long)memo->parts.hits, "part_misses",
+                                      (unsigned long long)memo->parts.misses)
+                      : Py_BuildValue("{s:i,s:i,s:i,s:i}", "hits", 0, "misses", 0, "part_hits", 0, "part_misses", 0);
     PyBuffer_Release(&mem);
     return result;
 }
@@ -1195,4 +1504,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel", "Compiled deficiency-feature kernel.", -1, methods,
                                      NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__kernel(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__kernel(void) {
+    tile_tables();
+    return PyModule_Create(&module);
+}

@@ -77,12 +77,18 @@ def _table_buffers(num_tile_types: int) -> tuple:
 
 
 def new_memo() -> np.ndarray:
-    """A fresh seat memo (uint8[memo_bytes]): one per table, owned (copied, pickled) with it."""
+    """A fresh seat memo (uint8[memo_bytes]): one per table, owned (copied, pickled) with it.
+
+    It also holds the table's part cache (each part's vectors, kept across steps; issue 16). Every
+    entry is keyed on the whole input of what it holds, so a copy, or a memo used on other states,
+    never serves a stale value.
+    """
     return np.zeros(_require().memo_bytes(), dtype=np.uint8)
 
 
 def memo_stats(memo: np.ndarray) -> dict[str, int]:
-    """``{"hits": ..., "misses": ...}`` of a memo from :func:`new_memo`."""
+    """``{"hits", "misses", "part_hits", "part_misses"}`` of a memo from :func:`new_memo`: whole seats
+    served from it or computed, and parts (a suit or the honours) found in its part cache or computed."""
     return _require().memo_stats(memo)
 
 
@@ -163,7 +169,10 @@ def observe(plan, states: list, memos, out: np.ndarray, deficiency: np.ndarray) 
     Args:
         plan: the spec's ``WriterPlan`` (``fields``, ``scalar_start``, ``state_size``, ``copies``,
             ``onehots``, ``feature_inputs``, ``feature_outputs``, ``num_tile_types``; see ``_kernel.c``).
-        states: N sequences of sources (``ObservationSpec.sources``): int8/int16 arrays, then ints.
+        states: N sequences of sources (``ObservationSpec.sources``): int8/int16 arrays, then ints; or,
+            for a plan whose one source is the whole state record (``fields`` ``[[0, state_size, 0]]``,
+            ``scalar_start == state_size``), the records themselves as one C-contiguous
+            int16[N, state_size] array.
         memos: None, or N seat memos (:func:`new_memo`) or None each.
         out: float32[N, 4, size] C-contiguous, overwritten.
         deficiency: int32[N, 4], receives each seat's deficiency.
