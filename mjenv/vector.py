@@ -53,8 +53,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from mjenv import AGENTS
-from mjenv.env import _check_seed, _Output, _Table, potential, step_tables
+from mjenv.env import _Output
 from mjenv.observation import ObservationSpec
+from mjenv.tables import PythonTables, _check_seed, _Table, potential, step_tables
 
 __all__ = ["MahjongVectorEnv", "vector_env"]
 
@@ -101,6 +102,8 @@ class MahjongVectorEnv(VectorEnv):
         if self._batch is None:
             self.tables = [first] + [_Table(rules, observation, shaping, gamma, illegal_action)
                                      for _ in range(self.num_envs - 1)]
+        #: the engine :func:`mjenv.tables.step_tables` steps (one path for both)
+        self._tables = self._batch if self._batch is not None else PythonTables(self.tables, self._output)
         self.rules, self.layout = first.rules, first.layout
         self.spec: ObservationSpec = first.spec
         size, n_act = self.spec.size, self.layout.size
@@ -124,17 +127,11 @@ class MahjongVectorEnv(VectorEnv):
         self.action_space = spaces.MultiDiscrete(np.full(lead, n_act))
         self._started = False
 
-    def _batch_obs(self) -> dict[str, np.ndarray]:
-        return {
-            "observation": np.stack([t.obs for t in self.tables]),
-            "action_mask": np.stack([t.masks for t in self.tables]),
-        }
-
     def _infos(self) -> dict[str, np.ndarray]:
-        deficiency = np.stack([t.deficiency for t in self.tables]).astype(np.int64)
+        deficiency = self._tables.deficiency.astype(np.int64)
         # no table is over between steps (ended hands are dealt again at once): Phi = potential(deficiency)
         return {
-            "needs_action": np.array([[s in t.acting for s in range(4)] for t in self.tables]),
+            "needs_action": self._tables.needs_action(),
             "deficiency": deficiency,
             "potential": potential(deficiency).astype(np.float32),
         }
@@ -175,17 +172,10 @@ class MahjongVectorEnv(VectorEnv):
                 raise ValueError(f"options must be None, a dict, or a sequence of {n} dicts or None (one per table)")
         else:
             raise ValueError(f"options must be None, a dict, or a sequence of {n} dicts or None, got {options!r}")
-        if self._batch is not None:
-            out = self._batch.reset(seeds, per_table)
-            self._started = True
-            return out
-        for t, s, o in zip(self.tables, seeds, per_table):
-            t.deal(s, o)
-        obs, deficiency = self.spec.observe_many([t.game for t in self.tables], [t.memo for t in self.tables])
-        for i, t in enumerate(self.tables):
-            t.install(obs[i], deficiency[i])
+        self._tables.deal(range(n), seeds, per_table)
+        self._tables.observe(None)
         self._started = True
-        return self._batch_obs(), self._infos()
+        return self._tables.observations(), self._infos()
 
     def step(self, actions):
         """Apply one action per seat at every table.
@@ -208,16 +198,14 @@ class MahjongVectorEnv(VectorEnv):
             raise ValueError(
                 f"actions must be an int array of shape ({self.num_envs}, 4), got {acts.dtype} {acts.shape}"
             )
-        if self._batch is not None:
-            return self._batch.step(acts)
-        rows = [dict(enumerate(row)) for row in acts.tolist()]
-        r = step_tables(self.tables, rows, self._output, autoreset=True)
+        r = step_tables(self._tables, acts, autoreset=True)
         infos: dict[str, Any] = self._infos()
         infos["final_obs"] = {"observation": r.final_obs, "action_mask": r.final_masks}
         infos["_final_obs"] = r.done.copy()
         infos["final_info"] = {"scores": r.scores, "winners": r.winners, "illegal_action": r.illegal}
         infos["_final_info"] = r.done.copy()
-        return self._batch_obs(), r.rewards.astype(np.float32), r.done, np.zeros(self.num_envs, dtype=bool), infos
+        truncations = np.zeros(self.num_envs, dtype=bool)
+        return self._tables.observations(), r.rewards.astype(np.float32), r.done, truncations, infos
 
     def close_extras(self, **kwargs) -> None:
         pass
