@@ -12,12 +12,11 @@ obs, rewards, terminations, truncations, infos = venv.step(actions)   # rewards 
 Each table is exactly :func:`mjenv.parallel_env` with the same arguments: table ``i`` after
 ``reset(seed=s)`` deals, observes and rewards as ``mjenv.parallel_env().reset(seed=s + i)`` and its
 later ``reset()`` calls (a test compares them step by step). A step is the PettingZoo envs' own
-end of step (:func:`mjenv.env.step_tables`) over all tables at once: every table's actions are
-checked before any table moves (a ``ValueError`` leaves every table as it was), then the games move
-and all new states (the final states of ended hands and the first states of the hands dealt in their
-place included) are observed in ONE call of the observation writer
-(:meth:`mjenv.observation.ObservationSpec.observe_many`): one C call with the compiled kernel, one
-batched feature evaluation on the numpy path. The same code runs on both paths.
+end of step (:func:`mjenv.tables.step_tables`) over all tables at once, on either engine: every
+table's actions are checked before any table moves (a ``ValueError`` leaves every table as it was),
+then the games move and all new states (the final states of ended hands and the first states of the
+hands dealt in their place included) are observed in ONE call of the observation writer: one C call
+with the compiled kernel, one batched feature evaluation on the numpy path.
 
 A ``gymnasium.vector.VectorEnv``: ``num_envs``, ``single_observation_space`` /
 ``single_action_space`` (one seat's, as the PettingZoo env's), batched ``observation_space`` /
@@ -31,8 +30,8 @@ final observation is in ``infos["final_obs"]`` and the end-of-hand results (``sc
 Two engines give the same results byte for byte (``tests/test_vector_batch.py``): ``engine="auto"``
 (default) runs the tables on the compiled batch step (:mod:`mjenv.vector_batch`: the games as the
 arrays of :class:`mjenv.game.batch.BatchGames`, one C call moves them all, their state records are
-observed in one writer call) and falls back to the Python engine (``_Table`` s and
-:func:`mjenv.env.step_tables`, above) where the batch step does not apply: ``mjenv.game._step`` not
+observed in one writer call) and falls back to the Python engine (:class:`mjenv.tables.PythonTables`
+over ``Game`` s; the same :func:`~mjenv.tables.step_tables`) where the batch step does not apply: ``mjenv.game._step`` not
 built (a one-time warning), rule sets it does not implement (``taiwan16``, ``sichuan``), ``observation="oracle"``
 and ``log_dir``. ``engine="compiled"`` raises a ``ValueError`` there instead; ``engine="python"``
 forces the Python engine; ``venv.engine`` says which one runs.
@@ -72,7 +71,7 @@ class MahjongVectorEnv(VectorEnv):
 
     Attributes:
         engine: the engine the tables run on, ``"compiled"`` or ``"python"``.
-        tables: the ``mjenv.env._Table`` s (Python engine only).
+        tables: the ``mjenv.tables._Table`` s (Python engine only).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
