@@ -391,7 +391,7 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
         seat = _SEAT[agent]
         a = t.check_action(seat, action)
         # checked before any state changes, so a caught ValueError leaves the env as it was
-        bad = t.illegal({seat: a})
+        bad = [] if t.masks[seat, a] else t.illegal({seat: a})  # illegal() raises in "raise" mode
         self._cumulative_rewards[agent] = 0.0
         self._pending[seat] = a
         self._queue.pop(0)

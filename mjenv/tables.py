@@ -324,20 +324,33 @@ class _Table:
     def legal_names(self, seat: int) -> str:
         return ", ".join(f"{a} ({self.layout.describe(int(a))})" for a in np.flatnonzero(self.masks[seat]))
 
-    def complete(self, given: dict[int, int]) -> dict[int, int]:
-        """The acting seats' actions: the given ones, and for an omitted acting seat its only legal action
-        (a forced move); ValueError for an omitted seat with a choice. A seat that is not acting has
-        only PASS legal (the game's invariant): :meth:`move` gives it PASS."""
-        out = dict(given)
-        for s in self.acting:  # a seat that is not acting has only PASS, which move() fills in
+    def choose(self, given: dict[int, Any]) -> tuple[dict[int, int], list[int]]:
+        """The checked actions and the seats whose action is illegal (in one pass: the env's hot path).
+
+        Every given action must be in the action space (ValueError otherwise, see :meth:`check_action`);
+        an illegal one raises in ``illegal_action="raise"`` mode (:meth:`illegal`) and otherwise ends the
+        hand whatever the others do. Without one, an omitted acting seat takes its only legal action (a
+        forced move); ValueError for an omitted seat with a choice. A seat that is not acting has only
+        PASS legal (the game's invariant): :meth:`move` gives it PASS.
+        """
+        size, masks, out, bad = self.layout.size, self.masks, {}, []
+        for s, a in given.items():
+            if type(a) is not int or not 0 <= a < size:  # the common case (a Python int in range) inline
+                a = self.check_action(s, a)
+            out[s] = a
+            if not masks[s, a]:
+                bad.append(s)
+        if bad:
+            return out, self.illegal(out)  # raises in "raise" mode
+        for s in self.acting:
             if s not in out:
-                legal = np.flatnonzero(self.masks[s])
+                legal = np.flatnonzero(masks[s])
                 if len(legal) != 1:
                     raise ValueError(
                         f"{AGENTS[s]} must act now (legal actions: {self.legal_names(s)}) but has no action"
                     )
                 out[s] = int(legal[0])
-        return out
+        return out, bad
 
     def illegal(self, actions: dict[int, int]) -> list[int]:
         """Seats whose action is not in their mask; raises in ``illegal_action="raise"`` mode."""
@@ -354,7 +367,7 @@ class _Table:
     # -- the move ---------------------------------------------------------------------------------
 
     def move(self, actions: dict[int, int], bad: list[int] | None) -> None:
-        """Apply checked actions (``bad``: the seats :meth:`illegal` found) to the game; the new state's
+        """Apply checked actions (``bad``: the seats :meth:`choose` found illegal) to the game; the new state's
         observations still have to be written (:func:`step_tables` does)."""
         if bad:
             self.ended_by_illegal = True
@@ -363,10 +376,11 @@ class _Table:
             self.obs = self.obs.copy()
             self.masks = self.masks.copy()
             return
-        # checked against the masks by illegal() (every seat has an action, see complete): no second check
-        pass_ = self.layout.pass_
-        acting = self.acting
-        self.game._advance([actions[s] if s in acting else pass_ for s in range(4)])
+        # checked against the masks by choose() (every acting seat has an action): no second check
+        chosen = [self.layout.pass_] * 4
+        for s in self.acting:
+            chosen[s] = actions[s]
+        self.game._advance(chosen)
 
 
 class PythonTables:
@@ -411,15 +425,10 @@ class PythonTables:
             actions = [dict(enumerate(row)) for row in actions.tolist()]
         chosen, illegal = [], {}
         for i, (t, given) in enumerate(zip(self.tables, actions)):
-            size, check = t.layout.size, t.check_action
-            # the common case (a Python int in range) inline; check_action for the rest and its errors
-            c = {s: a if type(a) is int and 0 <= a < size else check(s, a) for s, a in given.items()}
-            bad = t.illegal(c)  # raises in "raise" mode
-            if bad:
-                illegal[i] = bad  # an illegal action ends the hand whatever the others do
-            else:
-                c = t.complete(c)
+            c, bad = t.choose(given)
             chosen.append(c)
+            if bad:
+                illegal[i] = bad
         return chosen, illegal
 
     def move(self, chosen: list[dict[int, int]], illegal: dict[int, list[int]]) -> list[int]:

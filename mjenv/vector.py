@@ -31,10 +31,10 @@ Two engines give the same results byte for byte (``tests/test_vector_batch.py``)
 (default) runs the tables on the compiled batch step (:mod:`mjenv.vector_batch`: the games as the
 arrays of :class:`mjenv.game.batch.BatchGames`, one C call moves them all, their state records are
 observed in one writer call) and falls back to the Python engine (:class:`mjenv.tables.PythonTables`
-over ``Game`` s; the same :func:`~mjenv.tables.step_tables`) where the batch step does not apply: ``mjenv.game._step`` not
-built (a one-time warning), rule sets it does not implement (``taiwan16``, ``sichuan``), ``observation="oracle"``
-and ``log_dir``. ``engine="compiled"`` raises a ``ValueError`` there instead; ``engine="python"``
-forces the Python engine; ``venv.engine`` says which one runs.
+over ``Game`` s; the same :func:`~mjenv.tables.step_tables`) where the batch step does not apply:
+``mjenv.game._step`` not built (a one-time warning), rule sets it does not implement (``taiwan16``,
+``sichuan``), ``observation="oracle"`` and ``log_dir``. ``engine="compiled"`` raises a ``ValueError``
+there instead; ``engine="python"`` forces the Python engine; ``venv.engine`` says which one runs.
 
 ``reset(options=...)`` takes the single env's options (``{"wall": ..., "dealer": d}``), either one
 dict for every table or a sequence of ``num_envs`` dicts (or None), one per table; they apply to that
