@@ -423,6 +423,9 @@ class PythonTables:
         """
         if isinstance(actions, np.ndarray):
             actions = [dict(enumerate(row)) for row in actions.tolist()]
+        if self.num_tables == 1:  # the PettingZoo envs: no loop (their hot path)
+            c, bad = self.tables[0].choose(actions[0])
+            return [c], ({0: bad} if bad else {})
         chosen, illegal = [], {}
         for i, (t, given) in enumerate(zip(self.tables, actions)):
             c, bad = t.choose(given)
@@ -432,6 +435,10 @@ class PythonTables:
         return chosen, illegal
 
     def move(self, chosen: list[dict[int, int]], illegal: dict[int, list[int]]) -> list[int]:
+        if self.num_tables == 1:  # the PettingZoo envs: no loop (their hot path)
+            t = self.tables[0]
+            t.move(chosen[0], illegal.get(0))
+            return [0] if t.over else []
         ended = []
         for i, (t, c) in enumerate(zip(self.tables, chosen)):
             t.move(c, illegal.get(i))
