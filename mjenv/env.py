@@ -160,19 +160,29 @@ import copy
 import os
 import sys
 import types
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
 from mjenv import AGENTS
-from mjenv.game import Phase
 from mjenv.game.actions import CLAIM_NAMES, ActionLayout
 from mjenv.observation import ObservationSpec
-from mjenv.rules import Rules, get_rules
+
+# the tables and the one end of a step (re-exported: ``mjenv.env.POTENTIAL_CAP`` and the others are public)
+from mjenv.tables import (  # noqa: F401  (check_gamma, deal_game, ILLEGAL_REWARD: re-exported)
+    ILLEGAL_REWARD,
+    OBSERVATIONS,
+    POTENTIAL_CAP,
+    PythonTables,
+    _Table,
+    check_gamma,
+    deal_game,
+    potential,
+    step_tables,
+)
 
 
 def _action_table(layout: ActionLayout) -> str:
@@ -199,16 +209,8 @@ __all__ = [
     "replay_observations",
 ]
 
-#: Deficiency counted for INCOMPLETABLE in the shaping potential (one more than any completable hand).
-POTENTIAL_CAP = 15
-OBSERVATIONS = ("default", "oracle")
-SHAPINGS = (None, "deficiency")
-ILLEGAL_ACTIONS = ("penalize", "raise")
 RENDER_MODES = ("ansi", "human", "rgb_array")
 _SEAT = {a: s for s, a in enumerate(AGENTS)}
-_PHASE_END = Phase.END
-#: Reward of an agent whose illegal action ended the hand (PettingZoo's classic games use -1).
-ILLEGAL_REWARD = -1.0
 
 # The documentation page above is completed from the one definition of each table.
 __doc__ = (
@@ -216,235 +218,6 @@ __doc__ = (
     .replace("{OBSERVATION}", ObservationSpec("basic").markdown_table())
     .replace("{SIZE}", str(ObservationSpec("basic").size))
 )
-
-
-def check_gamma(gamma) -> float:
-    """``gamma`` as a float; ValueError unless it is a number in (0, 1] (the one check of a shaping discount)."""
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0.0 < float(gamma) <= 1.0:
-        raise ValueError(f"gamma must be a number in (0, 1] (the learner's discount), got {gamma!r}")
-    return float(gamma)
-
-
-def potential(deficiency) -> np.ndarray:
-    """Shaping potential of hands with these deficiencies: ``-min(deficiency, POTENTIAL_CAP)``.
-
-    Args:
-        deficiency: int array (any shape) of knowledge-aware deficiencies; INCOMPLETABLE (99) allowed.
-
-    Returns:
-        float64 array of the same shape, in ``[-POTENTIAL_CAP, 0]``.
-    """
-    return -np.minimum(np.asarray(deficiency), POTENTIAL_CAP).astype(np.float64)
-
-
-def _check_seed(seed) -> int | None:
-    """``seed`` as a Python int (numpy integers accepted); ValueError for anything else."""
-    if seed is None:
-        return None
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be None or an int >= 0 (numpy integers too), got {seed!r}")
-    return int(seed)
-
-
-def _check_options(options) -> tuple[Any, int]:
-    """(wall, dealer) from reset options; ValueError unless a dict or None. The game checks the values."""
-    if options is None:
-        return None, 0
-    if not isinstance(options, dict):
-        raise ValueError(f"reset options must be a dict or None, got {type(options).__name__}")
-    # other keys are ignored, as gymnasium envs do (PettingZoo's api_test passes one)
-    return options.get("wall"), options.get("dealer", 0)
-
-
-def deal_game(rules: Rules, np_random: np.random.Generator, seed: int | None = None, options: dict | None = None):
-    """A table's next hand: ``(generator, Game)``; ``seed`` reseeds the table's generator first.
-
-    The one definition of how a table deals (the PettingZoo envs and both vector-env engines).
-    """
-    from mjenv.game import Game
-
-    wall, dealer = _check_options(options)
-    seed = _check_seed(seed)
-    if seed is not None:
-        np_random, _ = seeding.np_random(seed)
-    game_seed = int(np_random.integers(0, 2**63 - 1))
-    return np_random, Game(rules=rules, seed=game_seed, dealer=dealer, wall=wall)
-
-
-class _Table:
-    """The state of one table: the game, its generator, the env options, this step's observations.
-
-    Logging and rendering are not part of it (:class:`_Output`); one step of any env shell is
-    :func:`step_tables`.
-    """
-
-    def __init__(
-        self,
-        rules: str | Rules | dict | None = "basic",
-        observation: str = "default",
-        shaping: str | None = None,
-        gamma: float = 1.0,
-        illegal_action: str = "penalize",
-    ):
-        self.rules = get_rules(rules)
-        if observation not in OBSERVATIONS:
-            raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
-        if shaping not in SHAPINGS:
-            raise ValueError(f"shaping must be None or 'deficiency', got {shaping!r}")
-        gamma = check_gamma(gamma)
-        if illegal_action not in ILLEGAL_ACTIONS:
-            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, got {illegal_action!r}")
-        self.observation_kind = observation
-        self.shaping = shaping
-        self.gamma = float(gamma)
-        self.illegal_action = illegal_action
-        self.layout = ActionLayout.for_rules(self.rules)
-        self.spec = ObservationSpec(self.rules, oracle=observation == "oracle")
-        #: the observation writer's per-table scratch (the compiled kernel's memo of seats)
-        self.memo = self.spec.new_memo()
-        self.np_random, _ = seeding.np_random(None)
-        self.game = None
-        self.ended_by_illegal = False
-        self.illegal_seats: list[int] = []
-
-    # -- state ------------------------------------------------------------------------------------
-
-    def deal(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new hand (``seed``: reseed the generator first); observations are not written yet."""
-        self.np_random, self.game = deal_game(self.rules, self.np_random, seed, options)
-        self.ended_by_illegal = False
-        self.illegal_seats = []
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new hand and observe it."""
-        self.deal(seed, options)
-        self.install(*self.spec.observe(self.game, self.memo))
-
-    def install(self, obs: np.ndarray, deficiency: np.ndarray) -> None:
-        """Take this state's observations (float32[4, size]) and deficiencies (int32[4])."""
-        g = self.game
-        self.obs, self.deficiency = obs, deficiency
-        self.masks = g.legal_action_masks()
-        self.acting = g.acting_seats()  # a fresh list of Python ints (empty once the hand is over)
-
-    def answering(self) -> list[int]:
-        """Seats the AEC env selects for the current decision, in order: the current player on her turn;
-        in a claim / rob-kong window the three other seats in turn order from the discarder (kong
-        declarer), whether or not they can claim, so the selection reveals nothing hidden."""
-        g = self.game
-        if self.over:
-            return []
-        if g.phase in (Phase.CLAIM, Phase.ROB_KONG):
-            d = int(g.last_discarder)
-            if self.rules.bloody:  # --- Sichuan (issue 12): seats that have won are out of the hand
-                return [(d + k) % 4 for k in (1, 2, 3) if not g.won[(d + k) % 4]]
-            return [(d + k) % 4 for k in (1, 2, 3)]
-        return list(self.acting)
-
-    @property
-    def over(self) -> bool:
-        return self.ended_by_illegal or self.game.phase == _PHASE_END  # ``game.is_over``, without its lookups
-
-    def potentials(self) -> np.ndarray:
-        """float64[4] shaping potential of each seat in the current state (0 once the hand is over)."""
-        return np.zeros(4) if self.over else potential(self.deficiency)
-
-    def observation(self, seat: int) -> dict[str, np.ndarray]:
-        return {"observation": self.obs[seat], "action_mask": self.masks[seat]}
-
-    def infos(self) -> dict[str, dict[str, Any]]:
-        """Every agent's info for the current state."""
-        defs = self.deficiency.tolist()
-        over = self.over
-        # potential() of each seat, in Python: -min(deficiency, cap), 0 once the hand is over
-        pots = [0.0] * 4 if over else [-float(min(d, POTENTIAL_CAP)) for d in defs]
-        acting = self.acting
-        # one dict literal per agent (the hot path of every step)
-        out = {a: {"seat": i, "needs_action": i in acting, "deficiency": defs[i], "potential": pots[i]}
-               for i, a in enumerate(AGENTS)}
-        if over:
-            for i, info in enumerate(out.values()):
-                info.update(self._end_info(i))
-        elif self.rules.bloody:  # --- Sichuan (issue 12): a seat that has won has its final keys now
-            for i in np.flatnonzero(self.game.won).tolist():
-                out[AGENTS[i]].update(self._end_info(i))
-        return out
-
-    def _end_info(self, seat: int) -> dict[str, Any]:
-        """The keys of a seat's info at the end of the hand."""
-        return {
-            "illegal_action": seat in self.illegal_seats,
-            "scores": 0 if self.ended_by_illegal else int(self.game.scores[seat]),
-            "winners": [] if self.ended_by_illegal else [int(w) for w in self.game.winners],
-        }
-
-    # -- checks (no state changes) ----------------------------------------------------------------
-
-    def check_action(self, seat: int, action) -> int:
-        """The action as an int; ValueError if it is outside the action space."""
-        if type(action) is int and 0 <= action < self.layout.size:  # the common case
-            return action
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-                action = action.item()
-            else:
-                raise ValueError(
-                    f"{AGENTS[seat]}: action must be an int in 0..{self.layout.size - 1}, got {action!r}; "
-                    f"legal actions: {self.legal_names(seat)}"
-                )
-        a = int(action)
-        if not 0 <= a < self.layout.size:
-            raise ValueError(
-                f"{AGENTS[seat]}: action {a} is outside the action space 0..{self.layout.size - 1}; "
-                f"legal actions: {self.legal_names(seat)}"
-            )
-        return a
-
-    def legal_names(self, seat: int) -> str:
-        return ", ".join(f"{a} ({self.layout.describe(int(a))})" for a in np.flatnonzero(self.masks[seat]))
-
-    def complete(self, given: dict[int, int]) -> dict[int, int]:
-        """The acting seats' actions: the given ones, and for an omitted acting seat its only legal action
-        (a forced move); ValueError for an omitted seat with a choice. A seat that is not acting has
-        only PASS legal (the game's invariant): :meth:`move` gives it PASS."""
-        out = dict(given)
-        for s in self.acting:  # a seat that is not acting has only PASS, which move() fills in
-            if s not in out:
-                legal = np.flatnonzero(self.masks[s])
-                if len(legal) != 1:
-                    raise ValueError(
-                        f"{AGENTS[s]} must act now (legal actions: {self.legal_names(s)}) but has no action"
-                    )
-                out[s] = int(legal[0])
-        return out
-
-    def illegal(self, actions: dict[int, int]) -> list[int]:
-        """Seats whose action is not in their mask; raises in ``illegal_action="raise"`` mode."""
-        masks = self.masks
-        bad = [s for s, a in actions.items() if not masks[s, a]]
-        if bad and self.illegal_action == "raise":
-            s = bad[0]
-            raise ValueError(
-                f"illegal action for {AGENTS[s]}: {actions[s]} ({self.layout.describe(actions[s])}); "
-                f"legal actions: {self.legal_names(s)}"
-            )
-        return bad
-
-    # -- the move ---------------------------------------------------------------------------------
-
-    def move(self, actions: dict[int, int], bad: list[int]) -> None:
-        """Apply checked actions (``bad``: the seats :meth:`illegal` found) to the game; the new state's
-        observations still have to be written (:func:`step_tables` does)."""
-        if bad:
-            self.ended_by_illegal = True
-            self.illegal_seats = bad
-            # the state does not change, but callers keep what they were given: hand out fresh arrays
-            self.obs = self.obs.copy()
-            self.masks = self.masks.copy()
-            return
-        # checked against the masks by illegal() (every seat has an action, see chosen): no second check
-        pass_ = self.layout.pass_
-        self.game._advance([actions[s] if s in self.acting else pass_ for s in range(4)])
 
 
 class _Output:
@@ -486,127 +259,6 @@ class _Output:
         return _render.render_text(table.game, seat=self.render_seat, acting=table.acting)
 
 
-class StepResult(NamedTuple):
-    """What :func:`step_tables` returns for N tables.
-
-    Attributes:
-        rewards: float64[N, 4] (scores at the end of a hand, -1 for an illegal action, shaping).
-        done: bool[N] whether the table's hand ended this step.
-        final_obs, final_masks: float32[N, 4, size], int8[N, 4, A]: with ``autoreset``, the last
-            observations of the hands that ended (before an illegal action: the ones before it); else None.
-        scores: int64[N, 4] score changes of the hands that ended (0 elsewhere); None when no hand
-            ended and there is no autoreset (the PettingZoo envs read the tables' infos instead).
-        winners, illegal: bool[N, 4] winning seats and seats whose illegal action ended the hand (None
-            as ``scores``).
-    """
-
-    rewards: np.ndarray
-    done: np.ndarray
-    final_obs: np.ndarray | None
-    final_masks: np.ndarray | None
-    scores: np.ndarray
-    winners: np.ndarray
-    illegal: np.ndarray
-
-
-def step_tables(tables: list[_Table], actions: list[dict[int, Any]], output: _Output, autoreset: bool = False
-                ) -> StepResult:
-    """The one end of a step, for every env shell: check, move, observe, reward, finish, autoreset.
-
-    All-or-nothing: every table's actions are checked (range, omitted seats, and illegal actions
-    under ``illegal_action="raise"``) before any table moves, so a ``ValueError`` leaves every table
-    as it was. Then each game moves (or the hand ends on an illegal action), the new states of all
-    tables are observed in one writer call (:meth:`ObservationSpec.observe_many`), and the rewards
-    are the score changes at the end of a hand, ``ILLEGAL_REWARD`` for an illegal action, plus the
-    shaping term ``gamma * Phi(s') - Phi(s)``. A finished hand is logged. With ``autoreset`` (the
-    vector env) a finished table deals its next hand at once; its final observations are returned.
-
-    Args:
-        tables: the tables (one for the PettingZoo envs).
-        actions: per table ``{seat: action}``; an omitted seat takes its only legal action (unless
-            a given action is illegal: that ends the hand).
-        output: where finished hands are logged.
-        autoreset: deal the next hand at tables whose hand ended.
-
-    Returns:
-        :class:`StepResult`.
-
-    Raises:
-        ValueError: an action outside the action space, an omitted seat with a real choice, or (in
-            ``"raise"`` mode) an illegal action; nothing has moved then.
-    """
-    chosen, bad = [], []
-    for t, given in zip(tables, actions):
-        size, check = t.layout.size, t.check_action
-        # the common case (a Python int in range) inline; check_action for the rest and its errors
-        c = {s: a if type(a) is int and 0 <= a < size else check(s, a) for s, a in given.items()}
-        b = t.illegal(c)  # raises in "raise" mode
-        chosen.append(c if b else t.complete(c))  # an illegal action ends the hand whatever the others do
-        bad.append(b)
-    n = len(tables)
-    before = [t.potentials() if t.shaping == "deficiency" else None for t in tables]
-    # --- Sichuan (issue 12): bloody battle pays during the hand; each step rewards its score changes
-    paid = [t.game.scores.copy() if t.rules.bloody else None for t in tables]
-    ended = []
-    for i, (t, c, b) in enumerate(zip(tables, chosen, bad)):
-        t.move(c, b)
-        if t.over:
-            ended.append(i)
-    rewards = np.zeros((n, 4))
-    done = np.zeros(n, dtype=bool)
-    scores = winners = illegal = final_obs = final_masks = None
-    if ended or autoreset:
-        scores = np.zeros((n, 4), dtype=np.int64)
-        winners = np.zeros((n, 4), dtype=bool)
-        illegal = np.zeros((n, 4), dtype=bool)
-    if autoreset:
-        final_obs = np.zeros((n, 4, tables[0].spec.size), dtype=np.float32)
-        final_masks = np.zeros((n, 4, tables[0].layout.size), dtype=np.int8)
-    for i, t in enumerate(tables):
-        if paid[i] is not None:  # --- Sichuan (issue 12): this step's payments (none after an illegal action)
-            rewards[i] += t.game.scores - paid[i]
-    for i in ended:
-        t = tables[i]
-        done[i] = True
-        if t.ended_by_illegal:
-            rewards[i, t.illegal_seats] = ILLEGAL_REWARD
-            illegal[i, t.illegal_seats] = True
-            if autoreset:  # the observation from before the illegal action
-                final_obs[i], final_masks[i] = t.obs, t.masks
-        else:
-            scores[i] = t.game.scores
-            if paid[i] is None:  # bloody battle (Sichuan) rewarded its payments step by step above
-                rewards[i] += scores[i]
-            winners[i, [int(w) for w in t.game.winners]] = True
-        t.acting = []
-        output.write_log(t.game)
-    # one writer call: the moved states (final states of ended hands included), then the new hands
-    if n == 1 and not autoreset:  # the PettingZoo envs: one table, nothing dealt
-        t = tables[0]
-        if not t.ended_by_illegal:
-            t.install(*t.spec.observe(t.game, t.memo))
-    else:
-        states = [(i, t.game) for i, t in enumerate(tables) if not t.ended_by_illegal]
-        if autoreset:
-            for i in ended:
-                tables[i].deal()
-                states.append((i, tables[i].game))
-        if states:
-            obs, deficiency = tables[0].spec.observe_many([g for _, g in states],
-                                                          [tables[i].memo for i, _ in states])
-            for k, (i, game) in enumerate(states):
-                if game is tables[i].game:
-                    tables[i].install(obs[k], deficiency[k])
-                else:  # autoreset: the final state of a hand the table has already replaced
-                    final_obs[i], final_masks[i] = obs[k], game.legal_action_masks()
-    for i, t in enumerate(tables):
-        if before[i] is not None:
-            # gamma * Phi(s') - Phi(s), Phi = 0 once the hand is over (added as one term, as always)
-            after = np.zeros(4) if done[i] else t.potentials()
-            rewards[i] += t.gamma * after - before[i]
-    return StepResult(rewards, done, final_obs, final_masks, scores, winners, illegal)
-
-
 def _spaces(table: _Table):
     """Observation and action spaces, one object per agent (seeding one agent's leaves the others)."""
     template = spaces.Dict(
@@ -630,6 +282,7 @@ class _Shell:
                  illegal_action="penalize", log_dir=None, render_seat=None):
         self._output = _Output(render_mode, log_dir, render_seat)
         self._table = _Table(rules, observation, shaping, gamma, illegal_action)
+        self._tables = PythonTables([self._table], self._output)  # what step_tables steps
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
@@ -691,7 +344,7 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
             if a not in self.agents:
                 raise ValueError(f"unknown or finished agent {a!r}; live agents: {self.agents}")
         t = self._table
-        result = step_tables([t], [{_SEAT[a]: x for a, x in actions.items()}], self._output)
+        result = step_tables(self._tables, [{_SEAT[a]: x for a, x in actions.items()}])
         over = t.over  # result.done[0]: the hand was live before this step
         # rows by unpacking (one pass over each array, no per-row indexing)
         obs = {a: {"observation": o, "action_mask": m} for a, o, m in zip(AGENTS, t.obs, t.masks)}
@@ -749,7 +402,7 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
         seat = _SEAT[agent]
         a = t.check_action(seat, action)
         # checked before any state changes, so a caught ValueError leaves the env as it was
-        bad = t.illegal({seat: a})
+        bad = [] if t.masks[seat, a] else t.illegal({seat: a})  # illegal() raises in "raise" mode
         self._cumulative_rewards[agent] = 0.0
         self._pending[seat] = a
         self._queue.pop(0)
@@ -761,7 +414,7 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
             return
         pending, self._pending = self._pending, {}
         # every acting seat was selected, so nothing is omitted but seats with PASS only
-        result = step_tables([t], [{seat: a} if bad else pending], self._output)
+        result = step_tables(self._tables, [{seat: a} if bad else pending])
         if t.rules.bloody:  # --- Sichuan (issue 12)
             self._bloody_step(result.rewards[0].tolist(), seat)
             return

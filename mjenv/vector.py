@@ -12,12 +12,11 @@ obs, rewards, terminations, truncations, infos = venv.step(actions)   # rewards 
 Each table is exactly :func:`mjenv.parallel_env` with the same arguments: table ``i`` after
 ``reset(seed=s)`` deals, observes and rewards as ``mjenv.parallel_env().reset(seed=s + i)`` and its
 later ``reset()`` calls (a test compares them step by step). A step is the PettingZoo envs' own
-end of step (:func:`mjenv.env.step_tables`) over all tables at once: every table's actions are
-checked before any table moves (a ``ValueError`` leaves every table as it was), then the games move
-and all new states (the final states of ended hands and the first states of the hands dealt in their
-place included) are observed in ONE call of the observation writer
-(:meth:`mjenv.observation.ObservationSpec.observe_many`): one C call with the compiled kernel, one
-batched feature evaluation on the numpy path. The same code runs on both paths.
+end of step (:func:`mjenv.tables.step_tables`) over all tables at once, on either engine: every
+table's actions are checked before any table moves (a ``ValueError`` leaves every table as it was),
+then the games move and all new states (the final states of ended hands and the first states of the
+hands dealt in their place included) are observed in ONE call of the observation writer: one C call
+with the compiled kernel, one batched feature evaluation on the numpy path.
 
 A ``gymnasium.vector.VectorEnv``: ``num_envs``, ``single_observation_space`` /
 ``single_action_space`` (one seat's, as the PettingZoo env's), batched ``observation_space`` /
@@ -31,11 +30,11 @@ final observation is in ``infos["final_obs"]`` and the end-of-hand results (``sc
 Two engines give the same results byte for byte (``tests/test_vector_batch.py``): ``engine="auto"``
 (default) runs the tables on the compiled batch step (:mod:`mjenv.vector_batch`: the games as the
 arrays of :class:`mjenv.game.batch.BatchGames`, one C call moves them all, their state records are
-observed in one writer call) and falls back to the Python engine (``_Table`` s and
-:func:`mjenv.env.step_tables`, above) where the batch step does not apply: ``mjenv.game._step`` not
-built (a one-time warning), rule sets it does not implement (``taiwan16``, ``sichuan``), ``observation="oracle"``
-and ``log_dir``. ``engine="compiled"`` raises a ``ValueError`` there instead; ``engine="python"``
-forces the Python engine; ``venv.engine`` says which one runs.
+observed in one writer call) and falls back to the Python engine (:class:`mjenv.tables.PythonTables`
+over ``Game`` s; the same :func:`~mjenv.tables.step_tables`) where the batch step does not apply:
+``mjenv.game._step`` not built (a one-time warning), rule sets it does not implement (``taiwan16``,
+``sichuan``), ``observation="oracle"`` and ``log_dir``. ``engine="compiled"`` raises a ``ValueError``
+there instead; ``engine="python"`` forces the Python engine; ``venv.engine`` says which one runs.
 
 ``reset(options=...)`` takes the single env's options (``{"wall": ..., "dealer": d}``), either one
 dict for every table or a sequence of ``num_envs`` dicts (or None), one per table; they apply to that
@@ -53,8 +52,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from mjenv import AGENTS
-from mjenv.env import _check_seed, _Output, _Table, potential, step_tables
+from mjenv.env import _Output
 from mjenv.observation import ObservationSpec
+from mjenv.tables import PythonTables, _check_seed, _Table, potential, step_tables
 
 __all__ = ["MahjongVectorEnv", "vector_env"]
 
@@ -71,7 +71,7 @@ class MahjongVectorEnv(VectorEnv):
 
     Attributes:
         engine: the engine the tables run on, ``"compiled"`` or ``"python"``.
-        tables: the ``mjenv.env._Table`` s (Python engine only).
+        tables: the ``mjenv.tables._Table`` s (Python engine only).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -101,6 +101,8 @@ class MahjongVectorEnv(VectorEnv):
         if self._batch is None:
             self.tables = [first] + [_Table(rules, observation, shaping, gamma, illegal_action)
                                      for _ in range(self.num_envs - 1)]
+        #: the engine :func:`mjenv.tables.step_tables` steps (one path for both)
+        self._tables = self._batch if self._batch is not None else PythonTables(self.tables, self._output)
         self.rules, self.layout = first.rules, first.layout
         self.spec: ObservationSpec = first.spec
         size, n_act = self.spec.size, self.layout.size
@@ -124,17 +126,11 @@ class MahjongVectorEnv(VectorEnv):
         self.action_space = spaces.MultiDiscrete(np.full(lead, n_act))
         self._started = False
 
-    def _batch_obs(self) -> dict[str, np.ndarray]:
-        return {
-            "observation": np.stack([t.obs for t in self.tables]),
-            "action_mask": np.stack([t.masks for t in self.tables]),
-        }
-
     def _infos(self) -> dict[str, np.ndarray]:
-        deficiency = np.stack([t.deficiency for t in self.tables]).astype(np.int64)
+        deficiency = self._tables.deficiency.astype(np.int64)
         # no table is over between steps (ended hands are dealt again at once): Phi = potential(deficiency)
         return {
-            "needs_action": np.array([[s in t.acting for s in range(4)] for t in self.tables]),
+            "needs_action": self._tables.needs_action(),
             "deficiency": deficiency,
             "potential": potential(deficiency).astype(np.float32),
         }
@@ -175,17 +171,10 @@ class MahjongVectorEnv(VectorEnv):
                 raise ValueError(f"options must be None, a dict, or a sequence of {n} dicts or None (one per table)")
         else:
             raise ValueError(f"options must be None, a dict, or a sequence of {n} dicts or None, got {options!r}")
-        if self._batch is not None:
-            out = self._batch.reset(seeds, per_table)
-            self._started = True
-            return out
-        for t, s, o in zip(self.tables, seeds, per_table):
-            t.deal(s, o)
-        obs, deficiency = self.spec.observe_many([t.game for t in self.tables], [t.memo for t in self.tables])
-        for i, t in enumerate(self.tables):
-            t.install(obs[i], deficiency[i])
+        self._tables.deal(range(n), seeds, per_table)
+        self._tables.observe(None)
         self._started = True
-        return self._batch_obs(), self._infos()
+        return self._tables.observations(), self._infos()
 
     def step(self, actions):
         """Apply one action per seat at every table.
@@ -208,16 +197,14 @@ class MahjongVectorEnv(VectorEnv):
             raise ValueError(
                 f"actions must be an int array of shape ({self.num_envs}, 4), got {acts.dtype} {acts.shape}"
             )
-        if self._batch is not None:
-            return self._batch.step(acts)
-        rows = [dict(enumerate(row)) for row in acts.tolist()]
-        r = step_tables(self.tables, rows, self._output, autoreset=True)
+        r = step_tables(self._tables, acts, autoreset=True)
         infos: dict[str, Any] = self._infos()
         infos["final_obs"] = {"observation": r.final_obs, "action_mask": r.final_masks}
         infos["_final_obs"] = r.done.copy()
         infos["final_info"] = {"scores": r.scores, "winners": r.winners, "illegal_action": r.illegal}
         infos["_final_info"] = r.done.copy()
-        return self._batch_obs(), r.rewards.astype(np.float32), r.done, np.zeros(self.num_envs, dtype=bool), infos
+        truncations = np.zeros(self.num_envs, dtype=bool)
+        return self._tables.observations(), r.rewards.astype(np.float32), r.done, truncations, infos
 
     def close_extras(self, **kwargs) -> None:
         pass

@@ -8,11 +8,14 @@ same writer as on the Python path: the games' arrays are read into the writer's 
 and the spec's plan is executed on them (:meth:`ObservationSpec.observe_records`: one C call of the
 kernel's ``observe``, or the numpy executor with ``MJENV_NO_KERNEL=1``).
 
-Everything the env returns equals the Python path (``mjenv.env.step_tables`` over ``_Table`` s) byte
-for byte: observations, masks, rewards, terminations, infos, final observations and infos, autoreset
-from each table's own generator (``tests/test_vector_batch.py`` plays both side by side). New hands
-are dealt by the Python engine (:func:`mjenv.env.deal_game`, so seeds give the same walls) and loaded
-into the arrays; everything after the deal runs in C.
+It is one engine of the one end of a step, :func:`mjenv.tables.step_tables` (the other is
+:class:`mjenv.tables.PythonTables`): this class checks, moves, keeps the final states, deals and
+observes; the rewards, termination and autoreset are that function's, for both engines. Everything
+the env returns equals the Python engine byte for byte: observations, masks, rewards, terminations,
+infos, final observations and infos, autoreset from each table's own generator
+(``tests/test_vector_batch.py`` plays both side by side). New hands are dealt by the Python engine
+(:func:`mjenv.tables.deal_game`, so seeds give the same walls) and loaded into the arrays; everything
+after the deal runs in C.
 
 Not on this path (the vector env falls back to the Python path): ``log_dir`` (the batch keeps no
 game log), ``observation="oracle"`` (its wall view is computed from a ``Game``), and rule sets
@@ -21,16 +24,14 @@ game log), ``observation="oracle"`` (its wall view is computed from a ``Game``),
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from gymnasium.utils import seeding
 
 from mjenv import AGENTS
-from mjenv.env import ILLEGAL_REWARD, deal_game, potential
 from mjenv.game.actions import ActionLayout, Phase
 from mjenv.game.batch import RECORD_FIELDS, BatchGames
 from mjenv.observation import ObservationSpec
+from mjenv.tables import _deals
 
 __all__ = ["BatchTables"]
 
@@ -59,8 +60,9 @@ class BatchTables:
         self.spec = spec
         self.layout = ActionLayout(self.rules.num_tile_types)
         self.games = BatchGames(self.rules, num_envs)
-        self.num_envs = n = int(num_envs)
+        self.num_envs = self.num_tables = n = int(num_envs)
         self.shaping, self.gamma, self.illegal_action = shaping, gamma, illegal_action
+        self.bloody = False  # the Sichuan game is not on the compiled step
         self.np_random = [seeding.np_random(None)[0] for _ in range(n)]
         self.memos = [spec.new_memo() for _ in range(n)]
         self.deficiency = np.zeros((n, 4), dtype=np.int32)
@@ -85,41 +87,15 @@ class BatchTables:
             rows = self._all_rows
         self.games.records(self._layout, rows, out)
 
-    def _observe(self, final: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Observes every table's current state and, after them, the records in ``final`` (one writer call).
+    # -- the engine of step_tables (mjenv.tables) -----------------------------------------------------
 
-        Returns:
-            (float32[N + F, 4, size], int32[N + F, 4]).
-        """
-        n = self.num_envs
-        records = np.empty((n + len(final), self.spec.state_size), dtype=np.int16)
-        self._records(slice(None), records[:n])
-        records[n:] = final
-        return self.spec.observe_records(records, self.memos + [self.memos[i] for i in self._final_rows])
+    @property
+    def scores(self) -> np.ndarray:
+        return self.games.scores
 
-    # -- the env's calls -----------------------------------------------------------------------------
-
-    def reset(self, seeds: list, options: list) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-        """Deals at every table (``seeds``, ``options``: one per table, checked by the caller's rules)."""
-        dealt = []
-        for i, (s, o) in enumerate(zip(seeds, options)):
-            dealt.append(deal_game(self.rules, self.np_random[i], s, o))  # raises before any table changes
-        for i, (rng, game) in enumerate(dealt):
-            self.np_random[i] = rng
-            self.games.load(i, game)
-        self._final_rows = []
-        obs, deficiency = self._observe(np.empty((0, self.spec.state_size), dtype=np.int16))
-        self.deficiency = deficiency
-        return {"observation": obs, "action_mask": self.games.masks.copy()}, self._infos()
-
-    def _infos(self) -> dict[str, np.ndarray]:
-        acting = self.games.scalars[:, _ACTING]
-        deficiency = self.deficiency.astype(np.int64)
-        return {
-            "needs_action": (acting[:, None] >> _SEATS & 1) > 0,
-            "deficiency": deficiency,
-            "potential": potential(deficiency).astype(np.float32),
-        }
+    @property
+    def won(self) -> np.ndarray:
+        return self.games.won
 
     def _refuse(self, acts: np.ndarray, mask: np.ndarray, why: str) -> None:
         """Raises the ValueError for the first (table, seat) in ``mask`` (nothing has moved)."""
@@ -129,63 +105,75 @@ class BatchTables:
         legal = ", ".join(f"{x} ({layout.describe(int(x))})" for x in np.flatnonzero(self.games.masks[i, s]))
         raise ValueError(f"table {i}: {AGENTS[s]}: action {a} {why}; legal actions: {legal}")
 
-    def step(self, acts: np.ndarray) -> tuple[Any, ...]:
-        """One step of every table (``acts``: int[N, 4], shape checked by the caller); the env's step tuple."""
-        g, n = self.games, self.num_envs
-        size = g.masks.shape[2]
+    def check(self, acts: np.ndarray) -> tuple[np.ndarray, dict[int, list[int]]]:
+        """The actions (int[N, 4], shape checked by the caller) as int64 and the illegal seats per table."""
+        masks = self.games.masks
+        size = masks.shape[2]
         acts = np.ascontiguousarray(acts, dtype=np.int64)
         outside = (acts < 0) | (acts >= size)
         if outside.any():
             self._refuse(acts, outside, f"is outside the action space 0..{size - 1}")
-        legal = np.take_along_axis(g.masks, acts[:, :, None], axis=2)[:, :, 0] > 0
-        bad_seat = ~legal
-        if self.illegal_action == "raise" and bad_seat.any():
-            self._refuse(acts, bad_seat, "is illegal")
-        bad = bad_seat.any(axis=1)
-        before = potential(self.deficiency) if self.shaping == "deficiency" else None
-        final_masks = np.zeros_like(g.masks)
-        illegal_rows = np.flatnonzero(bad)
-        final_pre = np.empty((len(illegal_rows), self.spec.state_size), dtype=np.int16)
-        if len(illegal_rows):  # the hand ends on the state it had: observed again below as its final state
-            self._records(illegal_rows, final_pre)
-            final_masks[illegal_rows] = g.masks[illegal_rows]
-            g.scalars[illegal_rows, _PHASE] = _END  # the C step skips ended tables
-        if g.advance(acts):  # every live table's actions were checked against its masks above
+        bad = np.take_along_axis(masks, acts[:, :, None], axis=2)[:, :, 0] == 0
+        if not bad.any():
+            return acts, {}
+        if self.illegal_action == "raise":
+            self._refuse(acts, bad, "is illegal")
+        return acts, {i: np.flatnonzero(bad[i]).tolist() for i in np.flatnonzero(bad.any(axis=1)).tolist()}
+
+    def move(self, acts: np.ndarray, illegal: dict[int, list[int]]) -> list[int]:
+        g = self.games
+        rows = list(illegal)
+        if rows:  # the C step skips ended tables: a table with an illegal action does not move
+            phase = g.scalars[rows, _PHASE]
+            g.scalars[rows, _PHASE] = _END
+        if g.advance(acts):  # every live table's actions were checked against its masks
             raise RuntimeError("mjenv.vector_batch: the C step refused actions the legal masks allow")
         done = g.scalars[:, _PHASE] == _END
-        moved_ended = np.flatnonzero(done & ~bad)
-        final_post = np.empty((len(moved_ended), self.spec.state_size), dtype=np.int16)
-        rewards = np.zeros((n, 4))
-        scores = np.zeros((n, 4), dtype=np.int64)
-        winners = np.zeros((n, 4), dtype=bool)
-        illegal = np.zeros((n, 4), dtype=bool)
-        if len(illegal_rows):
-            illegal[illegal_rows] = bad_seat[illegal_rows]
-            rewards[illegal] = ILLEGAL_REWARD
-        if len(moved_ended):
-            scores[moved_ended] = g.scores[moved_ended]
-            rewards[moved_ended] += scores[moved_ended]
-            winners[moved_ended] = g.won[moved_ended]
-            final_masks[moved_ended] = g.masks[moved_ended]
-            self._records(moved_ended, final_post)
-        ended = np.flatnonzero(done)
-        for i in ended.tolist():  # autoreset: the next hand from the table's own generator
-            self.np_random[i], game = deal_game(self.rules, self.np_random[i])
-            g.load(i, game)
-        self._final_rows = np.concatenate([illegal_rows, moved_ended]).tolist()
-        out, deficiency = self._observe(np.concatenate([final_pre, final_post]))
-        self.deficiency = deficiency[:n]
+        if rows:  # its hand ends on the state it had (observed as its final state)
+            g.scalars[rows, _PHASE] = phase
+            done[rows] = True
+        return np.flatnonzero(done).tolist()
+
+    def finish(self, ended: list[int]) -> None:
+        pass  # the batch keeps no game log
+
+    def final_states(self, ended: list[int]) -> tuple[list[int], np.ndarray, np.ndarray]:
+        """(tables, state records, masks) of the hands that ended."""
+        if not ended:
+            return ended, None, None
+        records = np.empty((len(ended), self.spec.state_size), dtype=np.int16)
+        self._records(np.array(ended, dtype=np.int64), records)
+        return ended, records, self.games.masks[ended]
+
+    def deal(self, rows: list[int], seeds: list | None = None, options: list | None = None) -> None:
+        """Deal the next hand at tables ``rows`` from their own generators (``seeds``/``options``: one per
+        row); every deal is drawn before any table changes, so a bad one raises with nothing changed."""
+        for i, (rng, game) in zip(rows, _deals([self.np_random[i] for i in rows], self.rules, seeds, options)):
+            self.np_random[i] = rng
+            self.games.load(i, game)
+
+    def observe(self, final: tuple | None) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Observes every table's current state and the ``final`` records after them, in one writer call."""
+        n = self.num_envs
+        rows, final_records, masks = final if final is not None else ([], None, None)
+        records = np.empty((n + len(rows), self.spec.state_size), dtype=np.int16)
+        self._records(slice(None), records[:n])
+        if rows:
+            records[n:] = final_records
+        out, deficiency = self.spec.observe_records(records, self.memos + [self.memos[i] for i in rows])
+        self.obs, self.deficiency = out[:n], deficiency[:n]
+        if final is None:
+            return None, None
         final_obs = np.zeros((n, 4, self.spec.size), dtype=np.float32)
-        if len(ended):
-            final_obs[self._final_rows] = out[n:]
-        if before is not None:
-            # gamma * Phi(s') - Phi(s), Phi = 0 once the hand is over (as step_tables adds it)
-            after = np.where(done[:, None], 0.0, potential(self.deficiency))
-            rewards += self.gamma * after - before
-        infos: dict[str, Any] = self._infos()
-        infos["final_obs"] = {"observation": final_obs, "action_mask": final_masks}
-        infos["_final_obs"] = done.copy()
-        infos["final_info"] = {"scores": scores, "winners": winners, "illegal_action": illegal}
-        infos["_final_info"] = done.copy()
-        obs = {"observation": out[:n], "action_mask": g.masks.copy()}
-        return obs, rewards.astype(np.float32), done, np.zeros(n, dtype=bool), infos
+        final_masks = np.zeros_like(self.games.masks)
+        if rows:
+            final_obs[rows], final_masks[rows] = out[n:], masks
+        return final_obs, final_masks
+
+    # -- the vector env's batch (mjenv.vector) -------------------------------------------------------
+
+    def observations(self) -> dict[str, np.ndarray]:
+        return {"observation": self.obs, "action_mask": self.games.masks.copy()}
+
+    def needs_action(self) -> np.ndarray:
+        return (self.games.scalars[:, _ACTING][:, None] >> _SEATS & 1) > 0

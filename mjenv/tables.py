@@ -1,0 +1,499 @@
+"""The tables an env shell steps, and the one end of a step (issue 15).
+
+Every env shell (``mjenv.parallel_env``, the AEC ``mjenv.env``, ``mjenv.vector_env`` on either engine)
+ends its step in :func:`step_tables`: check the actions, move, reward (the illegal action, the scores,
+the shaping term), terminate, autoreset, observe (one writer call). It works on per-table arrays
+through a small interface that two engines implement:
+
+* :class:`PythonTables` (here): N :class:`_Table` s, each a ``mjenv.game.Game`` (the PettingZoo envs
+  are one table of it; the vector env uses it where the compiled step does not apply);
+* ``mjenv.vector_batch.BatchTables``: N tables as the arrays of the compiled batch step.
+
+An engine has ``num_tables``, ``shaping``, ``gamma``, ``bloody`` and the arrays ``deficiency``
+(int[N, 4], the current state's), ``scores`` and ``won`` ([N, 4], the games'), and the steps
+``check(actions) -> (chosen, illegal)``, ``move(chosen, illegal) -> ended``,
+``finish(ended)``, ``final_states(ended)``, ``deal(rows)`` and ``observe(final)``: see
+:func:`step_tables` for what each must do. Rendering and the observation/info formats are the
+shells' (``mjenv.env``, ``mjenv.vector``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from gymnasium.utils import seeding
+
+from mjenv import AGENTS
+from mjenv.game import Phase
+from mjenv.game.actions import ActionLayout
+from mjenv.observation import ObservationSpec
+from mjenv.rules import Rules, get_rules
+
+__all__ = ["ILLEGAL_REWARD", "POTENTIAL_CAP", "PythonTables", "StepResult", "deal_game", "potential", "step_tables"]
+
+#: Deficiency counted for INCOMPLETABLE in the shaping potential (one more than any completable hand).
+POTENTIAL_CAP = 15
+#: Reward of an agent whose illegal action ended the hand (PettingZoo's classic games use -1).
+ILLEGAL_REWARD = -1.0
+OBSERVATIONS = ("default", "oracle")
+SHAPINGS = (None, "deficiency")
+ILLEGAL_ACTIONS = ("penalize", "raise")
+_PHASE_END = Phase.END
+
+
+def check_gamma(gamma) -> float:
+    """``gamma`` as a float; ValueError unless it is a number in (0, 1] (the one check of a shaping discount)."""
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0.0 < float(gamma) <= 1.0:
+        raise ValueError(f"gamma must be a number in (0, 1] (the learner's discount), got {gamma!r}")
+    return float(gamma)
+
+
+def potential(deficiency) -> np.ndarray:
+    """Shaping potential of hands with these deficiencies: ``-min(deficiency, POTENTIAL_CAP)``.
+
+    Args:
+        deficiency: int array (any shape) of knowledge-aware deficiencies; INCOMPLETABLE (99) allowed.
+
+    Returns:
+        float64 array of the same shape, in ``[-POTENTIAL_CAP, 0]``.
+    """
+    return -np.minimum(np.asarray(deficiency), POTENTIAL_CAP).astype(np.float64)
+
+
+def _check_seed(seed) -> int | None:
+    """``seed`` as a Python int (numpy integers accepted); ValueError for anything else."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be None or an int >= 0 (numpy integers too), got {seed!r}")
+    return int(seed)
+
+
+def _check_options(options) -> tuple[Any, int]:
+    """(wall, dealer) from reset options; ValueError unless a dict or None. The game checks the values."""
+    if options is None:
+        return None, 0
+    if not isinstance(options, dict):
+        raise ValueError(f"reset options must be a dict or None, got {type(options).__name__}")
+    # other keys are ignored, as gymnasium envs do (PettingZoo's api_test passes one)
+    return options.get("wall"), options.get("dealer", 0)
+
+
+def deal_game(rules: Rules, np_random: np.random.Generator, seed: int | None = None, options: dict | None = None):
+    """A table's next hand: ``(generator, Game)``; ``seed`` reseeds the table's generator first.
+
+    The one definition of how a table deals (the PettingZoo envs and both vector-env engines).
+    """
+    from mjenv.game import Game
+
+    wall, dealer = _check_options(options)
+    seed = _check_seed(seed)
+    if seed is not None:
+        np_random, _ = seeding.np_random(seed)
+    game_seed = int(np_random.integers(0, 2**63 - 1))
+    return np_random, Game(rules=rules, seed=game_seed, dealer=dealer, wall=wall)
+
+
+def _deals(generators: list, rules: Rules, seeds: list | None, options: list | None) -> list[tuple]:
+    """:func:`deal_game` of each generator (``seeds``/``options``: None or one per generator), all
+    drawn before the caller changes any table (a bad seed or wall raises first)."""
+    return [deal_game(rules, rng, seeds[k] if seeds else None, options[k] if options else None)
+            for k, rng in enumerate(generators)]
+
+
+class StepResult(NamedTuple):
+    """What :func:`step_tables` returns for N tables.
+
+    Attributes:
+        rewards: float64[N, 4] (scores at the end of a hand, -1 for an illegal action, shaping).
+        done: bool[N] whether the table's hand ended this step.
+        final_obs, final_masks: float32[N, 4, size], int8[N, 4, A]: with ``autoreset``, the last
+            observations of the hands that ended (zeros elsewhere); else None.
+        scores: int64[N, 4] score changes of the hands that ended (0 elsewhere); None when no hand
+            ended and there is no autoreset (the PettingZoo envs read the tables' infos instead).
+        winners, illegal: bool[N, 4] winning seats and seats whose illegal action ended the hand (None
+            as ``scores``).
+    """
+
+    rewards: np.ndarray
+    done: np.ndarray
+    final_obs: np.ndarray | None
+    final_masks: np.ndarray | None
+    scores: np.ndarray | None
+    winners: np.ndarray | None
+    illegal: np.ndarray | None
+
+
+def step_tables(tables, actions, autoreset: bool = False) -> StepResult:
+    """The one end of a step, for every env shell and both engines: check, move, reward, finish, observe.
+
+    All-or-nothing: every table's actions are checked (``tables.check``: range, omitted seats, and
+    illegal actions under ``illegal_action="raise"``) before any table moves, so a ``ValueError``
+    leaves every table as it was. Then the games move (``tables.move``; a table with an illegal
+    action does not move: its hand ends on the state it had), and the rewards are this step's
+    payments under bloody battle (Sichuan), at the end of a hand its score changes or
+    ``ILLEGAL_REWARD`` for the seats whose illegal action ended it, plus the shaping term
+    ``gamma * Phi(s') - Phi(s)`` (``Phi = 0`` once the hand is over). Ended hands are finished
+    (``tables.finish``: logs). With ``autoreset`` (the vector env) their final states are kept
+    (``tables.final_states``) and the next hands dealt (``tables.deal``). Last, the current states of
+    all tables and the kept final states are observed in one writer call (``tables.observe``).
+
+    Args:
+        tables: an engine (:class:`PythonTables`, ``mjenv.vector_batch.BatchTables``; see the module
+            docstring).
+        actions: what the engine's ``check`` takes: per table ``{seat: action}`` (an omitted seat
+            takes its only legal action) or an int[N, 4] array.
+        autoreset: deal the next hand at tables whose hand ended.
+
+    Returns:
+        :class:`StepResult`.
+
+    Raises:
+        ValueError: an action outside the action space, an omitted seat with a real choice, or (in
+            ``"raise"`` mode) an illegal action; nothing has moved then.
+    """
+    chosen, illegal = tables.check(actions)  # {table: seats whose action was illegal}; raises first
+    n = tables.num_tables
+    before = potential(tables.deficiency) if tables.shaping == "deficiency" else None
+    # --- Sichuan (issue 12): bloody battle pays during the hand; each step rewards its score changes
+    paid = tables.scores.copy() if tables.bloody else None
+    ended = tables.move(chosen, illegal)  # ascending table indices, the illegal ones included
+    rewards = np.zeros((n, 4))
+    done = np.zeros(n, dtype=bool)
+    if paid is not None:  # this step's payments (none at a table whose action was illegal)
+        rewards += tables.scores - paid
+    scores = winners = illegal_seats = final = None
+    if ended or autoreset:
+        scores = np.zeros((n, 4), dtype=np.int64)
+        winners = np.zeros((n, 4), dtype=bool)
+        illegal_seats = np.zeros((n, 4), dtype=bool)
+    if ended:
+        done[ended] = True
+        for i, seats in illegal.items():
+            rewards[i, seats] = ILLEGAL_REWARD
+            illegal_seats[i, seats] = True
+        moved = [i for i in ended if i not in illegal]
+        if moved:
+            scores[moved] = tables.scores[moved]
+            winners[moved] = tables.won[moved]
+            if paid is None:  # bloody battle rewarded its payments step by step above
+                rewards[moved] += scores[moved]
+        tables.finish(ended)
+    if autoreset:
+        final = tables.final_states(ended)  # before the deal replaces them
+        if ended:
+            tables.deal(ended)
+    final_obs, final_masks = tables.observe(final)
+    if before is not None:
+        after = potential(tables.deficiency)  # Phi = 0 once the hand is over (done, not the next hand's)
+        after[done] = 0.0
+        rewards += tables.gamma * after - before
+    return StepResult(rewards, done, final_obs, final_masks, scores, winners, illegal_seats)
+
+
+class _Table:
+    """The state of one table: the game, its generator, the env options, this step's observations.
+
+    Logging and rendering are not part of it (``mjenv.env._Output``); one step of any env shell is
+    :func:`step_tables` over a :class:`PythonTables` of these.
+    """
+
+    def __init__(
+        self,
+        rules: str | Rules | dict | None = "basic",
+        observation: str = "default",
+        shaping: str | None = None,
+        gamma: float = 1.0,
+        illegal_action: str = "penalize",
+    ):
+        self.rules = get_rules(rules)
+        if observation not in OBSERVATIONS:
+            raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
+        if shaping not in SHAPINGS:
+            raise ValueError(f"shaping must be None or 'deficiency', got {shaping!r}")
+        gamma = check_gamma(gamma)
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTIONS}, got {illegal_action!r}")
+        self.observation_kind = observation
+        self.shaping = shaping
+        self.gamma = float(gamma)
+        self.illegal_action = illegal_action
+        self.layout = ActionLayout.for_rules(self.rules)
+        self.spec = ObservationSpec(self.rules, oracle=observation == "oracle")
+        #: the observation writer's per-table scratch (the compiled kernel's memo of seats)
+        self.memo = self.spec.new_memo()
+        self.np_random, _ = seeding.np_random(None)
+        self.game = None
+        self.ended_by_illegal = False
+        self.illegal_seats: list[int] = []
+
+    # -- state ------------------------------------------------------------------------------------
+
+    def deal(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new hand (``seed``: reseed the generator first); observations are not written yet."""
+        self.start(*deal_game(self.rules, self.np_random, seed, options))
+
+    def start(self, np_random: np.random.Generator, game) -> None:
+        """Take a dealt hand (:func:`deal_game`'s generator and game)."""
+        self.np_random, self.game = np_random, game
+        self.ended_by_illegal = False
+        self.illegal_seats = []
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new hand and observe it."""
+        self.deal(seed, options)
+        self.install(*self.spec.observe(self.game, self.memo))
+
+    def install(self, obs: np.ndarray, deficiency: np.ndarray) -> None:
+        """Take this state's observations (float32[4, size]) and deficiencies (int32[4])."""
+        g = self.game
+        self.obs, self.deficiency = obs, deficiency
+        self.masks = g.legal_action_masks()
+        self.acting = g.acting_seats()  # a fresh list of Python ints (empty once the hand is over)
+
+    def answering(self) -> list[int]:
+        """Seats the AEC env selects for the current decision, in order: the current player on her turn;
+        in a claim / rob-kong window the three other seats in turn order from the discarder (kong
+        declarer), whether or not they can claim, so the selection reveals nothing hidden."""
+        g = self.game
+        if self.over:
+            return []
+        if g.phase in (Phase.CLAIM, Phase.ROB_KONG):
+            d = int(g.last_discarder)
+            if self.rules.bloody:  # --- Sichuan (issue 12): seats that have won are out of the hand
+                return [(d + k) % 4 for k in (1, 2, 3) if not g.won[(d + k) % 4]]
+            return [(d + k) % 4 for k in (1, 2, 3)]
+        return list(self.acting)
+
+    @property
+    def over(self) -> bool:
+        return self.ended_by_illegal or self.game.phase == _PHASE_END  # ``game.is_over``, without its lookups
+
+    def observation(self, seat: int) -> dict[str, np.ndarray]:
+        return {"observation": self.obs[seat], "action_mask": self.masks[seat]}
+
+    def infos(self) -> dict[str, dict[str, Any]]:
+        """Every agent's info for the current state."""
+        defs = self.deficiency.tolist()
+        over = self.over
+        acting = self.acting
+        # one dict literal per agent (the hot path of every step); potential() of each seat in Python:
+        # -min(deficiency, cap), 0 once the hand is over
+        out = {a: {"seat": i, "needs_action": i in acting, "deficiency": d,
+                   "potential": 0.0 if over else -float(d if d < POTENTIAL_CAP else POTENTIAL_CAP)}
+               for (i, a), d in zip(enumerate(AGENTS), defs)}
+        if over:
+            for i, info in enumerate(out.values()):
+                info.update(self._end_info(i))
+        elif self.rules.bloody:  # --- Sichuan (issue 12): a seat that has won has its final keys now
+            for i in np.flatnonzero(self.game.won).tolist():
+                out[AGENTS[i]].update(self._end_info(i))
+        return out
+
+    def _end_info(self, seat: int) -> dict[str, Any]:
+        """The keys of a seat's info at the end of the hand."""
+        return {
+            "illegal_action": seat in self.illegal_seats,
+            "scores": 0 if self.ended_by_illegal else int(self.game.scores[seat]),
+            "winners": [] if self.ended_by_illegal else self.game.winners,
+        }
+
+    # -- checks (no state changes) ----------------------------------------------------------------
+
+    def check_action(self, seat: int, action) -> int:
+        """The action as an int; ValueError if it is outside the action space."""
+        if type(action) is int and 0 <= action < self.layout.size:  # the common case
+            return action
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+                action = action.item()
+            else:
+                raise ValueError(
+                    f"{AGENTS[seat]}: action must be an int in 0..{self.layout.size - 1}, got {action!r}; "
+                    f"legal actions: {self.legal_names(seat)}"
+                )
+        a = int(action)
+        if not 0 <= a < self.layout.size:
+            raise ValueError(
+                f"{AGENTS[seat]}: action {a} is outside the action space 0..{self.layout.size - 1}; "
+                f"legal actions: {self.legal_names(seat)}"
+            )
+        return a
+
+    def legal_names(self, seat: int) -> str:
+        return ", ".join(f"{a} ({self.layout.describe(int(a))})" for a in np.flatnonzero(self.masks[seat]))
+
+    def choose(self, given: dict[int, Any]) -> tuple[dict[int, int], list[int]]:
+        """The checked actions and the seats whose action is illegal (in one pass: the env's hot path).
+
+        Every given action must be in the action space (ValueError otherwise, see :meth:`check_action`);
+        an illegal one raises in ``illegal_action="raise"`` mode (:meth:`illegal`) and otherwise ends the
+        hand whatever the others do. Without one, an omitted acting seat takes its only legal action (a
+        forced move); ValueError for an omitted seat with a choice. A seat that is not acting has only
+        PASS legal (the game's invariant): :meth:`move` gives it PASS.
+        """
+        size, masks, out, bad = self.layout.size, self.masks, {}, []
+        for s, a in given.items():
+            if type(a) is not int or not 0 <= a < size:  # the common case (a Python int in range) inline
+                a = self.check_action(s, a)
+            out[s] = a
+            if not masks[s, a]:
+                bad.append(s)
+        if bad:
+            return out, self.illegal(out)  # raises in "raise" mode
+        for s in self.acting:
+            if s not in out:
+                legal = np.flatnonzero(masks[s])
+                if len(legal) != 1:
+                    raise ValueError(
+                        f"{AGENTS[s]} must act now (legal actions: {self.legal_names(s)}) but has no action"
+                    )
+                out[s] = int(legal[0])
+        return out, bad
+
+    def illegal(self, actions: dict[int, int]) -> list[int]:
+        """Seats whose action is not in their mask; raises in ``illegal_action="raise"`` mode."""
+        masks = self.masks
+        bad = [s for s, a in actions.items() if not masks[s, a]]
+        if bad and self.illegal_action == "raise":
+            s = bad[0]
+            raise ValueError(
+                f"illegal action for {AGENTS[s]}: {actions[s]} ({self.layout.describe(actions[s])}); "
+                f"legal actions: {self.legal_names(s)}"
+            )
+        return bad
+
+    # -- the move ---------------------------------------------------------------------------------
+
+    def move(self, actions: dict[int, int], bad: list[int] | None) -> None:
+        """Apply checked actions (``bad``: the seats :meth:`choose` found illegal) to the game; the new state's
+        observations still have to be written (:func:`step_tables` does)."""
+        if bad:
+            self.ended_by_illegal = True
+            self.illegal_seats = bad
+            # the state does not change, but callers keep what they were given: hand out fresh arrays
+            self.obs = self.obs.copy()
+            self.masks = self.masks.copy()
+            return
+        # checked against the masks by choose() (every acting seat has an action): no second check
+        chosen = [self.layout.pass_] * 4
+        for s in self.acting:
+            chosen[s] = actions[s]
+        self.game._advance(chosen)
+
+
+class PythonTables:
+    """N :class:`_Table` s as one engine of :func:`step_tables` (the Python engine).
+
+    Args:
+        tables: the tables (one for the PettingZoo envs), of one env's options.
+        output: where finished hands are logged (``write_log(game)``; ``mjenv.env._Output``).
+    """
+
+    def __init__(self, tables: list[_Table], output):
+        self.tables = tables
+        self.output = output
+        first = tables[0]
+        self.num_tables = len(tables)
+        self.spec = first.spec
+        self.shaping, self.gamma, self.bloody = first.shaping, first.gamma, first.rules.bloody
+
+    @property
+    def deficiency(self) -> np.ndarray:
+        """int32[N, 4] each table's seats' deficiencies in its current state."""
+        ts = self.tables
+        return ts[0].deficiency[None] if len(ts) == 1 else np.stack([t.deficiency for t in ts])
+
+    @property
+    def scores(self) -> np.ndarray:
+        """int64[N, 4] the games' score changes so far."""
+        return np.stack([t.game.scores for t in self.tables])
+
+    @property
+    def won(self) -> np.ndarray:
+        """bool[N, 4] the games' winners so far."""
+        return np.stack([t.game.won for t in self.tables])
+
+    def check(self, actions) -> tuple[list[dict[int, int]], dict[int, list[int]]]:
+        """Every table's actions as ``{seat: action}`` (omitted seats completed) and the illegal seats.
+
+        Args:
+            actions: per table ``{seat: action}``, or an int[N, 4] array (one action per seat).
+        """
+        if isinstance(actions, np.ndarray):
+            actions = [dict(enumerate(row)) for row in actions.tolist()]
+        if self.num_tables == 1:  # the PettingZoo envs: no loop (their hot path)
+            c, bad = self.tables[0].choose(actions[0])
+            return [c], ({0: bad} if bad else {})
+        chosen, illegal = [], {}
+        for i, (t, given) in enumerate(zip(self.tables, actions)):
+            c, bad = t.choose(given)
+            chosen.append(c)
+            if bad:
+                illegal[i] = bad
+        return chosen, illegal
+
+    def move(self, chosen: list[dict[int, int]], illegal: dict[int, list[int]]) -> list[int]:
+        if self.num_tables == 1:  # the PettingZoo envs: no loop (their hot path)
+            t = self.tables[0]
+            t.move(chosen[0], illegal.get(0))
+            return [0] if t.over else []
+        ended = []
+        for i, (t, c) in enumerate(zip(self.tables, chosen)):
+            t.move(c, illegal.get(i))
+            if t.over:
+                ended.append(i)
+        return ended
+
+    def finish(self, ended: list[int]) -> None:
+        for i in ended:
+            t = self.tables[i]
+            t.acting = []
+            self.output.write_log(t.game)
+
+    def final_states(self, ended: list[int]) -> list[tuple[int, Any]]:
+        """(table, game) of the hands that ended, to observe after the next deal replaced them."""
+        return [(i, self.tables[i].game) for i in ended]
+
+    def deal(self, rows, seeds: list | None = None, options: list | None = None) -> None:
+        """Deal the next hand at tables ``rows`` from their own generators (``seeds``/``options``: one per
+        row); every deal is drawn before any table changes, so a bad one raises with nothing changed."""
+        ts = self.tables
+        for i, dealt in zip(rows, _deals([ts[i].np_random for i in rows], ts[0].rules, seeds, options)):
+            ts[i].start(*dealt)
+
+    def observe(self, final: list[tuple[int, Any]] | None) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Observes every table's current state (unless its hand ended on an illegal action) and the
+        ``final`` states, in one writer call; returns their (final_obs, final_masks), [N, ...] zeros
+        elsewhere, or (None, None) without ``final``."""
+        ts = self.tables
+        if final is None and len(ts) == 1:  # the PettingZoo envs: the spec's one-state call
+            t = ts[0]
+            if not t.ended_by_illegal:
+                t.install(*t.spec.observe(t.game, t.memo))
+            return None, None
+        live = [t for t in ts if not t.ended_by_illegal]
+        finals, final = final is not None, final or []
+        games = [t.game for t in live] + [g for _, g in final]
+        if games:
+            obs, deficiency = self.spec.observe_many(games, [t.memo for t in live] + [ts[i].memo for i, _ in final])
+            for k, t in enumerate(live):
+                t.install(obs[k], deficiency[k])
+        if not finals:
+            return None, None
+        n = len(ts)
+        final_obs = np.zeros((n, 4, self.spec.size), dtype=np.float32)
+        final_masks = np.zeros((n, 4, ts[0].layout.size), dtype=np.int8)
+        for k, (i, game) in enumerate(final, len(live)):
+            final_obs[i], final_masks[i] = obs[k], game.legal_action_masks()
+        return final_obs, final_masks
+
+    # -- the vector env's batch (mjenv.vector) -------------------------------------------------------
+
+    def observations(self) -> dict[str, np.ndarray]:
+        return {"observation": np.stack([t.obs for t in self.tables]),
+                "action_mask": np.stack([t.masks for t in self.tables])}
+
+    def needs_action(self) -> np.ndarray:
+        return np.array([[s in t.acting for s in range(4)] for t in self.tables])
