@@ -89,6 +89,10 @@ class Args:
     """stop the update epochs early above this approximate KL (None = never)"""
     reward_scale: float = 0.1
     """multiplies the env rewards (score changes) before learning"""
+    win_reward: float = 0.0
+    """when > 0, the env reward is replaced by this much for a hand won (final score > 0) and 0 otherwise, so
+    the learner maximises its win rate (what `mjenv eval` ranks by) and a deal-in costs no more than any other
+    loss (0 = off: the score changes)"""
     shaping: str | None = None
     """None, 'deficiency' (Phi = -deficiency) or 'deficiency_tiles' (plus the effective-tile count; mjenv.shaping)"""
     opponents: str = "self,greedy,past"
@@ -168,9 +172,25 @@ def evaluate_vs_greedy(policy_path: str, *, hands: int, seed: int, rules: str = 
     }
 
 
+def win_rewards(done: np.ndarray, final_scores: np.ndarray, value: float) -> np.ndarray:
+    """The reward of ``--win-reward``: ``value`` for each seat that has just won a hand, else 0.
+
+    Args:
+        done: bool[N], the hands that ended at this step.
+        final_scores: float[N, 4], each seat's score of the finished hand (read only where ``done``).
+        value: the reward for a win.
+
+    Returns:
+        float64[N, 4]: ``value`` where the hand ended and the seat's score is > 0, else 0.
+    """
+    return np.where(done[:, None] & (np.asarray(final_scores) > 0), float(value), 0.0)
+
+
 def main(argv: list[str] | None = None) -> Path:
     args = parse_args(Args, argv, prog="mjenv train ppo")
     check_shaping(args.shaping)
+    if args.win_reward < 0:
+        raise ValueError(f"--win-reward must be >= 0 (0 = score changes), got {args.win_reward}")
     pool_names = [p.strip() for p in args.opponents.split(",") if p.strip()]
     allowed = {"self", "greedy", "random", "flatmc", "past"}
     if not pool_names or set(pool_names) - allowed:
@@ -315,6 +335,8 @@ def main(argv: list[str] | None = None) -> Path:
 
             next_obs, rewards, terms, truncs, infos = venv.step(actions)
             done = terms | truncs
+            if args.win_reward > 0:
+                rewards = win_rewards(done, infos["final_info"]["scores"], args.win_reward)
             if phi is not None:
                 # after a hand ends next_obs is the next deal's: Phi(end of hand) = 0 instead
                 rewards = rewards + args.gamma * phi(next_obs["observation"]) * (1.0 - done[:, None]) - phi(o)

@@ -372,6 +372,24 @@ def test_ppo_with_shaping_evaluates_against_greedy_through_the_harness(tmp_path)
     assert (out / "eval" / "update_00001" / "policy_vs_greedy.md").is_file()
 
 
+def test_win_reward_pays_only_the_winners_of_hands_that_ended():
+    done = np.array([True, False, True])
+    scores = np.array([[3, -3, 0, 0], [3, 0, 0, -3], [-1, -1, 3, -1]])  # env 1's row is not a finished hand
+    expected = np.array([[2.5, 0, 0, 0], [0, 0, 0, 0], [0, 0, 2.5, 0]])
+    np.testing.assert_array_equal(train_ppo.win_rewards(done, scores, 2.5), expected)
+
+
+def test_ppo_with_win_reward_learns_from_wins_only(tmp_path):
+    out = tmp_path / "ppo"
+    train_ppo.main(["--total-timesteps", "256", "--num-envs", "2", "--num-steps", "128", "--hidden", "32,32",
+                    "--eval-hands", "0", "--opponents", "random", "--win-reward", "1", "--reward-scale", "1",
+                    "--out-dir", str(out), "--no-progress", "--no-tensorboard"])
+    row = _rows(out / "ppo_log.csv")[-1]
+    # without shaping a hand's learner return is 1 for a win and 0 otherwise, never a negative score
+    assert 0.0 <= float(row["learner_return"]) <= 1.0
+    assert float(row["learner_return"]) == pytest.approx(float(row["learner_win_rate"]))
+
+
 def test_bad_arguments_raise_value_error(tmp_path):
     with pytest.raises(ValueError, match="shaping"):
         train_ppo.main(["--shaping", "score", "--out-dir", str(tmp_path)])
@@ -379,6 +397,8 @@ def test_bad_arguments_raise_value_error(tmp_path):
         train_ppo.main(["--opponents", "self,wizard", "--out-dir", str(tmp_path)])
     with pytest.raises(ValueError, match="resume"):
         train_ppo.main(["--resume", "--out-dir", str(tmp_path / "empty")])
+    with pytest.raises(ValueError, match="--win-reward must be >= 0"):
+        train_ppo.main(["--win-reward", "-1", "--out-dir", str(tmp_path)])
     with pytest.raises(ValueError, match="unknown agent"):
         train_bc.make_agent("wizard", seed=0, rules="basic")
     with pytest.raises(ValueError, match="val_fraction"):

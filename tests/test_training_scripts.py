@@ -146,25 +146,32 @@ def test_train_ppo_throughput_benchmark_prints_its_breakdown_and_the_peer_ratio(
 
 def test_rl_policy_recipe_trains_selects_and_resumes_with_tiny_budgets(tmp_path):
     env = {**ENV, "PYTHON": sys.executable, "STEPS": "64", "NUM_ENVS": "2", "NUM_STEPS": "16",
-           "SELECT_DEALS": "1", "SELECT_LAST": "2"}
+           "SELECT_DEALS": "1", "SELECT_LAST": "2", "STEPS2": "64", "NUM_ENVS2": "2", "SELECT2_DEALS": "1",
+           "SELECT2_LAST": "1"}
+    rl = tmp_path / "rl"
 
     def recipe() -> str:
-        proc = subprocess.run(["bash", "examples/train_rl_policy.sh", str(tmp_path / "rl")], cwd=ROOT, env=env,
+        proc = subprocess.run(["bash", "examples/train_rl_policy.sh", str(rl)], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
         return proc.stdout
 
     out = recipe()
     assert "selected step_" in out and "done" in out
-    assert (tmp_path / "rl" / "selected.pt").is_file()
-    with open(tmp_path / "rl" / "ppo" / "ppo_log.csv") as f:
-        rows = list(csv.DictReader(f))
-    assert len(rows) == 2 and all(float(r["kl_to_init"]) >= 0 for r in rows)
-    scores = json.loads((tmp_path / "rl" / "selection.json").read_text())
-    assert list(scores) == ["step_000000064.pt"]  # the one kept policy (the last update)
-    # a second call skips the finished PPO stage and reuses the cached selection
+    assert (rl / "selected.pt").is_file() and (rl / "selected2.pt").is_file()
+    for stage in ("ppo", "ppo2"):
+        with open(rl / stage / "ppo_log.csv") as f:
+            rows = list(csv.DictReader(f))
+        assert len(rows) == 2 and all(float(r["kl_to_init"]) >= 0 for r in rows)
+    assert json.loads((rl / "ppo" / "args.json").read_text())["win_reward"] == 0
+    args2 = json.loads((rl / "ppo2" / "args.json").read_text())
+    assert args2["win_reward"] == 3 and args2["kl_to_init"] == 0.02 and args2["init"] == str(rl / "selected.pt")
+    assert list(json.loads((rl / "ppo.selection.json").read_text())) == ["step_000000064.pt"]  # the one kept
+    # stage 2 also scores the policy it started from: a stage that made nothing better hands back its start
+    assert sorted(json.loads((rl / "ppo2.selection.json").read_text())) == ["start", "step_000000064.pt"]
+    # a second call skips the finished PPO stages and reuses the cached selections
     out2 = recipe()
-    assert "resumed" not in out2 and "win rate" not in out2 and "selected step_" in out2
+    assert "resumed" not in out2 and "win rate" not in out2 and "selected" in out2
 
 
 def test_shaping_study_rejects_bad_eval_seeds():
