@@ -77,21 +77,26 @@ def without_suit(counts: np.ndarray, missing_suit: int) -> np.ndarray:
     return out
 
 
-def rule_deficiency(hands: np.ndarray, kb: np.ndarray, needed: np.ndarray | int, seven_pairs: int = 0) -> np.ndarray:
-    """Knowledge-aware deficiency of a batch sharing one KB, seven pairs counted when a form is given.
+def rule_deficiency_rows(
+    hands: np.ndarray, kbs: np.ndarray, needed: np.ndarray, forms: np.ndarray | None
+) -> np.ndarray:
+    """Knowledge-aware deficiency of rows, seven pairs counted where a row names a form.
 
     Args:
-        hands: int[B, T] counts; kb: int[T]; needed: m (int or int[B]).
-        seven_pairs: the form (:func:`seven_pairs_code`), 0 for melds-and-pair only.
+        hands: int[B, T] counts; kbs: int[B, T] knowledge bases; needed: int[B] m.
+        forms: None, or int[B] per row the seven-pairs form (:func:`seven_pairs_code`; 0 none).
 
     Returns:
-        int32[B]: ``min(melds-and-pair, seven pairs)`` with a form, else melds-and-pair.
+        int32[B]: ``min(melds-and-pair, seven pairs)`` where ``forms[b]`` is 1 or 2, else melds-and-pair.
     """
-    d = _dfncy(hands, kb, needed)
-    if seven_pairs and len(d):
-        hands = np.atleast_2d(np.asarray(hands))
-        kbs = np.broadcast_to(np.asarray(kb), hands.shape)
-        d = np.minimum(d, seven_pairs_deficiency(hands, kbs, SEVEN_PAIRS[seven_pairs])).astype(np.int32)
+    d = dp.deficiency_batch(np.asarray(hands, dtype=np.int8), np.asarray(kbs, dtype=np.int8),
+                            np.asarray(needed, dtype=np.int64))
+    if forms is not None:
+        for form in (1, 2):
+            rows = np.flatnonzero(np.asarray(forms) == form)
+            if len(rows):
+                sp = seven_pairs_deficiency(np.asarray(hands)[rows], np.asarray(kbs)[rows], SEVEN_PAIRS[form])
+                d[rows] = np.minimum(d[rows], sp)
     return d
 
 
@@ -214,7 +219,7 @@ class GreedyAgent(Agent):
         form = seven_pairs_code(self.rules, s.melds_needed)
         if form:  # a claim declares a meld: it gives up the seven pairs this hand may still make
             own = without_suit(s.hand, s.missing_suit)
-            now = min(now, int(rule_deficiency(own[None], s.kb, s.melds_needed, form)[0]))
+            now = min(now, int(rule_deficiency_rows(own[None], s.kb[None], [s.melds_needed], [form])[0]))
         exposed = self.rules.melds - s.melds_needed
         after = deficiency_after_claim(
             s.hand.astype(np.int8), s.kb.astype(np.int8), s.last_discard, exposed_melds=exposed, melds=self.rules.melds

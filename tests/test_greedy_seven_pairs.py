@@ -120,3 +120,23 @@ def test_greedy_scores_equal_the_observations_per_action_views(rules):
                 actions[a] = agent.decide(s)
             obs, *_ = env.step(actions)
     assert checked > 20
+
+
+def test_flatmc_prefilter_orders_discards_by_the_rule_sets_deficiency():
+    # the position of the basic+seven_pairs test: the flat MC agent's greedy key (its pre-filter and
+    # tie-break) puts 5m and 4p (seven-pairs tenpai, deficiency 1) alone first with seven pairs; without,
+    # the least is melds-and-pair 3, which discarding 5m (4) does not reach
+    from mjenv.baselines.flatmc import FlatMCAgent
+
+    s = _discard_situation("99s566m77m11p455p88p", BASIC_7P)
+    held = np.flatnonzero(s.hand > 0)
+    hands = np.stack([_minus(s.hand, int(t)) for t in held])
+    needed = np.full(len(held), 4)
+    least = {}
+    for name, forms in (("basic", None), ("seven_pairs", np.full(len(held), 1))):
+        d = FlatMCAgent._greedy_key(hands, needed, s.kb, forms) // 1000
+        least[name] = (int(d.min()), {f"{t % 9 + 1}{'smp'[t // 9]}" for t in held[d == d.min()]})
+    assert least["seven_pairs"] == (1, {"5m", "4p"})
+    assert least["basic"][0] == 3 and "5m" not in least["basic"][1] and "9s" in least["basic"][1]
+    agent = FlatMCAgent(rules=BASIC_7P, seed=0, simulations=200)
+    assert agent.decide(s) in (s.layout.discard(_t("5m")), s.layout.discard(_t("4p")))
