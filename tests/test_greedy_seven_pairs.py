@@ -140,3 +140,43 @@ def test_flatmc_prefilter_orders_discards_by_the_rule_sets_deficiency():
     assert least["basic"][0] == 3 and "5m" not in least["basic"][1] and "9s" in least["basic"][1]
     agent = FlatMCAgent(rules=BASIC_7P, seed=0, simulations=200)
     assert agent.decide(s) in (s.layout.discard(_t("5m")), s.layout.discard(_t("4p")))
+
+
+def _ref(h, k, m, fours):
+    """Reference rule-set deficiency: melds-and-pair, and seven pairs when no meld is exposed."""
+    d = reference_one(h, k, m)
+    return d if m != 4 or fours is None else min(d, reference_seven_pairs(h, k, fours=fours))
+
+
+@pytest.mark.parametrize("form", ["distinct", "fours"])
+def test_public_features_take_seven_pairs_and_match_the_reference(form):
+    from mjenv.deficiency.features import deficiency_after_discard, effective_tiles
+
+    fours = form == "fours"
+    rng = np.random.default_rng(7)
+    hands = ["99s566m77m11p455p88p", "56666m77m11p455p88p", "1122m3355p77p9p11s5s"]
+    for _ in range(3):  # and a few random hands of seven pairs (14 tiles)
+        t = rng.choice(27, 7, replace=False)
+        h = np.zeros(27, np.int16)
+        h[t[:6]] += 2
+        h[t[6]] += 2
+        hands.append(h)
+    for hand in hands:
+        h = tiles.parse(hand, 27).astype(np.int16) if isinstance(hand, str) else hand
+        k = (4 - h).astype(np.int16)
+        got = deficiency_after_discard(h, k, seven_pairs=form)
+        for t in np.flatnonzero(h > 0):
+            assert got[t] == _ref(_minus(h, t), k, 4, fours), (hand, t)
+        rest = _minus(h, int(np.flatnonzero(h > 0)[0]))  # a 13-tile hand
+        mask, count = effective_tiles(rest, k, seven_pairs=form)
+        now = _ref(rest, k, 4, fours)
+        want = [k[u] > 0 and _ref(rest + np.eye(27, dtype=np.int16)[u], k - np.eye(27, dtype=np.int16)[u], 4, fours)
+                < now for u in range(27)]
+        np.testing.assert_array_equal(mask, want)
+        assert count == int((k * np.array(want)).sum())
+    # an exposed meld rules seven pairs out: the plain values
+    h = tiles.parse("99s66m77m11p455p", 27).astype(np.int16)
+    np.testing.assert_array_equal(deficiency_after_discard(h, exposed_melds=1, seven_pairs=form),
+                                  deficiency_after_discard(h, exposed_melds=1))
+    with pytest.raises(ValueError, match="seven_pairs"):
+        deficiency_after_discard(h, exposed_melds=1, seven_pairs="pairs")
