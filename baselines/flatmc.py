@@ -47,7 +47,11 @@ Choices the paper leaves open (ours, documented):
   one meld to go); in our game, where speed is everything, that cost it against the greedy agent.
   ``prefilter=False`` gives the paper's version (every legal action is an afterstate).
 - Ties in win rate (e.g. all zero when few rounds are foreseen) go to the greedy order: lower
-  knowledge-aware deficiency, then more effective tiles in the KB, then the action order.
+  knowledge-aware deficiency, then more effective tiles in the KB, then the action order. The
+  pre-filter and this order use the rule set's deficiency, as the greedy agent does (issue 12):
+  seven pairs counted for an afterstate with no declared meld where the rules allow it, the missing
+  suit out of every completion. The simulations' own win check (melds and a pair, below)
+  does not know seven pairs or the missing suit.
 - Discard-twice runs only on own-turn discards when the hand has excessive blocks (more than m + 1
   blocks, Sec. 4: "more than six blocks" for five melds), with half of ``simulations`` extra split over
   the second-discard afterstates. H1 compares t1 in {t_1tb} united with the good {t_1ntb} (the
@@ -61,6 +65,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from mjenv.baselines._common import PHASE_CLAIM, PHASE_DECLARE, PHASE_DISCARD, Agent, Situation
+from mjenv.baselines.greedy import rule_deficiency_rows, seven_pairs_code, without_suit
 
 from mjenv.deficiency import dp
 from mjenv.rules import Rules
@@ -493,7 +498,11 @@ class FlatMCAgent(Agent):
         rounds = min(s.wall_count // 4, self.max_rounds)
         hands = np.stack([a.hand for a in after])
         needed = np.array([a.needed for a in after], dtype=np.int64)
-        tie = self._greedy_key(hands, needed, s.kb)
+        # the greedy order under the rule set (issue 12): seven pairs for a seat with no declared meld,
+        # no tile of the missing suit in any completion, as the greedy agent scores its discards
+        forms = np.array([seven_pairs_code(self.rules, int(n)) for n in needed], dtype=np.int64)
+        key_hands = np.stack([without_suit(h, s.missing_suit) for h in hands])
+        tie = self._greedy_key(key_hands, needed, s.kb, forms)
         if self.prefilter:
             # our addition: simulate only the afterstates of least knowledge-aware deficiency; the
             # optimistic simulation (no discards) otherwise overrates hands that are further from a win
@@ -517,11 +526,18 @@ class FlatMCAgent(Agent):
         return after[best].action
 
     @staticmethod
-    def _greedy_key(hands: np.ndarray, needed: np.ndarray, kb: np.ndarray) -> np.ndarray:
-        """int64[A] tie-break key, lower is better: ``deficiency * 1000 + (999 - effective KB copies)``."""
+    def _greedy_key(
+        hands: np.ndarray, needed: np.ndarray, kb: np.ndarray, forms: np.ndarray | None = None
+    ) -> np.ndarray:
+        """int64[A] tie-break key, lower is better: ``deficiency * 1000 + (999 - effective KB copies)``.
+
+        ``forms``: int[A] per afterstate the seven-pairs form that also completes it
+        (:func:`mjenv.baselines.greedy.seven_pairs_code`, 0 none); the deficiency is then
+        ``min(melds-and-pair, seven pairs)``, before and after each draw.
+        """
         n_a, n_t = hands.shape
         kbs = np.broadcast_to(kb.astype(np.int8), hands.shape).copy()
-        d = dp.deficiency_batch(hands.astype(np.int8), kbs, needed.astype(np.int64)).astype(np.int64)
+        d = rule_deficiency_rows(hands, kbs, needed, forms).astype(np.int64)
         # effective tiles of every afterstate in one batched call: draw t from the KB, compare
         draws = np.flatnonzero(kb > 0)
         rows = np.repeat(np.arange(n_a), len(draws))
@@ -532,7 +548,7 @@ class FlatMCAgent(Agent):
         kb_rows[np.arange(len(rows)), cols] -= 1
         if len(rows) == 0:
             return d * 1000 + 999
-        d_drawn = dp.deficiency_batch(drawn, kb_rows, needed[rows].astype(np.int64))
+        d_drawn = rule_deficiency_rows(drawn, kb_rows, needed[rows], None if forms is None else forms[rows])
         lowers = d_drawn < d[rows]
         eff = np.zeros(n_a, dtype=np.int64)
         np.add.at(eff, rows[lowers], kb[cols[lowers]].astype(np.int64))

@@ -17,6 +17,16 @@ kongs in the same way:
   (low, mid, high); otherwise ``PASS``.
 
 All deficiencies come from the exact batched ``dp`` core, one call per feature.
+
+**The rule set's deficiency** (issue 12). Where the rules let seven pairs win (``Rules.seven_pairs``:
+distinct pairs; ``sichuan``: a four of a kind counts as two pairs), a seat with no declared meld
+minimises ``min(melds-and-pair, seven pairs)`` (:mod:`mjenv.deficiency.seven_pairs`), and its effective
+tiles are the draws that lower that minimum. After a declared Sichuan missing suit, the discard scores
+are those of the hand and KB without that suit (:mod:`mjenv.deficiency.sichuan`), and discarding one of
+its tiles leaves the deficiency and effective count as they are: exactly the observation's
+``deficiency_after_discard`` and ``effective_count_after_discard`` views (a test checks it). Claims
+compare the claim's melds-and-pair deficiency with the rule set's deficiency now. Under rules without
+seven pairs or a missing suit nothing changes.
 """
 
 from __future__ import annotations
@@ -26,6 +36,8 @@ from mjenv.baselines._common import PHASE_CLAIM, PHASE_DECLARE, PHASE_DISCARD, A
 
 from mjenv.deficiency import dp
 from mjenv.deficiency.features import NOT_APPLICABLE, discard_rows
+from mjenv.deficiency.seven_pairs import SEVEN_PAIRS, check_seven_pairs, seven_pairs_deficiency, variants
+from mjenv.rules import Rules
 
 
 def _dfncy(hands: np.ndarray, kb: np.ndarray, needed: np.ndarray | int) -> np.ndarray:
@@ -47,24 +59,87 @@ def _dfncy(hands: np.ndarray, kb: np.ndarray, needed: np.ndarray | int) -> np.nd
     return dp.deficiency_batch(hands, kbs, m)
 
 
-def discard_scores(hand: np.ndarray, kb: np.ndarray, needed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Deficiency and effective-tile count after discarding each held tile
-    (:func:`mjenv.deficiency.features.discard_rows` of one hand).
+def seven_pairs_code(rules: Rules, melds_needed: int) -> int:
+    """The seven-pairs form that also completes a seat's hand: 0 none, 1 distinct pairs, 2 a four of a
+    kind as two pairs (:data:`mjenv.deficiency.seven_pairs.SEVEN_PAIRS`); 0 once a meld is declared."""
+    from mjenv.observation import seven_pairs_form
+
+    if melds_needed != rules.melds:
+        return 0
+    return check_seven_pairs(seven_pairs_form(rules))
+
+
+def without_suit(counts: np.ndarray, missing_suit: int) -> np.ndarray:
+    """int16[T] copy of ``counts`` with the missing suit's 9 entries set to 0 (none when -1)."""
+    out = np.array(counts, dtype=np.int16).reshape(-1)
+    if missing_suit >= 0:
+        out[9 * missing_suit : 9 * missing_suit + 9] = 0
+    return out
+
+
+def rule_deficiency_rows(
+    hands: np.ndarray, kbs: np.ndarray, needed: np.ndarray, forms: np.ndarray | None
+) -> np.ndarray:
+    """Knowledge-aware deficiency of rows, seven pairs counted where a row names a form.
+
+    Args:
+        hands: int[B, T] counts; kbs: int[B, T] knowledge bases; needed: int[B] m.
+        forms: None, or int[B] per row the seven-pairs form (:func:`seven_pairs_code`; 0 none).
+
+    Returns:
+        int32[B]: ``min(melds-and-pair, seven pairs)`` where ``forms[b]`` is 1 or 2, else melds-and-pair.
+    """
+    d = dp.deficiency_batch(np.asarray(hands, dtype=np.int8), np.asarray(kbs, dtype=np.int8),
+                            np.asarray(needed, dtype=np.int64))
+    if forms is not None:
+        for form in (1, 2):
+            rows = np.flatnonzero(np.asarray(forms) == form)
+            if len(rows):
+                sp = seven_pairs_deficiency(np.asarray(hands)[rows], np.asarray(kbs)[rows], SEVEN_PAIRS[form])
+                d[rows] = np.minimum(d[rows], sp)
+    return d
+
+
+def discard_scores(
+    hand: np.ndarray, kb: np.ndarray, needed: int, seven_pairs: int = 0, missing_suit: int = -1
+) -> tuple[np.ndarray, np.ndarray]:
+    """Deficiency and effective-tile count after discarding each held tile, under the rule set
+    (:func:`mjenv.deficiency.features.discard_rows` of one hand; see the module docstring).
 
     Args:
         hand: int[T] a 3m+2-tile hand.
         kb: int[T] knowledge base.
         needed: m, melds still needed.
+        seven_pairs: the seven-pairs form that also completes the hand (:func:`seven_pairs_code`),
+            0 for none.
+        missing_suit: the declared missing suit (0..2), -1 for none: the scores are those of the hand
+            and KB without it, and discarding one of its tiles leaves them as they are.
 
     Returns:
         (dfncy, effective): int32[T] deficiency of ``hand - t`` (``NOT_APPLICABLE`` where t is not
         held) and int64[T] KB copies of the tiles whose draw lowers that deficiency (0 where not held).
     """
-    d, eff = discard_rows(np.asarray(hand)[None], np.asarray(kb)[None], np.array([needed]))
-    return d[0], np.maximum(eff[0], 0)
+    hand = np.asarray(hand).reshape(-1)
+    own, kb = without_suit(hand, missing_suit), without_suit(kb, missing_suit)
+    forms = np.array([seven_pairs]) if seven_pairs else None
+    d, eff = discard_rows(own[None], kb[None], np.array([needed]), forms)
+    d, eff = d[0], np.maximum(eff[0], 0)
+    gone = (hand > 0) & (own == 0)  # tiles of the missing suit: out of every completion
+    if gone.any():
+        now, draw, _ = dp.deficiency_one_tile_rows(own[None].astype(np.int8), kb[None].astype(np.int8),
+                                                   np.array([needed], dtype=np.int64))
+        if seven_pairs:
+            sp = variants(own[None], kb[None], seven_pairs, discard_draw=False)
+            now, draw = np.minimum(now, sp["now"]), np.minimum(draw, sp["draw"])
+        d[gone] = now[0]
+        eff[gone] = int((((kb > 0) & (draw[0] < now[0])) * kb).sum())
+    return d, eff
 
 
-def best_discard(hand: np.ndarray, kb: np.ndarray, needed: int, allowed: np.ndarray | None = None) -> tuple[int, int]:
+def best_discard(
+    hand: np.ndarray, kb: np.ndarray, needed: int, allowed: np.ndarray | None = None,
+    seven_pairs: int = 0, missing_suit: int = -1,
+) -> tuple[int, int]:
     """The greedy discard: lowest deficiency, then most effective tiles, then lowest tile id.
 
     Args:
@@ -72,11 +147,12 @@ def best_discard(hand: np.ndarray, kb: np.ndarray, needed: int, allowed: np.ndar
         kb: int[T] knowledge base.
         needed: m.
         allowed: optional bool[T] of discards allowed (default: every held tile).
+        seven_pairs, missing_suit: the rule set's constraints, as in :func:`discard_scores`.
 
     Returns:
         (tile, deficiency after discarding it).
     """
-    d, eff = discard_scores(hand, kb, needed)
+    d, eff = discard_scores(hand, kb, needed, seven_pairs, missing_suit)
     ok = d != NOT_APPLICABLE
     if allowed is not None:
         ok &= np.asarray(allowed, dtype=bool)
@@ -116,17 +192,19 @@ class GreedyAgent(Agent):
 
     def _own_turn(self, s: Situation) -> int:
         lay, n_t = s.layout, s.layout.num_tile_types
-        tile, d_best = best_discard(s.hand, s.kb, s.melds_needed, allowed=s.mask[:n_t])
+        form = seven_pairs_code(self.rules, s.melds_needed)
+        tile, d_best = best_discard(s.hand, s.kb, s.melds_needed, s.mask[:n_t], form, s.missing_suit)
         kongs = np.flatnonzero(s.mask[n_t : 2 * n_t])
+        hand = without_suit(s.hand, s.missing_suit)  # as the discard scores see it
         for t in kongs:
             if s.hand[t] >= 4:
-                # concealed kong: four tiles leave the hand, one more meld is declared
-                after = s.hand.copy()
+                # concealed kong: four tiles leave the hand, one more meld is declared (no seven pairs)
+                after = hand.copy()
                 after[t] -= 4
                 ok = int(_dfncy(after[None], s.kb, s.melds_needed - 1)[0]) <= d_best
             else:
-                # added kong: the hand left is H - t, exactly the discard of t
-                after = s.hand.copy()
+                # added kong: the hand left is H - t, exactly the discard of t (a meld is declared)
+                after = hand.copy()
                 after[t] -= 1
                 ok = int(_dfncy(after[None], s.kb, s.melds_needed)[0]) <= d_best
             if ok:
@@ -138,6 +216,10 @@ class GreedyAgent(Agent):
 
         lay = s.layout
         now = int(_dfncy(s.hand[None], s.kb, s.melds_needed)[0])
+        form = seven_pairs_code(self.rules, s.melds_needed)
+        if form:  # a claim declares a meld: it gives up the seven pairs this hand may still make
+            own = without_suit(s.hand, s.missing_suit)
+            now = min(now, int(rule_deficiency_rows(own[None], s.kb[None], [s.melds_needed], [form])[0]))
         exposed = self.rules.melds - s.melds_needed
         after = deficiency_after_claim(
             s.hand.astype(np.int8), s.kb.astype(np.int8), s.last_discard, exposed_melds=exposed, melds=self.rules.melds

@@ -149,6 +149,8 @@ def test_agents_refuse_anything_but_an_observation_dict():
 AGENT_MODULES = ("_common.py", "random_agent.py", "greedy.py", "flatmc.py", "human.py")
 ALLOWED_MJENV = {"mjenv.baselines._common", "mjenv.deficiency", "mjenv.deficiency.dp", "mjenv.deficiency.features",
                  "mjenv.deficiency.sichuan",  # best_missing_suit: the Sichuan declaration (issue 12)
+                 "mjenv.deficiency.seven_pairs",  # the rule set's seven pairs (issue 12)
+                 "mjenv.baselines.greedy",  # flatmc: the greedy order under the rule set (issue 12)
                  "mjenv.game.actions", "mjenv.rules", "mjenv.tiles", "mjenv.observation"}  # fmt: skip
 
 

@@ -36,7 +36,8 @@ def _unwrap(x, single: bool):
     return x[0] if single else x
 
 
-def deficiency_after_discard(hand, kb=None, *, exposed_melds=0, melds: int = 4) -> np.ndarray:
+def deficiency_after_discard(hand, kb=None, *, exposed_melds=0, melds: int = 4, seven_pairs: str | None = None
+                             ) -> np.ndarray:
     """Deficiency after discarding each tile type (the discarded tile does not return to the KB).
 
     Args:
@@ -44,6 +45,8 @@ def deficiency_after_discard(hand, kb=None, *, exposed_melds=0, melds: int = 4) 
         kb: knowledge base; None means 4 - hand.
         exposed_melds: int or int[B].
         melds: melds in a complete hand.
+        seven_pairs: None, ``"distinct"`` or ``"fours"`` (:data:`mjenv.deficiency.seven_pairs.SEVEN_PAIRS`):
+            a row with no exposed meld then takes ``min(melds-and-pair, seven pairs)`` (issue 12).
 
     Returns:
         int32[T] (or [B, T]): deficiency of the 3m+1-tile hand left after discarding t;
@@ -53,16 +56,21 @@ def deficiency_after_discard(hand, kb=None, *, exposed_melds=0, melds: int = 4) 
     _require_sizes(b, 2, "deficiency_after_discard")
     # every row differs from the hand in one tile: one lookup per modified suit half (dp module)
     _, _, out = dp.deficiency_one_tile_rows(b.hands, b.kbs, b.melds_needed)
+    closed, sp = _seven_pairs_rows(b, seven_pairs, melds)
+    if len(closed):
+        out[closed] = np.minimum(out[closed], sp["discard"])
     out[b.hands <= 0] = NOT_APPLICABLE
     return _unwrap(out, b.single)
 
 
-def effective_tiles(hand, kb=None, *, exposed_melds=0, melds: int = 4):
+def effective_tiles(hand, kb=None, *, exposed_melds=0, melds: int = 4, seven_pairs: str | None = None):
     """Tiles whose draw lowers the deficiency, and how many copies of them the KB holds.
 
     For a 3m+1-tile hand, t is effective when KB[t] > 0 and dfncy(H + t, KB - t) < dfncy(H, KB). For a
     3m+2-tile hand, when some discard after drawing t gives a lower deficiency than now (see the
-    module docstring: one evaluation of the 3m+3-tile hand H + t).
+    module docstring: one evaluation of the 3m+3-tile hand H + t). With ``seven_pairs`` (as in
+    :func:`deficiency_after_discard`) the deficiency of a row with no exposed meld is
+    ``min(melds-and-pair, seven pairs)``, before and after the draw.
 
     Returns:
         (mask, count): bool[T] (or [B, T]) effective tile types and int (or int64[B]) total KB copies
@@ -71,11 +79,31 @@ def effective_tiles(hand, kb=None, *, exposed_melds=0, melds: int = 4):
     b = normalize(hand, kb, exposed_melds, melds)
     # the rows (H + t, KB - t) differ from the hand in one tile: see dp.deficiency_one_tile_rows
     now, after, _ = dp.deficiency_one_tile_rows(b.hands, b.kbs, b.melds_needed)
+    closed, sp = _seven_pairs_rows(b, seven_pairs, melds)
+    if len(closed):
+        now[closed] = np.minimum(now[closed], sp["now"])
+        after[closed] = np.minimum(after[closed], sp["draw"])
     mask = (b.kbs > 0) & (after < now[:, None])
     count = (mask * b.kbs).sum(axis=1).astype(np.int64)
     if b.single:
         return mask[0], int(count[0])
     return mask, count
+
+
+def _seven_pairs_rows(b: Batch, seven_pairs: str | None, melds: int) -> tuple[np.ndarray, dict]:
+    """Rows with no exposed meld and their seven-pairs variants (:func:`seven_pairs.variants`), or
+    no rows when ``seven_pairs`` is None.
+
+    Raises:
+        ValueError: ``seven_pairs`` not a form, or a form with ``melds`` other than 4 (14-tile hands).
+    """
+    form = _seven_pairs.check_seven_pairs(seven_pairs)
+    if form == 0:
+        return np.zeros(0, dtype=np.int64), {}
+    if melds != 4:
+        raise ValueError(f"seven_pairs needs melds=4 (14-tile hands), got melds={melds!r}")
+    closed = np.flatnonzero(b.melds_needed == melds)
+    return closed, _seven_pairs.variants(b.hands[closed], b.kbs[closed], form, discard_draw=False)
 
 
 def is_complete(hand, *, melds: int | None = None) -> bool | np.ndarray:
