@@ -35,7 +35,8 @@ from mjenv.tables import _deals
 
 __all__ = ["BatchTables"]
 
-_SEATS = np.arange(4)
+#: row b: whether each seat is in the acting-seat bit set b (BatchGames' scalar ``_acting``)
+_NEEDS_ACTION = (np.arange(16)[:, None] >> np.arange(4) & 1) > 0
 # scalars columns of BatchGames (mjenv.game.batch.SCALARS)
 _PHASE, _ACTING = 0, 10
 _END = int(Phase.END)
@@ -75,6 +76,8 @@ class BatchTables:
             raise ValueError(f"the batch step cannot fill the state fields {sorted(unknown)}")
         self._layout = np.array([start[f] for f in RECORD_FIELDS] + [spec.state_size], dtype=np.int32)
         self._all_rows = np.arange(n, dtype=np.int64)
+        #: where each (table, seat)'s mask row starts in the flat masks (check's one take)
+        self._mask_offsets = np.arange(4 * n, dtype=np.int64) * self.games.masks.shape[2]
 
     # -- the state records (ObservationSpec.sources, read from the arrays of many tables) -------------
 
@@ -110,10 +113,11 @@ class BatchTables:
         masks = self.games.masks
         size = masks.shape[2]
         acts = np.ascontiguousarray(acts, dtype=np.int64)
-        outside = (acts < 0) | (acts >= size)
-        if outside.any():
-            self._refuse(acts, outside, f"is outside the action space 0..{size - 1}")
-        bad = np.take_along_axis(masks, acts[:, :, None], axis=2)[:, :, 0] == 0
+        # one reduction for both ends: a negative id viewed as uint64 is larger than any action id
+        if acts.view(np.uint64).max() >= size:
+            self._refuse(acts, (acts < 0) | (acts >= size), f"is outside the action space 0..{size - 1}")
+        # each seat's mask entry of its action, read from the flat masks (a take_along_axis costs 5x more)
+        bad = (masks.reshape(-1).take(acts.reshape(-1) + self._mask_offsets) == 0).reshape(acts.shape)
         if not bad.any():
             return acts, {}
         if self.illegal_action == "raise":
@@ -176,4 +180,5 @@ class BatchTables:
         return {"observation": self.obs, "action_mask": self.games.masks.copy()}
 
     def needs_action(self) -> np.ndarray:
-        return (self.games.scalars[:, _ACTING][:, None] >> _SEATS & 1) > 0
+        # the acting-seat bit set (0..15) looked up in its 16 rows: one take, not four array operations
+        return _NEEDS_ACTION.take(self.games.scalars[:, _ACTING], axis=0)
