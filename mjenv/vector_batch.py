@@ -31,7 +31,7 @@ from mjenv import AGENTS
 from mjenv.game.actions import ActionLayout, Phase
 from mjenv.game.batch import RECORD_FIELDS, BatchGames
 from mjenv.observation import ObservationSpec
-from mjenv.tables import _deals
+from mjenv.tables import _deals, game_seed_of
 
 __all__ = ["BatchTables"]
 
@@ -152,9 +152,17 @@ class BatchTables:
     def deal(self, rows: list[int], seeds: list | None = None, options: list | None = None) -> None:
         """Deal the next hand at tables ``rows`` from their own generators (``seeds``/``options``: one per
         row); every deal is drawn before any table changes, so a bad one raises with nothing changed."""
-        for i, (rng, game) in zip(rows, _deals([self.np_random[i] for i in rows], self.rules, seeds, options)):
+        if options is not None and any(o is not None for o in options):  # a given wall or dealer: a Game's deal
+            for i, (rng, game) in zip(rows, _deals([self.np_random[i] for i in rows], self.rules, seeds, options)):
+                self.np_random[i] = rng
+                self.games.load(i, game)
+            return
+        # the common case (autoreset, reset without options): the same generators' draws, the hands
+        # dealt into the arrays without a Game (BatchGames.deal)
+        drawn = [game_seed_of(self.np_random[i], seeds[k] if seeds else None) for k, i in enumerate(rows)]
+        for i, (rng, _) in zip(rows, drawn):
             self.np_random[i] = rng
-            self.games.load(i, game)
+        self.games.deal(rows, [s for _, s in drawn])
 
     def observe(self, final: tuple | None) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Observes every table's current state and the ``final`` records after them, in one writer call."""
