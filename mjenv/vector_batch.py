@@ -13,9 +13,10 @@ It is one engine of the one end of a step, :func:`mjenv.tables.step_tables` (the
 observes; the rewards, termination and autoreset are that function's, for both engines. Everything
 the env returns equals the Python engine byte for byte: observations, masks, rewards, terminations,
 infos, final observations and infos, autoreset from each table's own generator
-(``tests/test_vector_batch.py`` plays both side by side). New hands are dealt by the Python engine
-(:func:`mjenv.tables.deal_game`, so seeds give the same walls) and loaded into the arrays; everything
-after the deal runs in C.
+(``tests/test_vector_batch.py`` plays both side by side). New hands take their ``Game`` seed from
+the table's generator as the Python engine does (:func:`mjenv.tables.game_seed_of`, so seeds give the
+same walls) and are dealt straight into the arrays (:meth:`BatchGames.deal`; a reset with a given wall
+or dealer loads a dealt ``Game``); everything after the deal runs in C.
 
 Not on this path (the vector env falls back to the Python path): ``log_dir`` (the batch keeps no
 game log), ``observation="oracle"`` (its wall view is computed from a ``Game``), and rule sets

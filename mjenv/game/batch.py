@@ -81,8 +81,9 @@ class BatchGames:
     """N tables of one rule set as arrays with a leading table dimension, advanced by one C call.
 
     The compiled port of :class:`~mjenv.game.engine.Game`'s transitions (``mjenv.game._step.step``).
-    Deals come from the Python engine (:meth:`load` copies a fresh ``Game``'s state in), so seeds give
-    the Python engine's walls; every later transition runs in C. ``mjenv.vector_batch`` runs the vector
+    Deals give the Python engine's states: :meth:`deal` writes the state ``Game(rules, seed=s)`` starts
+    in (the same wall from the same seed), :meth:`load` copies any ``Game``'s state in; every later
+    transition runs in C. ``mjenv.vector_batch`` runs the vector
     env on it (its observations come from these arrays through the observation writer's state records).
 
     Args:
