@@ -30,7 +30,10 @@ from mjenv.game.actions import ActionLayout
 from mjenv.observation import ObservationSpec
 from mjenv.rules import Rules, get_rules
 
-__all__ = ["ILLEGAL_REWARD", "POTENTIAL_CAP", "PythonTables", "StepResult", "deal_game", "potential", "step_tables"]
+__all__ = [
+    "ILLEGAL_REWARD", "POTENTIAL_CAP", "PythonTables", "StepResult", "deal_game", "game_seed_of", "potential",
+    "step_tables",
+]
 
 #: Deficiency counted for INCOMPLETABLE in the shaping potential (one more than any completable hand).
 POTENTIAL_CAP = 15
@@ -88,11 +91,17 @@ def deal_game(rules: Rules, np_random: np.random.Generator, seed: int | None = N
     from mjenv.game import Game
 
     wall, dealer = _check_options(options)
+    np_random, game_seed = game_seed_of(np_random, seed)
+    return np_random, Game(rules=rules, seed=game_seed, dealer=dealer, wall=wall)
+
+
+def game_seed_of(np_random: np.random.Generator, seed: int | None = None) -> tuple[np.random.Generator, int]:
+    """(generator, the next hand's ``Game`` seed) of a table (``seed``: reseed the generator first);
+    :func:`deal_game`'s draw, also for deals that build no ``Game`` (``mjenv.vector_batch``, issue 16)."""
     seed = _check_seed(seed)
     if seed is not None:
         np_random, _ = seeding.np_random(seed)
-    game_seed = int(np_random.integers(0, 2**63 - 1))
-    return np_random, Game(rules=rules, seed=game_seed, dealer=dealer, wall=wall)
+    return np_random, int(np_random.integers(0, 2**63 - 1))
 
 
 def _deals(generators: list, rules: Rules, seeds: list | None, options: list | None) -> list[tuple]:

@@ -54,7 +54,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from mjenv import AGENTS
 from mjenv.env import _Output
 from mjenv.observation import ObservationSpec
-from mjenv.tables import PythonTables, _check_seed, _Table, potential, step_tables
+from mjenv.tables import POTENTIAL_CAP, PythonTables, _check_seed, _Table, step_tables
 
 __all__ = ["MahjongVectorEnv", "vector_env"]
 
@@ -128,11 +128,13 @@ class MahjongVectorEnv(VectorEnv):
 
     def _infos(self) -> dict[str, np.ndarray]:
         deficiency = self._tables.deficiency.astype(np.int64)
-        # no table is over between steps (ended hands are dealt again at once): Phi = potential(deficiency)
+        # no table is over between steps (ended hands are dealt again at once): Phi = potential(deficiency),
+        # -min(d, cap), here negated after the float32 cast (the same values, -0.0 included; two
+        # operations, not potential's four and a cast)
         return {
             "needs_action": self._tables.needs_action(),
             "deficiency": deficiency,
-            "potential": potential(deficiency).astype(np.float32),
+            "potential": -np.minimum(deficiency, POTENTIAL_CAP).astype(np.float32),
         }
 
     def reset(self, seed: int | Sequence[int] | None = None, options: dict | Sequence[dict | None] | None = None):

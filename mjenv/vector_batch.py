@@ -13,9 +13,10 @@ It is one engine of the one end of a step, :func:`mjenv.tables.step_tables` (the
 observes; the rewards, termination and autoreset are that function's, for both engines. Everything
 the env returns equals the Python engine byte for byte: observations, masks, rewards, terminations,
 infos, final observations and infos, autoreset from each table's own generator
-(``tests/test_vector_batch.py`` plays both side by side). New hands are dealt by the Python engine
-(:func:`mjenv.tables.deal_game`, so seeds give the same walls) and loaded into the arrays; everything
-after the deal runs in C.
+(``tests/test_vector_batch.py`` plays both side by side). New hands take their ``Game`` seed from
+the table's generator as the Python engine does (:func:`mjenv.tables.game_seed_of`, so seeds give the
+same walls) and are dealt straight into the arrays (:meth:`BatchGames.deal`; a reset with a given wall
+or dealer loads a dealt ``Game``); everything after the deal runs in C.
 
 Not on this path (the vector env falls back to the Python path): ``log_dir`` (the batch keeps no
 game log), ``observation="oracle"`` (its wall view is computed from a ``Game``), and rule sets
@@ -31,11 +32,12 @@ from mjenv import AGENTS
 from mjenv.game.actions import ActionLayout, Phase
 from mjenv.game.batch import RECORD_FIELDS, BatchGames
 from mjenv.observation import ObservationSpec
-from mjenv.tables import _deals
+from mjenv.tables import _deals, game_seed_of
 
 __all__ = ["BatchTables"]
 
-_SEATS = np.arange(4)
+#: row b: whether each seat is in the acting-seat bit set b (BatchGames' scalar ``_acting``)
+_NEEDS_ACTION = (np.arange(16)[:, None] >> np.arange(4) & 1) > 0
 # scalars columns of BatchGames (mjenv.game.batch.SCALARS)
 _PHASE, _ACTING = 0, 10
 _END = int(Phase.END)
@@ -75,6 +77,8 @@ class BatchTables:
             raise ValueError(f"the batch step cannot fill the state fields {sorted(unknown)}")
         self._layout = np.array([start[f] for f in RECORD_FIELDS] + [spec.state_size], dtype=np.int32)
         self._all_rows = np.arange(n, dtype=np.int64)
+        #: where each (table, seat)'s mask row starts in the flat masks (check's one take)
+        self._mask_offsets = np.arange(4 * n, dtype=np.int64) * self.games.masks.shape[2]
 
     # -- the state records (ObservationSpec.sources, read from the arrays of many tables) -------------
 
@@ -110,10 +114,11 @@ class BatchTables:
         masks = self.games.masks
         size = masks.shape[2]
         acts = np.ascontiguousarray(acts, dtype=np.int64)
-        outside = (acts < 0) | (acts >= size)
-        if outside.any():
-            self._refuse(acts, outside, f"is outside the action space 0..{size - 1}")
-        bad = np.take_along_axis(masks, acts[:, :, None], axis=2)[:, :, 0] == 0
+        # one reduction for both ends: a negative id viewed as uint64 is larger than any action id
+        if acts.view(np.uint64).max() >= size:
+            self._refuse(acts, (acts < 0) | (acts >= size), f"is outside the action space 0..{size - 1}")
+        # each seat's mask entry of its action, read from the flat masks (a take_along_axis costs 5x more)
+        bad = (masks.reshape(-1).take(acts.reshape(-1) + self._mask_offsets) == 0).reshape(acts.shape)
         if not bad.any():
             return acts, {}
         if self.illegal_action == "raise":
@@ -148,9 +153,17 @@ class BatchTables:
     def deal(self, rows: list[int], seeds: list | None = None, options: list | None = None) -> None:
         """Deal the next hand at tables ``rows`` from their own generators (``seeds``/``options``: one per
         row); every deal is drawn before any table changes, so a bad one raises with nothing changed."""
-        for i, (rng, game) in zip(rows, _deals([self.np_random[i] for i in rows], self.rules, seeds, options)):
+        if options is not None and any(o is not None for o in options):  # a given wall or dealer: a Game's deal
+            for i, (rng, game) in zip(rows, _deals([self.np_random[i] for i in rows], self.rules, seeds, options)):
+                self.np_random[i] = rng
+                self.games.load(i, game)
+            return
+        # the common case (autoreset, reset without options): the same generators' draws, the hands
+        # dealt into the arrays without a Game (BatchGames.deal)
+        drawn = [game_seed_of(self.np_random[i], seeds[k] if seeds else None) for k, i in enumerate(rows)]
+        for i, (rng, _) in zip(rows, drawn):
             self.np_random[i] = rng
-            self.games.load(i, game)
+        self.games.deal(rows, [s for _, s in drawn])
 
     def observe(self, final: tuple | None) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Observes every table's current state and the ``final`` records after them, in one writer call."""
@@ -176,4 +189,5 @@ class BatchTables:
         return {"observation": self.obs, "action_mask": self.games.masks.copy()}
 
     def needs_action(self) -> np.ndarray:
-        return (self.games.scalars[:, _ACTING][:, None] >> _SEATS & 1) > 0
+        # the acting-seat bit set (0..15) looked up in its 16 rows: one take, not four array operations
+        return _NEEDS_ACTION.take(self.games.scalars[:, _ACTING], axis=0)

@@ -214,3 +214,24 @@ def test_batch_step_refuses_illegal() -> None:
     with pytest.raises(ValueError, match="shape"):
         bg.step(acts[:1])
     np.testing.assert_array_equal(bg.tiles, before)
+
+
+@pytest.mark.parametrize("preset", ["basic", "honours"])
+def test_batch_deal_equals_loading_the_games_deal(preset: str) -> None:
+    """``BatchGames.deal`` (the vector env's deal, no ``Game`` built) gives every array ``load`` gives
+    from ``Game(rules, seed=s)``: walls, hands, the dealer's drawn tile, masks and scalars."""
+    seeds = list(range(1500)) + [2**63 - 2]
+    rows = list(range(len(seeds)))
+    loaded = batch.BatchGames(preset, len(seeds))
+    for i, s in enumerate(seeds):
+        loaded.load(i, Game(preset, seed=s))
+    dealt = batch.BatchGames(preset, len(seeds))
+    dealt.scalars[:] = 7  # a table's old state must be overwritten everywhere
+    dealt.deal(rows[::-1], seeds[::-1])  # rows in any order
+    for name, want, got in zip(batch.ARRAYS, loaded._arrays(), dealt._arrays()):
+        np.testing.assert_array_equal(got, want, err_msg=name)
+    np.testing.assert_array_equal(dealt.scalars, loaded.scalars)
+    np.testing.assert_array_equal(dealt.dealer, loaded.dealer)
+    # the seeds reach a dealer's turn with a concealed kong offered (the turn row is not PASS-only)
+    kongs = Game(preset, seed=0).layout.kongs
+    assert loaded.masks[:, 0, kongs].any()

@@ -586,11 +586,13 @@ static PyObject *py_records(PyObject *self, PyObject *args) {
         const int8_t *nm = (const int8_t *)a[2].b.buf + i * 4;
         const int32_t *sc = (const int32_t *)a[3].b.buf + i * NSC;
         int16_t *st = (int16_t *)ob.buf + k * L;
-        for (int j = 0; j < 4 * T; j++) {
-            st[ly[LY_HANDS] + j] = tl[j];
-            st[ly[LY_MELD_COUNTS] + j] = tl[4 * T + j];
-            st[ly[LY_KB] + j] = (int16_t)(4 - tl[j] - tl[8 * T + j % T]); /* mjenv.knowledge: 4 - H - public */
-        }
+        /* one field at a time over plain ranges (no j % T): the compiler vectorises each loop */
+        int16_t *hd = st + ly[LY_HANDS], *mc = st + ly[LY_MELD_COUNTS], *kb = st + ly[LY_KB];
+        const int8_t *pub = tl + 8 * T;
+        for (int j = 0; j < 4 * T; j++) hd[j] = tl[j];
+        for (int j = 0; j < 4 * T; j++) mc[j] = tl[4 * T + j];
+        for (int s = 0; s < 4; s++)
+            for (int j = 0; j < T; j++) kb[s * T + j] = (int16_t)(4 - tl[s * T + j] - pub[j]); /* 4 - H - public */
         for (int j = 0; j < 4 * D; j++) st[ly[LY_DISCARDS] + j] = (int16_t)(disc[j] + 1); /* tile id + 1, 0 none */
         int phase = sc[SC_PHASE], last = sc[SC_LAST_DISCARD], who = sc[SC_LAST_DISCARDER];
         int claim = phase == PH_CLAIM && last >= 0;
