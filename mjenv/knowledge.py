@@ -32,7 +32,7 @@ from mjenv.deficiency import kernel as _kernel
 from mjenv.game import Game
 from mjenv.tiles import COPIES
 
-__all__ = ["knowledge_base", "knowledge_bases", "knowledge_bases_many"]
+__all__ = ["knowledge_base", "knowledge_bases", "knowledge_bases_many", "unseen"]
 
 
 def knowledge_base(game: Game, seat: int) -> np.ndarray:
@@ -61,13 +61,13 @@ def knowledge_bases(game: Game, out: np.ndarray | None = None) -> np.ndarray:
         out: None (a fresh array), or an int8[4, T] C-contiguous array to overwrite and return (the
             observation writer's scratch: no allocation in the env's step).
     """
-    return _unseen(game.hands, game.public_counts, out)
+    return unseen(game.hands, game.public_counts, out)
 
 
 def knowledge_bases_many(games: list[Game]) -> np.ndarray:
     """int8[N, 4, T]: :func:`knowledge_bases` of N games in one pass (the vector env's tables)."""
     hands = np.stack([g.hands for g in games])
-    return _unseen(hands, np.stack([g.public_counts for g in games])[:, None, :])
+    return unseen(hands, np.stack([g.public_counts for g in games])[:, None, :])
 
 
 _COPIES: dict[tuple[int, ...], np.ndarray] = {}
@@ -81,17 +81,25 @@ def _copies(shape: tuple[int, ...]) -> np.ndarray:
     return full
 
 
-#: The compiled form of :func:`_unseen`'s formula (None without the kernel): the same subtraction in
+#: The compiled form of :func:`unseen`'s formula (None without the kernel): the same subtraction in
 #: one pass, where numpy's broadcasting set-up costs a few microseconds every env step.
 _COMPILED = _kernel.compiled_unseen()
 
 
-def _unseen(hands: np.ndarray, public_counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+def unseen(hands: np.ndarray, public_counts: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """The KB formula (see the module docstring): copies neither in the own hand nor seen in public.
 
-    ``hands`` int8[..., 4, T] and ``public_counts`` int8[..., 1 or absent, T] C-contiguous (the game's
-    arrays); written into ``out`` when given. Computed by the kernel when it is installed, else by
-    numpy (one int8 operand and in-place steps: no temporaries, and numpy stays off its scalar path).
+    Computed by the kernel when it is installed, else by numpy (one int8 operand and in-place steps:
+    no temporaries, and numpy stays off its scalar path). The observation writer calls it with the
+    game's arrays it already holds.
+
+    Args:
+        hands: int8[..., 4, T] C-contiguous (``Game.hands``, or N games' stacked).
+        public_counts: int8[..., 1 or absent, T] C-contiguous (``Game.public_counts``).
+        out: None (a fresh array), or an int8 array of ``hands``' shape to overwrite and return.
+
+    Returns:
+        int8[..., 4, T]: the knowledge bases.
     """
     if _COMPILED is not None:
         if out is None:

@@ -50,8 +50,7 @@ from mjenv.deficiency.features import CLAIM_KINDS, NOT_APPLICABLE
 from mjenv.deficiency.seat_features import FEATURE_INPUTS, FEATURE_NAMES, DeficiencyFeatures
 from mjenv.deficiency.seven_pairs import check_seven_pairs
 from mjenv.game import Phase
-from mjenv.knowledge import knowledge_bases as _knowledge_bases
-from mjenv.knowledge import knowledge_bases_many
+from mjenv.knowledge import knowledge_bases_many, unseen
 from mjenv.rules import Rules, get_rules
 
 __all__ = [
@@ -215,6 +214,7 @@ class ObservationSpec:
         self._fields, self.state_size = self._state_layout()
         self.plan = self._compile()
         self._kb_scratch = np.empty((4, self.num_tile_types), dtype=np.int8)
+        self._rows_of, self._rows = None, ()  # see _game_rows
 
     def _view_list(self) -> list[View]:
         """The views in order: THE definition of the observation (a new view is one more line here)."""
@@ -402,6 +402,10 @@ class ObservationSpec:
         """What the writers read from a game (the one place that reads it): the array fields of
         :data:`STATE_FIELDS` (the game's arrays and the knowledge bases of :mod:`mjenv.knowledge`,
         ``knowledge_bases`` when the caller has them) and a tuple of the int fields, in order."""
+        return self._sources(game, knowledge_bases, None)
+
+    def _sources(self, game, knowledge_bases: np.ndarray | None, kb_out: np.ndarray | None) -> tuple:
+        """:meth:`sources`; KBs not given are computed into ``kb_out`` (None: a fresh array)."""
         # plain Python ints throughout (numpy scalars in this arithmetic would cost a few us a step)
         phase, last, who = int(game.phase), int(game.last_discard), int(game.last_discarder)
         n0, n1, n2, n3 = game.melds_declared.tolist()  # ``game.num_melds(s)`` of the four seats
@@ -421,8 +425,18 @@ class ObservationSpec:
             *(_missing_onehots(game.missing) if self.rules.missing_suit else ()),
             *(game.won.tolist() if self.rules.bloody else ()), 0,
         )  # fmt: skip
-        kbs = _knowledge_bases(game) if knowledge_bases is None else knowledge_bases
-        return game.hands, game.meld_counts, kbs, game.discards, ints
+        hands, meld_counts, public_counts = self._game_rows(game)
+        kbs = unseen(hands, public_counts, kb_out) if knowledge_bases is None else knowledge_bases
+        return hands, meld_counts, kbs, game.discards, ints
+
+    def _game_rows(self, game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The game's ``hands``, ``meld_counts`` and ``public_counts``, the same view objects while its
+        tile table is the same (a hand of the single env): numpy works out a fresh view's buffer
+        format at each export to C, about 0.5 us a view, three or four views every step."""
+        table = game.tile_table
+        if table is not self._rows_of:
+            self._rows_of, self._rows = table, (game.hands, game.meld_counts, game.public_counts)
+        return self._rows
 
     def state(self, game) -> np.ndarray:
         """The state record of a game (int16[state_size], the fields of :data:`STATE_FIELDS`)."""
@@ -466,8 +480,8 @@ class ObservationSpec:
         """
         if self._one_call:  # the env's step: the kernel writes the one state's arrays, nothing to index away
             obs, deficiency = np.empty((4, self.size), dtype=np.float32), np.empty(4, dtype=np.int32)
-            self._kernel_observe([self.sources(game, _knowledge_bases(game, self._kb_scratch))], [memo], obs,
-                                 deficiency)
+            # the KBs into the spec's scratch: the kernel copies them into its state record at once
+            self._kernel_observe([self._sources(game, None, self._kb_scratch)], [memo], obs, deficiency)
             return obs, deficiency
         obs, deficiency = self.observe_many([game], [memo])
         return obs[0], deficiency[0]
@@ -487,6 +501,7 @@ class ObservationSpec:
         state = self.__dict__.copy()
         state.pop("_kernel_observe", None)
         state.pop("_kernel_observe_records", None)  # the batch step's bound plan (issue 16), also a C handle
+        state["_rows_of"], state["_rows"] = None, ()  # the last game's views (_game_rows), not the spec's
         return state
 
     def observe_many(self, games: list, memos: list | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -503,7 +518,7 @@ class ObservationSpec:
         if n > 1:  # the KBs of all games in one pass
             sources = [self.sources(g, k) for g, k in zip(games, knowledge_bases_many(games))]
         else:  # the KBs into the spec's scratch: the writer copies them into its state record at once
-            sources = [self.sources(games[0], _knowledge_bases(games[0], self._kb_scratch))] if n else []
+            sources = [self._sources(games[0], None, self._kb_scratch)] if n else []
         deficiency = np.empty((n, 4), dtype=np.int32)
         if self.compiled:
             out = np.empty((n, 4, self.size), dtype=np.float32)

@@ -226,3 +226,29 @@ def test_repeated_positions_hit_the_part_cache_with_equal_results():
     assert eng.stats["calls"] == calls and eng.stats["part_misses"] == misses  # nothing evaluated again
     for k in first:
         np.testing.assert_array_equal(first[k], again[k])
+
+
+
+def _first_legal_step(g: Game) -> None:
+    g.step({s: int(np.flatnonzero(g.legal_action_mask(s))[0]) for s in g.acting_seats()})
+
+
+def test_one_spec_over_several_games_matches_fresh_specs():
+    """The spec keeps the last game's array views (``_game_rows``); they must follow the game it is given:
+    games alternated, a game stepped on, and a clone (a copied tile table) observe as with a fresh spec."""
+    spec = ObservationSpec("basic")
+    a, b = Game("basic", seed=11), Game("basic", seed=12)
+    order = [a, b, a]
+    for _ in range(6):  # a moves on between the spec's looks at it
+        _first_legal_step(a)
+        order += [a, b]
+    c = a.clone()
+    _first_legal_step(c)
+    order += [c, a, c]
+    for g in order:
+        obs, deficiency = spec.observe(g)
+        fresh_obs, fresh_deficiency = ObservationSpec("basic").observe(g)
+        np.testing.assert_array_equal(obs, fresh_obs)
+        np.testing.assert_array_equal(deficiency, fresh_deficiency)
+        np.testing.assert_array_equal(spec.sources(g)[2], ObservationSpec("basic").sources(g)[2])
+    assert not np.array_equal(spec.observe(a)[0], spec.observe(b)[0])  # the games differ, so the check can fail

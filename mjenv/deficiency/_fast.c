@@ -12,9 +12,9 @@
  *   - the honours form pongs and pairs only, each honour independently, so their (k, p) vector is
  *     folded directly here (no table).
  *
- * ``suit_vector`` and ``minplus`` are the same loops as in ``_kernel.c`` (the observation kernel),
- * copied rather than shared because that file is being refactored separately; once it settles,
- * both can include one header.
+ * The vectors' layout, the option code and the final join (``final_value``) are shared with
+ * ``_kernel.c`` (the observation kernel) through ``_minplus.h``; ``suit_vector`` and ``minplus`` here
+ * are the plain loops the kernel unrolls and vectorises.
  *
  * It gives exactly the ``dp`` backend's values (same tables; ``tests/test_fast.py`` compares both with
  * the brute-force reference).
@@ -40,13 +40,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#define INF 100
-#define INCOMPLETABLE 99
-#define KM 6            /* k = 0..5 */
-#define VEC (2 * KM)    /* (k, p) laid out k * 2 + p */
-#define NBOUND 9        /* boundary states 3 * c4 + c5 */
+#include "_minplus.h"  /* INF, INCOMPLETABLE, KM, VEC, NBOUND, BIG, code_of, final_value (shared with _kernel.c) */
+
 #define ROW (VEC * NBOUND)
-#define BIG 10000
 #define LEFT_ROWS 759375   /* 15 ** 5 */
 #define RIGHT_ROWS 50625   /* 15 ** 4 */
 
@@ -55,9 +51,6 @@ static int have_tables = 0;
 static PyObject *ndarray_type = NULL;
 
 static const int P15[5] = {1, 15, 225, 3375, 50625};
-
-/* option code of (h, a = h + KB), as in ``_dp_tables.option_pairs(False)`` */
-static inline int code_of(int h, int a) { return a * (a + 1) / 2 + h; }
 
 /* one suit's (k, p) vector for k <= kmax from its 9 counts and availabilities */
 static void suit_vector(const int *h, const int *a, int *out, int kmax) {
@@ -130,13 +123,7 @@ static int deficiency_of(const int *h, const int *a, int n, int m) {
     } else {
         memcpy(y, s2, sizeof(y));
     }
-    int best = BIG;
-    for (int k1 = 0; k1 <= m; k1++)
-        for (int p1 = 0; p1 < 2; p1++) {
-            int v = x[2 * k1 + p1] + y[2 * (m - k1) + (1 - p1)];
-            if (v < best) best = v;
-        }
-    return best >= INF ? INCOMPLETABLE : best;
+    return final_value(x, y, m);
 }
 
 /* Read a 1-D integer ndarray of 27 or 34 entries into out, every entry checked to be 0..4 in its

@@ -75,20 +75,13 @@
 #include <stdint.h>
 #include <string.h>
 
-#define INF 100
-#define INCOMPLETABLE 99
+#include "_minplus.h"  /* INF, INCOMPLETABLE, KM, VEC, NBOUND, BIG, code_of, final_value (shared with _fast.c) */
+
 #define NOT_APPLICABLE (-1)
-#define KM 6            /* k = 0..KMAX (5) */
-#define VEC (2 * KM)    /* (k, p) laid out k * 2 + p */
-#define NBOUND 9        /* boundary states 3 * c4 + c5 */
 #define SUIT_ROW (VEC * NBOUND)
-#define BIG 10000
 #define NUM_OUTPUTS 7   /* the features (seat_features.FEATURE_NAMES) */
 
 static const int P15[6] = {1, 15, 225, 3375, 50625, 759375};
-
-/* option code of (h, a = h + KB): a * (a + 1) / 2 + h */
-static inline int code_of(int h, int a) { return a * (a + 1) / 2 + h; }
 
 typedef struct {
     const uint8_t *left, *right, *h4, *h3;
@@ -256,17 +249,6 @@ static void honour_vector(const uint8_t *a, const uint8_t *b, int *out, int kmax
     widen(a, x);
     widen(b, y);
     minplus(x, y, out, kmax);
-}
-
-/* deficiency at (m, 1) of part vector v joined with the other parts o */
-static inline int final_value(const int *v, const int *o, int m) {
-    int best = BIG;
-    for (int k1 = 0; k1 <= m; k1++)
-        for (int p1 = 0; p1 < 2; p1++) {
-            int s = v[2 * k1 + p1] + o[2 * (m - k1) + (1 - p1)];
-            if (s < best) best = s;
-        }
-    return best >= INF ? INCOMPLETABLE : best;
 }
 
 /* X[k][p][b] (k <= m) = min over splits of half[k1][p1][b] + others[k - k1][p - p1], stored in the
