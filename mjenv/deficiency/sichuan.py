@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from mjenv.deficiency._validate import Batch, normalize
+from mjenv.deficiency.seven_pairs import seven_pairs_deficiency
 
 #: Returned when no complete pattern fits (same value as the public constant).
 INCOMPLETABLE = 99
@@ -63,33 +64,6 @@ def without_suit(batch: Batch, missing) -> Batch:
     return Batch(hands, kbs, batch.melds_needed, batch.single)
 
 
-def seven_pairs_batch(hands: np.ndarray, kbs: np.ndarray, missing: np.ndarray | None) -> np.ndarray:
-    """Seven-pairs deficiency, four of a kind counting as two pairs; int32[B].
-
-    Minimises sum_t max(0, W[t] - H[t]) over W[t] in {0, 2, 4}, W <= H + KB, sum W = 14, W = 0 on the
-    missing suit: a small DP over tiles and the number of pairs placed.
-    """
-    b, t = hands.shape
-    h = hands.astype(np.int64)
-    avail = h + kbs.astype(np.int64)
-    if missing is not None:
-        for s in range(3):
-            avail[missing == s, 9 * s : 9 * s + 9] = 0
-    inf = INCOMPLETABLE
-    best = np.full((b, 8), inf, dtype=np.int64)
-    best[:, 0] = 0
-    for tile in range(t):
-        new = best.copy()
-        for k in (1, 2):  # pairs taken from this tile
-            ok = avail[:, tile] >= 2 * k
-            cost = np.maximum(0, 2 * k - h[:, tile])
-            for p in range(k, 8):
-                cand = np.where(ok, best[:, p - k] + cost, inf)
-                new[:, p] = np.minimum(new[:, p], cand)
-        best = new
-    return np.minimum(best[:, 7], inf).astype(np.int32)
-
-
 def sichuan_deficiency(hand, kb=None, *, missing_suit, exposed_melds=0, seven_pairs: bool = True, method: str = "auto"):
     """Deficiency of a Sichuan hand: no tile of ``missing_suit`` in the completion; seven pairs allowed.
 
@@ -121,11 +95,13 @@ def sichuan_deficiency(hand, kb=None, *, missing_suit, exposed_melds=0, seven_pa
         missing = np.array([check_missing_suit(s) for s in missing_suit], dtype=np.int64)
     else:
         missing = np.full(n, check_missing_suit(missing_suit), dtype=np.int64)
-    out = run_batch(without_suit(batch, missing), method)
+    kept = without_suit(batch, missing)
+    out = run_batch(kept, method)
     if seven_pairs:
-        exposed = np.asarray(batch.melds_needed) == 4
-        pairs = seven_pairs_batch(batch.hands, batch.kbs, missing)
-        out = np.where(exposed, np.minimum(out, pairs), out).astype(np.int32)
+        # the missing suit's counts are 0 in ``kept``, so it offers no pair and costs nothing there
+        closed = np.asarray(batch.melds_needed) == 4
+        pairs = seven_pairs_deficiency(kept.hands, kept.kbs, "fours")
+        out = np.where(closed, np.minimum(out, pairs), out).astype(np.int32)
     return int(out[0]) if batch.single else out
 
 
