@@ -50,8 +50,10 @@ Choices the paper leaves open (ours, documented):
   knowledge-aware deficiency, then more effective tiles in the KB, then the action order. The
   pre-filter and this order use the rule set's deficiency, as the greedy agent does (issue 12):
   seven pairs counted for an afterstate with no declared meld where the rules allow it, the missing
-  suit out of every completion. The simulations' own win check (melds and a pair, below)
-  does not know seven pairs or the missing suit.
+  suit out of every completion. The simulations' own win check follows the same rules
+  (:func:`simulate`'s ``seven_pairs`` and ``missing_suit``): seven pairs completes a reachable hand
+  whose afterstate declared no meld and which stole nothing since, and a completion never uses a tile
+  of the missing suit (nor does the simulated hand steal one).
 - Discard-twice runs only on own-turn discards when the hand has excessive blocks (more than m + 1
   blocks, Sec. 4: "more than six blocks" for five melds), with half of ``simulations`` extra split over
   the second-discard afterstates. H1 compares t1 in {t_1tb} united with the good {t_1ntb} (the
@@ -68,6 +70,7 @@ from mjenv.baselines._common import PHASE_CLAIM, PHASE_DECLARE, PHASE_DISCARD, A
 from mjenv.baselines.greedy import rule_deficiency_rows, seven_pairs_code, without_suit
 
 from mjenv.deficiency import dp
+from mjenv.deficiency.seven_pairs import SEVEN_PAIRS, seven_pairs_deficiency
 from mjenv.rules import Rules
 
 #: Ratio r_d of progressive pruning (paper Sec. 5.2: r_d = 3 keeps almost every best action).
@@ -136,6 +139,39 @@ def _cap_per_group(group: np.ndarray, is_pick: np.ndarray, cap: int) -> np.ndarr
     return keep
 
 
+def complete_rows(
+    hands: np.ndarray, needed: np.ndarray, seven_pairs: np.ndarray | None = None, missing_suit: int = -1
+) -> np.ndarray:
+    """Which hands contain a complete pattern: ONE call of the batched core for all rows.
+
+    With an empty KB the deficiency is 0 exactly when the hand contains m melds and a pair (any hand
+    size: the tiles outside the pattern are simply not used).
+
+    Args:
+        hands: int[B, T] counts (0..4).
+        needed: int[B] melds still needed.
+        seven_pairs: None, or int[B] per row the seven-pairs form that also completes it (0 none,
+            1 distinct pairs, 2 a four of a kind as two pairs).
+        missing_suit: 0..2: that suit's tiles are no part of any pattern (Sichuan); -1 none.
+
+    Returns:
+        bool[B].
+    """
+    hands = np.asarray(hands, dtype=np.int8)
+    if missing_suit >= 0:
+        hands = hands.copy()
+        hands[:, 9 * missing_suit : 9 * missing_suit + 9] = 0
+    zero_kb = np.zeros_like(hands)
+    complete = dp.deficiency_batch(hands, zero_kb, np.asarray(needed, dtype=np.int64)) == 0
+    if seven_pairs is not None:
+        for form in (1, 2):
+            rows = np.flatnonzero(seven_pairs == form)
+            if len(rows):
+                sp = seven_pairs_deficiency(hands[rows], zero_kb[rows], SEVEN_PAIRS[form])
+                complete[rows] |= sp == 0
+    return complete
+
+
 def simulate(
     hands: np.ndarray,
     needed: np.ndarray,
@@ -144,6 +180,9 @@ def simulate(
     model: str = "fp",
     allow_chow: bool = True,
     ron: bool = False,
+    *,
+    seven_pairs: np.ndarray | None = None,
+    missing_suit: int = -1,
 ) -> np.ndarray:
     """Run one batch of simulations for every afterstate; return which are wins.
 
@@ -159,6 +198,15 @@ def simulate(
         ron: FP only (ours, not the paper's Fig. 3): each round a reachable hand also wins when one of
             the three dummy discards completes it (a win on a discard from any seat, Sec. 2.1's rules),
             not only through a pong or the upper seat's chow; such a hand is terminal (not kept).
+        seven_pairs: None (default: melds and a pair only), or int[A] per afterstate the seven-pairs
+            form that also completes it (:func:`mjenv.baselines.greedy.seven_pairs_code`: 0 none,
+            1 distinct pairs, 2 a four of a kind as two pairs). It applies to a reachable hand that
+            stole nothing in the simulation (a steal declares a meld).
+        missing_suit: the seat's declared missing suit (Sichuan, 0..2), -1 (default) for none. The
+            simulated hand never steals a tile of that suit (no pong of it in the rules; no chow of
+            it either), and its tiles are no part of any completion: a hand whose only completion
+            uses one is no win (the seat discards them first, and the optimistic simulation keeps
+            every pick instead of discarding).
 
     Returns:
         bool[A, n]: simulation s of afterstate a is a win.
@@ -208,6 +256,8 @@ def simulate(
             # same hand), so no duplicate rows arise within a round
             for t, same in ((t_l, None), (t_o, t_o == t_l), (t_u, (t_u == t_l) | (t_u == t_o))):
                 ok = can_meld & (st_hands[rows, t] >= 2)
+                if missing_suit >= 0:  # no pong of the missing suit (Sichuan rules)
+                    ok &= t // 9 != missing_suit
                 if same is not None:
                     ok &= ~same
                 idx = np.flatnonzero(ok)
@@ -219,7 +269,7 @@ def simulate(
                     kids_g.append(st_group[idx])
                     kids_pick.append(np.zeros(len(idx), dtype=bool))
             if allow_chow:
-                suited = t_u < 27
+                suited = (t_u < 27) & (t_u // 9 != missing_suit)
                 rank = t_u % 9
                 for lo_off, hi_off, rank_ok in (
                     (1, 2, rank <= 6),
@@ -252,10 +302,12 @@ def simulate(
             st_hands = np.concatenate([st_hands, *ron_h])
             st_needed = np.concatenate([st_needed, *ron_n])
             group = np.concatenate([group, *ron_g])
-    # ONE call of the batched core for every reachable hand of every simulation and afterstate:
-    # with an empty KB the cost is 0 exactly when the hand contains m melds and a pair.
-    zero_kb = np.zeros_like(st_hands, dtype=np.int8)
-    complete = dp.deficiency_batch(st_hands.astype(np.int8), zero_kb, st_needed.astype(np.int64)) == 0
+    forms = None
+    if seven_pairs is not None and np.any(seven_pairs):
+        # seven pairs completes a reachable hand that declared no meld since its afterstate
+        a = group // n_s
+        forms = np.where(st_needed == needed[a], np.asarray(seven_pairs, dtype=np.int64)[a], 0)
+    complete = complete_rows(st_hands, st_needed, forms, missing_suit)
     wins = np.zeros(n_a * n_s, dtype=bool)
     wins[group[complete]] = True
     return wins.reshape(n_a, n_s)
@@ -335,6 +387,8 @@ def flat_monte_carlo(
     allow_chow: bool = True,
     deadline: float | None = None,
     ron: bool = False,
+    seven_pairs: np.ndarray | None = None,
+    missing_suit: int = -1,
 ) -> MCResult:
     """FlatMCMJ (paper Fig. 3) over the given afterstates, with optional progressive pruning.
 
@@ -349,6 +403,8 @@ def flat_monte_carlo(
         allow_chow: rules allow chows.
         deadline: ``time.perf_counter()`` value after which no new iteration starts (anytime).
         ron: FP wins on any dummy discard too (see :func:`simulate`).
+        seven_pairs: None or int[A], the seven-pairs form of each afterstate (see :func:`simulate`).
+        missing_suit: the seat's missing suit, -1 for none (see :func:`simulate`).
 
     Returns:
         :class:`MCResult`.
@@ -366,7 +422,10 @@ def flat_monte_carlo(
     while True:
         idx = np.flatnonzero(res.alive)
         draws = sample_draws(kb, batch, 4 * rounds + 1, rng)
-        w = simulate(hands[idx], needed[idx], extra[idx], draws, model=model, allow_chow=allow_chow, ron=ron)
+        w = simulate(
+            hands[idx], needed[idx], extra[idx], draws, model=model, allow_chow=allow_chow, ron=ron,
+            seven_pairs=None if seven_pairs is None else np.asarray(seven_pairs)[idx], missing_suit=missing_suit,
+        )  # fmt: skip
         res.wins[idx] += w.sum(axis=1)
         res.sims[idx] += batch
         res.total += batch * len(idx)
@@ -510,12 +569,13 @@ class FlatMCAgent(Agent):
             if len(keep) == 1:
                 return after[int(keep[0])].action
             after = [after[i] for i in keep]
-            hands, needed, tie = hands[keep], needed[keep], tie[keep]
+            hands, needed, tie, forms = hands[keep], needed[keep], tie[keep], forms[keep]
         extra = np.array([a.extra for a in after], dtype=np.int64)
+        # the simulations' win check under the same rule set: seven pairs, the missing suit
         res = flat_monte_carlo(
             hands, needed, extra, s.kb, rounds, self.simulations, self.rng,
             model=self.model, pruning=self.pruning, allow_chow=self.rules.allow_chow, deadline=deadline,
-            ron=self.ron,
+            ron=self.ron, seven_pairs=forms if forms.any() else None, missing_suit=s.missing_suit,
         )  # fmt: skip
         self.last_result = res
         best = self._best(res, tie)
@@ -659,10 +719,11 @@ class FlatMCAgent(Agent):
                     seconds.append(int(t2))
             hands = np.stack(rows)
             n2 = max(1, budget // len(rows))
+            form = seven_pairs_code(self.rules, m)
             r = flat_monte_carlo(
                 hands, np.full(len(rows), m), np.zeros(len(rows), np.int64), s.kb, rounds, n2 * len(rows),
                 self.rng, model=self.model, pruning=False, allow_chow=self.rules.allow_chow, deadline=deadline,
-                ron=self.ron,
+                ron=self.ron, seven_pairs=np.full(len(rows), form) if form else None, missing_suit=s.missing_suit,
             )  # fmt: skip
             out = {}
             owners_a = np.array(owners)
