@@ -12,6 +12,9 @@ it the Python search gives the same types).
 in ``depends`` so a change rebuilds both, and in the package data so an sdist carries it).
 ``mjenv.game._step`` is the first block of the compiled batch step (a batched win check; optional:
 without it ``mjenv.game.batch`` runs the Python check, same values).
+``mjenv.baselines._flatmc`` is flat MC's compiled simulation (optional: without it
+``mjenv.baselines.flatmc.simulate`` runs its numpy path, same wins); it and ``_fast.c``'s ``contains``
+include ``mjenv/deficiency/_contains.h`` (the empty-KB completeness table).
 """
 
 from setuptools import Extension, setup
@@ -28,7 +31,7 @@ setup(
         Extension(
             "mjenv.deficiency._fast",
             ["mjenv/deficiency/_fast.c"],
-            depends=["mjenv/deficiency/_minplus.h"],
+            depends=["mjenv/deficiency/_minplus.h", "mjenv/deficiency/_contains.h"],
             extra_compile_args=["-O3", "-std=c99"],
             optional=True,
         ),
@@ -41,6 +44,13 @@ setup(
         Extension(
             "mjenv.game._step",
             ["mjenv/game/_step.c"],
+            extra_compile_args=["-O3", "-std=c99"],
+            optional=True,
+        ),
+        Extension(
+            "mjenv.baselines._flatmc",
+            ["baselines/_flatmc.c"],
+            depends=["mjenv/deficiency/_contains.h"],
             extra_compile_args=["-O3", "-std=c99"],
             optional=True,
         ),

@@ -70,8 +70,15 @@ from mjenv.baselines._common import PHASE_CLAIM, PHASE_DECLARE, PHASE_DISCARD, A
 from mjenv.baselines.greedy import rule_deficiency_rows, seven_pairs_code, without_suit
 
 from mjenv.deficiency import dp
+from mjenv.deficiency.contains import contains_complete
+from mjenv.deficiency.kernel import disabled as kernel_disabled
 from mjenv.deficiency.seven_pairs import SEVEN_PAIRS, seven_pairs_deficiency
 from mjenv.rules import Rules
+
+try:  # built by setup.py (optional extension): the compiled simulation
+    from mjenv.baselines import _flatmc
+except ImportError:  # pragma: no cover - depends on the install
+    _flatmc = None
 
 #: Ratio r_d of progressive pruning (paper Sec. 5.2: r_d = 3 keeps almost every best action).
 R_D = 3.0
@@ -91,6 +98,8 @@ MAX_BLOCKS = 6
 
 DISCARD_TWICE_MODES = ("original", "h1", "h2+h1")
 MODELS = ("fp", "sp")
+#: Engines of :func:`simulate`: the compiled simulation when installed, or the numpy path.
+SIMULATE_ENGINES = ("auto", "numpy")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -140,12 +149,16 @@ def _cap_per_group(group: np.ndarray, is_pick: np.ndarray, cap: int) -> np.ndarr
 
 
 def complete_rows(
-    hands: np.ndarray, needed: np.ndarray, seven_pairs: np.ndarray | None = None, missing_suit: int = -1
+    hands: np.ndarray,
+    needed: np.ndarray,
+    seven_pairs: np.ndarray | None = None,
+    missing_suit: int = -1,
+    engine: str = "auto",
 ) -> np.ndarray:
     """Which hands contain a complete pattern: ONE call of the batched core for all rows.
 
     With an empty KB the deficiency is 0 exactly when the hand contains m melds and a pair (any hand
-    size: the tiles outside the pattern are simply not used).
+    size: the tiles outside the pattern are simply not used): :func:`mjenv.deficiency.contains.contains_complete`.
 
     Args:
         hands: int[B, T] counts (0..4).
@@ -153,6 +166,7 @@ def complete_rows(
         seven_pairs: None, or int[B] per row the seven-pairs form that also completes it (0 none,
             1 distinct pairs, 2 a four of a kind as two pairs).
         missing_suit: 0..2: that suit's tiles are no part of any pattern (Sichuan); -1 none.
+        engine: of :func:`~mjenv.deficiency.contains.contains_complete` (``"numpy"``: the ``dp`` core).
 
     Returns:
         bool[B].
@@ -161,8 +175,9 @@ def complete_rows(
     if missing_suit >= 0:
         hands = hands.copy()
         hands[:, 9 * missing_suit : 9 * missing_suit + 9] = 0
+    # the compiled per-suit table when installed, else the dp core: the same answers (test_contains.py)
+    complete = contains_complete(hands, needed, engine)
     zero_kb = np.zeros_like(hands)
-    complete = dp.deficiency_batch(hands, zero_kb, np.asarray(needed, dtype=np.int64)) == 0
     if seven_pairs is not None:
         for form in (1, 2):
             rows = np.flatnonzero(seven_pairs == form)
@@ -183,6 +198,7 @@ def simulate(
     *,
     seven_pairs: np.ndarray | None = None,
     missing_suit: int = -1,
+    engine: str = "auto",
 ) -> np.ndarray:
     """Run one batch of simulations for every afterstate; return which are wins.
 
@@ -207,10 +223,50 @@ def simulate(
             it either), and its tiles are no part of any completion: a hand whose only completion
             uses one is no win (the seat discards them first, and the optimistic simulation keeps
             every pick instead of discarding).
+        engine: ``"auto"`` (default): the compiled simulation (``baselines/_flatmc.c``) when it is
+            installed and ``MJENV_NO_KERNEL`` is not set, else the numpy path; ``"numpy"``: the numpy
+            path (the arrays of all simulations at once, the ``dp`` core for the win check). Both give
+            the same wins bit for bit (``tests/test_flatmc_speed.py``).
 
     Returns:
         bool[A, n]: simulation s of afterstate a is a win.
+
+    Raises:
+        ValueError: an unknown engine.
     """
+    if engine not in SIMULATE_ENGINES:
+        raise ValueError(f"engine must be one of {SIMULATE_ENGINES}, got {engine!r}")
+    hands = np.asarray(hands)
+    n_s = draws.shape[0]
+    rounds = (draws.shape[1] - 1) // 4
+    if engine == "auto" and _flatmc is not None and not kernel_disabled() and draws.shape[1] == 4 * rounds + 1:
+        n_a = len(hands)
+        forms = np.zeros(n_a, np.int64) if seven_pairs is None else np.asarray(seven_pairs, dtype=np.int64)
+        out = np.zeros(n_a * n_s, dtype=np.uint8)
+        done = _flatmc.simulate(
+            np.ascontiguousarray(hands, dtype=np.int8), np.ascontiguousarray(needed, dtype=np.int64),
+            np.ascontiguousarray(extra, dtype=np.int64), np.ascontiguousarray(forms),
+            np.ascontiguousarray(draws, dtype=np.int16), n_s, rounds, int(model != "sp"), int(allow_chow),
+            int(ron), int(missing_suit), MAX_STATES_PER_SIM, out,
+        )  # fmt: skip
+        if done:  # False: a count outside 0..4, answered by the numpy path as before
+            return out.view(bool).reshape(n_a, n_s)
+    return _simulate_numpy(hands, needed, extra, draws, model, allow_chow, ron, seven_pairs, missing_suit)
+
+
+def _simulate_numpy(
+    hands: np.ndarray,
+    needed: np.ndarray,
+    extra: np.ndarray,
+    draws: np.ndarray,
+    model: str,
+    allow_chow: bool,
+    ron: bool,
+    seven_pairs: np.ndarray | None,
+    missing_suit: int,
+) -> np.ndarray:
+    """:func:`simulate` on arrays: every reachable hand of every simulation at once, then ONE win
+    check of them all (:func:`complete_rows`); the reference of the compiled path."""
     hands = np.asarray(hands, dtype=np.int16)
     n_a, n_t = hands.shape
     n_s = draws.shape[0]
@@ -307,7 +363,7 @@ def simulate(
         # seven pairs completes a reachable hand that declared no meld since its afterstate
         a = group // n_s
         forms = np.where(st_needed == needed[a], np.asarray(seven_pairs, dtype=np.int64)[a], 0)
-    complete = complete_rows(st_hands, st_needed, forms, missing_suit)
+    complete = complete_rows(st_hands, st_needed, forms, missing_suit, engine="numpy")
     wins = np.zeros(n_a * n_s, dtype=bool)
     wins[group[complete]] = True
     return wins.reshape(n_a, n_s)
@@ -389,6 +445,7 @@ def flat_monte_carlo(
     ron: bool = False,
     seven_pairs: np.ndarray | None = None,
     missing_suit: int = -1,
+    engine: str = "auto",
 ) -> MCResult:
     """FlatMCMJ (paper Fig. 3) over the given afterstates, with optional progressive pruning.
 
@@ -405,6 +462,7 @@ def flat_monte_carlo(
         ron: FP wins on any dummy discard too (see :func:`simulate`).
         seven_pairs: None or int[A], the seven-pairs form of each afterstate (see :func:`simulate`).
         missing_suit: the seat's missing suit, -1 for none (see :func:`simulate`).
+        engine: :func:`simulate`'s engine (same wins either way).
 
     Returns:
         :class:`MCResult`.
@@ -425,6 +483,7 @@ def flat_monte_carlo(
         w = simulate(
             hands[idx], needed[idx], extra[idx], draws, model=model, allow_chow=allow_chow, ron=ron,
             seven_pairs=None if seven_pairs is None else np.asarray(seven_pairs)[idx], missing_suit=missing_suit,
+            engine=engine,
         )  # fmt: skip
         res.wins[idx] += w.sum(axis=1)
         res.sims[idx] += batch
@@ -477,9 +536,11 @@ class FlatMCAgent(Agent):
         ron: FP simulations also win on any dummy discard that completes a hand (ours; see
             :func:`simulate`).
         rules: preset name or :class:`~mjenv.rules.Rules` the observations are encoded with.
+        engine: :func:`simulate`'s engine, ``"auto"`` (compiled when installed) or ``"numpy"``; the
+            decisions are the same bit for bit, only the time differs.
 
     Raises:
-        ValueError: an unknown model or discard-twice mode, a non-positive budget.
+        ValueError: an unknown model, discard-twice mode or engine, a non-positive budget.
     """
 
     name = "flatmc"
@@ -497,6 +558,7 @@ class FlatMCAgent(Agent):
         claim_turn: bool = True,
         ron: bool = False,
         rules: str | Rules = "basic",
+        engine: str = "auto",
     ) -> None:
         if model not in MODELS:
             raise ValueError(f"model must be one of {MODELS}, got {model!r}")
@@ -514,6 +576,9 @@ class FlatMCAgent(Agent):
             raise ValueError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
         if not isinstance(max_rounds, (int, np.integer)) or max_rounds < 0:
             raise ValueError(f"max_rounds must be a non-negative int, got {max_rounds!r}")
+        if engine not in SIMULATE_ENGINES:
+            raise ValueError(f"engine must be one of {SIMULATE_ENGINES}, got {engine!r}")
+        self.engine = engine
         self.simulations = int(simulations)
         self.model = model
         self.pruning = bool(pruning)
@@ -576,6 +641,7 @@ class FlatMCAgent(Agent):
             hands, needed, extra, s.kb, rounds, self.simulations, self.rng,
             model=self.model, pruning=self.pruning, allow_chow=self.rules.allow_chow, deadline=deadline,
             ron=self.ron, seven_pairs=forms if forms.any() else None, missing_suit=s.missing_suit,
+            engine=self.engine,
         )  # fmt: skip
         self.last_result = res
         best = self._best(res, tie)
@@ -724,6 +790,7 @@ class FlatMCAgent(Agent):
                 hands, np.full(len(rows), m), np.zeros(len(rows), np.int64), s.kb, rounds, n2 * len(rows),
                 self.rng, model=self.model, pruning=False, allow_chow=self.rules.allow_chow, deadline=deadline,
                 ron=self.ron, seven_pairs=np.full(len(rows), form) if form else None, missing_suit=s.missing_suit,
+                engine=self.engine,
             )  # fmt: skip
             out = {}
             owners_a = np.array(owners)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from hypothesis import settings
 
@@ -55,3 +57,35 @@ def random_case(rng: np.random.Generator, *, suits=(0, 1, 2), num_tile_types: in
     else:
         raise ValueError(kb_mode)
     return hand.astype(np.int8), kb.astype(np.int8)
+
+
+@functools.cache
+def contains_reference(counts: tuple, melds: int, pair: int) -> bool:
+    """Some tiles of ``counts`` (a tuple of 27 or 34) form ``melds`` melds and ``pair`` (0 or 1) pairs:
+    the lowest held tile is left out once, or starts a pong, a pair or a chow (plain recursion)."""
+    if melds == 0 and pair == 0:
+        return True
+    t = next((i for i, c in enumerate(counts) if c), -1)
+    if t < 0:
+        return False
+    c = list(counts)
+    c[t] -= 1
+    if contains_reference(tuple(c), melds, pair):  # a copy of the lowest tile left out of the pattern
+        return True
+    c[t] += 1
+    if melds and c[t] >= 3:
+        c[t] -= 3
+        if contains_reference(tuple(c), melds - 1, pair):
+            return True
+        c[t] += 3
+    if pair and c[t] >= 2:
+        c[t] -= 2
+        if contains_reference(tuple(c), melds, 0):
+            return True
+        c[t] += 2
+    if melds and t < 27 and t % 9 <= 6 and c[t + 1] and c[t + 2]:
+        for u in (t, t + 1, t + 2):
+            c[u] -= 1
+        if contains_reference(tuple(c), melds - 1, pair):
+            return True
+    return False

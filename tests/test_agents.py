@@ -151,6 +151,8 @@ ALLOWED_MJENV = {"mjenv.baselines._common", "mjenv.deficiency", "mjenv.deficienc
                  "mjenv.deficiency.sichuan",  # best_missing_suit: the Sichuan declaration (issue 12)
                  "mjenv.deficiency.seven_pairs",  # the rule set's seven pairs (issue 12)
                  "mjenv.baselines.greedy",  # flatmc: the greedy order under the rule set (issue 12)
+                 "mjenv.baselines",  # flatmc: its compiled simulation, mjenv.baselines._flatmc
+                 "mjenv.deficiency.contains", "mjenv.deficiency.kernel",  # flatmc's win check, MJENV_NO_KERNEL
                  "mjenv.game.actions", "mjenv.rules", "mjenv.tiles", "mjenv.observation"}  # fmt: skip
 
 

@@ -8,8 +8,6 @@ rule-set arguments) wherever those arguments are left at their defaults."""
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pytest
 from mjenv.baselines import FlatMCAgent, GreedyAgent
@@ -19,6 +17,8 @@ from mjenv.baselines.flatmc import MAX_STATES_PER_SIM, sample_draws, simulate
 from mjenv import tiles
 from mjenv.game import Game
 from mjenv.observation import ObservationSpec
+
+from .conftest import contains_reference
 
 
 def _t(name: str) -> int:
@@ -98,42 +98,11 @@ def test_no_pong_of_the_missing_suit_in_the_simulation():
 # --------------------------------------------------------------------------- independent reference
 
 
-@functools.cache
-def _contains(counts: tuple, melds: int, pair: int) -> bool:
-    """Some tiles of ``counts`` form ``melds`` melds and ``pair`` (0 or 1) pairs."""
-    if melds == 0 and pair == 0:
-        return True
-    t = next((i for i, c in enumerate(counts) if c), -1)
-    if t < 0:
-        return False
-    c = list(counts)
-    c[t] -= 1
-    if _contains(tuple(c), melds, pair):  # a copy of the lowest tile left out of the pattern
-        return True
-    c[t] += 1
-    if melds and c[t] >= 3:
-        c[t] -= 3
-        if _contains(tuple(c), melds - 1, pair):
-            return True
-        c[t] += 3
-    if pair and c[t] >= 2:
-        c[t] -= 2
-        if _contains(tuple(c), melds, 0):
-            return True
-        c[t] += 2
-    if melds and t < 27 and t % 9 <= 6 and c[t + 1] and c[t + 2]:
-        for u in (t, t + 1, t + 2):
-            c[u] -= 1
-        if _contains(tuple(c), melds - 1, pair):
-            return True
-    return False
-
-
 def _ref_complete(h: np.ndarray, needed: int, form: int, missing: int) -> bool:
     h = h.copy()
     if missing >= 0:
         h[9 * missing : 9 * missing + 9] = 0
-    if _contains(tuple(int(x) for x in h), needed, 1):
+    if contains_reference(tuple(int(x) for x in h), needed, 1):
         return True
     pairs = int((h >= 2).sum()) if form == 1 else int((h // 2).sum())
     return form > 0 and pairs >= 7
@@ -181,8 +150,9 @@ def _ref_simulate(hands, needed, extra, draws, model, allow_chow, ron, forms=Non
     return out
 
 
-def _situations(rules: str, seed: int, every: int = 7, limit: int = 6) -> list:
-    """Every ``every``-th real own-turn decision of a seeded greedy self-play hand."""
+def _observations(rules: str, seed: int, every: int, limit: int, own_discard: bool = False) -> list[dict]:
+    """Every ``every``-th real decision (more than one legal action; with ``own_discard`` only own-turn
+    discards) of a seeded greedy self-play hand, as observation dicts."""
     spec = ObservationSpec(rules=rules)
     agents = [GreedyAgent(seed=i, rules=rules) for i in range(4)]
     g = Game(rules=rules, seed=seed)
@@ -192,13 +162,22 @@ def _situations(rules: str, seed: int, every: int = 7, limit: int = 6) -> list:
         for seat in g.acting_seats():
             obs = {"observation": spec.encode(g, seat), "action_mask": g.legal_action_mask(seat)}
             s = agents[seat].situation(obs)
-            if s.phase == fm.PHASE_DISCARD and obs["action_mask"][: s.layout.num_tile_types].sum() > 1:
+            real = obs["action_mask"].sum() > 1
+            if own_discard:
+                real = s.phase == fm.PHASE_DISCARD and obs["action_mask"][: s.layout.num_tile_types].sum() > 1
+            if real:
                 k += 1
                 if k % every == 0:
-                    out.append(s)
+                    out.append(obs)
             actions[seat] = agents[seat].act(obs)
         g.step(actions)
     return out
+
+
+def _situations(rules: str, seed: int, every: int = 7, limit: int = 6) -> list:
+    """Every ``every``-th own-turn discard decision of a seeded greedy self-play hand."""
+    agent = GreedyAgent(rules=rules)
+    return [agent.situation(o) for o in _observations(rules, seed, every, limit, own_discard=True)]
 
 
 def _afterstates(s, rules: str):
@@ -256,7 +235,7 @@ def test_basic_decisions_are_those_of_the_reference_simulation(monkeypatch):
     assert sum(r is not None and sum(r[0]) > 0 for r in now[1::2]) >= 5  # simulations that won decide
 
     def reference(hands, needed, extra, draws, model="fp", allow_chow=True, ron=False, *, seven_pairs=None,
-                  missing_suit=-1):  # fmt: skip
+                  missing_suit=-1, engine="auto"):  # fmt: skip
         return _ref_simulate(np.asarray(hands), needed, extra, draws, model, allow_chow, ron, seven_pairs, missing_suit)
 
     monkeypatch.setattr(fm, "simulate", reference)

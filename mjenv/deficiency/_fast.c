@@ -34,6 +34,12 @@
  *   batch(hands, kbs, needed, out) -> None
  *       validated buffers: hands, kbs int8[B * T] (T = 27 or 34, from the sizes), needed int64[B]
  *       (0..5), out int32[B].
+ *   contains(hands, needed, out) -> None
+ *       whether each hand (any size, counts 0..4) CONTAINS m melds and a pair, i.e. deficiency 0 with
+ *       an empty KB (flat MC's win check, ``mjenv.deficiency.contains``); hands int8[B * T], needed
+ *       int64[B], out uint8[B]. Needs no setup(): its own per-suit table (below) is built on first use.
+ *       ValueError on a count outside 0..4.
+
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -41,6 +47,7 @@
 #include <string.h>
 
 #include "_minplus.h"  /* INF, INCOMPLETABLE, KM, VEC, NBOUND, BIG, code_of, final_value (shared with _kernel.c) */
+#include "_contains.h"  /* build_contains_table, contains_of (shared with baselines/_flatmc.c) */
 
 #define ROW (VEC * NBOUND)
 #define LEFT_ROWS 759375   /* 15 ** 5 */
@@ -254,6 +261,40 @@ static PyObject *fast_batch(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *fast_contains(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *oh, *om, *oo;
+    if (!PyArg_ParseTuple(args, "OOO", &oh, &om, &oo)) return NULL;
+    if (suit_k0 == NULL && build_contains_table() < 0) return NULL;
+    Py_buffer bh, bm, bo;
+    if (get_buffer(oh, &bh, 1, "hands", 0) < 0) return NULL;
+    if (get_buffer(om, &bm, 8, "needed", 0) < 0) { PyBuffer_Release(&bh); return NULL; }
+    if (get_buffer(oo, &bo, 1, "out", 1) < 0) { PyBuffer_Release(&bh); PyBuffer_Release(&bm); return NULL; }
+    Py_ssize_t rows = bm.len / 8;
+    int n = rows ? (int)(bh.len / rows) : 27;
+    const char *err = NULL;
+    if (bo.len != rows || (rows && (n != 27 && n != 34)) || bh.len != rows * n) {
+        err = "contains(): hands int8[B*T] (T = 27 or 34), needed int64[B], out uint8[B]";
+    } else {
+        const int8_t *hs = (const int8_t *)bh.buf;
+        const int64_t *ms = (const int64_t *)bm.buf;
+        uint8_t *out = (uint8_t *)bo.buf;
+        for (Py_ssize_t i = 0; i < (Py_ssize_t)bh.len; i++)
+            if (hs[i] < 0 || hs[i] > 4) err = "contains(): a tile count outside 0..4";
+        if (err == NULL) {
+            Py_BEGIN_ALLOW_THREADS
+            for (Py_ssize_t i = 0; i < rows; i++) out[i] = ms[i] >= 0 && contains_of(hs + i * n, n, (int)ms[i]);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    PyBuffer_Release(&bh); PyBuffer_Release(&bm); PyBuffer_Release(&bo);
+    if (err != NULL) {
+        PyErr_SetString(PyExc_ValueError, err);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 static PyObject *fast_setup(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *ol, *orr, *otype;
@@ -284,6 +325,8 @@ static PyMethodDef methods[] = {
     {"one", (PyCFunction)(void (*)(void))fast_one, METH_FASTCALL,
      "one(hand, kb, exposed_melds, melds) -> int, or None when the input is not the plain valid call."},
     {"batch", fast_batch, METH_VARARGS, "batch(hands, kbs, needed, out): validated int8 rows, int64 m, int32 out."},
+    {"contains", fast_contains, METH_VARARGS,
+     "contains(hands, needed, out): int8 rows (any size) contain m melds and a pair; uint8 out."},
     {NULL, NULL, 0, NULL},
 };
 
