@@ -39,6 +39,7 @@ SECTIONS = [
     "baselines.md",
     "taiwan16.md",
     "seven_pairs.md",
+    "flatmc_speed.md",
 ]
 
 _HEADING = re.compile(r"^(#{1,5}) ", re.MULTILINE)
