@@ -19,9 +19,11 @@ Paper sections implemented here:
 - **Sec. 3.2-3.3, four-player model (FP), OneSim**: the three dummy opponents pick a tile and discard
   it; each round every reachable hand branches into the pick, a pong of any opponent's discard, and
   the up-to-three chows of the upper (previous) seat's discard. Every reachable hand is kept and at
-  the end all of them, for all simulations and afterstates, are
-  checked in ONE call of the batched deficiency core (``dp`` with an empty KB: cost 0 means the hand
-  contains a complete pattern).
+  the end each is checked for a complete pattern (deficiency 0 with an empty KB). Two engines give
+  the same wins bit for bit (:func:`simulate`): the compiled simulation (``baselines/_flatmc.c``, one
+  simulation at a time, the per-suit completeness table of ``mjenv/deficiency/_contains.h``; the
+  default when installed, about 8x faster under ``taiwan16``, ``docs/bench/flatmc_speed.md``) and the
+  numpy path (all simulations and afterstates as arrays, checked in ONE call of the batched core).
 - **Sec. 5.2, progressive pruning**: 300 simulations per action first, then 100 per iteration; action
   a is pruned when ``mean_a + r_d sigma_a < max_b (mean_b - r_d sigma_b)`` with r_d = 3 and sigma the
   standard error of the win rate; it stops when one action is left or the budget is spent.
@@ -67,12 +69,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from mjenv.baselines._common import PHASE_CLAIM, PHASE_DECLARE, PHASE_DISCARD, Agent, Situation
-from mjenv.baselines.greedy import rule_deficiency_rows, seven_pairs_code, without_suit
+from mjenv.baselines.greedy import rule_deficiency_rows, seven_pairs_code
 
 from mjenv.deficiency import dp
 from mjenv.deficiency.contains import contains_complete
 from mjenv.deficiency.kernel import disabled as kernel_disabled
-from mjenv.deficiency.seven_pairs import SEVEN_PAIRS, seven_pairs_deficiency
+from mjenv.deficiency.seven_pairs import SEVEN_PAIRS, form_rows, seven_pairs_deficiency
+from mjenv.deficiency.sichuan import without_suit
 from mjenv.rules import Rules
 
 try:  # built by setup.py (optional extension): the compiled simulation
@@ -171,19 +174,12 @@ def complete_rows(
     Returns:
         bool[B].
     """
-    hands = np.asarray(hands, dtype=np.int8)
-    if missing_suit >= 0:
-        hands = hands.copy()
-        hands[:, 9 * missing_suit : 9 * missing_suit + 9] = 0
+    hands = without_suit(np.asarray(hands, dtype=np.int8), missing_suit)
     # the compiled per-suit table when installed, else the dp core: the same answers (test_contains.py)
     complete = contains_complete(hands, needed, engine)
     zero_kb = np.zeros_like(hands)
-    if seven_pairs is not None:
-        for form in (1, 2):
-            rows = np.flatnonzero(seven_pairs == form)
-            if len(rows):
-                sp = seven_pairs_deficiency(hands[rows], zero_kb[rows], SEVEN_PAIRS[form])
-                complete[rows] |= sp == 0
+    for form, rows in form_rows(seven_pairs):
+        complete[rows] |= seven_pairs_deficiency(hands[rows], zero_kb[rows], SEVEN_PAIRS[form]) == 0
     return complete
 
 
@@ -625,7 +621,7 @@ class FlatMCAgent(Agent):
         # the greedy order under the rule set (issue 12): seven pairs for a seat with no declared meld,
         # no tile of the missing suit in any completion, as the greedy agent scores its discards
         forms = np.array([seven_pairs_code(self.rules, int(n)) for n in needed], dtype=np.int64)
-        key_hands = np.stack([without_suit(h, s.missing_suit) for h in hands])
+        key_hands = without_suit(hands, s.missing_suit)
         tie = self._greedy_key(key_hands, needed, s.kb, forms)
         if self.prefilter:
             # our addition: simulate only the afterstates of least knowledge-aware deficiency; the

@@ -36,7 +36,8 @@ from mjenv.baselines._common import PHASE_CLAIM, PHASE_DECLARE, PHASE_DISCARD, A
 
 from mjenv.deficiency import dp
 from mjenv.deficiency.features import NOT_APPLICABLE, discard_rows
-from mjenv.deficiency.seven_pairs import SEVEN_PAIRS, check_seven_pairs, seven_pairs_deficiency, variants
+from mjenv.deficiency.seven_pairs import SEVEN_PAIRS, check_seven_pairs, form_rows, seven_pairs_deficiency, variants
+from mjenv.deficiency.sichuan import without_suit
 from mjenv.rules import Rules
 
 
@@ -69,14 +70,6 @@ def seven_pairs_code(rules: Rules, melds_needed: int) -> int:
     return check_seven_pairs(seven_pairs_form(rules))
 
 
-def without_suit(counts: np.ndarray, missing_suit: int) -> np.ndarray:
-    """int16[T] copy of ``counts`` with the missing suit's 9 entries set to 0 (none when -1)."""
-    out = np.array(counts, dtype=np.int16).reshape(-1)
-    if missing_suit >= 0:
-        out[9 * missing_suit : 9 * missing_suit + 9] = 0
-    return out
-
-
 def rule_deficiency_rows(
     hands: np.ndarray, kbs: np.ndarray, needed: np.ndarray, forms: np.ndarray | None
 ) -> np.ndarray:
@@ -91,12 +84,9 @@ def rule_deficiency_rows(
     """
     d = dp.deficiency_batch(np.asarray(hands, dtype=np.int8), np.asarray(kbs, dtype=np.int8),
                             np.asarray(needed, dtype=np.int64))
-    if forms is not None:
-        for form in (1, 2):
-            rows = np.flatnonzero(np.asarray(forms) == form)
-            if len(rows):
-                sp = seven_pairs_deficiency(np.asarray(hands)[rows], np.asarray(kbs)[rows], SEVEN_PAIRS[form])
-                d[rows] = np.minimum(d[rows], sp)
+    for form, rows in form_rows(forms):
+        sp = seven_pairs_deficiency(np.asarray(hands)[rows], np.asarray(kbs)[rows], SEVEN_PAIRS[form])
+        d[rows] = np.minimum(d[rows], sp)
     return d
 
 

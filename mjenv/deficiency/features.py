@@ -275,15 +275,12 @@ def discard_rows(
     k = kbs[rows]
     # every draw row (H - t + u, KB - u) differs from H - t in one tile: dp.deficiency_one_tile_rows
     now, drawn, _ = dp.deficiency_one_tile_rows(after, k, needed[rows])
-    if seven_pairs is not None:  # issue 12: seven pairs also completes these rows
-        for form in (1, 2):
-            sel = np.flatnonzero(np.asarray(seven_pairs)[rows] == form)
-            if len(sel) == 0:
-                continue
-            seats, inverse = np.unique(rows[sel], return_inverse=True)
-            sp = _seven_pairs.variants(hands[seats], kbs[seats], form, discard_draw=True)
-            now[sel] = np.minimum(now[sel], sp["discard"][inverse, tiles[sel]])
-            drawn[sel] = np.minimum(drawn[sel], sp["discard_draw"][inverse, tiles[sel]])
+    # issue 12: seven pairs also completes the rows whose form allows it
+    for form, sel in _seven_pairs.form_rows(None if seven_pairs is None else np.asarray(seven_pairs)[rows]):
+        seats, inverse = np.unique(rows[sel], return_inverse=True)
+        sp = _seven_pairs.variants(hands[seats], kbs[seats], form, discard_draw=True)
+        now[sel] = np.minimum(now[sel], sp["discard"][inverse, tiles[sel]])
+        drawn[sel] = np.minimum(drawn[sel], sp["discard_draw"][inverse, tiles[sel]])
     eff = (k > 0) & (drawn < now[:, None])
     out_d[rows, tiles] = now
     out_e[rows, tiles] = (eff * k).sum(axis=1, dtype=np.int64)

@@ -20,6 +20,7 @@ from mjenv.deficiency import kernel as _kernel
 from mjenv.deficiency import seven_pairs as _seven_pairs
 from mjenv.deficiency.dp import INCOMPLETABLE
 from mjenv.deficiency.features import CLAIM_KINDS, NOT_APPLICABLE, discard_rows
+from mjenv.deficiency.sichuan import without_suit
 
 __all__ = ["FEATURE_INPUTS", "FEATURE_NAMES", "DeficiencyFeatures", "PartCache"]
 
@@ -196,8 +197,8 @@ class DeficiencyFeatures:
         held = np.asarray(hands, dtype=np.int8)
         suit_of = np.arange(held.shape[1]) // 9  # honours give 3, 4: never a missing suit
         gone = suit_of[None, :] == missing[:, None]
-        out = self._compute(np.where(gone, 0, held), np.where(gone, 0, np.asarray(kbs, dtype=np.int8)),
-                            melds_needed, discard_turn, claim_tile, chow_ok, memo)
+        out = self._compute(without_suit(held, missing), without_suit(np.asarray(kbs, dtype=np.int8), missing),
+                            melds_needed, discard_turn, claim_tile, chow_ok, memo)  # fmt: skip
         rows, tiles = np.nonzero(gone & (held > 0) & np.asarray(discard_turn, dtype=bool)[:, None])
         out["deficiency_after_discard"][rows, tiles] = out["deficiency"][rows]
         out["effective_count_after_discard"][rows, tiles] = out["effective_count"][rows]

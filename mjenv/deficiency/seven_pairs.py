@@ -45,6 +45,29 @@ def check_seven_pairs(seven_pairs) -> int:
     raise ValueError(f"seven_pairs must be one of {SEVEN_PAIRS}, got {seven_pairs!r}")
 
 
+def form_rows(forms) -> list[tuple[int, np.ndarray]]:
+    """The rows of each seven-pairs form: ``[(form, rows), ...]`` for the forms 1 and 2 present.
+
+    The one loop over the forms of a batch whose rows may each allow a different seven pairs (the
+    greedy agent's and flat MC's afterstates, the features' discard rows).
+
+    Args:
+        forms: None, or int[B] per row its form (:func:`check_seven_pairs`: 0 none, 1 distinct, 2 fours).
+
+    Returns:
+        (form, int64[k] row indices) for each form with at least one row, form 1 first; [] for None.
+    """
+    if forms is None:
+        return []
+    forms = np.asarray(forms)
+    out = []
+    for form in (1, 2):
+        rows = np.flatnonzero(forms == form)
+        if len(rows):
+            out.append((form, rows))
+    return out
+
+
 def _offers(form: int) -> np.ndarray:
     """int64[5, 5, 3]: ``[h, a]`` counts the pair offers of cost 0, 1, 2 of a tile held h times with a
     available (h + KB; entries with a < h are never read)."""

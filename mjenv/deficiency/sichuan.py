@@ -48,20 +48,26 @@ def check_missing_suit(missing_suit) -> int:
     )
 
 
-def without_suit(batch: Batch, missing) -> Batch:
-    """The batch with the missing suit's counts (hand and KB) set to 0, per row.
+def without_suit(counts, missing) -> np.ndarray:
+    """A copy of ``counts`` with the missing suit's 9 entries set to 0 (the one writer of that step:
+    the features, the greedy agent and flat MC all go through it).
 
     Args:
-        batch: a validated batch, hands/kbs int8[B, T].
-        missing: int[B] suit per row (0..2).
+        counts: int[T] counts (a hand or a KB) or a batch int[B, T]; the dtype is kept.
+        missing: the suit (0..2), -1 for none; or for a batch int[B], one suit (or -1) per row.
+
+    Returns:
+        Same shape and dtype as ``counts``.
     """
-    hands = batch.hands.copy()
-    kbs = batch.kbs.copy()
+    out = np.array(counts, copy=True)
+    missing = np.asarray(missing)
+    if missing.ndim == 0:
+        if missing >= 0:
+            out[..., 9 * int(missing) : 9 * int(missing) + 9] = 0
+        return out
     for s in range(3):
-        rows = missing == s
-        hands[rows, 9 * s : 9 * s + 9] = 0
-        kbs[rows, 9 * s : 9 * s + 9] = 0
-    return Batch(hands, kbs, batch.melds_needed, batch.single)
+        out[missing == s, 9 * s : 9 * s + 9] = 0
+    return out
 
 
 def sichuan_deficiency(hand, kb=None, *, missing_suit, exposed_melds=0, seven_pairs: bool = True, method: str = "auto"):
@@ -95,7 +101,7 @@ def sichuan_deficiency(hand, kb=None, *, missing_suit, exposed_melds=0, seven_pa
         missing = np.array([check_missing_suit(s) for s in missing_suit], dtype=np.int64)
     else:
         missing = np.full(n, check_missing_suit(missing_suit), dtype=np.int64)
-    kept = without_suit(batch, missing)
+    kept = Batch(without_suit(batch.hands, missing), without_suit(batch.kbs, missing), batch.melds_needed, batch.single)
     out = run_batch(kept, method)
     if seven_pairs:
         # the missing suit's counts are 0 in ``kept``, so it offers no pair and costs nothing there
