@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Rollout-based policy improvement of the shipped BC policy (baselines/data/rl_policy2.pt, policy:rl2):
+# approximate policy iteration with duplicate rollouts over determinizations (mjenv.baselines.train_rollout;
+# Tesauro & Galperin 1996). See docs/TRAINING.md ("The RL policy", "Round 3: rollout policy improvement").
+#
+#   bash examples/train_rollout_policy.sh [OUT]     (default OUT=runs/rollout; run from the repository root)
+#
+# Per iteration n = 1..ITERS: play hands with the current policy in all seats (hand seeds SEED + ...), sample
+# roots (decisions where >= 2 legal actions have policy probability >= 0.03, each with probability 0.5),
+# play each of the top-3 candidates in DETS determinized worlds and out with the current policy (argmax),
+# target = the best candidate when it beats the policy's choice by >= MARGIN points and Z standard errors,
+# distil (cross-entropy + KL_COEF * KL to that iteration's start policy) -> OUT/iter_<n>/iter_<n>.pt; the next
+# iteration starts from it. Selection: every iteration's policy and the start play the BC policy as teams on
+# SELECT_DEALS duplicate deals of seed SELECT_SEED; the best win-rate difference -> OUT/selected.pt.
+# Resumable: a chunk file already written is reused, a finished iteration and a cached selection are skipped.
+# Each iteration collects for at most BUDGET seconds (default 1200) and then distils what it has, so a chunk
+# of work stays far inside a 2-hour limit. Seeds: training hands 9000000 + ...; selection 53000 only;
+# 818181, 828282, 838383 (and the earlier rounds' evaluation seeds) are for evaluations and never used here.
+# Knobs (env): ITERS (2), BUDGET (1200), CHUNKS (400), DETS (32), MARGIN (0.25), Z (2.0), KL_COEF (1.0),
+# EPOCHS (4), LR (1e-4), SEED (9000000), INIT (baselines/data/pretrained_policy.pt), SELECT_SEED (53000),
+# SELECT_DEALS (100), PYTHON (default .venv/bin/python).
+set -euo pipefail
+if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
+  sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+fi
+OUT=${1:-runs/rollout}
+PY=${PYTHON:-.venv/bin/python}
+ITERS=${ITERS:-2}
+BUDGET=${BUDGET:-1200}
+CHUNKS=${CHUNKS:-400}
+DETS=${DETS:-32}
+MARGIN=${MARGIN:-0.25}
+Z=${Z:-2.0}
+KL_COEF=${KL_COEF:-1.0}
+EPOCHS=${EPOCHS:-4}
+LR=${LR:-1e-4}
+SEED=${SEED:-9000000}
+INIT=${INIT:-baselines/data/pretrained_policy.pt}
+SELECT_SEED=${SELECT_SEED:-53000}
+SELECT_DEALS=${SELECT_DEALS:-100}
+export OMP_NUM_THREADS=1
+mkdir -p "$OUT"
+
+start=$INIT
+for ((n = 1; n <= ITERS; n++)); do
+  dir=$OUT/iter_$n
+  if [[ ! -f "$dir/iter_$n.pt" ]]; then
+    $PY -m mjenv.baselines.train_rollout --init "$start" --out-dir "$dir" --iteration "$n" \
+        --seed $((SEED + 100000 * n)) --chunks "$CHUNKS" --time-budget "$BUDGET" --determinizations "$DETS" \
+        --margin "$MARGIN" --z "$Z" --kl-coef "$KL_COEF" --epochs "$EPOCHS" --learning-rate "$LR"
+  fi
+  start=$dir/iter_$n.pt
+done
+
+# selection on seed SELECT_SEED only: each iteration's policy against the BC policy as teams
+best="" best_diff=""
+for ((n = 1; n <= ITERS; n++)); do
+  name=select_iter_$n
+  if [[ ! -f "$OUT/select/$name.json" ]]; then
+    $PY -m mjenv.cli eval "policy:$OUT/iter_$n/iter_$n.pt" policy:bc --deals "$SELECT_DEALS" --seed "$SELECT_SEED" \
+        --workers 1 --no-progress --out "$OUT/select" --name "$name" > /dev/null
+  fi
+  diff=$($PY - "$OUT/select/$name.json" <<'PY'
+import json, sys
+pair = [p for p in json.load(open(sys.argv[1]))["pairwise"] if p["metric"] == "win_rate"][0]
+print(pair["diff"])  # first label (the iteration's policy) minus the BC policy, per seat
+PY
+)
+  echo "iteration $n: win-rate difference against BC on the selection deals: $diff"
+  if [[ -z "$best" ]] || $PY -c "import sys; sys.exit(0 if $diff > $best_diff else 1)"; then
+    best=$OUT/iter_$n/iter_$n.pt best_diff=$diff
+  fi
+done
+cp "$best" "$OUT/selected.pt"
+echo "selected $best ($best_diff); done"
