@@ -272,6 +272,9 @@ def distill(net: PolicyNet, anchor: PolicyNet, obs: np.ndarray, masks: np.ndarra
             epochs: int, lr: float, kl_coef: float, batch_size: int, seed: int) -> dict[str, float]:
     """Cross-entropy to ``targets`` plus ``kl_coef`` * KL(anchor || net), Adam, minibatches.
 
+    ``agree_changed`` in the result is the share of the targets that differ from the anchor's argmax which the
+    trained network plays.
+
     Args:
         obs: float32[N, size]; masks: int8[N, A]; targets: int64[N] legal target actions.
 
@@ -305,15 +308,48 @@ def distill(net: PolicyNet, anchor: PolicyNet, obs: np.ndarray, masks: np.ndarra
         stats = {"ce": ce_sum / len(t), "kl": kl_sum / len(t)}
     net.eval()
     with torch.no_grad():
-        stats["agree"] = float((net(o, m)[0].argmax(dim=1) == t).float().mean())
+        hit = net(o, m)[0].argmax(dim=1) == t
+        moved = anchor(o, m)[0].argmax(dim=1) != t  # the targets the rollouts changed
+    stats["agree"] = float(hit.float().mean())
+    stats["agree_changed"] = float(hit[moved].float().mean()) if moved.any() else float("nan")
     return stats
 
 
-def chunk_targets(chunk, margin: float, z: float) -> np.ndarray:
-    """The targets (:func:`improved_target`) of a saved chunk's roots: int64[N]."""
+def paired_z(returns: np.ndarray, a: int, b: int) -> float:
+    """Mean paired gain of column b over column a in standard errors (0 for no spread): returns float[D, K]."""
+    diff = returns[:, b] - returns[:, a]
+    sd = diff.std(ddof=1) if len(diff) > 1 else 0.0
+    return float(diff.mean() / (sd / np.sqrt(len(diff)))) if sd > 0 else 0.0
+
+
+def screen(roots: list[Root], returns: list[np.ndarray], z_screen: float) -> list[Root]:
+    """The roots whose best candidate (by mean return) beats the policy's choice by ``z_screen`` paired standard
+    errors, as roots of two candidates (the policy's choice, that best) for a confirmation on fresh worlds."""
     out = []
-    for pa, cand, ret in zip(chunk["policy_actions"], chunk["candidates"], chunk["returns"]):
+    for root, q in zip(roots, returns):
+        best = int(np.argmax(q.mean(axis=0)))
+        base = root.candidates.index(root.policy_action)
+        if best != base and paired_z(q, base, best) >= z_screen:
+            out.append(Root(root.game, root.seat, root.obs, root.mask, [root.policy_action, root.candidates[best]],
+                            root.policy_action))
+    return out
+
+
+def chunk_targets(chunk, margin: float, z: float) -> np.ndarray:
+    """The targets (:func:`improved_target`) of a saved chunk's roots: int64[N].
+
+    With confirmation data (``confirm_returns``), only a confirmed root can change its target, and only on the
+    confirmation's fresh worlds (the screening worlds chose it, so they would bias the test).
+    """
+    confirm = "confirm_returns" in chunk.files and chunk["confirm_returns"].shape[1] > 0
+    cands = chunk["confirm_candidates"] if confirm else chunk["candidates"]
+    rets = chunk["confirm_returns"] if confirm else chunk["returns"]
+    out = []
+    for pa, cand, ret in zip(chunk["policy_actions"], cands, rets):
         k = int((cand >= 0).sum())
+        if k < 2:
+            out.append(int(pa))
+            continue
         root = Root(None, -1, None, None, [int(c) for c in cand[:k]], int(pa))
         out.append(improved_target(root, ret[:, :k].astype(np.float64), margin, z))
     return np.array(out, dtype=np.int64)
@@ -342,8 +378,14 @@ class Args:
     root_prob: float = 0.5
     """probability that a decision with >= 2 candidates becomes a root"""
     determinizations: int = 32
-    """worlds per root; every candidate is played out in each"""
-    margin: float = 0.25
+    """screening worlds per root; every candidate is played out in each"""
+    z_screen: float = 1.0
+    """a root whose best candidate beats the policy's choice by this many paired standard errors on the screening
+    worlds goes to confirmation"""
+    confirm_worlds: int = 256
+    """fresh worlds of a confirmation (the policy's choice and the screened best only); 0: targets from the
+    screening worlds"""
+    margin: float = 0.1
     """mean-return gain (points) over the policy's choice needed to change the target"""
     z: float = 2.0
     """and that gain in standard errors of the paired (same-world) differences"""
@@ -359,6 +401,44 @@ class Args:
     """distillation minibatch"""
     iteration: int = 1
     """iteration number (names iter_<n>.pt and the chunk files)"""
+    collect: bool = True
+    """play new chunks; --no-collect distils the chunk files already in out_dir"""
+    dest: str = ""
+    """where to write the distilled policy (default: out_dir/iter_<n>.pt)"""
+
+
+def collect_chunk(engine: RolloutEngine, args: Args, c: int, path: Path) -> dict:
+    """Chunk ``c``: its hands' roots, screened and confirmed, saved to ``path``; returns its log record."""
+    t1 = time.time()
+    rng = np.random.default_rng([args.seed, args.iteration, c])
+    seeds = [args.seed + c * args.hands_per_chunk + h for h in range(args.hands_per_chunk)]
+    roots = collect_roots(engine, seeds, rng, args.top_k, args.min_prob, args.root_prob)
+    d0 = engine.decisions
+    returns = evaluate_roots(engine, roots, args.determinizations, rng) if roots else []
+    k, d, d2, n = args.top_k, args.determinizations, args.confirm_worlds, len(roots)
+    cands = np.full((n, k), -1, dtype=np.int64)
+    rets = np.full((n, d, k), np.nan, dtype=np.float32)
+    for j, (r, q) in enumerate(zip(roots, returns)):
+        cands[j, : len(r.candidates)] = r.candidates
+        rets[j, :, : len(r.candidates)] = q
+    ccands = np.full((n, 2), -1, dtype=np.int64)
+    crets = np.full((n, d2, 2), np.nan, dtype=np.float32)
+    picked = screen(roots, returns, args.z_screen) if d2 else []
+    if picked:
+        index = {id(r.game): j for j, r in enumerate(roots)}
+        for r, q in zip(picked, evaluate_roots(engine, picked, d2, rng)):
+            j = index[id(r.game)]
+            ccands[j], crets[j] = r.candidates, q
+    actions = engine.net.num_actions
+    np.savez_compressed(
+        path, obs=np.array([r.obs for r in roots], dtype=np.float32).reshape(n, engine.spec.size),
+        masks=np.array([r.mask for r in roots], dtype=np.int8).reshape(n, actions),
+        policy_actions=np.array([r.policy_action for r in roots], dtype=np.int64), candidates=cands, returns=rets,
+        seats=np.array([r.seat for r in roots], dtype=np.int64), confirm_candidates=ccands, confirm_returns=crets,
+    )
+    changed = int((chunk_targets(np.load(path), args.margin, args.z) != [r.policy_action for r in roots]).sum())
+    return {"chunk": c, "roots": n, "confirmed": len(picked), "changed": changed,
+            "rollout_decisions": engine.decisions - d0, "seconds": round(time.time() - t1, 1)}
 
 
 def run(args: Args) -> Path:
@@ -375,29 +455,9 @@ def run(args: Args) -> Path:
     for c in range(args.chunks):
         path = out / f"iter{args.iteration}_chunk_{c:03d}.npz"
         if not path.is_file():
-            if args.time_budget and time.time() - t0 > args.time_budget:
+            if not args.collect or (args.time_budget and time.time() - t0 > args.time_budget):
                 break
-            t1 = time.time()
-            rng = np.random.default_rng([args.seed, args.iteration, c])
-            seeds = [args.seed + c * args.hands_per_chunk + h for h in range(args.hands_per_chunk)]
-            roots = collect_roots(engine, seeds, rng, args.top_k, args.min_prob, args.root_prob)
-            d0 = engine.decisions
-            returns = evaluate_roots(engine, roots, args.determinizations, rng)
-            k, d = args.top_k, args.determinizations
-            cands = np.full((len(roots), k), -1, dtype=np.int64)
-            rets = np.full((len(roots), d, k), np.nan, dtype=np.float32)
-            for j, (r, q) in enumerate(zip(roots, returns)):
-                cands[j, : len(r.candidates)] = r.candidates
-                rets[j, :, : len(r.candidates)] = q
-            np.savez_compressed(
-                path, obs=np.stack([r.obs for r in roots]), masks=np.stack([r.mask for r in roots]),
-                policy_actions=np.array([r.policy_action for r in roots], dtype=np.int64), candidates=cands,
-                returns=rets, seats=np.array([r.seat for r in roots], dtype=np.int64),
-            )
-            targets = chunk_targets(np.load(path), args.margin, args.z)
-            changed = int((targets != np.array([r.policy_action for r in roots])).sum())
-            rec = {"chunk": c, "roots": len(roots), "changed": changed, "rollout_decisions": engine.decisions - d0,
-                   "seconds": round(time.time() - t1, 1)}
+            rec = collect_chunk(engine, args, c, path)
             with log.open("a") as f:
                 f.write(json.dumps(rec) + "\n")
             print(json.dumps(rec), flush=True)
@@ -411,7 +471,7 @@ def run(args: Args) -> Path:
     anchor.eval()
     stats = distill(net, anchor, obs, masks, targets, args.epochs, args.learning_rate, args.kl_coef,
                     args.batch_size, args.seed)
-    dest = out / f"iter_{args.iteration}.pt"
+    dest = Path(args.dest) if args.dest else out / f"iter_{args.iteration}.pt"
     save_policy(net, dest, recipe="rollout policy improvement", args=asdict(args))
     rec = {"iteration": args.iteration, "chunks": len(files), "roots": len(targets), "changed": changed, **stats}
     with log.open("a") as f:

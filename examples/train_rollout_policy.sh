@@ -7,16 +7,19 @@
 #
 # Per iteration n = 1..ITERS: play hands with the current policy in all seats (hand seeds SEED + ...), sample
 # roots (decisions where >= 2 legal actions have policy probability >= 0.03, each with probability 0.5),
-# play each of the top-3 candidates in DETS determinized worlds and out with the current policy (argmax),
-# target = the best candidate when it beats the policy's choice by >= MARGIN points and Z standard errors,
+# screen: play each of the top-3 candidates in DETS determinized worlds and out with the current policy
+# (argmax); a root whose best candidate beats the policy's choice by Z_SCREEN paired standard errors is
+# confirmed on CONFIRM fresh worlds (those two candidates only); target = that candidate when the confirmation
+# shows a gain of >= MARGIN points and Z standard errors, else the policy's choice;
 # distil (cross-entropy + KL_COEF * KL to that iteration's start policy) -> OUT/iter_<n>/iter_<n>.pt; the next
 # iteration starts from it. Selection: every iteration's policy and the start play the BC policy as teams on
 # SELECT_DEALS duplicate deals of seed SELECT_SEED; the best win-rate difference -> OUT/selected.pt.
 # Resumable: a chunk file already written is reused, a finished iteration and a cached selection are skipped.
-# Each iteration collects for at most BUDGET seconds (default 1200) and then distils what it has, so a chunk
+# Each iteration collects for at most BUDGET seconds (default 2400) and then distils what it has, so a chunk
 # of work stays far inside a 2-hour limit. Seeds: training hands 9000000 + ...; selection 53000 only;
 # 818181, 828282, 838383 (and the earlier rounds' evaluation seeds) are for evaluations and never used here.
-# Knobs (env): ITERS (2), BUDGET (1200), CHUNKS (400), DETS (32), MARGIN (0.25), Z (2.0), KL_COEF (1.0),
+# Knobs (env): ITERS (1), BUDGET (2400), CHUNKS (1000), HANDS (8, per chunk), DETS (32), Z_SCREEN (0.5), CONFIRM (256), MARGIN (0.1),
+# Z (2.0), KL_COEF (1.0),
 # EPOCHS (4), LR (1e-4), SEED (9000000), INIT (baselines/data/pretrained_policy.pt), SELECT_SEED (53000),
 # SELECT_DEALS (100), PYTHON (default .venv/bin/python).
 set -euo pipefail
@@ -26,11 +29,14 @@ if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
 fi
 OUT=${1:-runs/rollout}
 PY=${PYTHON:-.venv/bin/python}
-ITERS=${ITERS:-2}
-BUDGET=${BUDGET:-1200}
-CHUNKS=${CHUNKS:-400}
+ITERS=${ITERS:-1}
+BUDGET=${BUDGET:-2400}
+CHUNKS=${CHUNKS:-1000}
+HANDS=${HANDS:-8}
 DETS=${DETS:-32}
-MARGIN=${MARGIN:-0.25}
+Z_SCREEN=${Z_SCREEN:-0.5}
+CONFIRM=${CONFIRM:-256}
+MARGIN=${MARGIN:-0.1}
 Z=${Z:-2.0}
 KL_COEF=${KL_COEF:-1.0}
 EPOCHS=${EPOCHS:-4}
@@ -47,8 +53,9 @@ for ((n = 1; n <= ITERS; n++)); do
   dir=$OUT/iter_$n
   if [[ ! -f "$dir/iter_$n.pt" ]]; then
     $PY -m mjenv.baselines.train_rollout --init "$start" --out-dir "$dir" --iteration "$n" \
-        --seed $((SEED + 100000 * n)) --chunks "$CHUNKS" --time-budget "$BUDGET" --determinizations "$DETS" \
-        --margin "$MARGIN" --z "$Z" --kl-coef "$KL_COEF" --epochs "$EPOCHS" --learning-rate "$LR"
+        --seed $((SEED + 100000 * n)) --chunks "$CHUNKS" --hands-per-chunk "$HANDS" --time-budget "$BUDGET" \
+        --determinizations "$DETS" --z-screen "$Z_SCREEN" --confirm-worlds "$CONFIRM" --margin "$MARGIN" --z "$Z" \
+        --kl-coef "$KL_COEF" --epochs "$EPOCHS" --learning-rate "$LR"
   fi
   start=$dir/iter_$n.pt
 done

@@ -11,10 +11,12 @@ from mjenv.baselines.policy import build_net  # noqa: E402
 from mjenv.baselines.train_rollout import (  # noqa: E402
     RolloutEngine,
     Root,
+    chunk_targets,
     determinize,
     distill,
     evaluate_roots,
     improved_target,
+    screen,
 )
 
 from mjenv.game import Game  # noqa: E402
@@ -151,3 +153,25 @@ def test_distill_moves_the_policy_toward_the_targets_and_the_kl_term_holds_it(en
     with torch.no_grad():
         p2 = torch.softmax(held(torch.from_numpy(obs[:1]), torch.from_numpy(masks[:1]))[0], dim=1)[0]
     assert p0[target] < p2[target] < p1[target]
+
+
+def test_screen_sends_only_a_clear_enough_best_to_confirmation_and_targets_read_only_the_fresh_worlds():
+    a, b = Root("g1", 0, None, None, [4, 7, 9], 4), Root("g2", 1, None, None, [5, 6], 5)
+    qa = np.zeros((8, 3))
+    qa[:, 2] = [3, 3, 0, 3, 0, 3, 3, 0]  # candidate 9 clearly ahead of the policy's 4
+    qb = np.zeros((8, 2))
+    qb[0, 1] = 3  # one world in eight: a gain of exactly one standard error, below the screen's 1.5
+    picked = screen([a, b], [qa, qb], 1.5)
+    assert [(r.game, r.candidates, r.policy_action) for r in picked] == [("g1", [4, 9], 4)]
+    # the screening worlds say 9 for root 0, but its confirmation worlds show no gain: the target stays 4;
+    # root 1 was not confirmed (-1 candidates): it keeps the policy's choice whatever its screening worlds say
+    chunk = {"policy_actions": np.array([4, 5]), "candidates": np.array([[4, 7, 9], [5, 6, -1]]),
+             "returns": np.stack([qa, np.pad(qb, ((0, 0), (0, 1)))]),
+             "confirm_candidates": np.array([[4, 9], [-1, -1]]), "confirm_returns": np.zeros((2, 16, 2))}
+
+    class Chunk(dict):
+        files = list(chunk)
+
+    np.testing.assert_array_equal(chunk_targets(Chunk(chunk), 0.1, 2.0), [4, 5])
+    chunk["confirm_returns"][0, :, 1] = np.tile([3, 0, 3, 3], 4)
+    np.testing.assert_array_equal(chunk_targets(Chunk(chunk), 0.1, 2.0), [9, 5])
