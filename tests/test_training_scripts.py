@@ -16,6 +16,13 @@ ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 
 
+def run_recipe(script: str, out: Path, env: dict) -> str:
+    """Runs a bash recipe of examples/ on ``out`` with ``env``; its stdout (asserts it succeeded)."""
+    proc = subprocess.run(["bash", script, str(out)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    return proc.stdout
+
+
 def run(*args: str, timeout: int = 120) -> str:
     proc = subprocess.run([sys.executable, *args], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
@@ -152,10 +159,7 @@ def test_rl_policy_recipe_trains_selects_and_resumes_with_tiny_budgets(tmp_path)
     rl = tmp_path / "rl"
 
     def recipe() -> str:
-        proc = subprocess.run(["bash", "examples/train_rl_policy.sh", str(rl)], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
-        return proc.stdout
+        return run_recipe("examples/train_rl_policy.sh", rl, env)
 
     out = recipe()
     assert "selected step_" in out and "done" in out
@@ -239,14 +243,7 @@ def test_rollout_policy_recipe_collects_distils_selects_and_resumes_with_tiny_bu
     env = {**ENV, "PYTHON": sys.executable, "CHUNKS": "1", "HANDS": "1", "DETS": "2", "CONFIRM": "4",
            "Z_SCREEN": "-100", "SELECT_DEALS": "1"}
     out = tmp_path / "rollout"
-
-    def recipe() -> str:
-        proc = subprocess.run(["bash", "examples/train_rollout_policy.sh", str(out)], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
-        return proc.stdout
-
-    first = recipe()
+    first = run_recipe("examples/train_rollout_policy.sh", out, env)
     assert "selected" in first and "done" in first and (out / "selected.pt").is_file()
     log = [json.loads(line) for line in (out / "iter_1" / "log.jsonl").read_text().splitlines()]
     # Z_SCREEN=-100 confirms every root whose screening best is not the policy's own choice
@@ -255,5 +252,5 @@ def test_rollout_policy_recipe_collects_distils_selects_and_resumes_with_tiny_bu
     chunk = np.load(out / "iter_1" / "iter1_chunk_000.npz")
     assert chunk["returns"].shape[1:] == (2, 3) and chunk["confirm_returns"].shape[1:] == (4, 2)
     # a second call reuses the distilled policy and the cached selection: nothing is played again
-    second = recipe()
+    second = run_recipe("examples/train_rollout_policy.sh", out, env)
     assert "selected" in second and (out / "iter_1" / "log.jsonl").read_text().count("\n") == len(log)
