@@ -269,11 +269,13 @@ def improved_target(root: Root, returns: np.ndarray, margin: float, z: float) ->
 
 
 def distill(net: PolicyNet, anchor: PolicyNet, obs: np.ndarray, masks: np.ndarray, targets: np.ndarray,
-            epochs: int, lr: float, kl_coef: float, batch_size: int, seed: int) -> dict[str, float]:
+            epochs: int, lr: float, kl_coef: float, batch_size: int, seed: int,
+            changed_weight: float = 1.0) -> dict[str, float]:
     """Cross-entropy to ``targets`` plus ``kl_coef`` * KL(anchor || net), Adam, minibatches.
 
-    ``agree_changed`` in the result is the share of the targets that differ from the anchor's argmax which the
-    trained network plays.
+    ``changed_weight`` multiplies the cross-entropy of the samples whose target differs from the anchor's
+    argmax (the few decisions the rollouts changed). ``agree_changed`` in the result is the share of those
+    targets that the trained network's argmax plays.
 
     Args:
         obs: float32[N, size]; masks: int8[N, A]; targets: int64[N] legal target actions.
@@ -284,7 +286,9 @@ def distill(net: PolicyNet, anchor: PolicyNet, obs: np.ndarray, masks: np.ndarra
     gen = torch.Generator().manual_seed(seed)
     o, m, t = torch.from_numpy(obs), torch.from_numpy(masks), torch.from_numpy(targets)
     with torch.no_grad():
-        anchor_logp = torch.log_softmax(anchor(o, m)[0], dim=1)
+        anchor_logits = anchor(o, m)[0]
+        anchor_logp = torch.log_softmax(anchor_logits, dim=1)
+        weight = torch.where(anchor_logits.argmax(dim=1) != t, float(changed_weight), 1.0)
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     net.train()
     stats = {}
@@ -295,7 +299,7 @@ def distill(net: PolicyNet, anchor: PolicyNet, obs: np.ndarray, masks: np.ndarra
             idx = perm[b : b + batch_size]
             logits = net(o[idx], m[idx])[0]
             logp = torch.log_softmax(logits, dim=1)
-            ce = -logp.gather(1, t[idx, None]).mean()
+            ce = -(weight[idx] * logp.gather(1, t[idx, None])[:, 0]).sum() / weight[idx].sum()
             ap = anchor_logp[idx]
             legal = m[idx].bool()
             kl = torch.where(legal, ap.exp() * (ap - logp), torch.zeros_like(ap)).sum(dim=1).mean()
@@ -399,6 +403,8 @@ class Args:
     """weight of KL(pi_start || pi) in the distillation loss"""
     batch_size: int = 256
     """distillation minibatch"""
+    changed_weight: float = 1.0
+    """cross-entropy weight of the roots whose target the rollouts changed (1: like every other root)"""
     iteration: int = 1
     """iteration number (names iter_<n>.pt and the chunk files)"""
     collect: bool = True
@@ -470,7 +476,7 @@ def run(args: Args) -> Path:
     anchor = load_net(args.init)
     anchor.eval()
     stats = distill(net, anchor, obs, masks, targets, args.epochs, args.learning_rate, args.kl_coef,
-                    args.batch_size, args.seed)
+                    args.batch_size, args.seed, args.changed_weight)
     dest = Path(args.dest) if args.dest else out / f"iter_{args.iteration}.pt"
     save_policy(net, dest, recipe="rollout policy improvement", args=asdict(args))
     rec = {"iteration": args.iteration, "chunks": len(files), "roots": len(targets), "changed": changed, **stats}

@@ -175,3 +175,23 @@ def test_screen_sends_only_a_clear_enough_best_to_confirmation_and_targets_read_
     np.testing.assert_array_equal(chunk_targets(Chunk(chunk), 0.1, 2.0), [4, 5])
     chunk["confirm_returns"][0, :, 1] = np.tile([3, 0, 3, 3], 4)
     np.testing.assert_array_equal(chunk_targets(Chunk(chunk), 0.1, 2.0), [9, 5])
+
+
+def test_distill_changed_weight_lets_a_few_changed_targets_outvote_the_unchanged_ones(engine):
+    g = play_to(Phase.DISCARD, seed=2, skip=3)
+    obs = np.repeat(engine.spec.encode(g, g.current_player)[None], 16, axis=0)
+    masks = np.repeat(g._masks[g.current_player][None], 16, axis=0)
+    torch.manual_seed(1)
+    anchor = build_net("basic")
+    with torch.no_grad():
+        top = int(anchor(torch.from_numpy(obs[:1]), torch.from_numpy(masks[:1]))[0].argmax())
+    other = int(next(a for a in np.flatnonzero(masks[0]) if a != top))
+    targets = np.array([top] * 12 + [other] * 4, dtype=np.int64)  # the same state: 12 keep, 4 change
+    picks = []
+    for weight in (1.0, 10.0):
+        net = build_net("basic")
+        net.load_state_dict(anchor.state_dict())
+        stats = distill(net, anchor, obs, masks, targets, epochs=30, lr=1e-3, kl_coef=0.0, batch_size=16, seed=0,
+                        changed_weight=weight)
+        picks.append(stats["agree_changed"])
+    assert picks == [0.0, 1.0]
