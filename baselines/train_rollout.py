@@ -1,10 +1,11 @@
 """Rollout-based policy improvement with common random numbers, distilled into the policy network.
 
 Approximate policy iteration in the sense of Tesauro & Galperin (1996, "On-line policy improvement
-using Monte-Carlo search", Sec. 2: the base policy's value of each candidate action is estimated by
-playing the game out with the base policy after it, and the action of the best mean outcome is the
-improved policy's choice), with the improved choices distilled back into the network (one
-iteration of policy iteration; a second iteration starts from the distilled network):
+using Monte-Carlo search", NIPS 9; the paper is not in this repository's reference set, so no section is
+cited): the base policy's value of each candidate action is estimated by playing the game out with the
+base policy after it, and the action of the best mean outcome is the improved policy's choice. Here the
+improved choices are distilled back into the network (one iteration of policy iteration; a second
+iteration starts from the distilled network). Steps:
 
 1. **Roots.** Hands are played with the current policy (argmax, the way ``policy:PATH`` plays) in all
    four seats. At a sampled own-turn or claim decision of any seat whose policy puts at least
@@ -20,9 +21,12 @@ iteration of policy iteration; a second iteration starts from the distilled netw
    lockstep on the compiled batch step (:class:`mjenv.game.batch.BatchGames`), one torch forward per
    step. Argmax play and the shared world make the candidates' futures differ only through the
    candidate itself (common random numbers): the comparison is paired.
-4. **Targets.** The return is the env's reward, the seat's end-of-hand score change. A candidate
-   whose mean return beats that of the policy's own choice by at least ``margin`` becomes the target;
-   otherwise the policy's choice stays the target.
+4. **Targets.** The return is the env's reward, the seat's end-of-hand score change. Each root is
+   screened on ``determinizations`` worlds; when its best candidate beats the policy's choice by
+   ``z_screen`` paired standard errors, the two are played again on ``confirm_worlds`` fresh worlds,
+   and the better one becomes the target only when those fresh worlds alone show a gain of at least
+   ``margin`` points and ``z`` standard errors (the screening worlds chose it, so its gain there is
+   biased upwards). Otherwise the policy's choice stays the target.
 5. **Distillation.** Cross-entropy to the targets on the roots' observations plus ``kl_coef`` times
    KL(pi_start || pi) on the same observations, so that decisions the rollouts did not change stay
    where they were.
