@@ -9,10 +9,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
+
+
+def run_recipe(script: str, out: Path, env: dict) -> str:
+    """Runs a bash recipe of examples/ on ``out`` with ``env``; its stdout (asserts it succeeded)."""
+    proc = subprocess.run(["bash", script, str(out)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    return proc.stdout
 
 
 def run(*args: str, timeout: int = 120) -> str:
@@ -151,10 +159,7 @@ def test_rl_policy_recipe_trains_selects_and_resumes_with_tiny_budgets(tmp_path)
     rl = tmp_path / "rl"
 
     def recipe() -> str:
-        proc = subprocess.run(["bash", "examples/train_rl_policy.sh", str(rl)], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
-        return proc.stdout
+        return run_recipe("examples/train_rl_policy.sh", rl, env)
 
     out = recipe()
     assert "selected step_" in out and "done" in out
@@ -232,3 +237,22 @@ def test_shaping_study_rejects_a_bad_paired_flag():
     for bad in ("sb3:none", "sb3:none,sb3:none", "sb3:none,ppo:none"):
         with pytest.raises(ValueError, match="--paired must be two different settings of --settings"):
             main(["--report-only", "--settings", "sb3:none,sb3:deficiency", "--paired", bad])
+
+
+def test_rollout_policy_recipe_collects_distils_selects_and_resumes_with_tiny_budgets(tmp_path):
+    env = {**ENV, "PYTHON": sys.executable, "CHUNKS": "1", "HANDS": "1", "DETS": "2", "CONFIRM": "4",
+           "Z_SCREEN": "-100", "SELECT_DEALS": "1", "VARIANTS": "w3=--changed-weight 3 --epochs 1"}
+    out = tmp_path / "rollout"
+    first = run_recipe("examples/train_rollout_policy.sh", out, env)
+    assert "selected" in first and "done" in first and (out / "selected.pt").is_file()
+    # the iteration's policy and the variant distilled from its roots are both selection candidates
+    assert (out / "iter_1" / "iter_1_w3.pt").is_file() and first.count("win-rate difference against BC") == 2
+    log = [json.loads(line) for line in (out / "iter_1" / "log.jsonl").read_text().splitlines()]
+    # Z_SCREEN=-100 confirms every root whose screening best is not the policy's own choice
+    assert log[0]["chunk"] == 0 and 0 < log[0]["confirmed"] <= log[0]["roots"]
+    assert log[-1]["iteration"] == 1 and log[-1]["roots"] == log[0]["roots"]
+    chunk = np.load(out / "iter_1" / "iter1_chunk_000.npz")
+    assert chunk["returns"].shape[1:] == (2, 3) and chunk["confirm_returns"].shape[1:] == (4, 2)
+    # a second call reuses the distilled policy and the cached selection: nothing is played again
+    second = run_recipe("examples/train_rollout_policy.sh", out, env)
+    assert "selected" in second and (out / "iter_1" / "log.jsonl").read_text().count("\n") == len(log)
