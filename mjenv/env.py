@@ -168,6 +168,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
 from mjenv import AGENTS
+from mjenv.compiled_table import CompiledTable, single_table
 from mjenv.game.actions import CLAIM_NAMES, ActionLayout
 from mjenv.observation import ObservationSpec
 
@@ -279,9 +280,12 @@ class _Shell:
     metadata = {"name": "mjenv_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": True, "render_fps": 1}
 
     def __init__(self, rules="basic", render_mode=None, observation="default", shaping=None, gamma=1.0,
-                 illegal_action="penalize", log_dir=None, render_seat=None):
+                 illegal_action="penalize", log_dir=None, render_seat=None, engine="auto"):
         self._output = _Output(render_mode, log_dir, render_seat)
-        self._table = _Table(rules, observation, shaping, gamma, illegal_action)
+        # issue 16: the compiled step's one table where it applies (mjenv.compiled_table), else a Game's
+        self._table = single_table(engine, rules, observation, shaping, gamma, illegal_action)
+        #: the engine the table runs on, "compiled" or "python"
+        self.engine = "compiled" if isinstance(self._table, CompiledTable) else "python"
         self._tables = PythonTables([self._table], self._output)  # what step_tables steps
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
@@ -308,7 +312,8 @@ class _Shell:
         self.agents = list(AGENTS)
 
     def _check_started(self) -> None:
-        if self._table.game is None:
+        # agents is empty before the first reset (a compiled table's game is built when asked: not per step)
+        if not self.agents and self._table.game is None:
             raise ValueError("step() before reset(); call reset() first")
 
     def _rendered(self) -> None:

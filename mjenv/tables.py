@@ -252,6 +252,10 @@ class _Table:
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new hand and observe it."""
         self.deal(seed, options)
+        self.observe_now()
+
+    def observe_now(self) -> None:
+        """Write the current state's observations (the writer's one-state call)."""
         self.install(*self.spec.observe(self.game, self.memo))
 
     def install(self, obs: np.ndarray, deficiency: np.ndarray) -> None:
@@ -278,6 +282,16 @@ class _Table:
     @property
     def over(self) -> bool:
         return self.ended_by_illegal or self.game.phase == _PHASE_END  # ``game.is_over``, without its lookups
+
+    @property
+    def scores(self) -> np.ndarray:
+        """int64[4] the game's score changes so far."""
+        return self.game.scores
+
+    @property
+    def won(self) -> np.ndarray:
+        """bool[4] the game's winners so far."""
+        return self.game.won
 
     def observation(self, seat: int) -> dict[str, np.ndarray]:
         return {"observation": self.obs[seat], "action_mask": self.masks[seat]}
@@ -417,12 +431,12 @@ class PythonTables:
     @property
     def scores(self) -> np.ndarray:
         """int64[N, 4] the games' score changes so far."""
-        return np.stack([t.game.scores for t in self.tables])
+        return np.stack([t.scores for t in self.tables])
 
     @property
     def won(self) -> np.ndarray:
         """bool[N, 4] the games' winners so far."""
-        return np.stack([t.game.won for t in self.tables])
+        return np.stack([t.won for t in self.tables])
 
     def check(self, actions) -> tuple[list[dict[int, int]], dict[int, list[int]]]:
         """Every table's actions as ``{seat: action}`` (omitted seats completed) and the illegal seats.
@@ -459,7 +473,8 @@ class PythonTables:
         for i in ended:
             t = self.tables[i]
             t.acting = []
-            self.output.write_log(t.game)
+            if self.output.log_dir is not None:  # (a compiled table builds its Game only when asked)
+                self.output.write_log(t.game)
 
     def final_states(self, ended: list[int]) -> list[tuple[int, Any]]:
         """(table, game) of the hands that ended, to observe after the next deal replaced them."""
@@ -480,7 +495,7 @@ class PythonTables:
         if final is None and len(ts) == 1:  # the PettingZoo envs: the spec's one-state call
             t = ts[0]
             if not t.ended_by_illegal:
-                t.install(*t.spec.observe(t.game, t.memo))
+                t.observe_now()
             return None, None
         live = [t for t in ts if not t.ended_by_illegal]
         finals, final = final is not None, final or []
