@@ -22,13 +22,12 @@ not built, and rule sets ``BatchGames`` refuses (``taiwan16``, ``sichuan``).
 
 from __future__ import annotations
 
-from array import array
-
 import numpy as np
 
+from mjenv import AGENTS
 from mjenv.game import batch as _batch
 from mjenv.game.batch import RECORD_FIELDS, BatchGames
-from mjenv.tables import _check_options, _Table, deal_game, game_seed_of
+from mjenv.tables import POTENTIAL_CAP, _check_options, _Table, deal_game, game_seed_of
 
 __all__ = ["ENGINES", "CompiledTable", "single_table"]
 
@@ -38,6 +37,7 @@ ENGINES = ("auto", "compiled", "python")
 _PHASE, _LAST_DISCARDER, _ACTING = 0, 3, 10
 _CLAIM, _ROB_KONG, _END = 1, 2, 3
 #: the seats of each acting-seat bit set, ascending (``Game.acting_seats``)
+_SEAT = {a: s for s, a in enumerate(AGENTS)}
 _SEATS_OF_BITS = tuple(tuple(s for s in range(4) if b >> s & 1) for b in range(16))
 
 
@@ -63,12 +63,19 @@ class CompiledTable(_Table):
         missing = [f for f in RECORD_FIELDS if f not in start]
         if missing:
             raise ValueError(f"the state record has no fields {missing}")
-        self._layout = np.array([start[f] for f in RECORD_FIELDS] + [spec.state_size], dtype=np.int32)
-        self._record = np.empty((1, spec.state_size), dtype=np.int16)
-        self._rows = np.zeros(1, dtype=np.int64)
-        # the C step's arguments after the actions, and the rows the table's state is read from
-        self._step_args = (b.tiles, b.wall, b.discards, b.num_discards, b.meld_table, b.melds_declared, b.won,
-                           b.scores, b.masks, b.scalars)  # fmt: skip
+        # the record holds nothing but these fields (flowers and the Sichuan fields are empty here)
+        unknown = {name for name, (_, shape, _) in spec._fields.items()
+                   if name not in RECORD_FIELDS and int(np.prod(shape, dtype=np.int64)) > 0}
+        if unknown:
+            raise ValueError(f"the compiled step cannot fill the state fields {sorted(unknown)}")
+        layout = np.array([start[f] for f in RECORD_FIELDS] + [spec.state_size], dtype=np.int32)
+        self._record = np.empty(spec.state_size, dtype=np.int16)
+        # the table's arrays bound once in C (step_one / record_one: no buffer exports per step); a C
+        # handle, so copies and pickles bind their own (__getstate__)
+        self._bind_args = (b._params, layout, b.tiles, b.wall, b.discards, b.num_discards, b.meld_table,
+                           b.melds_declared, b.won, b.scores, b.masks, b.scalars, b.dealer, self._record)  # fmt: skip
+        self._bound = None
+        self._masks = b.masks[0]
         self._scalars = b.scalars[0]
         self._phase = _END
         self._taken: list[list[int]] = []  # this hand's moves, each the four seats' actions (Game._advance's)
@@ -127,15 +134,31 @@ class CompiledTable(_Table):
 
     def observe_now(self) -> None:
         """Writes the current state's observations, deficiencies, masks and acting seats (fresh arrays)."""
-        b = self.batch
-        _batch._step.records(b._params, self._layout, self._rows, b.tiles, b.discards, b.melds_declared, b.scalars,
-                             b.dealer, self._record)
+        self._observe(_batch._step.record_one(self._bound or self._bind()))
+
+    def _observe(self, phase: int) -> None:
+        """The observations of the state whose record ``step_one`` / ``record_one`` just wrote."""
+        self._phase = phase
         obs = np.empty((4, self.spec.size), dtype=np.float32)
         deficiency = np.empty(4, dtype=np.int32)
         self.spec._kernel_observe_records(self._record, [self.memo], obs, deficiency)
         self.obs, self.deficiency = obs, deficiency
-        self.masks = b.masks[0].copy()
+        self.masks = self._masks.copy()
         self.acting = list(_SEATS_OF_BITS[self._scalars[_ACTING]])
+
+    def _bind(self):
+        self._bound = _batch._step.bind_one(*self._bind_args)
+        return self._bound
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_bound"] = None  # a C handle of this table's arrays: a copy binds its own
+        del state["_masks"], state["_scalars"]  # views of the batch's rows: the copy's own (__setstate__)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._masks, self._scalars = self.batch.masks[0], self.batch.scalars[0]
 
     @property
     def over(self) -> bool:
@@ -168,12 +191,52 @@ class CompiledTable(_Table):
             chosen[s] = actions[s]
         self.advance(chosen)
 
-    def advance(self, chosen: list[int]) -> None:
-        """One C step with checked actions (``chosen[s]``: seat s's, PASS for the seats not acting)."""
-        if _batch._step.step(self.batch._params, array("q", chosen), *self._step_args):
+    def quick_step(self, actions) -> list[float] | None:
+        """The parallel env's step for well-formed legal actions: move, observe, the four rewards.
+
+        Args:
+            actions: the parallel env's ``{agent: action}``.
+
+        Returns:
+            The four seats' rewards (the scores at the end of the hand plus the shaping term, as
+            :func:`mjenv.tables.step_tables` computes them), or None, with nothing changed, when the
+            actions need that function's checks: a key that is not an agent, an action that is not a
+            Python int in the action space or not legal, an acting seat left out, or the hand over.
+            Logging the finished hand is the caller's (``PythonTables.finish``).
+        """
+        if type(actions) is not dict or self.ended_by_illegal or self._phase == _END:
+            return None
+        chosen = [self.layout.pass_] * 4
+        masks, size = self.masks, self.layout.size
+        for a, x in actions.items():
+            s = _SEAT.get(a)
+            if s is None or type(x) is not int or not 0 <= x < size or not masks[s, x]:
+                return None
+            chosen[s] = x  # a seat not acting has PASS only, so its legal action is PASS
+        for s in self.acting:
+            if AGENTS[s] not in actions:
+                return None
+        before = self.deficiency.tolist() if self.shaping is not None else None
+        self.advance(chosen, observe=True)
+        over = self._phase == _END
+        rewards = [float(x) for x in self.batch.scores[0].tolist()] if over else [0.0, 0.0, 0.0, 0.0]
+        if before is not None:  # step_tables' gamma * Phi(s') - Phi(s), the same float64 operations in order
+            gamma, cap = self.gamma, POTENTIAL_CAP
+            after = [0.0] * 4 if over else [-float(d if d < cap else cap) for d in self.deficiency.tolist()]
+            rewards = [r + (gamma * a - -float(b if b < cap else cap)) for r, a, b in zip(rewards, after, before)]
+        return rewards
+
+    def advance(self, chosen: list[int], observe: bool = False) -> None:
+        """One C step with checked actions (``chosen[s]``: seat s's, PASS for the seats not acting);
+        ``observe``: then observe the new state (:meth:`observe_now`, without a second C call)."""
+        phase = _batch._step.step_one(self._bound or self._bind(), *chosen)
+        if phase < 0:
             raise RuntimeError("mjenv.compiled_table: the C step refused actions the legal masks allow")
         self._taken.append(chosen)
-        self._phase = int(self._scalars[_PHASE])
+        if observe:
+            self._observe(phase)
+        else:
+            self._phase = phase
 
 
 def single_table(engine: str, rules, observation, shaping, gamma, illegal_action) -> _Table:

@@ -286,6 +286,7 @@ class _Shell:
         self._table = single_table(engine, rules, observation, shaping, gamma, illegal_action)
         #: the engine the table runs on, "compiled" or "python"
         self.engine = "compiled" if isinstance(self._table, CompiledTable) else "python"
+        self._quick = self.engine == "compiled" and not self._table.rules.bloody
         self._tables = PythonTables([self._table], self._output)  # what step_tables steps
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
@@ -340,20 +341,25 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
         return {a: t.observation(i) for i, a in enumerate(AGENTS)}, t.infos()
 
     def step(self, actions: dict[str, Any]):
-        self._check_started()
-        if not self.agents:
-            raise ValueError("step() after the hand ended; call reset()")
-        if not isinstance(actions, dict):
-            raise ValueError(f"actions must be a dict agent -> action, got {type(actions).__name__}")
-        for a in actions:
-            if a not in self.agents:
-                raise ValueError(f"unknown or finished agent {a!r}; live agents: {self.agents}")
         t = self._table
-        result = step_tables(self._tables, [{_SEAT[a]: x for a, x in actions.items()}])
-        over = t.over  # result.done[0]: the hand was live before this step
+        # issue 16: a compiled table moves on well-formed legal actions at once (None: the checks below)
+        rewards = t.quick_step(actions) if self._quick else None
+        if rewards is None:
+            self._check_started()
+            if not self.agents:
+                raise ValueError("step() after the hand ended; call reset()")
+            if not isinstance(actions, dict):
+                raise ValueError(f"actions must be a dict agent -> action, got {type(actions).__name__}")
+            for a in actions:
+                if a not in self.agents:
+                    raise ValueError(f"unknown or finished agent {a!r}; live agents: {self.agents}")
+            rewards = step_tables(self._tables, [{_SEAT[a]: x for a, x in actions.items()}]).rewards[0].tolist()
+        elif t.over:
+            self._tables.finish([0])  # step_tables' end of a hand: the log
+        over = t.over  # the hand was live before this step
         # rows by unpacking (one pass over each array, no per-row indexing)
         obs = {a: {"observation": o, "action_mask": m} for a, o, m in zip(AGENTS, t.obs, t.masks)}
-        rew = dict(zip(AGENTS, result.rewards[0].tolist()))
+        rew = dict(zip(AGENTS, rewards))
         term = dict.fromkeys(AGENTS, over)
         trunc = dict.fromkeys(AGENTS, False)
         infos = t.infos()
