@@ -25,6 +25,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from mjenv import AGENTS
+from mjenv.deficiency import INCOMPLETABLE
 from mjenv.game import Phase
 from mjenv.game.actions import ActionLayout
 from mjenv.observation import ObservationSpec
@@ -43,6 +44,9 @@ OBSERVATIONS = ("default", "oracle")
 SHAPINGS = (None, "deficiency")
 ILLEGAL_ACTIONS = ("penalize", "raise")
 _PHASE_END = Phase.END
+_A0, _A1, _A2, _A3 = AGENTS
+#: potential() of each deficiency 0..INCOMPLETABLE as a Python float (Table.infos' lookup)
+_NEG_POTENTIAL = tuple(-float(min(d, POTENTIAL_CAP)) for d in range(INCOMPLETABLE + 1))
 
 
 def check_gamma(gamma) -> float:
@@ -298,14 +302,18 @@ class _Table:
 
     def infos(self) -> dict[str, dict[str, Any]]:
         """Every agent's info for the current state."""
-        defs = self.deficiency.tolist()
+        d0, d1, d2, d3 = self.deficiency.tolist()
         over = self.over
         acting = self.acting
-        # one dict literal per agent (the hot path of every step); potential() of each seat in Python:
-        # -min(deficiency, cap), 0 once the hand is over
-        out = {a: {"seat": i, "needs_action": i in acting, "deficiency": d,
-                   "potential": 0.0 if over else -float(d if d < POTENTIAL_CAP else POTENTIAL_CAP)}
-               for (i, a), d in zip(enumerate(AGENTS), defs)}
+        # the hot path of every step: four dict literals; potential() of each seat from its table
+        # (-min(deficiency, cap), 0 once the hand is over)
+        p0 = p1 = p2 = p3 = 0.0
+        if not over:
+            p0, p1, p2, p3 = _NEG_POTENTIAL[d0], _NEG_POTENTIAL[d1], _NEG_POTENTIAL[d2], _NEG_POTENTIAL[d3]
+        out = {_A0: {"seat": 0, "needs_action": 0 in acting, "deficiency": d0, "potential": p0},
+               _A1: {"seat": 1, "needs_action": 1 in acting, "deficiency": d1, "potential": p1},
+               _A2: {"seat": 2, "needs_action": 2 in acting, "deficiency": d2, "potential": p2},
+               _A3: {"seat": 3, "needs_action": 3 in acting, "deficiency": d3, "potential": p3}}
         if over:
             for i, info in enumerate(out.values()):
                 info.update(self._end_info(i))
