@@ -124,6 +124,7 @@ refused step changes nothing.
 | `gamma` | `1.0` | discount used by the shaping term, in (0, 1] |
 | `illegal_action` | `"penalize"` | `"penalize"` or `"raise"` |
 | `log_dir` | `None` | a folder: each finished hand's game log is appended to `log_dir/hands.jsonl` |
+| `engine` | `"auto"` | `"auto"`: the compiled step (`mjenv.compiled_table`) where it applies, else the Python `Game`; `"compiled"` (or a `ValueError` saying why not) or `"python"`; same results byte for byte, `env.engine` says which runs |
 
 ## Seeding
 
