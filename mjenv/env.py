@@ -296,7 +296,11 @@ class _Shell:
 
     @property
     def game(self):
-        """The underlying ``mjenv.game.Game`` (read it; stepping it directly desynchronises the env)."""
+        """The underlying ``mjenv.game.Game`` (read it; stepping it directly desynchronises the env).
+
+        On the compiled engine it is rebuilt on demand (``mjenv.compiled_table``): the same object through a
+        hand, brought up to date each time this property is read, so read it again after a step.
+        """
         return self._table.game
 
     @property
