@@ -200,8 +200,8 @@ class CompiledTable(_Table):
         Returns:
             The four seats' rewards (the scores at the end of the hand plus the shaping term, as
             :func:`mjenv.tables.step_tables` computes them), or None, with nothing changed, when the
-            actions need that function's checks: a key that is not an agent, an action that is not a
-            Python int in the action space or not legal, an acting seat left out, or the hand over.
+            actions need that function's checks: a key that is not an agent, an action that is not an
+            int (numpy integers included) in the action space or not legal, an acting seat left out, or the hand over.
             Logging the finished hand is the caller's (``PythonTables.finish``).
         """
         if type(actions) is not dict or self.ended_by_illegal or self._phase == _END:
@@ -210,7 +210,11 @@ class CompiledTable(_Table):
         masks, size = self.masks, self.layout.size
         for a, x in actions.items():
             s = _SEAT.get(a)
-            if s is None or type(x) is not int or not 0 <= x < size or not masks[s, x]:
+            if type(x) is not int:  # a numpy integer (a sampled action) is its int, as check_action takes it
+                if not isinstance(x, np.integer):
+                    return None
+                x = int(x)
+            if s is None or not 0 <= x < size or not masks[s, x]:
                 return None
             chosen[s] = x  # a seat not acting has PASS only, so its legal action is PASS
         for s in self.acting:

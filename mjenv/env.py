@@ -124,7 +124,7 @@ refused step changes nothing.
 | `gamma` | `1.0` | discount used by the shaping term, in (0, 1] |
 | `illegal_action` | `"penalize"` | `"penalize"` or `"raise"` |
 | `log_dir` | `None` | a folder: each finished hand's game log is appended to `log_dir/hands.jsonl` |
-| `engine` | `"auto"` | `"auto"`: the compiled step (`mjenv.compiled_table`) where it applies, else the Python `Game`; `"compiled"` (or a `ValueError` saying why not) or `"python"`; same results byte for byte, `env.engine` says which runs |
+| `engine` | `"auto"` | the compiled step where it applies (`"auto"`), `"compiled"` or `"python"`; see `env.engine` |
 
 ## Seeding
 
@@ -213,6 +213,7 @@ __all__ = [
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 _SEAT = {a: s for s, a in enumerate(AGENTS)}
+_A0, _A1, _A2, _A3 = AGENTS
 
 # The documentation page above is completed from the one definition of each table.
 __doc__ = (
@@ -362,9 +363,12 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
         elif t.over:
             self._tables.finish([0])  # step_tables' end of a hand: the log
         over = t.over  # the hand was live before this step
-        # rows by unpacking (one pass over each array, no per-row indexing)
-        obs = {a: {"observation": o, "action_mask": m} for a, o, m in zip(AGENTS, t.obs, t.masks)}
-        rew = dict(zip(AGENTS, rewards))
+        # rows by unpacking (one pass over each array, no per-row indexing) into dict literals
+        (o0, o1, o2, o3), (m0, m1, m2, m3) = t.obs, t.masks
+        obs = {_A0: {"observation": o0, "action_mask": m0}, _A1: {"observation": o1, "action_mask": m1},
+               _A2: {"observation": o2, "action_mask": m2}, _A3: {"observation": o3, "action_mask": m3}}
+        r0, r1, r2, r3 = rewards
+        rew = {_A0: r0, _A1: r1, _A2: r2, _A3: r3}
         term = dict.fromkeys(AGENTS, over)
         trunc = dict.fromkeys(AGENTS, False)
         infos = t.infos()

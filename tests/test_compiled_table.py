@@ -47,14 +47,15 @@ def _same(a, b, where: str) -> None:
 
 
 def _actions(obs: dict, infos: dict, rng: np.random.Generator, illegal_rate: float) -> dict:
-    """Random legal actions of the deciding seats, some seats left out (PASS only, or a forced move),
-    and with probability ``illegal_rate`` one illegal action."""
+    """Random legal actions (some as numpy integers), some seats left out (PASS only, or a forced
+    move), and with probability ``illegal_rate`` one illegal action."""
     acts = {}
     for a, o in obs.items():
         legal = np.flatnonzero(o["action_mask"])
         if len(legal) == 1 and rng.random() < 0.5:
             continue  # left out: the env takes its only legal action
-        acts[a] = int(rng.choice(legal))
+        x = int(rng.choice(legal))
+        acts[a] = np.int64(x) if rng.random() < 0.2 else x  # numpy integers too (a sampled action is one)
     if rng.random() < illegal_rate:
         a = list(obs)[int(rng.integers(len(obs)))]
         acts[a] = int(rng.choice(np.flatnonzero(obs[a]["action_mask"] == 0)))
