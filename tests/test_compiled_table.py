@@ -7,7 +7,9 @@ some seats left out (they take their only legal action), and a few illegal ones;
 every returned dict (observations, masks, rewards, terminations, truncations, infos) must be equal
 in dtype, shape and bytes, and at the end of each hand the game the compiled env rebuilds on demand
 must hold the same log. The AEC env is compared the same way, and so are the observations a caller
-keeps: a later step must not change them.
+keeps: a later step must not change them. The default suite plays 150 hands per preset (the vector
+env's differential test, ``tests/test_vector_batch.py``, plays the same compiled step on 1,200); the
+slow suite 5,000.
 """
 
 from __future__ import annotations
@@ -67,12 +69,23 @@ def _actions(obs: dict, infos: dict, rng: np.random.Generator, illegal_rate: flo
     [("basic", {"shaping": "deficiency", "gamma": 0.99}), ("honours", {}), (NO_CHOW, {"shaping": "deficiency"})],
 )
 def test_compiled_parallel_env_equals_the_python_engine(rules, kwargs):
+    play_both(rules, HANDS, **kwargs)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", ["basic", "honours", NO_CHOW])
+def test_compiled_parallel_env_equals_the_python_engine_5000_hands(rules):
+    play_both(rules, 5_000, shaping="deficiency", gamma=0.97)
+
+
+def play_both(rules, hands: int, **kwargs) -> None:
+    """Plays ``hands`` hands on both engines side by side, comparing everything after every step."""
     fast = mjenv.parallel_env(rules=rules, engine="compiled", **kwargs)
     ref = mjenv.parallel_env(rules=rules, engine="python", **kwargs)
     assert fast.engine == "compiled" and ref.engine == "python"
     rng = np.random.default_rng(7)
     kept = []  # (observation dicts as returned, a copy of them): a later step must leave them as they were
-    for hand in range(HANDS):
+    for hand in range(hands):
         seed = None if hand % 5 == 4 else 1000 + hand  # every fifth hand from the generator of the hand before
         out = fast.reset(seed=seed)
         _same(out, ref.reset(seed=seed), f"hand {hand} reset")
