@@ -201,8 +201,8 @@ class CompiledTable(_Table):
             The four seats' rewards (the scores at the end of the hand plus the shaping term, as
             :func:`mjenv.tables.step_tables` computes them), or None, with nothing changed, when the
             actions need that function's checks: a key that is not an agent, an action that is not an
-            int (numpy integers included) in the action space or not legal, an acting seat left out, or the hand over.
-            Logging the finished hand is the caller's (``PythonTables.finish``).
+            int (numpy integers included) in the action space or not legal, an acting seat left out, or
+            the hand over. Logging the finished hand is the caller's (``PythonTables.finish``).
         """
         if type(actions) is not dict or self.ended_by_illegal or self._phase == _END:
             return None
@@ -220,6 +220,11 @@ class CompiledTable(_Table):
         for s in self.acting:
             if AGENTS[s] not in actions:
                 return None
+        return self.step_checked(chosen)
+
+    def step_checked(self, chosen: list[int]) -> list[float]:
+        """:meth:`quick_step` after its checks (the AEC env's step too, which checks as it collects):
+        ``chosen[s]`` is seat s's legal action (PASS for the seats not acting)."""
         before = self.deficiency.tolist() if self.shaping is not None else None
         self.advance(chosen, observe=True)
         over = self._phase == _END

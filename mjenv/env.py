@@ -434,11 +434,19 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
             return
         pending, self._pending = self._pending, {}
         # every acting seat was selected, so nothing is omitted but seats with PASS only
-        result = step_tables(self._tables, [{seat: a} if bad else pending])
+        if self._quick and not bad:  # issue 16: the compiled table moves the checked actions at once
+            chosen = [t.layout.pass_] * 4
+            for s, x in pending.items():
+                chosen[s] = x
+            rewards = t.step_checked(chosen)
+            if t.over:
+                self._tables.finish([0])  # step_tables' end of a hand: the log
+        else:
+            rewards = step_tables(self._tables, [{seat: a} if bad else pending]).rewards[0].tolist()
         if t.rules.bloody:  # --- Sichuan (issue 12)
-            self._bloody_step(result.rewards[0].tolist(), seat)
+            self._bloody_step(rewards, seat)
             return
-        self.rewards = dict(zip(AGENTS, result.rewards[0].tolist()))
+        self.rewards = dict(zip(AGENTS, rewards))
         self.infos = t.infos()
         if t.over:
             for ag in AGENTS:
