@@ -124,6 +124,7 @@ refused step changes nothing.
 | `gamma` | `1.0` | discount used by the shaping term, in (0, 1] |
 | `illegal_action` | `"penalize"` | `"penalize"` or `"raise"` |
 | `log_dir` | `None` | a folder: each finished hand's game log is appended to `log_dir/hands.jsonl` |
+| `engine` | `"auto"` | the compiled step where it applies (`"auto"`), `"compiled"` or `"python"`; see `env.engine` |
 
 ## Seeding
 
@@ -168,6 +169,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
 from mjenv import AGENTS
+from mjenv.compiled_table import CompiledTable, single_table
 from mjenv.game.actions import CLAIM_NAMES, ActionLayout
 from mjenv.observation import ObservationSpec
 
@@ -211,6 +213,7 @@ __all__ = [
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 _SEAT = {a: s for s, a in enumerate(AGENTS)}
+_A0, _A1, _A2, _A3 = AGENTS
 
 # The documentation page above is completed from the one definition of each table.
 __doc__ = (
@@ -279,9 +282,13 @@ class _Shell:
     metadata = {"name": "mjenv_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": True, "render_fps": 1}
 
     def __init__(self, rules="basic", render_mode=None, observation="default", shaping=None, gamma=1.0,
-                 illegal_action="penalize", log_dir=None, render_seat=None):
+                 illegal_action="penalize", log_dir=None, render_seat=None, engine="auto"):
         self._output = _Output(render_mode, log_dir, render_seat)
-        self._table = _Table(rules, observation, shaping, gamma, illegal_action)
+        # issue 16: the compiled step's one table where it applies (mjenv.compiled_table), else a Game's
+        self._table = single_table(engine, rules, observation, shaping, gamma, illegal_action)
+        #: the engine the table runs on, "compiled" or "python"
+        self.engine = "compiled" if isinstance(self._table, CompiledTable) else "python"
+        self._quick = self.engine == "compiled" and not self._table.rules.bloody
         self._tables = PythonTables([self._table], self._output)  # what step_tables steps
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
@@ -290,7 +297,11 @@ class _Shell:
 
     @property
     def game(self):
-        """The underlying ``mjenv.game.Game`` (read it; stepping it directly desynchronises the env)."""
+        """The underlying ``mjenv.game.Game`` (read it; stepping it directly desynchronises the env).
+
+        On the compiled engine it is rebuilt on demand (``mjenv.compiled_table``): the same object through a
+        hand, brought up to date each time this property is read, so read it again after a step.
+        """
         return self._table.game
 
     @property
@@ -308,7 +319,8 @@ class _Shell:
         self.agents = list(AGENTS)
 
     def _check_started(self) -> None:
-        if self._table.game is None:
+        # agents is empty before the first reset (a compiled table's game is built when asked: not per step)
+        if not self.agents and self._table.game is None:
             raise ValueError("step() before reset(); call reset() first")
 
     def _rendered(self) -> None:
@@ -335,20 +347,28 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
         return {a: t.observation(i) for i, a in enumerate(AGENTS)}, t.infos()
 
     def step(self, actions: dict[str, Any]):
-        self._check_started()
-        if not self.agents:
-            raise ValueError("step() after the hand ended; call reset()")
-        if not isinstance(actions, dict):
-            raise ValueError(f"actions must be a dict agent -> action, got {type(actions).__name__}")
-        for a in actions:
-            if a not in self.agents:
-                raise ValueError(f"unknown or finished agent {a!r}; live agents: {self.agents}")
         t = self._table
-        result = step_tables(self._tables, [{_SEAT[a]: x for a, x in actions.items()}])
-        over = t.over  # result.done[0]: the hand was live before this step
-        # rows by unpacking (one pass over each array, no per-row indexing)
-        obs = {a: {"observation": o, "action_mask": m} for a, o, m in zip(AGENTS, t.obs, t.masks)}
-        rew = dict(zip(AGENTS, result.rewards[0].tolist()))
+        # issue 16: a compiled table moves on well-formed legal actions at once (None: the checks below)
+        rewards = t.quick_step(actions) if self._quick else None
+        if rewards is None:
+            self._check_started()
+            if not self.agents:
+                raise ValueError("step() after the hand ended; call reset()")
+            if not isinstance(actions, dict):
+                raise ValueError(f"actions must be a dict agent -> action, got {type(actions).__name__}")
+            for a in actions:
+                if a not in self.agents:
+                    raise ValueError(f"unknown or finished agent {a!r}; live agents: {self.agents}")
+            rewards = step_tables(self._tables, [{_SEAT[a]: x for a, x in actions.items()}]).rewards[0].tolist()
+        elif t.over:
+            self._tables.finish([0])  # step_tables' end of a hand: the log
+        over = t.over  # the hand was live before this step
+        # rows by unpacking (one pass over each array, no per-row indexing) into dict literals
+        (o0, o1, o2, o3), (m0, m1, m2, m3) = t.obs, t.masks
+        obs = {_A0: {"observation": o0, "action_mask": m0}, _A1: {"observation": o1, "action_mask": m1},
+               _A2: {"observation": o2, "action_mask": m2}, _A3: {"observation": o3, "action_mask": m3}}
+        r0, r1, r2, r3 = rewards
+        rew = {_A0: r0, _A1: r1, _A2: r2, _A3: r3}
         term = dict.fromkeys(AGENTS, over)
         trunc = dict.fromkeys(AGENTS, False)
         infos = t.infos()
@@ -414,11 +434,19 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
             return
         pending, self._pending = self._pending, {}
         # every acting seat was selected, so nothing is omitted but seats with PASS only
-        result = step_tables(self._tables, [{seat: a} if bad else pending])
+        if self._quick and not bad:  # issue 16: the compiled table moves the checked actions at once
+            chosen = [t.layout.pass_] * 4
+            for s, x in pending.items():
+                chosen[s] = x
+            rewards = t.step_checked(chosen)
+            if t.over:
+                self._tables.finish([0])  # step_tables' end of a hand: the log
+        else:
+            rewards = step_tables(self._tables, [{seat: a} if bad else pending]).rewards[0].tolist()
         if t.rules.bloody:  # --- Sichuan (issue 12)
-            self._bloody_step(result.rewards[0].tolist(), seat)
+            self._bloody_step(rewards, seat)
             return
-        self.rewards = dict(zip(AGENTS, result.rewards[0].tolist()))
+        self.rewards = dict(zip(AGENTS, rewards))
         self.infos = t.infos()
         if t.over:
             for ag in AGENTS:

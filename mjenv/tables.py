@@ -25,6 +25,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from mjenv import AGENTS
+from mjenv.deficiency import INCOMPLETABLE
 from mjenv.game import Phase
 from mjenv.game.actions import ActionLayout
 from mjenv.observation import ObservationSpec
@@ -43,6 +44,9 @@ OBSERVATIONS = ("default", "oracle")
 SHAPINGS = (None, "deficiency")
 ILLEGAL_ACTIONS = ("penalize", "raise")
 _PHASE_END = Phase.END
+_A0, _A1, _A2, _A3 = AGENTS
+#: potential() of each deficiency 0..INCOMPLETABLE as a Python float (Table.infos' lookup)
+_NEG_POTENTIAL = tuple(-float(min(d, POTENTIAL_CAP)) for d in range(INCOMPLETABLE + 1))
 
 
 def check_gamma(gamma) -> float:
@@ -252,6 +256,10 @@ class _Table:
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new hand and observe it."""
         self.deal(seed, options)
+        self.observe_now()
+
+    def observe_now(self) -> None:
+        """Write the current state's observations (the writer's one-state call)."""
         self.install(*self.spec.observe(self.game, self.memo))
 
     def install(self, obs: np.ndarray, deficiency: np.ndarray) -> None:
@@ -279,19 +287,33 @@ class _Table:
     def over(self) -> bool:
         return self.ended_by_illegal or self.game.phase == _PHASE_END  # ``game.is_over``, without its lookups
 
+    @property
+    def scores(self) -> np.ndarray:
+        """int64[4] the game's score changes so far."""
+        return self.game.scores
+
+    @property
+    def won(self) -> np.ndarray:
+        """bool[4] the game's winners so far."""
+        return self.game.won
+
     def observation(self, seat: int) -> dict[str, np.ndarray]:
         return {"observation": self.obs[seat], "action_mask": self.masks[seat]}
 
     def infos(self) -> dict[str, dict[str, Any]]:
         """Every agent's info for the current state."""
-        defs = self.deficiency.tolist()
+        d0, d1, d2, d3 = self.deficiency.tolist()
         over = self.over
         acting = self.acting
-        # one dict literal per agent (the hot path of every step); potential() of each seat in Python:
-        # -min(deficiency, cap), 0 once the hand is over
-        out = {a: {"seat": i, "needs_action": i in acting, "deficiency": d,
-                   "potential": 0.0 if over else -float(d if d < POTENTIAL_CAP else POTENTIAL_CAP)}
-               for (i, a), d in zip(enumerate(AGENTS), defs)}
+        # the hot path of every step: four dict literals; potential() of each seat from its table
+        # (-min(deficiency, cap), 0 once the hand is over)
+        p0 = p1 = p2 = p3 = 0.0
+        if not over:
+            p0, p1, p2, p3 = _NEG_POTENTIAL[d0], _NEG_POTENTIAL[d1], _NEG_POTENTIAL[d2], _NEG_POTENTIAL[d3]
+        out = {_A0: {"seat": 0, "needs_action": 0 in acting, "deficiency": d0, "potential": p0},
+               _A1: {"seat": 1, "needs_action": 1 in acting, "deficiency": d1, "potential": p1},
+               _A2: {"seat": 2, "needs_action": 2 in acting, "deficiency": d2, "potential": p2},
+               _A3: {"seat": 3, "needs_action": 3 in acting, "deficiency": d3, "potential": p3}}
         if over:
             for i, info in enumerate(out.values()):
                 info.update(self._end_info(i))
@@ -417,12 +439,12 @@ class PythonTables:
     @property
     def scores(self) -> np.ndarray:
         """int64[N, 4] the games' score changes so far."""
-        return np.stack([t.game.scores for t in self.tables])
+        return np.stack([t.scores for t in self.tables])
 
     @property
     def won(self) -> np.ndarray:
         """bool[N, 4] the games' winners so far."""
-        return np.stack([t.game.won for t in self.tables])
+        return np.stack([t.won for t in self.tables])
 
     def check(self, actions) -> tuple[list[dict[int, int]], dict[int, list[int]]]:
         """Every table's actions as ``{seat: action}`` (omitted seats completed) and the illegal seats.
@@ -459,7 +481,8 @@ class PythonTables:
         for i in ended:
             t = self.tables[i]
             t.acting = []
-            self.output.write_log(t.game)
+            if self.output.log_dir is not None:  # (a compiled table builds its Game only when asked)
+                self.output.write_log(t.game)
 
     def final_states(self, ended: list[int]) -> list[tuple[int, Any]]:
         """(table, game) of the hands that ended, to observe after the next deal replaced them."""
@@ -480,7 +503,7 @@ class PythonTables:
         if final is None and len(ts) == 1:  # the PettingZoo envs: the spec's one-state call
             t = ts[0]
             if not t.ended_by_illegal:
-                t.install(*t.spec.observe(t.game, t.memo))
+                t.observe_now()
             return None, None
         live = [t for t in ts if not t.ended_by_illegal]
         finals, final = final is not None, final or []

@@ -534,6 +534,34 @@ static PyObject *py_step(PyObject *self, PyObject *args) {
 enum { LY_HANDS, LY_MELD_COUNTS, LY_KB, LY_DISCARDS, LY_NUM_MELDS, LY_NEEDED, LY_TURN, LY_CLAIM, LY_CHOW,
        LY_LAST, LY_WHO, LY_WALL, LY_DEALER, LY_PHASE, LY_ZERO, LY_LEN, NLAY };
 
+/* One table's state record into st (what py_records writes per row). */
+static void write_record(const int32_t *ly, int T, int D, int MM, int allow_chow, const int8_t *tl,
+                         const int16_t *disc, const int8_t *nm, const int32_t *sc, int8_t dealer, int16_t *st) {
+    /* one field at a time over plain ranges (no j % T): the compiler vectorises each loop */
+    int16_t *hd = st + ly[LY_HANDS], *mc = st + ly[LY_MELD_COUNTS], *kb = st + ly[LY_KB];
+    const int8_t *pub = tl + 8 * T;
+    for (int j = 0; j < 4 * T; j++) hd[j] = tl[j];
+    for (int j = 0; j < 4 * T; j++) mc[j] = tl[4 * T + j];
+    for (int s = 0; s < 4; s++)
+        for (int j = 0; j < T; j++) kb[s * T + j] = (int16_t)(4 - tl[s * T + j] - pub[j]); /* 4 - H - public */
+    for (int j = 0; j < 4 * D; j++) st[ly[LY_DISCARDS] + j] = (int16_t)(disc[j] + 1); /* tile id + 1, 0 none */
+    int phase = sc[SC_PHASE], last = sc[SC_LAST_DISCARD], who = sc[SC_LAST_DISCARDER];
+    int claim = phase == PH_CLAIM && last >= 0;
+    for (int s = 0; s < 4; s++) {
+        st[ly[LY_NUM_MELDS] + s] = nm[s];
+        st[ly[LY_NEEDED] + s] = (int16_t)(MM - nm[s]);
+        st[ly[LY_TURN] + s] = phase == PH_DISCARD && sc[SC_CUR] == s;
+        st[ly[LY_CLAIM] + s] = (int16_t)(claim && s != who ? last : -1);
+        st[ly[LY_CHOW] + s] = claim && allow_chow && s == (who + 1) % 4;
+    }
+    st[ly[LY_LAST]] = (int16_t)last;
+    st[ly[LY_WHO]] = (int16_t)(last >= 0 ? who : -1);
+    st[ly[LY_WALL]] = (int16_t)(sc[SC_TAIL] - sc[SC_HEAD]);
+    st[ly[LY_DEALER]] = dealer;
+    st[ly[LY_PHASE]] = (int16_t)phase;
+    st[ly[LY_ZERO]] = 0;
+}
+
 static PyObject *py_records(PyObject *self, PyObject *args) {
     PyObject *op, *ol, *o[7];
     if (!PyArg_ParseTuple(args, "OOOOOOOOO", &op, &ol, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6])) return NULL;
@@ -581,34 +609,9 @@ static PyObject *py_records(PyObject *self, PyObject *args) {
     }
     for (Py_ssize_t k = 0; k < R; k++) {
         Py_ssize_t i = rows[k];
-        const int8_t *tl = (const int8_t *)a[0].b.buf + i * 9 * T;
-        const int16_t *disc = (const int16_t *)a[1].b.buf + i * 4 * D;
-        const int8_t *nm = (const int8_t *)a[2].b.buf + i * 4;
-        const int32_t *sc = (const int32_t *)a[3].b.buf + i * NSC;
-        int16_t *st = (int16_t *)ob.buf + k * L;
-        /* one field at a time over plain ranges (no j % T): the compiler vectorises each loop */
-        int16_t *hd = st + ly[LY_HANDS], *mc = st + ly[LY_MELD_COUNTS], *kb = st + ly[LY_KB];
-        const int8_t *pub = tl + 8 * T;
-        for (int j = 0; j < 4 * T; j++) hd[j] = tl[j];
-        for (int j = 0; j < 4 * T; j++) mc[j] = tl[4 * T + j];
-        for (int s = 0; s < 4; s++)
-            for (int j = 0; j < T; j++) kb[s * T + j] = (int16_t)(4 - tl[s * T + j] - pub[j]); /* 4 - H - public */
-        for (int j = 0; j < 4 * D; j++) st[ly[LY_DISCARDS] + j] = (int16_t)(disc[j] + 1); /* tile id + 1, 0 none */
-        int phase = sc[SC_PHASE], last = sc[SC_LAST_DISCARD], who = sc[SC_LAST_DISCARDER];
-        int claim = phase == PH_CLAIM && last >= 0;
-        for (int s = 0; s < 4; s++) {
-            st[ly[LY_NUM_MELDS] + s] = nm[s];
-            st[ly[LY_NEEDED] + s] = (int16_t)(MM - nm[s]);
-            st[ly[LY_TURN] + s] = phase == PH_DISCARD && sc[SC_CUR] == s;
-            st[ly[LY_CLAIM] + s] = (int16_t)(claim && s != who ? last : -1);
-            st[ly[LY_CHOW] + s] = claim && allow_chow && s == (who + 1) % 4;
-        }
-        st[ly[LY_LAST]] = (int16_t)last;
-        st[ly[LY_WHO]] = (int16_t)(last >= 0 ? who : -1);
-        st[ly[LY_WALL]] = (int16_t)(sc[SC_TAIL] - sc[SC_HEAD]);
-        st[ly[LY_DEALER]] = ((const int8_t *)a[4].b.buf)[i];
-        st[ly[LY_PHASE]] = (int16_t)phase;
-        st[ly[LY_ZERO]] = 0;
+        write_record(ly, T, D, MM, allow_chow, (const int8_t *)a[0].b.buf + i * 9 * T,
+                     (const int16_t *)a[1].b.buf + i * 4 * D, (const int8_t *)a[2].b.buf + i * 4,
+                     (const int32_t *)a[3].b.buf + i * NSC, ((const int8_t *)a[4].b.buf)[i], (int16_t *)ob.buf + k * L);
     }
     result = Py_None;
     Py_INCREF(result);
@@ -619,9 +622,131 @@ done:
     return result;
 }
 
+
+/* ---------------------------------------------------------------- one table, bound once (issue 16)
+ * The PettingZoo envs step one table (mjenv.compiled_table): step and records above would take
+ * eleven and seven buffers per call, about 1.5 us of the step. bind_one takes them once:
+ *   bind_one(params, layout, tiles, wall, discards, num_discards, meld_table, melds_declared, won, scores,
+ *            masks, scalars, dealer, record) -> capsule
+ * (the arrays of step and records with exactly one table; record int16[L], kept exported while the
+ * capsule lives), then
+ *   step_one(bound, a0, a1, a2, a3) -> int: the table's step with the four seats' actions (step's
+ *     check: -1, nothing changed, when one is not legal in its mask; a table over does not move),
+ *     then its state record written into record; returns the phase after the step;
+ *   record_one(bound) -> int: the record of the table as it is; returns its phase. */
+#define BOUND_CAPSULE "mjenv.game._step.bound_one"
+enum { NBOUND_ARGS = 13 };
+typedef struct {
+    Params P;
+    int32_t ly[NLAY];
+    Py_buffer b[NBOUND_ARGS];
+    Tab t;
+} Bound;
+
+static void bound_free(PyObject *cap) {
+    Bound *B = PyCapsule_GetPointer(cap, BOUND_CAPSULE);
+    if (!B) return;
+    for (int i = 0; i < NBOUND_ARGS; i++) PyBuffer_Release(&B->b[i]);
+    PyMem_Free(B);
+}
+
+static PyObject *py_bind_one(PyObject *self, PyObject *args) {
+    PyObject *op, *ol, *o[NBOUND_ARGS];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOO", &op, &ol, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7],
+                          &o[8], &o[9], &o[10], &o[11], &o[12]))
+        return NULL;
+    Py_buffer pb, lb;
+    if (PyObject_GetBuffer(op, &pb, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (PyObject_GetBuffer(ol, &lb, PyBUF_C_CONTIGUOUS) < 0) { PyBuffer_Release(&pb); return NULL; }
+    Bound *B = PyMem_Calloc(1, sizeof(Bound));
+    int good = B && pb.len == 11 * 4 && lb.len == (Py_ssize_t)sizeof B->ly;
+    if (good) {
+        const int32_t *pp = pb.buf;
+        Params P = {pp[0], pp[1], pp[2], pp[3], pp[4], pp[5], pp[6], pp[7], pp[8], pp[9], pp[10]};
+        B->P = P;
+        memcpy(B->ly, lb.buf, sizeof B->ly);
+    }
+    PyBuffer_Release(&pb);
+    PyBuffer_Release(&lb);
+    if (!good) {
+        PyMem_Free(B);
+        return B ? PyErr_Format(PyExc_ValueError, "params must be int32[11] and layout int32[%d]", NLAY) : PyErr_NoMemory();
+    }
+    const Params *P = &B->P;
+    const int L = B->ly[LY_LEN];
+    if (check_t(P->T) < 0 || L < 1) {
+        PyMem_Free(B);
+        return L < 1 ? PyErr_Format(PyExc_ValueError, "bind_one(): record length %d", L) : NULL;
+    }
+    /* bytes of each argument's one table: tiles, wall, discards, num_discards, meld_table,
+     * melds_declared, won, scores, masks, scalars, dealer, record */
+    const Py_ssize_t want[NBOUND_ARGS] = {9 * P->T, P->W, 2 * 4 * P->D, 2 * 4, 4 * P->MM * 4, 4, 4, 8 * 4, 4 * P->A,
+                                          4 * NSC, 1, 2 * (Py_ssize_t)L, 0};
+    for (int i = 0; i < 12; i++) {
+        if (PyObject_GetBuffer(o[i], &B->b[i], PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0 || B->b[i].len != want[i]) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "bind_one(): argument %d holds %zd bytes, one table has %zd", i + 2,
+                             B->b[i].len, want[i]);
+            for (int j = 0; j <= i; j++)
+                if (B->b[j].obj) PyBuffer_Release(&B->b[j]);
+            PyMem_Free(B);
+            return NULL;
+        }
+    }
+    for (int f = 0; f < LY_LEN; f++) {
+        int w = f <= LY_KB ? 4 * P->T : f == LY_DISCARDS ? 4 * P->D : f <= LY_CHOW ? 4 : 1;
+        if (B->ly[f] < 0 || B->ly[f] + w > L) {
+            for (int j = 0; j < 12; j++) PyBuffer_Release(&B->b[j]);
+            PyMem_Free(B);
+            return PyErr_Format(PyExc_ValueError, "bind_one(): layout field %d does not fit a record of %d", f, L);
+        }
+    }
+    Tab t = {B->b[0].buf, B->b[1].buf, B->b[4].buf, B->b[5].buf, B->b[8].buf, B->b[2].buf, B->b[3].buf, B->b[6].buf,
+             B->b[7].buf, B->b[9].buf};
+    B->t = t;
+    PyObject *cap = PyCapsule_New(B, BOUND_CAPSULE, bound_free);
+    if (!cap) {
+        for (int j = 0; j < 12; j++) PyBuffer_Release(&B->b[j]);
+        PyMem_Free(B);
+    }
+    return cap;
+}
+
+static int bound_record(Bound *B) {
+    const Params *P = &B->P;
+    write_record(B->ly, P->T, P->D, P->MM, P->allow_chow, B->t.tiles, B->t.disc, B->t.ndecl, B->t.sc,
+                 ((const int8_t *)B->b[10].buf)[0], B->b[11].buf);
+    return B->t.sc[SC_PHASE];
+}
+
+static PyObject *py_step_one(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5) return PyErr_Format(PyExc_TypeError, "step_one() takes 5 arguments (%zd given)", nargs);
+    Bound *B = PyCapsule_GetPointer(args[0], BOUND_CAPSULE);
+    if (!B) return NULL;
+    int64_t c[4];
+    for (int s = 0; s < 4; s++) {
+        c[s] = PyLong_AsLongLong(args[s + 1]);
+        if (c[s] == -1 && PyErr_Occurred()) return NULL;
+    }
+    if (B->t.sc[SC_PHASE] != PH_END) {
+        for (int s = 0; s < 4; s++)
+            if (c[s] < 0 || c[s] >= B->P.A || !B->t.masks[s * B->P.A + c[s]]) return PyLong_FromLong(-1);
+        advance(&B->P, &B->t, c);
+    }
+    return PyLong_FromLong(bound_record(B));
+}
+
+static PyObject *py_record_one(PyObject *self, PyObject *cap) {
+    Bound *B = PyCapsule_GetPointer(cap, BOUND_CAPSULE);
+    return B ? PyLong_FromLong(bound_record(B)) : NULL;
+}
+
 static PyMethodDef methods[] = {
     {"step", py_step, METH_VARARGS, "Advances N tables by one step (see the comment above py_step)."},
     {"records", py_records, METH_VARARGS, "The observation writer's state records of some tables (see above)."},
+    {"bind_one", py_bind_one, METH_VARARGS, "One table's arrays bound for step_one and record_one (see above)."},
+    {"step_one", (PyCFunction)(void (*)(void))py_step_one, METH_FASTCALL, "One bound table's step and record."},
+    {"record_one", py_record_one, METH_O, "One bound table's state record."},
     {"claim_rows", py_claim_rows, METH_VARARGS, "A seat's claim-window row per hand (see the module comment)."},
     {"turn_rows", py_turn_rows, METH_VARARGS, "The current player's own-turn row per hand (see the module comment)."},
     {"is_winning", py_is_winning, METH_VARARGS, "Batched win check (see the module comment)."},

@@ -1,0 +1,175 @@
+"""The PettingZoo envs on the compiled step (N = 1) equal the same envs on the Python engine, byte for byte.
+
+Differential test (issue 16): ``mjenv.parallel_env(engine="compiled")`` (``mjenv.compiled_table``: one
+table of ``mjenv.game.batch.BatchGames``) against ``engine="python"`` (a ``mjenv.game.Game``), reset
+with the same seeds and stepped with the same random actions: legal ones for the deciding seats,
+some seats left out (they take their only legal action), and a few illegal ones; after every step
+every returned dict (observations, masks, rewards, terminations, truncations, infos) must be equal
+in dtype, shape and bytes, and at the end of each hand the game the compiled env rebuilds on demand
+must hold the same log. The AEC env is compared the same way, and so are the observations a caller
+keeps: a later step must not change them. The default suite plays 150 hands per preset (the vector
+env's differential test, ``tests/test_vector_batch.py``, plays the same compiled step on 1,200); the
+slow suite 5,000.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import mjenv
+from mjenv.game import batch, make_wall
+
+pytestmark = pytest.mark.skipif(not batch.available(), reason="mjenv.game._step not built (no C compiler)")
+
+NO_CHOW = {"name": "basic", "allow_chow": False}
+#: Hands per preset: about 5 ms a hand for both engines and the comparisons, so about 3 s in all.
+HANDS = 150
+
+
+def _same(a, b, where: str) -> None:
+    """a == b exactly: dicts key by key (in order), arrays and numbers in dtype, shape and bytes."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and list(a) == list(b), where
+        for k in a:
+            _same(a[k], b[k], f"{where}[{k!r}]")
+        return
+    if isinstance(a, (tuple, list)) and not (a and isinstance(a[0], (int, float))):
+        assert type(a) is type(b) and len(a) == len(b), where
+        for k, (x, y) in enumerate(zip(a, b)):
+            _same(x, y, f"{where}[{k}]")
+        return
+    assert type(a) is type(b), f"{where}: {type(a)} != {type(b)}"
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape, f"{where}: {a.dtype}{a.shape} != {b.dtype}{b.shape}"
+    assert a.tobytes() == b.tobytes(), f"{where}: values differ"
+
+
+def _actions(obs: dict, infos: dict, rng: np.random.Generator, illegal_rate: float) -> dict:
+    """Random legal actions (some as numpy integers), some seats left out (PASS only, or a forced
+    move), and with probability ``illegal_rate`` one illegal action."""
+    acts = {}
+    for a, o in obs.items():
+        legal = np.flatnonzero(o["action_mask"])
+        if len(legal) == 1 and rng.random() < 0.5:
+            continue  # left out: the env takes its only legal action
+        x = int(rng.choice(legal))
+        acts[a] = np.int64(x) if rng.random() < 0.2 else x  # numpy integers too (a sampled action is one)
+    if rng.random() < illegal_rate:
+        a = list(obs)[int(rng.integers(len(obs)))]
+        acts[a] = int(rng.choice(np.flatnonzero(obs[a]["action_mask"] == 0)))
+    return acts
+
+
+@pytest.mark.parametrize(
+    ("rules", "kwargs"),
+    [("basic", {"shaping": "deficiency", "gamma": 0.99}), ("honours", {}), (NO_CHOW, {"shaping": "deficiency"})],
+)
+def test_compiled_parallel_env_equals_the_python_engine(rules, kwargs):
+    play_both(rules, HANDS, **kwargs)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", ["basic", "honours", NO_CHOW])
+def test_compiled_parallel_env_equals_the_python_engine_5000_hands(rules):
+    play_both(rules, 5_000, shaping="deficiency", gamma=0.97)
+
+
+def play_both(rules, hands: int, **kwargs) -> None:
+    """Plays ``hands`` hands on both engines side by side, comparing everything after every step."""
+    fast = mjenv.parallel_env(rules=rules, engine="compiled", **kwargs)
+    ref = mjenv.parallel_env(rules=rules, engine="python", **kwargs)
+    assert fast.engine == "compiled" and ref.engine == "python"
+    rng = np.random.default_rng(7)
+    kept = []  # (observation dicts as returned, a copy of them): a later step must leave them as they were
+    for hand in range(hands):
+        seed = None if hand % 5 == 4 else 1000 + hand  # every fifth hand from the generator of the hand before
+        out = fast.reset(seed=seed)
+        _same(out, ref.reset(seed=seed), f"hand {hand} reset")
+        step = 0
+        while fast.agents:
+            acts = _actions(out[0], out[1], rng, illegal_rate=0.002)
+            out = fast.step(acts)
+            _same(out, ref.step(acts), f"hand {hand} step {step}")
+            if rng.random() < 0.01:
+                kept.append((out[0], copy.deepcopy(out[0])))
+            step += 1
+        assert fast.agents == ref.agents == []
+        _same(fast.game.log, ref.game.log, f"hand {hand} log")  # the game rebuilt on demand
+    for given, copied in kept:
+        _same(given, copied, "an observation kept across steps")
+
+
+def test_compiled_aec_env_equals_the_python_engine():
+    fast, ref = mjenv.env(engine="compiled", shaping="deficiency"), mjenv.env(engine="python", shaping="deficiency")
+    assert fast.unwrapped.engine == "compiled"
+    rng = np.random.default_rng(3)
+    for hand in range(40):
+        fast.reset(seed=hand)
+        ref.reset(seed=hand)
+        for agent in fast.agent_iter():
+            assert agent == ref.agent_selection
+            last = fast.last()
+            _same(last, ref.last(), f"hand {hand} {agent}")
+            mask = last[0]["action_mask"]
+            act = None if last[2] or last[3] else int(rng.choice(np.flatnonzero(mask)))
+            fast.step(act)
+            ref.step(act)
+        _same(fast.unwrapped.game.log, ref.unwrapped.game.log, f"hand {hand} log")
+
+
+def test_game_rebuilt_on_demand_follows_every_step_and_copies():
+    fast, ref = mjenv.parallel_env(engine="compiled"), mjenv.parallel_env(engine="python")
+    wall = make_wall("basic", hands=["1m1m1m2m3m4m5m6m7m8m9m9m9m"], dealer=2)
+    for options in (None, {"wall": wall, "dealer": 2}):
+        obs, _ = fast.reset(seed=4, options=options)
+        ref.reset(seed=4, options=options)
+        rng = np.random.default_rng(1)
+        while fast.agents:
+            g, h = fast.game, ref.game
+            assert g.hands.tolist() == h.hands.tolist() and g.phase == h.phase and g.dealer == h.dealer
+            assert g.acting_seats() == h.acting_seats() == fast._table.acting
+            acts = _actions(obs, None, rng, 0.0)
+            obs = fast.step(acts)[0]
+            ref.step(acts)
+            if fast.agents and rng.random() < 0.05:  # a copy goes on alone, the same as the original would
+                for twin in (copy.deepcopy(fast), pickle.loads(pickle.dumps(fast))):
+                    a = {k: int(np.flatnonzero(o["action_mask"])[0]) for k, o in obs.items()}
+                    _same(twin.step(a), copy.deepcopy(fast).step(a), "copy")
+        _same(fast.game.log, ref.game.log, "log")
+
+
+def test_errors_are_the_python_engines():
+    for kwargs in ({}, {"illegal_action": "raise"}):
+        fast, ref = mjenv.parallel_env(engine="compiled", **kwargs), mjenv.parallel_env(engine="python", **kwargs)
+        with pytest.raises(ValueError, match="reset"):
+            fast.step({})
+        fast.reset(seed=9)
+        ref.reset(seed=9)
+        bad = [{"player_9": 0}, {"player_0": 999}, {"player_0": "x"}, {"player_0": 1.0}, {}, [0, 1]]
+        if kwargs:  # an illegal action (player_1 has PASS only) raises only in "raise" mode
+            bad.append({"player_1": 0})
+        for acts in bad:
+            with pytest.raises(ValueError) as want:
+                ref.step(acts)
+            with pytest.raises(ValueError) as got:
+                fast.step(acts)
+            assert str(got.value) == str(want.value)
+        # nothing moved: both take the same legal step after the refusals
+        acts = {"player_0": int(np.flatnonzero(fast._table.masks[0])[0])}
+        _same(fast.step(acts), ref.step(acts), "after the errors")
+
+
+def test_engine_choice_and_fallbacks():
+    assert mjenv.parallel_env().engine == "compiled"
+    for kwargs in ({"rules": "sichuan"}, {"rules": "taiwan16"}, {"observation": "oracle"}):
+        assert mjenv.parallel_env(**kwargs).engine == "python"
+        with pytest.raises(ValueError, match="engine='compiled' is not available"):
+            mjenv.parallel_env(engine="compiled", **kwargs)
+    with pytest.raises(ValueError, match="engine must be one of"):
+        mjenv.parallel_env(engine="fast")
+    with pytest.raises(ValueError, match="shaping"):  # a bad argument is named before the engine
+        mjenv.parallel_env(engine="compiled", shaping="x")
