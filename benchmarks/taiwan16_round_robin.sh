@@ -17,6 +17,8 @@ experiments=(
   "h2h1 9301 flatmc flatmc:twice=original"
   "h1 9401 flatmc:twice=h1 flatmc:twice=original"
   "final_vs_sp 9501 flatmc flatmc:sp,pruning=off,twice=original,prefilter=off"
+  # Table 5 (added after the others had run 97 rounds): FP + pruning, no discard-twice heuristic
+  "sims 9601 flatmc:sims=20000,twice=original flatmc:sims=10000,twice=original"
 )
 for r in $(seq 0 $((rounds - 1))); do
   for e in "${experiments[@]}"; do

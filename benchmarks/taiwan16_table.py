@@ -1,7 +1,7 @@
 """The SIMCAT Sec. 5 table under taiwan16 (docs/bench/taiwan16.md) from the merged `mjenv eval` results.
 
 Reads ``docs/bench/taiwan16/<name>.json`` (written by ``mjenv eval --merge``) for each experiment and
-prints one markdown row each, next to the paper's number (SIMCAT paper, Tables 3, 4, 6 and 8). The
+prints one markdown row each, next to the paper's number (SIMCAT paper, Tables 3, 4, 5, 6 and 8). The
 per-hand win rates, the paired difference and its 95% CI are the harness's (t-interval over duplicate
 deals); "deals won" counts, like the paper's matches, the duplicate deals in which one team won more
 hands than the other (a deal is two hands here; a paper match is 384 games).
@@ -22,6 +22,7 @@ OUT = Path(__file__).resolve().parent.parent / "docs" / "bench" / "taiwan16"
 EXPERIMENTS = [
     ("fp_vs_sp", "FP vs SP", "Table 3: FP wins 62.1% ± 0.67 of decided matches (374 of 602; 781 played; 10,000 sims)"),
     ("pruning", "pruning vs none", "Table 4: PP wins 50.3% ± 1.70 of 2339 matches (10,000 sims)"),
+    ("sims", "20,000 vs 10,000 sims", "Table 5: 20,000 sims win 51.5% ± 0.89 of 8558 matches against 10,000"),
     ("h1", "H1 vs original", "Table 6a: H1 wins 46.2% ± 4.91 of 279 matches (200,000 sims)"),
     ("h2h1", "H2+H1 vs original", "Table 6b: H2+H1 wins 59.5% ± 4.46 of 328 matches (200,000 sims)"),
     ("final_vs_sp", "final vs SP baseline", "Table 8: final wins 66.2% ± 3.10 of 633 matches (200,000 sims)"),
