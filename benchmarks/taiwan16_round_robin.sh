@@ -19,6 +19,9 @@ experiments=(
   "final_vs_sp 9501 flatmc flatmc:sp,pruning=off,twice=original,prefilter=off"
   # Table 5 (added after the others had run 97 rounds): FP + pruning, no discard-twice heuristic
   "sims 9601 flatmc:sims=20000,twice=original flatmc:sims=10000,twice=original"
+  # Table 5's 40,000 and 80,000 rows (added after the 20,000 row had run its 97 rounds)
+  "sims40k 9701 flatmc:sims=40000,twice=original flatmc:sims=10000,twice=original"
+  "sims80k 9801 flatmc:sims=80000,twice=original flatmc:sims=10000,twice=original"
 )
 for r in $(seq 0 $((rounds - 1))); do
   for e in "${experiments[@]}"; do

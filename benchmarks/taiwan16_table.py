@@ -23,6 +23,8 @@ EXPERIMENTS = [
     ("fp_vs_sp", "FP vs SP", "Table 3: FP wins 62.1% ± 0.67 of decided matches (374 of 602; 781 played; 10,000 sims)"),
     ("pruning", "pruning vs none", "Table 4: PP wins 50.3% ± 1.70 of 2339 matches (10,000 sims)"),
     ("sims", "20,000 vs 10,000 sims", "Table 5: 20,000 sims win 51.5% ± 0.89 of 8558 matches against 10,000"),
+    ("sims40k", "40,000 vs 10,000 sims", "Table 5: 40,000 sims win 52.3% ± 1.67 of 2435 matches against 10,000"),
+    ("sims80k", "80,000 vs 10,000 sims", "Table 5: 80,000 sims win 52.9% ± 2.05 of 1604 matches against 10,000"),
     ("h1", "H1 vs original", "Table 6a: H1 wins 46.2% ± 4.91 of 279 matches (200,000 sims)"),
     ("h2h1", "H2+H1 vs original", "Table 6b: H2+H1 wins 59.5% ± 4.46 of 328 matches (200,000 sims)"),
     ("final_vs_sp", "final vs SP baseline", "Table 8: final wins 66.2% ± 3.10 of 633 matches (200,000 sims)"),
