@@ -554,16 +554,22 @@ static void seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *
         part[P] = part_entry(pc, &scratch[P], part, tb, P, rows[P][0], rows[P][1], m);
         widen(part[P]->base, base[P]);
     }
-    if (nparts == 3) { /* no honours: the empty part, cost 0 for no meld and no pair */
+    minplus(base[0], base[1], pair01, m);
+    if (nparts == 3) {
+        /* no honours: the empty part, cost 0 for no meld and no pair, is min-plus's identity (every
+         * other term adds BIG to a value below BIG), so joining with it copies: pair23 is base[2],
+         * others[2] is pair01, and others[3] (the honours' others) is never read */
         for (int i = 0; i < VEC; i++) base[3][i] = BIG;
         base[3][0] = 0;
+        memcpy(pair23, base[2], sizeof pair23);
+        memcpy(others[2], pair01, sizeof pair01);
+    } else {
+        minplus(base[2], base[3], pair23, m);
+        minplus(base[3], pair01, others[2], m);
+        minplus(base[2], pair01, others[3], m);
     }
-    minplus(base[0], base[1], pair01, m);
-    minplus(base[2], base[3], pair23, m);
     minplus(base[1], pair23, others[0], m);
     minplus(base[0], pair23, others[1], m);
-    minplus(base[3], pair01, others[2], m);
-    minplus(base[2], pair01, others[3], m);
     int now = final_value(base[0], others[0], m);
     *out_def = now;
 
