@@ -26,16 +26,17 @@ import numpy as np
 
 from mjenv import AGENTS
 from mjenv.game import batch as _batch
-from mjenv.game.batch import RECORD_FIELDS, BatchGames
-from mjenv.tables import POTENTIAL_CAP, _check_options, _Table, deal_game, game_seed_of
+from mjenv.game.actions import Phase
+from mjenv.game.batch import RECORD_FIELDS, SCALARS, BatchGames
+from mjenv.tables import _NEG_POTENTIAL, _check_options, _Table, deal_game, game_seed_of
 
 __all__ = ["ENGINES", "CompiledTable", "single_table"]
 
 #: The PettingZoo envs' engines (``parallel_env(engine=...)``, as ``mjenv.vector_env``'s).
 ENGINES = ("auto", "compiled", "python")
-# BatchGames.scalars columns (mjenv.game.batch.SCALARS) and phases (mjenv.game.Phase)
-_PHASE, _LAST_DISCARDER, _ACTING = 0, 3, 10
-_CLAIM, _ROB_KONG, _END = 1, 2, 3
+# BatchGames.scalars columns and the phases, named where they are defined
+_PHASE, _LAST_DISCARDER, _ACTING = (SCALARS.index(n) for n in ("phase", "last_discarder", "_acting"))
+_CLAIM, _ROB_KONG, _END = int(Phase.CLAIM), int(Phase.ROB_KONG), int(Phase.END)
 #: the seats of each acting-seat bit set, ascending (``Game.acting_seats``)
 _SEAT = {a: s for s, a in enumerate(AGENTS)}
 _SEATS_OF_BITS = tuple(tuple(s for s in range(4) if b >> s & 1) for b in range(16))
@@ -230,9 +231,9 @@ class CompiledTable(_Table):
         over = self._phase == _END
         rewards = [float(x) for x in self.batch.scores[0].tolist()] if over else [0.0, 0.0, 0.0, 0.0]
         if before is not None:  # step_tables' gamma * Phi(s') - Phi(s), the same float64 operations in order
-            gamma, cap = self.gamma, POTENTIAL_CAP
-            after = [0.0] * 4 if over else [-float(d if d < cap else cap) for d in self.deficiency.tolist()]
-            rewards = [r + (gamma * a - -float(b if b < cap else cap)) for r, a, b in zip(rewards, after, before)]
+            gamma, phi = self.gamma, _NEG_POTENTIAL  # Phi by deficiency, as infos() reads it
+            after = [0.0] * 4 if over else [phi[d] for d in self.deficiency.tolist()]
+            rewards = [r + (gamma * a - phi[b]) for r, a, b in zip(rewards, after, before)]
         return rewards
 
     def advance(self, chosen: list[int], observe: bool = False) -> None:

@@ -30,7 +30,7 @@ from gymnasium.utils import seeding
 
 from mjenv import AGENTS
 from mjenv.game.actions import ActionLayout, Phase
-from mjenv.game.batch import RECORD_FIELDS, BatchGames
+from mjenv.game.batch import RECORD_FIELDS, SCALARS, BatchGames
 from mjenv.observation import ObservationSpec
 from mjenv.tables import _deals, game_seed_of
 
@@ -38,8 +38,8 @@ __all__ = ["BatchTables"]
 
 #: row b: whether each seat is in the acting-seat bit set b (BatchGames' scalar ``_acting``)
 _NEEDS_ACTION = (np.arange(16)[:, None] >> np.arange(4) & 1) > 0
-# scalars columns of BatchGames (mjenv.game.batch.SCALARS)
-_PHASE, _ACTING = 0, 10
+# scalars columns of BatchGames, named where they are defined
+_PHASE, _ACTING = SCALARS.index("phase"), SCALARS.index("_acting")
 _END = int(Phase.END)
 
 
