@@ -60,51 +60,9 @@ _NEEDS_ACTION = (np.arange(16)[:, None] >> np.arange(4) & 1) > 0
 
 
 def determinize(game: Game, seat: int, rng: np.random.Generator) -> Game:
-    """A copy of ``game`` with the tiles ``seat`` has not seen dealt anew.
-
-    The multiset of the opponents' concealed tiles and the undrawn wall (``wall[head:tail]``) is
-    shuffled and dealt back: each opponent gets as many concealed tiles as before, the wall's undrawn
-    part the rest in a new order. Everything ``seat`` observes (its hand, melds, discards, counts) is
-    unchanged. During a claim window the opponents' claim masks are rebuilt for their new hands.
-
-    Args:
-        game: a :class:`Game` in the ``DISCARD`` or ``CLAIM`` phase, rules without flowers and without
-            the missing suit.
-        seat: the seat whose information is kept (0..3).
-        rng: the generator of the new deal.
-
-    Returns:
-        A new :class:`Game` (``game`` is not changed).
-
-    Raises:
-        ValueError: a bad seat, another phase, or rules this does not handle.
-    """
-    if not 0 <= int(seat) < 4:
-        raise ValueError(f"seat must be 0..3, got {seat!r}")
-    if game.rules.flowers or game.rules.missing_suit:
-        raise ValueError(f"determinize handles rules without flowers and missing suit, got {game.rules.name!r}")
-    if game.phase not in (Phase.DISCARD, Phase.CLAIM):
-        raise ValueError(f"determinize needs a DISCARD or CLAIM state, got phase {Phase(game.phase).name}")
-    g = game.clone()
-    others = [s for s in range(4) if s != seat]
-    t_count = g.num_tile_types
-    head, tail = g.wall_head, g.wall_tail
-    hidden = [np.repeat(np.arange(t_count, dtype=np.int8), g._tiles[s].astype(np.intp)) for s in others]
-    sizes = [len(h) for h in hidden]
-    pool = np.concatenate(hidden + [np.asarray(g.wall[head:tail], dtype=np.int8)])
-    rng.shuffle(pool)
-    pos = 0
-    for s, k in zip(others, sizes):
-        g._tiles[s] = np.bincount(pool[pos : pos + k], minlength=t_count).astype(np.int8)
-        pos += k
-    wall = np.array(g.wall, dtype=np.int8)
-    wall[head:tail] = pool[pos:]
-    wall.flags.writeable = False
-    g.wall = wall
-    if g.phase == Phase.CLAIM:  # the opponents' claim options follow their (new) hands
-        if not g._claim_masks(g.last_discarder, g.last_discard):
-            raise ValueError("determinize: the claim window closed after the new deal (claim_window='when_possible')")
-    return g
+    """A copy of ``game`` with the tiles ``seat`` has not seen dealt anew: :meth:`Game.redeal_unseen`
+    (the game layer writes its own state; see there for the arguments and errors)."""
+    return game.redeal_unseen(seat, rng)
 
 
 class RolloutEngine:

@@ -81,6 +81,10 @@ def test_determinize_rejects_a_bad_seat_and_an_ended_hand():
     g = Game("basic", seed=1)
     with pytest.raises(ValueError, match="seat"):
         determinize(g, 4, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="seat"):  # the game's own method, which determinize calls
+        g.redeal_unseen(True, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="flowers"):
+        Game("taiwan16", seed=1).redeal_unseen(0, np.random.default_rng(0))
     while not g.is_over:
         g.step({s: int(np.flatnonzero(g._masks[s])[0]) for s in g.acting_seats()})
     with pytest.raises(ValueError, match="phase"):

@@ -442,6 +442,54 @@ class Game:
         g._num_steps = self._num_steps
         return g
 
+    def redeal_unseen(self, seat: int, rng: np.random.Generator) -> Game:
+        """A copy with the tiles ``seat`` has not seen dealt anew (a determinization, for rollouts).
+
+        The multiset of the opponents' concealed tiles and the undrawn wall (``wall[head:tail]``) is
+        shuffled and dealt back: each opponent gets as many concealed tiles as before, the undrawn wall
+        the rest in a new order. Everything ``seat`` observes (its hand, every meld and discard, the
+        counts) is unchanged. In a claim window the opponents' claim masks are rebuilt for their new
+        hands. The copy's ``seed`` and step log still describe the original deal: it is a state to play
+        on, not a hand to replay.
+
+        Args:
+            seat: the seat whose information is kept (0..3).
+            rng: the generator of the new deal.
+
+        Returns:
+            A new :class:`Game` (this one is not changed).
+
+        Raises:
+            ValueError: a bad seat, a phase other than ``DISCARD`` or ``CLAIM``, rules with flowers or
+                a missing suit (their hidden state is more than the concealed tiles and the wall), or
+                (``claim_window="when_possible"``) a claim window that the new deal would close.
+        """
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= int(seat) < NUM_SEATS:
+            raise ValueError(f"seat must be an int 0..3, got {seat!r}")
+        if self.rules.flowers or self.rules.missing_suit:
+            raise ValueError(f"redeal_unseen handles rules without flowers and missing suit, got {self.rules.name!r}")
+        if self.phase not in (Phase.DISCARD, Phase.CLAIM):
+            raise ValueError(f"redeal_unseen needs a DISCARD or CLAIM state, got phase {Phase(self.phase).name}")
+        g = self.clone()
+        others = [s for s in range(NUM_SEATS) if s != int(seat)]
+        types = np.arange(g.num_tile_types, dtype=np.int8)
+        hidden = [np.repeat(types, g._tiles[s].astype(np.intp)) for s in others]
+        pool = np.concatenate(hidden + [np.asarray(g.wall[g._head : g._tail], dtype=np.int8)])
+        rng.shuffle(pool)
+        pos = 0
+        for s, h in zip(others, hidden):
+            g._tiles[s] = np.bincount(pool[pos : pos + len(h)], minlength=g.num_tile_types).astype(np.int8)
+            pos += len(h)
+        wall = np.array(g.wall, dtype=np.int8)
+        wall[g._head : g._tail] = pool[pos:]
+        wall.flags.writeable = False
+        g.wall = wall
+        if g.phase == Phase.CLAIM and not g._claim_masks(g.last_discarder, g.last_discard):
+            raise ValueError(
+                "redeal_unseen: the claim window would close after the new deal (claim_window='when_possible')"
+            )
+        return g
+
     # ------------------------------------------------------------------ step
     def step(self, actions: Mapping[int, int] | Sequence[int]) -> None:
         """Apply one decision: one action per acting seat.
