@@ -76,27 +76,12 @@ ppo_stage() {
 # select DIR SEED DEALS LAST DEST [START]: the best of DIR's LAST newest kept policies (and START, when given)
 # against three GreedyAgents, copied to DEST; scores cached in DIR.selection.json
 select_best() {
-  $PY - "$@" <<'PY'
-import json, shutil, sys
-from pathlib import Path
-from mjenv.baselines.train_ppo import evaluate_vs_greedy
-
-stage, seed, deals, last, dest = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-candidates = {p.name: p for p in sorted((stage / "policies").glob("step_*.pt"))[-last:]}
-if len(sys.argv) > 6:
-    candidates["start"] = Path(sys.argv[6])
-cache = stage.parent / f"{stage.name}.selection.json"
-scores = json.loads(cache.read_text()) if cache.is_file() else {}
-for name, p in candidates.items():
-    if name not in scores:  # cached, so an interrupted selection resumes
-        r = evaluate_vs_greedy(str(p), hands=deals, seed=seed)
-        scores[name] = [r["policy_win_rate"], r["win_rate_diff"]]
-        cache.write_text(json.dumps(scores, indent=1))
-        print(f"{name}: win rate {r['policy_win_rate']:.3f} ({r['win_rate_diff']:+.3f} vs greedy)", flush=True)
-best = max(candidates, key=lambda k: (scores[k][1], k))
-shutil.copy(candidates[best], dest)
-print(f"selected {best}: {dest}")
-PY
+  local stage=$1 seed=$2 deals=$3 last=$4 dest=$5 start=${6:-} f
+  local cands=()
+  while IFS= read -r f; do cands+=("$(basename "$f")=$f"); done < <(ls "$stage"/policies/step_*.pt | sort | tail -n "$last")
+  [[ -z "$start" ]] || cands+=("start=$start")
+  $PY -m mjenv.baselines.select_policy "${cands[@]}" --against greedy --seed "$seed" --deals "$deals" \
+      --cache "$stage.selection.json" --dest "$dest"
 }
 
 stopped() { echo "PPO chunk time box reached; run the same command again to resume"; exit 0; }

@@ -78,24 +78,7 @@ for spec in "${specs[@]}"; do
   candidates+=("$dest")
 done
 
-# selection on seed SELECT_SEED only: every candidate against the BC policy as teams
-best="" best_diff=""
-for policy in "${candidates[@]}"; do
-  name=select_$(basename "$policy" .pt)
-  if [[ ! -f "$OUT/select/$name.json" ]]; then
-    $PY -m mjenv.cli eval "policy:$policy" policy:bc --deals "$SELECT_DEALS" --seed "$SELECT_SEED" \
-        --workers 1 --no-progress --out "$OUT/select" --name "$name" > /dev/null
-  fi
-  diff=$($PY - "$OUT/select/$name.json" <<'PY'
-import json, sys
-pair = [p for p in json.load(open(sys.argv[1]))["pairwise"] if p["metric"] == "win_rate"][0]
-print(pair["diff"])  # first label (the candidate) minus the BC policy, per seat
-PY
-)
-  echo "$policy: win-rate difference against BC on the selection deals: $diff"
-  if [[ -z "$best" ]] || $PY -c "import sys; sys.exit(0 if $diff > $best_diff else 1)"; then
-    best=$policy best_diff=$diff
-  fi
-done
-cp "$best" "$OUT/selected.pt"
-echo "selected $best ($best_diff); done"
+# selection on seed SELECT_SEED only: every candidate against the BC policy as teams (scores cached)
+$PY -m mjenv.baselines.select_policy "${candidates[@]}" --against policy:bc --seed "$SELECT_SEED" \
+    --deals "$SELECT_DEALS" --cache "$OUT/select/scores.json" --out-dir "$OUT/select" --dest "$OUT/selected.pt"
+echo "done"

@@ -246,7 +246,7 @@ def test_rollout_policy_recipe_collects_distils_selects_and_resumes_with_tiny_bu
     first = run_recipe("examples/train_rollout_policy.sh", out, env)
     assert "selected" in first and "done" in first and (out / "selected.pt").is_file()
     # the iteration's policy and the variant distilled from its roots are both selection candidates
-    assert (out / "iter_1" / "iter_1_w3.pt").is_file() and first.count("win-rate difference against BC") == 2
+    assert (out / "iter_1" / "iter_1_w3.pt").is_file() and first.count("win-rate difference against policy:bc") == 2
     log = [json.loads(line) for line in (out / "iter_1" / "log.jsonl").read_text().splitlines()]
     # Z_SCREEN=-100 confirms every root whose screening best is not the policy's own choice
     assert log[0]["chunk"] == 0 and 0 < log[0]["confirmed"] <= log[0]["roots"]
