@@ -245,3 +245,20 @@ def test_one_call_aec_step_refuses_actions_the_masks_do_not_allow():
         t.step_checked([0, 0, 0, 0])  # seats 1..3 have PASS only
     rewards, infos = t.step_checked([int(np.flatnonzero(t.masks[s])[0]) for s in range(4)])
     assert rewards == [0.0] * 4 and list(infos) == list(mjenv.AGENTS)
+
+
+def test_without_the_compiled_step_the_envs_run_on_python(monkeypatch):
+    monkeypatch.setattr(batch, "_step", None)
+    for env in (mjenv.parallel_env(), mjenv.parallel_env(shaping="deficiency")):
+        assert env.engine == "python"
+        obs, infos = env.reset(seed=3)
+        rng = np.random.default_rng(0)
+        while env.agents:
+            obs, _, _, _, infos = env.step(_actions(obs, infos, rng, 0.0))
+        assert env.game.is_over
+    aec = mjenv.env()
+    assert aec.unwrapped.engine == "python"
+    aec.reset(seed=3)
+    for _ in aec.agent_iter():
+        last = aec.last()
+        aec.step(None if last[2] else int(np.flatnonzero(last[0]["action_mask"])[-1]))

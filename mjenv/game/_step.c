@@ -1068,8 +1068,11 @@ static PyObject *py_step_env(PyObject *self, PyObject *const *args, Py_ssize_t n
     PyObject *key, *val;
     while (PyDict_Next(actions, &pos, &key, &val)) {
         int s = seat_of(E, key);
-        int64_t v;
-        if (s < 0 || !action_of(E, val, &v) || v < 0 || v >= A || !B->t.masks[s * A + v]) Py_RETURN_NONE;
+        int64_t v = -1;
+        Py_INCREF(val); /* a numpy integer's conversion runs Python code: keep the value alive */
+        int ok = s >= 0 && action_of(E, val, &v);
+        Py_DECREF(val);
+        if (!ok || v < 0 || v >= A || !B->t.masks[s * A + v]) Py_RETURN_NONE;
         c[s] = v;
         given |= 1 << s;
     }
