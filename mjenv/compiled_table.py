@@ -3,9 +3,11 @@
 ``mjenv.parallel_env()`` and ``mjenv.env()`` step one table. On the Python engine that table is a
 :class:`mjenv.tables._Table` over a ``mjenv.game.Game``: about 7 us of Python per step to move the
 game, plus the observation writer's Python that reads the game. :class:`CompiledTable` is the same
-table on :class:`mjenv.game.batch.BatchGames` with one table: the move is one C call, the state record
-another (``BatchGames.records``), the observation the kernel's ``observe`` on that record: what the
-vector env does for N tables (:mod:`mjenv.vector_batch`), with N = 1 and no numpy temporaries.
+table on :class:`mjenv.game.batch.BatchGames` with one table: the move and its state record are one
+C call, the observation the kernel's ``observe`` on that record: what the vector env does for N tables
+(:mod:`mjenv.vector_batch`), with N = 1 and no numpy temporaries. The parallel env's step for
+well-formed legal actions is a single C call (:data:`parallel_step`: check, move, record, observe,
+rewards and the five returned dicts), and so is the AEC env's table step (:meth:`CompiledTable.step_checked`).
 
 It is a :class:`~mjenv.tables._Table` (the checks, ``choose``, ``infos`` and the errors are that class's,
 so the messages are the same) whose state lives in the arrays. The ``Game`` the envs expose
@@ -38,7 +40,6 @@ ENGINES = ("auto", "compiled", "python")
 _PHASE, _LAST_DISCARDER, _ACTING = (SCALARS.index(n) for n in ("phase", "last_discarder", "_acting"))
 _CLAIM, _ROB_KONG, _END = int(Phase.CLAIM), int(Phase.ROB_KONG), int(Phase.END)
 #: the seats of each acting-seat bit set, ascending (``Game.acting_seats``)
-_SEAT = {a: s for s, a in enumerate(AGENTS)}
 _SEATS_OF_BITS = tuple(tuple(s for s in range(4) if b >> s & 1) for b in range(16))
 #: what ``_step.step_env`` writes: the observation and info keys (mjenv.env's), the table's attributes
 _ENV_KEYS = ("observation", "action_mask", "seat", "needs_action", "deficiency", "potential", "illegal_action",
@@ -215,17 +216,14 @@ class CompiledTable(_Table):
         """
         return _batch._step.step_seats(self, *chosen)
 
-    def advance(self, chosen: list[int], observe: bool = False) -> None:
-        """One C step with checked actions (``chosen[s]``: seat s's, PASS for the seats not acting);
-        ``observe``: then observe the new state (:meth:`observe_now`, without a second C call)."""
+    def advance(self, chosen: list[int]) -> None:
+        """One C step with checked actions (``chosen[s]``: seat s's, PASS for the seats not acting); the new
+        state is observed later (:meth:`observe_now`, by ``step_tables``)."""
         phase = _batch._step.step_one(self._bound or self._bind(), *chosen)
         if phase < 0:
             raise RuntimeError("mjenv.compiled_table: the C step refused actions the legal masks allow")
         self._taken.append(chosen)
-        if observe:
-            self._observe(phase)
-        else:
-            self._phase = phase
+        self._phase = phase
 
 
 #: The parallel env's step on a :class:`CompiledTable` for well-formed legal actions, in one C call:
