@@ -4,6 +4,11 @@ Each tree runs its own copy of the benchmark scripts with its own interpreter (a
 installed), alternately, ``--repeats`` times; the table prints each tree's best rate and the ratio
 new / old. Rates are per CPU second of the benchmark process (``env_speed.py``'s steps/s, and
 ``vector_speed.py``'s hands per CPU-second of the vector env), so neighbours' load weighs less.
+Every process runs in its tree's folder with the tree first on ``PYTHONPATH``, so a tree whose
+compiled modules are built in place runs on its own code whatever the interpreter has installed.
+
+``--lean``: instead, the single env's lean loop of ``peers_speed.py`` (``run_single``: the
+``mjenv single`` row of the issue-16 peers benchmark), steps per CPU-second and CPU us per step.
 
 Run (old = the tree before a change, e.g. ``git worktree add /tmp/old <commit>`` with its own venv)::
 
@@ -21,7 +26,7 @@ from pathlib import Path
 
 def _env_speed(python: str, tree: str, hands: int, env: dict) -> dict[str, float]:
     out = subprocess.run([python, str(Path(tree) / "benchmarks" / "env_speed.py"), "--envs", "mjenv,mjenv-aec",
-                          "--hands", str(hands)], capture_output=True, text=True, check=True, env=env).stdout
+                          "--hands", str(hands)], capture_output=True, text=True, check=True, env=env, cwd=tree).stdout
     rates = {}
     for line in out.splitlines():
         parts = line.split()
@@ -30,10 +35,26 @@ def _env_speed(python: str, tree: str, hands: int, env: dict) -> dict[str, float
     return rates
 
 
+_LEAN = """
+import time
+from benchmarks.peers_speed import run_single
+run_single(2, 10_000)  # warm-up
+t0 = time.process_time()
+hands, steps = run_single({hands}, 0)
+print(steps / (time.process_time() - t0))
+"""
+
+
+def _lean(python: str, tree: str, hands: int, env: dict) -> dict[str, float]:
+    out = subprocess.run([python, "-c", _LEAN.format(hands=hands)], capture_output=True, text=True, check=True,
+                         env=env, cwd=tree).stdout
+    return {"parallel_env lean loop steps/s": float(out.split()[-1])}
+
+
 def _vector_speed(python: str, tree: str, num_envs: int, hands: int, env: dict) -> dict[str, float]:
     out = subprocess.run([python, str(Path(tree) / "benchmarks" / "vector_speed.py"), "--num-envs", str(num_envs),
                           "--hands", str(hands), "--repeats", "1", "--sampler", "batched"],
-                         capture_output=True, text=True, check=True, env=env).stdout
+                         capture_output=True, text=True, check=True, env=env, cwd=tree).stdout
     for line in out.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if cells and cells[0] == "vector_env":
@@ -52,6 +73,7 @@ def main() -> None:
     p.add_argument("--vector-hands", type=int, default=48)
     p.add_argument("--num-envs", type=int, default=16)
     p.add_argument("--numpy", action="store_true", help="both trees on the numpy path (MJENV_NO_KERNEL=1)")
+    p.add_argument("--lean", action="store_true", help="only the lean single-env loop of peers_speed.py")
     a = p.parse_args()
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     if a.numpy:
@@ -59,8 +81,14 @@ def main() -> None:
     best: dict[str, dict[str, float]] = {"old": {}, "new": {}}
     for _ in range(a.repeats):
         for name, python, tree in (("old", a.old_python, a.old), ("new", a.new_python, a.new)):
-            rates = _env_speed(python, tree, a.hands, env)
-            rates |= _vector_speed(python, tree, a.num_envs, a.vector_hands, env)
+            tree = os.path.abspath(tree)
+            python = os.path.abspath(python) if os.sep in python else python  # the runs start in the tree
+            here = {**env, "PYTHONPATH": tree}
+            if a.lean:
+                rates = _lean(python, tree, a.hands, here)
+            else:
+                rates = _env_speed(python, tree, a.hands, here)
+                rates |= _vector_speed(python, tree, a.num_envs, a.vector_hands, here)
             for k, v in rates.items():
                 best[name][k] = max(best[name].get(k, 0.0), v)
     print(f"repeats={a.repeats} path={'numpy' if a.numpy else 'kernel'} (best of the repeats, per CPU second)")
@@ -69,6 +97,8 @@ def main() -> None:
     for k in best["old"]:
         o, n = best["old"][k], best["new"][k]
         print(f"| {k} | {o:.0f} | {n:.0f} | {n / o:.2f}x |")
+        if k.endswith("steps/s"):
+            print(f"| {k[:-len('steps/s')]}CPU us/step | {1e6 / o:.2f} | {1e6 / n:.2f} | |")
 
 
 if __name__ == "__main__":

@@ -3,9 +3,11 @@
 ``mjenv.parallel_env()`` and ``mjenv.env()`` step one table. On the Python engine that table is a
 :class:`mjenv.tables._Table` over a ``mjenv.game.Game``: about 7 us of Python per step to move the
 game, plus the observation writer's Python that reads the game. :class:`CompiledTable` is the same
-table on :class:`mjenv.game.batch.BatchGames` with one table: the move is one C call, the state record
-another (``BatchGames.records``), the observation the kernel's ``observe`` on that record: what the
-vector env does for N tables (:mod:`mjenv.vector_batch`), with N = 1 and no numpy temporaries.
+table on :class:`mjenv.game.batch.BatchGames` with one table: the move and its state record are one
+C call, the observation the kernel's ``observe`` on that record: what the vector env does for N tables
+(:mod:`mjenv.vector_batch`), with N = 1 and no numpy temporaries. The parallel env's step for
+well-formed legal actions is a single C call (:data:`parallel_step`: check, move, record, observe,
+rewards and the five returned dicts), and so is the AEC env's table step (:meth:`CompiledTable.step_checked`).
 
 It is a :class:`~mjenv.tables._Table` (the checks, ``choose``, ``infos`` and the errors are that class's,
 so the messages are the same) whose state lives in the arrays. The ``Game`` the envs expose
@@ -38,8 +40,11 @@ ENGINES = ("auto", "compiled", "python")
 _PHASE, _LAST_DISCARDER, _ACTING = (SCALARS.index(n) for n in ("phase", "last_discarder", "_acting"))
 _CLAIM, _ROB_KONG, _END = int(Phase.CLAIM), int(Phase.ROB_KONG), int(Phase.END)
 #: the seats of each acting-seat bit set, ascending (``Game.acting_seats``)
-_SEAT = {a: s for s, a in enumerate(AGENTS)}
 _SEATS_OF_BITS = tuple(tuple(s for s in range(4) if b >> s & 1) for b in range(16))
+#: what ``_step.step_env`` writes: the observation and info keys (mjenv.env's), the table's attributes
+_ENV_KEYS = ("observation", "action_mask", "seat", "needs_action", "deficiency", "potential", "illegal_action",
+             "scores", "winners")
+_ENV_ATTRS = ("obs", "masks", "deficiency", "acting", "_phase", "_taken", "ended_by_illegal")
 
 
 class CompiledTable(_Table):
@@ -75,7 +80,7 @@ class CompiledTable(_Table):
         # handle, so copies and pickles bind their own (__getstate__)
         self._bind_args = (b._params, layout, b.tiles, b.wall, b.discards, b.num_discards, b.meld_table,
                            b.melds_declared, b.won, b.scores, b.masks, b.scalars, b.dealer, self._record)  # fmt: skip
-        self._bound = None
+        self._bound = self._env = None
         self._masks = b.masks[0]
         self._scalars = b.scalars[0]
         self._phase = _END
@@ -151,9 +156,19 @@ class CompiledTable(_Table):
         self._bound = _batch._step.bind_one(*self._bind_args)
         return self._bound
 
+    def _bind_env(self):
+        """The env step bound once in C (``_step.bind_env``; :func:`parallel_step` calls this the first time):
+        what it writes and the names it uses."""
+        spec = self.spec
+        self._env = _batch._step.bind_env(
+            self._bound or self._bind(), spec._kernel_observe_records, self._record, [self.memo], np.empty,
+            np.dtype(np.float32), np.empty(4, dtype=np.int32), self._masks, np.integer, spec.size, tuple(AGENTS),
+            _ENV_KEYS, _ENV_ATTRS, _NEG_POTENTIAL, self.shaping is not None, self.gamma)  # fmt: skip
+        return self._env
+
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        state["_bound"] = None  # a C handle of this table's arrays: a copy binds its own
+        state["_bound"] = state["_env"] = None  # C handles of this table's arrays: a copy binds its own
         del state["_masks"], state["_scalars"]  # views of the batch's rows: the copy's own (__setstate__)
         return state
 
@@ -192,61 +207,34 @@ class CompiledTable(_Table):
             chosen[s] = actions[s]
         self.advance(chosen)
 
-    def quick_step(self, actions) -> list[float] | None:
-        """The parallel env's step for well-formed legal actions: move, observe, the four rewards.
-
-        Args:
-            actions: the parallel env's ``{agent: action}``.
+    def step_checked(self, chosen: list[int]) -> tuple[list[float], dict]:
+        """The AEC env's step (it checks the actions as it collects them), in one C call
+        (``_step.step_seats``): ``chosen[s]`` is seat s's legal action (PASS for the seats not acting).
 
         Returns:
-            The four seats' rewards (the scores at the end of the hand plus the shaping term, as
-            :func:`mjenv.tables.step_tables` computes them), or None, with nothing changed, when the
-            actions need that function's checks: a key that is not an agent, an action that is not an
-            int (numpy integers included) in the action space or not legal, an acting seat left out, or
-            the hand over. Logging the finished hand is the caller's (``PythonTables.finish``).
+            (the four seats' rewards as :func:`parallel_step` computes them, :meth:`infos`).
         """
-        if type(actions) is not dict or self.ended_by_illegal or self._phase == _END:
-            return None
-        chosen = [self.layout.pass_] * 4
-        masks, size = self.masks, self.layout.size
-        for a, x in actions.items():
-            s = _SEAT.get(a)
-            if type(x) is not int:  # a numpy integer (a sampled action) is its int, as check_action takes it
-                if not isinstance(x, np.integer):
-                    return None
-                x = int(x)
-            if s is None or not 0 <= x < size or not masks[s, x]:
-                return None
-            chosen[s] = x  # a seat not acting has PASS only, so its legal action is PASS
-        for s in self.acting:
-            if AGENTS[s] not in actions:
-                return None
-        return self.step_checked(chosen)
+        return _batch._step.step_seats(self, *chosen)
 
-    def step_checked(self, chosen: list[int]) -> list[float]:
-        """:meth:`quick_step` after its checks (the AEC env's step too, which checks as it collects):
-        ``chosen[s]`` is seat s's legal action (PASS for the seats not acting)."""
-        before = self.deficiency.tolist() if self.shaping is not None else None
-        self.advance(chosen, observe=True)
-        over = self._phase == _END
-        rewards = [float(x) for x in self.batch.scores[0].tolist()] if over else [0.0, 0.0, 0.0, 0.0]
-        if before is not None:  # step_tables' gamma * Phi(s') - Phi(s), the same float64 operations in order
-            gamma, phi = self.gamma, _NEG_POTENTIAL  # Phi by deficiency, as infos() reads it
-            after = [0.0] * 4 if over else [phi[d] for d in self.deficiency.tolist()]
-            rewards = [r + (gamma * a - phi[b]) for r, a, b in zip(rewards, after, before)]
-        return rewards
-
-    def advance(self, chosen: list[int], observe: bool = False) -> None:
-        """One C step with checked actions (``chosen[s]``: seat s's, PASS for the seats not acting);
-        ``observe``: then observe the new state (:meth:`observe_now`, without a second C call)."""
+    def advance(self, chosen: list[int]) -> None:
+        """One C step with checked actions (``chosen[s]``: seat s's, PASS for the seats not acting); the new
+        state is observed later (:meth:`observe_now`, by ``step_tables``)."""
         phase = _batch._step.step_one(self._bound or self._bind(), *chosen)
         if phase < 0:
             raise RuntimeError("mjenv.compiled_table: the C step refused actions the legal masks allow")
         self._taken.append(chosen)
-        if observe:
-            self._observe(phase)
-        else:
-            self._phase = phase
+        self._phase = phase
+
+
+#: The parallel env's step on a :class:`CompiledTable` for well-formed legal actions, in one C call:
+#: ``parallel_step(table, actions) -> (observations, rewards, terminations, truncations, infos) | None``
+#: (``_step.step_env``; actions: the parallel env's ``{agent: action}``). The tuple is what ``mjenv.env``
+#: returns (rewards: the scores at the end of the hand plus the shaping term, as
+#: :func:`mjenv.tables.step_tables` computes them; observations and masks fresh arrays). None, with nothing
+#: changed, when the actions need that function's checks: not a dict, a key that is not an agent, an action
+#: that is not an int (numpy integers included) in the action space or not legal, an acting seat left out,
+#: or the hand over. Logging the finished hand is the caller's (``PythonTables.finish``).
+parallel_step = _batch._step.step_env if _batch.available() else None
 
 
 def single_table(engine: str, rules, observation, shaping, gamma, illegal_action) -> _Table:

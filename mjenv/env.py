@@ -169,7 +169,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
 from mjenv import AGENTS
-from mjenv.compiled_table import CompiledTable, single_table
+from mjenv.compiled_table import CompiledTable, parallel_step, single_table
 from mjenv.game.actions import CLAIM_NAMES, ActionLayout
 from mjenv.observation import ObservationSpec
 
@@ -348,20 +348,26 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
 
     def step(self, actions: dict[str, Any]):
         t = self._table
-        # issue 16: a compiled table moves on well-formed legal actions at once (None: the checks below)
-        rewards = t.quick_step(actions) if self._quick else None
-        if rewards is None:
-            self._check_started()
-            if not self.agents:
-                raise ValueError("step() after the hand ended; call reset()")
-            if not isinstance(actions, dict):
-                raise ValueError(f"actions must be a dict agent -> action, got {type(actions).__name__}")
-            for a in actions:
-                if a not in self.agents:
-                    raise ValueError(f"unknown or finished agent {a!r}; live agents: {self.agents}")
-            rewards = step_tables(self._tables, [{_SEAT[a]: x for a, x in actions.items()}]).rewards[0].tolist()
-        elif t.over:
-            self._tables.finish([0])  # step_tables' end of a hand: the log
+        # issue 16: a compiled table moves on well-formed legal actions in one C call that builds the
+        # five dicts (None: the checks below)
+        if self._quick:
+            out = parallel_step(t, actions)
+            if out is not None:
+                if out[2][_A0]:  # terminated: the hand is over
+                    self.agents = []
+                    self._tables.finish([0])  # step_tables' end of a hand: the log
+                if self.render_mode == "human":
+                    self._output.render(t)
+                return out
+        self._check_started()
+        if not self.agents:
+            raise ValueError("step() after the hand ended; call reset()")
+        if not isinstance(actions, dict):
+            raise ValueError(f"actions must be a dict agent -> action, got {type(actions).__name__}")
+        for a in actions:
+            if a not in self.agents:
+                raise ValueError(f"unknown or finished agent {a!r}; live agents: {self.agents}")
+        rewards = step_tables(self._tables, [{_SEAT[a]: x for a, x in actions.items()}]).rewards[0].tolist()
         over = t.over  # the hand was live before this step
         # rows by unpacking (one pass over each array, no per-row indexing) into dict literals
         (o0, o1, o2, o3), (m0, m1, m2, m3) = t.obs, t.masks
@@ -438,16 +444,17 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
             chosen = [t.layout.pass_] * 4
             for s, x in pending.items():
                 chosen[s] = x
-            rewards = t.step_checked(chosen)
+            rewards, infos = t.step_checked(chosen)  # and the infos, in one C call
             if t.over:
                 self._tables.finish([0])  # step_tables' end of a hand: the log
         else:
             rewards = step_tables(self._tables, [{seat: a} if bad else pending]).rewards[0].tolist()
+            infos = None
         if t.rules.bloody:  # --- Sichuan (issue 12)
             self._bloody_step(rewards, seat)
             return
         self.rewards = dict(zip(AGENTS, rewards))
-        self.infos = t.infos()
+        self.infos = t.infos() if infos is None else infos
         if t.over:
             for ag in AGENTS:
                 self.terminations[ag] = True

@@ -173,3 +173,92 @@ def test_engine_choice_and_fallbacks():
         mjenv.parallel_env(engine="fast")
     with pytest.raises(ValueError, match="shaping"):  # a bad argument is named before the engine
         mjenv.parallel_env(engine="compiled", shaping="x")
+
+
+def test_one_call_step_returns_fresh_objects_and_refuses_without_changes():
+    """``compiled_table.parallel_step`` (the parallel env's step in one C call, ``_step.step_env``): new
+    dicts and arrays every step, observations a caller keeps never overwritten, values that follow
+    the env's definitions, and None with nothing changed for actions that need the env's checks."""
+    from mjenv.compiled_table import parallel_step
+
+    env = mjenv.parallel_env(engine="compiled", shaping="deficiency")  # gamma = 1: the shaping telescopes
+    t = env._table
+    obs, infos = env.reset(seed=11)
+    d0 = [infos[a]["deficiency"] for a in mjenv.AGENTS]
+    state = (t.batch.scalars.copy(), t.batch.tiles.copy(), t.masks.copy(), len(t._taken))
+    forced = next(a for a in mjenv.AGENTS if infos[a]["needs_action"])
+    for acts in ([(forced, 0)], {"player_9": 0}, {forced: True}, {forced: 1.0}, {forced: -1}, {forced: 10**30},
+                 {forced: int(np.flatnonzero(obs[forced]["action_mask"] == 0)[0])}, {}):
+        assert parallel_step(t, acts) is None, acts
+    assert (t.batch.scalars == state[0]).all() and (t.batch.tiles == state[1]).all()
+    assert (t.masks == state[2]).all() and len(t._taken) == state[3]
+    rng = np.random.default_rng(0)
+    returned, total = [], np.zeros(4)
+    while True:
+        acts = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"])))
+                for a in mjenv.AGENTS if infos[a]["needs_action"]}
+        if acts and rng.random() < 0.5:  # a numpy integer counts as its int
+            a = next(iter(acts))
+            acts[a] = np.int32(acts[a])
+        out = parallel_step(t, acts)
+        assert out is not None and len(out) == 5
+        for d in out:
+            assert list(d) == list(mjenv.AGENTS)
+        obs, rewards, term, trunc, infos = out
+        total += [rewards[a] for a in mjenv.AGENTS]
+        over = term["player_0"]
+        assert set(term.values()) == {over} and set(trunc.values()) == {False}
+        for s, a in enumerate(mjenv.AGENTS):
+            o, info = obs[a], infos[a]
+            assert o["observation"].dtype == np.float32 and o["observation"].shape == (env.spec.size,)
+            assert o["action_mask"].dtype == np.int8 and (o["action_mask"] == t.masks[s]).all()
+            assert info["seat"] == s and info["needs_action"] == (s in t.acting) and type(info["deficiency"]) is int
+            want = 0.0 if over else -float(min(info["deficiency"], mjenv.env.POTENTIAL_CAP))
+            assert type(info["potential"]) is float and info["potential"] == want
+        for old in returned[-3:]:  # nothing returned before is reused
+            for k in range(5):
+                assert out[k] is not old[0][k]
+            for a in mjenv.AGENTS:
+                assert out[0][a] is not old[0][0][a] and out[4][a] is not old[0][4][a]
+                for key in ("observation", "action_mask"):
+                    assert not np.shares_memory(out[0][a][key], old[0][0][a][key])
+        returned.append((out, copy.deepcopy(out)))
+        if over:
+            break
+    winners = [infos[a]["winners"] for a in mjenv.AGENTS]
+    assert all(w == winners[0] for w in winners) and len({id(w) for w in winners}) == 4  # a list each
+    scores = [infos[a]["scores"] for a in mjenv.AGENTS]
+    assert sum(scores) == 0 and not any(infos[a]["illegal_action"] for a in mjenv.AGENTS)
+    # the shaped rewards of a hand sum to its scores minus Phi(s_0) = -min(d_0, cap) (gamma = 1)
+    want = [sc + min(d, mjenv.env.POTENTIAL_CAP) for sc, d in zip(scores, d0)]
+    assert np.allclose(total, want)
+    for given, copied in returned:  # every observation kept stays as it was returned
+        _same(given, copied, "kept")
+    assert parallel_step(t, {}) is None  # the hand is over
+
+
+def test_one_call_aec_step_refuses_actions_the_masks_do_not_allow():
+    env = mjenv.env(engine="compiled")
+    env.reset(seed=2)
+    t = env.unwrapped._table
+    with pytest.raises(RuntimeError, match="legal masks"):
+        t.step_checked([0, 0, 0, 0])  # seats 1..3 have PASS only
+    rewards, infos = t.step_checked([int(np.flatnonzero(t.masks[s])[0]) for s in range(4)])
+    assert rewards == [0.0] * 4 and list(infos) == list(mjenv.AGENTS)
+
+
+def test_without_the_compiled_step_the_envs_run_on_python(monkeypatch):
+    monkeypatch.setattr(batch, "_step", None)
+    for env in (mjenv.parallel_env(), mjenv.parallel_env(shaping="deficiency")):
+        assert env.engine == "python"
+        obs, infos = env.reset(seed=3)
+        rng = np.random.default_rng(0)
+        while env.agents:
+            obs, _, _, _, infos = env.step(_actions(obs, infos, rng, 0.0))
+        assert env.game.is_over
+    aec = mjenv.env()
+    assert aec.unwrapped.engine == "python"
+    aec.reset(seed=3)
+    for _ in aec.agent_iter():
+        last = aec.last()
+        aec.step(None if last[2] else int(np.flatnonzero(last[0]["action_mask"])[-1]))

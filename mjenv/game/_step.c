@@ -741,12 +741,400 @@ static PyObject *py_record_one(PyObject *self, PyObject *cap) {
     return B ? PyLong_FromLong(bound_record(B)) : NULL;
 }
 
+/* ---------------------------------------------------------------- one env step in one call (issue 16)
+ * The PettingZoo envs' step on a bound table (mjenv.compiled_table), in one C call instead of about
+ * 4 us of Python glue around step_one: the actions checked, the step and its state record, the
+ * observation writer's call into fresh arrays, the rewards (scores at the end of the hand plus the
+ * shaping term) and the env's dicts. Everything the env's vocabulary names (agents, dict keys, the
+ * table's attributes, the writer, numpy's ``empty``) is given once by the caller:
+ *   bind_env(bound, observe, record, memos, empty, float32, deficiency, masks, integer, size, agents, keys,
+ *            attrs, phi, shaped, gamma) -> capsule
+ *     bound: a bind_one capsule (kept alive); observe(record, memos, out, deficiency): the writer's
+ *     call on the bound record (record int16[L], bind_one's; memos its list); empty: numpy.empty;
+ *     float32: its dtype; deficiency: an int32[4] array the writer's deficiencies are written into
+ *     (kept exported while the capsule lives; internal state, not handed to users); masks: the
+ *     table's int8[4, A] masks (its fresh copy is made with .copy()); integer: numpy.integer (an
+ *     action of that type counts as its int); size: the observation's length; agents: the 4 agent
+ *     names; keys: the 9 info and observation keys (observation, action_mask, seat, needs_action,
+ *     deficiency, potential, illegal_action, scores, winners); attrs: the table's 7 attribute names
+ *     (obs, masks, deficiency, acting, _phase, _taken, ended_by_illegal); phi: the shaping potential
+ *     of each deficiency (floats); shaped: 0/1; gamma.
+ *   step_env(table, actions) -> (obs, rewards, terminations, truncations, infos) or None
+ *     table: the table whose attribute _env is its bind_env capsule (None: table._bind_env() is
+ *     called first, and returns it); actions: the parallel env's {agent: action}. None, with
+ *     nothing changed, when they need the env's checks (not a dict, a key not an agent, an action
+ *     not an int or numpy integer in the mask, an acting seat left out, the hand over or ended by an
+ *     illegal action, no hand dealt). Otherwise the table moves; its obs (float32[4, size]) and
+ *     masks (int8[4, A]) become fresh arrays, deficiency the bound int32[4] one, acting the list of
+ *     acting seats, _phase the phase; _taken gets the 4 actions.
+ *   step_seats(table, a0, a1, a2, a3) -> (rewards, infos)
+ *     The same step with checked actions (the AEC env's; PASS for the seats not acting); rewards a
+ *     list of 4 floats. RuntimeError if an action is not legal (the caller checked them).
+ * The dicts equal mjenv.env's Python ones key for key (tests/test_compiled_table.py). */
+#define ENV_CAPSULE "mjenv.game._step.env"
+enum { K_OBS, K_MASK, K_SEAT, K_NEEDS, K_DEF, K_POT, K_ILLEGAL, K_SCORES, K_WINNERS, NKEYS };
+enum { A_OBS, A_MASKS, A_DEF, A_ACTING, A_PHASE, A_TAKEN, A_ENDED, NATTRS };
+enum { NPHI_MAX = 256 };
+typedef struct {
+    PyObject *bound, *observe, *record, *memos, *empty, *f32, *def, *masks, *integer, *obs_shape, *copy;
+    PyObject *agents[4], *keys[NKEYS], *attrs[NATTRS];
+    Py_buffer defb; /* def's int32[4], exported while the capsule lives */
+    Bound *B;
+    double phi[NPHI_MAX], gamma;
+    int nphi, shaped;
+} Env;
+
+static void env_clear(Env *E) {
+    Py_XDECREF(E->bound); Py_XDECREF(E->observe); Py_XDECREF(E->record); Py_XDECREF(E->memos);
+    if (E->defb.obj) PyBuffer_Release(&E->defb);
+    Py_XDECREF(E->empty); Py_XDECREF(E->f32); Py_XDECREF(E->def); Py_XDECREF(E->masks); Py_XDECREF(E->integer);
+    Py_XDECREF(E->obs_shape); Py_XDECREF(E->copy);
+    for (int i = 0; i < 4; i++) Py_XDECREF(E->agents[i]);
+    for (int i = 0; i < NKEYS; i++) Py_XDECREF(E->keys[i]);
+    for (int i = 0; i < NATTRS; i++) Py_XDECREF(E->attrs[i]);
+    PyMem_Free(E);
+}
+
+static void env_free(PyObject *cap) {
+    Env *E = PyCapsule_GetPointer(cap, ENV_CAPSULE);
+    if (E) env_clear(E);
+}
+
+/* n interned strings from a tuple of exactly n str into out (new references) */
+static int take_names(PyObject *tup, int n, PyObject **out, const char *what) {
+    if (!PyTuple_Check(tup) || PyTuple_GET_SIZE(tup) != n) {
+        PyErr_Format(PyExc_ValueError, "bind_env(): %s must be a tuple of %d str", what, n);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        PyObject *x = PyTuple_GET_ITEM(tup, i);
+        if (!PyUnicode_CheckExact(x)) {
+            PyErr_Format(PyExc_ValueError, "bind_env(): %s must be a tuple of %d str", what, n);
+            return -1;
+        }
+        Py_INCREF(x);
+        PyUnicode_InternInPlace(&x);
+        out[i] = x;
+    }
+    return 0;
+}
+
+static PyObject *py_bind_env(PyObject *self, PyObject *args) {
+    PyObject *o[9], *agents, *keys, *attrs, *phi;
+    Py_ssize_t size;
+    int shaped;
+    double gamma;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOnOOOOpd", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
+                          &size, &agents, &keys, &attrs, &phi, &shaped, &gamma))
+        return NULL;
+    Bound *B = PyCapsule_GetPointer(o[0], BOUND_CAPSULE);
+    if (!B) return NULL;
+    if (!PyCallable_Check(o[1]) || !PyCallable_Check(o[4]) || !PyType_Check(o[8]) || size < 1)
+        return PyErr_Format(PyExc_ValueError, "bind_env(): observe and empty must be callables, integer a type, "
+                            "size >= 1");
+    Env *E = PyMem_Calloc(1, sizeof(Env));
+    if (!E) return PyErr_NoMemory();
+    PyObject **held[9] = {&E->bound, &E->observe, &E->record, &E->memos, &E->empty, &E->f32, &E->def, &E->masks,
+                          &E->integer};
+    for (int i = 0; i < 9; i++) { Py_INCREF(o[i]); *held[i] = o[i]; }
+    E->B = B;
+    E->shaped = shaped;
+    E->gamma = gamma;
+    E->obs_shape = Py_BuildValue("(in)", 4, size);
+    E->copy = PyUnicode_InternFromString("copy");
+    if (PyObject_GetBuffer(E->def, &E->defb, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) goto fail;
+    if (E->defb.len != 16) {
+        PyErr_SetString(PyExc_ValueError, "bind_env(): deficiency must be int32[4]");
+        goto fail;
+    }
+    if (!E->obs_shape || !E->copy || take_names(agents, 4, E->agents, "agents") < 0 ||
+        take_names(keys, NKEYS, E->keys, "keys") < 0 || take_names(attrs, NATTRS, E->attrs, "attrs") < 0)
+        goto fail;
+    if (!PyTuple_Check(phi) || PyTuple_GET_SIZE(phi) < 1 || PyTuple_GET_SIZE(phi) > NPHI_MAX) {
+        PyErr_Format(PyExc_ValueError, "bind_env(): phi must be a tuple of 1..%d floats", NPHI_MAX);
+        goto fail;
+    }
+    E->nphi = (int)PyTuple_GET_SIZE(phi);
+    for (int i = 0; i < E->nphi; i++) {
+        E->phi[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(phi, i));
+        if (E->phi[i] == -1.0 && PyErr_Occurred()) goto fail;
+    }
+    PyObject *cap = PyCapsule_New(E, ENV_CAPSULE, env_free);
+    if (cap) return cap;
+fail:
+    env_clear(E);
+    return NULL;
+}
+
+/* the table's int32[4] deficiency attribute (the state before the step: the shaping term's Phi(s)) */
+static int read_deficiency(PyObject *arr, int32_t d[4]) {
+    Py_buffer b;
+    if (PyObject_GetBuffer(arr, &b, PyBUF_C_CONTIGUOUS) < 0) return -1;
+    int good = b.len == 16;
+    if (good) memcpy(d, b.buf, 16);
+    PyBuffer_Release(&b);
+    if (!good) PyErr_SetString(PyExc_ValueError, "step_env(): the table's deficiency is not int32[4]");
+    return good ? 0 : -1;
+}
+
+/* The step of checked actions c (legal in the masks), the fresh observations installed on the table;
+ * rewards and infos out (new references), and the fresh obs and masks arrays (new references). */
+static int env_move(Env *E, PyObject *table, const int64_t c[4], PyObject **rewards, PyObject **infos,
+                    PyObject **obs_out, PyObject **masks_out) {
+    Bound *B = E->B;
+    const Params *P = &B->P;
+    int32_t before[4] = {0, 0, 0, 0}, d[4];
+    PyObject *obs = NULL, *masks = NULL, *acting = NULL, *phase_obj = NULL, *x;
+    *rewards = *infos = NULL;
+    if (E->shaped) {
+        x = PyObject_GetAttr(table, E->attrs[A_DEF]);
+        if (!x) return -1;
+        int bad = read_deficiency(x, before);
+        Py_DECREF(x);
+        if (bad) return -1;
+        for (int s = 0; s < 4; s++)
+            if (before[s] < 0 || before[s] >= E->nphi) {
+                PyErr_Format(PyExc_ValueError, "step_env(): deficiency %d has no potential", before[s]);
+                return -1;
+            }
+    }
+    advance(P, &B->t, c);
+    int phase = bound_record(B);
+    /* the table's record of this hand's moves (the Game it rebuilds on demand replays them) */
+    PyObject *taken = PyObject_GetAttr(table, E->attrs[A_TAKEN]);
+    if (!taken) return -1;
+    PyObject *chosen = Py_BuildValue("[LLLL]", (long long)c[0], (long long)c[1], (long long)c[2], (long long)c[3]);
+    int bad = !chosen || PyList_Append(taken, chosen) < 0;
+    Py_DECREF(taken);
+    Py_XDECREF(chosen);
+    if (bad) return -1;
+    PyObject *a_obs[2] = {E->obs_shape, E->f32};
+    obs = PyObject_Vectorcall(E->empty, a_obs, 2, NULL);
+    if (!obs) goto fail;
+    PyObject *a_w[4] = {E->record, E->memos, obs, E->def};
+    x = PyObject_Vectorcall(E->observe, a_w, 4, NULL);
+    if (!x) goto fail;
+    Py_DECREF(x);
+    memcpy(d, E->defb.buf, sizeof d);
+    masks = PyObject_CallMethodNoArgs(E->masks, E->copy);
+    if (!masks) goto fail;
+    int bits = B->t.sc[SC_ACTING], over = phase == PH_END;
+    acting = PyList_New(0);
+    if (!acting) goto fail;
+    for (int s = 0; s < 4; s++) {
+        if (!(bits >> s & 1)) continue;
+        x = PyLong_FromLong(s);
+        if (!x || PyList_Append(acting, x) < 0) { Py_XDECREF(x); goto fail; }
+        Py_DECREF(x);
+    }
+    phase_obj = PyLong_FromLong(phase);
+    if (!phase_obj || PyObject_SetAttr(table, E->attrs[A_OBS], obs) < 0 ||
+        PyObject_SetAttr(table, E->attrs[A_MASKS], masks) < 0 || PyObject_SetAttr(table, E->attrs[A_DEF], E->def) < 0 ||
+        PyObject_SetAttr(table, E->attrs[A_ACTING], acting) < 0 ||
+        PyObject_SetAttr(table, E->attrs[A_PHASE], phase_obj) < 0)
+        goto fail;
+    /* rewards: the scores at the end of the hand, plus gamma * Phi(s') - Phi(s) (Phi(s') = 0 at the
+     * end), the same double operations in the same order as mjenv.tables.step_tables */
+    for (int s = 0; s < 4; s++)
+        if (!over && (d[s] < 0 || d[s] >= E->nphi)) {
+            PyErr_Format(PyExc_ValueError, "step_env(): deficiency %d has no potential", d[s]);
+            goto fail;
+        }
+    double r[4];
+    for (int s = 0; s < 4; s++) r[s] = over ? (double)B->t.scores[s] : 0.0;
+    if (E->shaped)
+        for (int s = 0; s < 4; s++) {
+            double after = over ? 0.0 : E->phi[d[s]];
+            double term = E->gamma * after;
+            term = term - E->phi[before[s]];
+            r[s] = r[s] + term;
+        }
+    /* the infos: seat, needs_action, deficiency, potential; at the end of the hand the end keys
+     * (this path moves legal actions only: illegal_action is False) */
+    PyObject *winners_proto = NULL;
+    if (over) {
+        winners_proto = PyList_New(0);
+        if (!winners_proto) goto fail;
+        for (int s = 0; s < 4; s++) {
+            if (!B->t.won[s]) continue;
+            x = PyLong_FromLong(s);
+            if (!x || PyList_Append(winners_proto, x) < 0) { Py_XDECREF(x); Py_DECREF(winners_proto); goto fail; }
+            Py_DECREF(x);
+        }
+    }
+    *infos = PyDict_New();
+    *rewards = PyList_New(4);
+    if (!*infos || !*rewards) { Py_XDECREF(winners_proto); goto fail; }
+    for (int s = 0; s < 4; s++) {
+        PyObject *fr = PyFloat_FromDouble(r[s]);
+        if (!fr) { Py_XDECREF(winners_proto); goto fail; }
+        PyList_SET_ITEM(*rewards, s, fr);
+        PyObject *info = PyDict_New(), *v[4] = {NULL, NULL, NULL, NULL};
+        double pot = over ? 0.0 : E->phi[d[s]];
+        int ok = info && (v[0] = PyLong_FromLong(s)) && (v[2] = PyLong_FromLong(d[s])) && (v[3] = PyFloat_FromDouble(pot));
+        if (ok) {
+            v[1] = (bits >> s & 1) ? Py_True : Py_False;
+            Py_INCREF(v[1]);
+            ok = PyDict_SetItem(info, E->keys[K_SEAT], v[0]) == 0 && PyDict_SetItem(info, E->keys[K_NEEDS], v[1]) == 0 &&
+                 PyDict_SetItem(info, E->keys[K_DEF], v[2]) == 0 && PyDict_SetItem(info, E->keys[K_POT], v[3]) == 0;
+        }
+        for (int k = 0; k < 4; k++) Py_XDECREF(v[k]);
+        if (ok && over) {
+            PyObject *sc = PyLong_FromLongLong(B->t.scores[s]), *w = PyList_GetSlice(winners_proto, 0, 4);
+            ok = sc && w && PyDict_SetItem(info, E->keys[K_ILLEGAL], Py_False) == 0 &&
+                 PyDict_SetItem(info, E->keys[K_SCORES], sc) == 0 && PyDict_SetItem(info, E->keys[K_WINNERS], w) == 0;
+            Py_XDECREF(sc);
+            Py_XDECREF(w);
+        }
+        ok = ok && PyDict_SetItem(*infos, E->agents[s], info) == 0;
+        Py_XDECREF(info);
+        if (!ok) { Py_XDECREF(winners_proto); goto fail; }
+    }
+    Py_XDECREF(winners_proto);
+    Py_DECREF(acting);
+    Py_DECREF(phase_obj);
+    *obs_out = obs;
+    *masks_out = masks;
+    return 0;
+fail:
+    Py_XDECREF(obs); Py_XDECREF(masks); Py_XDECREF(acting); Py_XDECREF(phase_obj);
+    Py_CLEAR(*rewards);
+    Py_CLEAR(*infos);
+    return -1;
+}
+
+/* the seat of an agent name (-1: not an agent) */
+static int seat_of(Env *E, PyObject *key) {
+    for (int s = 0; s < 4; s++)
+        if (key == E->agents[s]) return s;
+    if (PyUnicode_CheckExact(key))
+        for (int s = 0; s < 4; s++)
+            if (PyUnicode_Compare(key, E->agents[s]) == 0) return s;
+    return -1;
+}
+
+/* an action as an int64 (a Python int, or a numpy integer as its int); 0: not one (no error set) */
+static int action_of(Env *E, PyObject *x, int64_t *out) {
+    PyObject *own = NULL;
+    if (!PyLong_CheckExact(x)) {
+        int is = PyObject_IsInstance(x, E->integer);
+        if (is <= 0 || !(own = PyNumber_Index(x))) { PyErr_Clear(); return 0; }
+        x = own;
+    }
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
+    Py_XDECREF(own);
+    if (overflow || (v == -1 && PyErr_Occurred())) { PyErr_Clear(); return 0; }
+    *out = v;
+    return 1;
+}
+
+/* the table's bind_env capsule (its attribute _env; None: bound first by table._bind_env()) */
+static Env *env_of(PyObject *table) {
+    static PyObject *name_env = NULL, *name_bind = NULL;
+    if (!name_env && !(name_env = PyUnicode_InternFromString("_env"))) return NULL;
+    if (!name_bind && !(name_bind = PyUnicode_InternFromString("_bind_env"))) return NULL;
+    PyObject *cap = PyObject_GetAttr(table, name_env);
+    if (cap == Py_None) {
+        Py_DECREF(cap);
+        cap = PyObject_CallMethodNoArgs(table, name_bind);
+    }
+    if (!cap) return NULL;
+    Env *E = PyCapsule_GetPointer(cap, ENV_CAPSULE);
+    Py_DECREF(cap); /* the table holds it */
+    return E;
+}
+
+static PyObject *py_step_env(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) return PyErr_Format(PyExc_TypeError, "step_env() takes 2 arguments (%zd given)", nargs);
+    PyObject *table = args[0], *actions = args[1];
+    Env *E = env_of(table);
+    if (!E) return NULL;
+    Bound *B = E->B;
+    const int A = B->P.A;
+    if (!PyDict_CheckExact(actions) || B->t.sc[SC_PHASE] == PH_END) Py_RETURN_NONE;
+    /* the table's own view: no hand dealt yet (its _phase is END then), or one ended by an illegal action */
+    for (int k = 0; k < 2; k++) {
+        PyObject *x = PyObject_GetAttr(table, E->attrs[k ? A_ENDED : A_PHASE]);
+        if (!x) return NULL;
+        long v = k ? PyObject_IsTrue(x) : PyLong_AsLong(x);
+        Py_DECREF(x);
+        if (v == -1 && PyErr_Occurred()) return NULL;
+        if (k ? v != 0 : v == PH_END) Py_RETURN_NONE;
+    }
+    int64_t c[4] = {A - 1, A - 1, A - 1, A - 1}; /* PASS: a seat not acting has it as its only legal action */
+    int given = 0;
+    Py_ssize_t pos = 0;
+    PyObject *key, *val;
+    while (PyDict_Next(actions, &pos, &key, &val)) {
+        int s = seat_of(E, key);
+        int64_t v = -1;
+        Py_INCREF(val); /* a numpy integer's conversion runs Python code: keep the value alive */
+        int ok = s >= 0 && action_of(E, val, &v);
+        Py_DECREF(val);
+        if (!ok || v < 0 || v >= A || !B->t.masks[s * A + v]) Py_RETURN_NONE;
+        c[s] = v;
+        given |= 1 << s;
+    }
+    if (B->t.sc[SC_ACTING] & ~given) Py_RETURN_NONE; /* an acting seat left out: the env's checks decide */
+    PyObject *rewards, *infos, *obs, *masks;
+    if (env_move(E, table, c, &rewards, &infos, &obs, &masks) < 0) return NULL;
+    const int over = B->t.sc[SC_PHASE] == PH_END;
+    PyObject *od = PyDict_New(), *rd = PyDict_New(), *td = PyDict_New(), *fd = PyDict_New(), *result = NULL;
+    if (!od || !rd || !td || !fd) goto done;
+    for (int s = 0; s < 4; s++) {
+        PyObject *row = PySequence_GetItem(obs, s), *mrow = PySequence_GetItem(masks, s), *one = PyDict_New();
+        int ok = row && mrow && one && PyDict_SetItem(one, E->keys[K_OBS], row) == 0 &&
+                 PyDict_SetItem(one, E->keys[K_MASK], mrow) == 0 && PyDict_SetItem(od, E->agents[s], one) == 0 &&
+                 PyDict_SetItem(rd, E->agents[s], PyList_GET_ITEM(rewards, s)) == 0 &&
+                 PyDict_SetItem(td, E->agents[s], over ? Py_True : Py_False) == 0 &&
+                 PyDict_SetItem(fd, E->agents[s], Py_False) == 0;
+        Py_XDECREF(row);
+        Py_XDECREF(mrow);
+        Py_XDECREF(one);
+        if (!ok) goto done;
+    }
+    result = PyTuple_Pack(5, od, rd, td, fd, infos);
+done:
+    Py_XDECREF(od); Py_XDECREF(rd); Py_XDECREF(td); Py_XDECREF(fd);
+    Py_DECREF(rewards); Py_DECREF(infos); Py_DECREF(obs); Py_DECREF(masks);
+    return result;
+}
+
+static PyObject *py_step_seats(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5) return PyErr_Format(PyExc_TypeError, "step_seats() takes 5 arguments (%zd given)", nargs);
+    Env *E = env_of(args[0]);
+    if (!E) return NULL;
+    Bound *B = E->B;
+    int64_t c[4];
+    for (int s = 0; s < 4; s++) {
+        c[s] = PyLong_AsLongLong(args[s + 1]);
+        if (c[s] == -1 && PyErr_Occurred()) return NULL;
+    }
+    int legal = B->t.sc[SC_PHASE] != PH_END;
+    for (int s = 0; s < 4; s++)
+        if (c[s] < 0 || c[s] >= B->P.A || !B->t.masks[s * B->P.A + c[s]]) legal = 0;
+    if (!legal)
+        return PyErr_Format(PyExc_RuntimeError, "step_seats(): actions the legal masks do not allow, or the hand over");
+    PyObject *rewards, *infos, *obs, *masks;
+    if (env_move(E, args[0], c, &rewards, &infos, &obs, &masks) < 0) return NULL;
+    Py_DECREF(obs);
+    Py_DECREF(masks);
+    PyObject *result = PyTuple_Pack(2, rewards, infos);
+    Py_DECREF(rewards);
+    Py_DECREF(infos);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"step", py_step, METH_VARARGS, "Advances N tables by one step (see the comment above py_step)."},
     {"records", py_records, METH_VARARGS, "The observation writer's state records of some tables (see above)."},
     {"bind_one", py_bind_one, METH_VARARGS, "One table's arrays bound for step_one and record_one (see above)."},
     {"step_one", (PyCFunction)(void (*)(void))py_step_one, METH_FASTCALL, "One bound table's step and record."},
     {"record_one", py_record_one, METH_O, "One bound table's state record."},
+    {"bind_env", py_bind_env, METH_VARARGS, "A bound table's env step bound once (see the comment above bind_env)."},
+    {"step_env", (PyCFunction)(void (*)(void))py_step_env, METH_FASTCALL, "The parallel env's step in one call."},
+    {"step_seats", (PyCFunction)(void (*)(void))py_step_seats, METH_FASTCALL, "The AEC env's step in one call."},
     {"claim_rows", py_claim_rows, METH_VARARGS, "A seat's claim-window row per hand (see the module comment)."},
     {"turn_rows", py_turn_rows, METH_VARARGS, "The current player's own-turn row per hand (see the module comment)."},
     {"is_winning", py_is_winning, METH_VARARGS, "Batched win check (see the module comment)."},
