@@ -180,21 +180,8 @@ class CompiledTable(_Table):
     def over(self) -> bool:
         return self.ended_by_illegal or self._phase == _END
 
-    def answering(self) -> list[int]:
-        if self.over:
-            return []
-        if self._phase == _CLAIM or self._phase == _ROB_KONG:
-            d = int(self._scalars[_LAST_DISCARDER])
-            return [(d + 1) % 4, (d + 2) % 4, (d + 3) % 4]
-        return list(self.acting)
-
-    def _end_info(self, seat: int) -> dict:
-        b = self.batch
-        return {
-            "illegal_action": seat in self.illegal_seats,
-            "scores": 0 if self.ended_by_illegal else int(b.scores[0, seat]),
-            "winners": [] if self.ended_by_illegal else np.flatnonzero(b.won[0]).tolist(),
-        }
+    def _window_discarder(self) -> int:  # _Table.answering's, from the batch's scalars
+        return int(self._scalars[_LAST_DISCARDER]) if self._phase == _CLAIM or self._phase == _ROB_KONG else -1
 
     # -- the move ---------------------------------------------------------------------------------
 

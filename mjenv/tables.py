@@ -273,15 +273,20 @@ class _Table:
         """Seats the AEC env selects for the current decision, in order: the current player on her turn;
         in a claim / rob-kong window the three other seats in turn order from the discarder (kong
         declarer), whether or not they can claim, so the selection reveals nothing hidden."""
-        g = self.game
         if self.over:
             return []
-        if g.phase in (Phase.CLAIM, Phase.ROB_KONG):
-            d = int(g.last_discarder)
-            if self.rules.bloody:  # --- Sichuan (issue 12): seats that have won are out of the hand
-                return [(d + k) % 4 for k in (1, 2, 3) if not g.won[(d + k) % 4]]
-            return [(d + k) % 4 for k in (1, 2, 3)]
-        return list(self.acting)
+        d = self._window_discarder()
+        if d < 0:
+            return list(self.acting)
+        if self.rules.bloody:  # --- Sichuan (issue 12): seats that have won are out of the hand
+            won = self.won
+            return [(d + k) % 4 for k in (1, 2, 3) if not won[(d + k) % 4]]
+        return [(d + 1) % 4, (d + 2) % 4, (d + 3) % 4]
+
+    def _window_discarder(self) -> int:
+        """The discarder (kong declarer) of the current claim / rob-kong window; -1 outside one."""
+        g = self.game
+        return int(g.last_discarder) if g.phase in (Phase.CLAIM, Phase.ROB_KONG) else -1
 
     @property
     def over(self) -> bool:
@@ -324,10 +329,10 @@ class _Table:
 
     def _end_info(self, seat: int) -> dict[str, Any]:
         """The keys of a seat's info at the end of the hand."""
-        return {
+        return {  # scores and won: the engine's arrays (a CompiledTable's are its batch's row)
             "illegal_action": seat in self.illegal_seats,
-            "scores": 0 if self.ended_by_illegal else int(self.game.scores[seat]),
-            "winners": [] if self.ended_by_illegal else self.game.winners,
+            "scores": 0 if self.ended_by_illegal else int(self.scores[seat]),
+            "winners": [] if self.ended_by_illegal else np.flatnonzero(self.won).tolist(),
         }
 
     # -- checks (no state changes) ----------------------------------------------------------------
