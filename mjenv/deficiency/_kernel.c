@@ -20,7 +20,7 @@
  * X[k][p][b] = min over splits of half[k1][p1][b] + others[k - k1][p - p1]; each such row is then
  * one pass over (k, p, b) of the changed half's table row. A small memo of whole seats per table
  * (keyed on the complete input) serves the seats whose hand and KB did not change since the last
- * call. The inner loops run on sixteen byte lanes (SSE2; plain loops elsewhere, same values).
+ * call, and the discarder after its discard (what its discard turn computed per discard). The inner loops run on sixteen byte lanes (SSE2; plain loops elsewhere, same values).
  *
  * Values: table entries are uint8 with INF = 100 for "no pattern"; sums are taken in int or bytes,
  * capped at INF where kept (the part cache's comment says why that is exact), and any result >= INF
@@ -66,7 +66,7 @@
  *     count after each discard [T], after each kong [T]; -1: not shown); every other entry is 0. memos: None or N memo buffers (or None each); out
  *     float32[N * 4 * size], int32[N * 4].
  *
- *   memo_bytes() -> int;  memo_stats(memo) -> {"hits", "misses"};
+ *   memo_bytes() -> int;  memo_stats(memo) -> {"hits", "misses", "after_discard_hits", "part_hits", "part_misses"};
  *   unseen(copies, hands, public, seats, T, out) -> None: mjenv.knowledge's knowledge-base formula
  *     (copies - hands - public counts, int8) in one pass, for mjenv.knowledge.
  */
@@ -531,10 +531,28 @@ static void prefetch_seat(const Tables *tb, const PartCache *pc, const int8_t *h
     }
 }
 
+/* ---- the discarder's next state -------------------------------------------------------------------
+ * On its discard turn a seat (hand H, KB) gets, per held tile t, the deficiency of H - t and its
+ * effective count: discard_features counts the draws u that lower it, which are exactly the effective
+ * tiles of H - t with the same KB (the discarded copy leaves the hand for the public tiles, not the
+ * KB; see discard_features). The discarder's next state, the claim window after it discards X, is
+ * that seat: H - X, the same KB and melds needed, no discard turn (and no claim tile). So the last
+ * discard turn computed through a memo leaves, per t, H - t's deficiency, effective tiles and count
+ * here, and the discarder is served from them (after_discard_serve) instead of computed. The key is
+ * the whole input (T, m, H, KB; H - t checked tile by tile), so a served seat gets exactly what
+ * seat_features would give it. */
+typedef struct {
+    uint8_t used, T, m;
+    int8_t hand[34], kb[34];
+    int8_t def[34];    /* the deficiency of H - t (at most INCOMPLETABLE) */
+    int16_t count[34]; /* its effective count */
+    uint64_t eff[34];  /* bit u: drawing u lowers it */
+} AfterDiscard;
+
 static void discard_features(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
                              int rows[4][2], PartEntry *part[4], int base[4][VEC], int others[4][VEC], int now,
                              const uint8_t *eff, const int32_t *after_disc, int32_t *out_count_after,
-                             int32_t *out_kong);
+                             int32_t *out_kong, AfterDiscard *ad);
 
 /* The features of one seat (see the module comment); T = 27 or 34. Each part's vectors (its own,
  * after each draw, after each discard) come from the part cache pc (NULL: none); the rows of a draw
@@ -543,7 +561,7 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
 static void seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *hand, const int8_t *kb, int m,
                           int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
                           int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
-                          int32_t *out_count_after, int32_t *out_kong) {
+                          int32_t *out_count_after, int32_t *out_kong, AfterDiscard *ad) {
     int rows[4][2]; /* per part: left / right half row (honours: h4 / h3 row) */
     int base[4][VEC], others[4][VEC], pair01[VEC], pair23[VEC];
     PartEntry scratch[4], *part[4] = {NULL, NULL, NULL, NULL};
@@ -591,7 +609,7 @@ static void seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *
     *out_count = count;
     if (discard_turn)
         discard_features(tb, T, hand, kb, m, rows, part, base, others, now, out_eff, out_disc, out_count_after,
-                         out_kong);
+                         out_kong, ad);
     else
         for (int t = 0; t < T; t++) out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
 
@@ -654,7 +672,7 @@ static void seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *
 static void discard_features(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
                              int rows[4][2], PartEntry *part[4], int base[4][VEC], int others[4][VEC], int now,
                              const uint8_t *eff, const int32_t *after_disc, int32_t *out_count_after,
-                             int32_t *out_kong) {
+                             int32_t *out_kong, AfterDiscard *ad) {
     /* per part P and half h: the other half joined with the other parts (what a row changing only
      * half h is evaluated against), computed when first needed */
     uint8_t same[4][2][SUIT_ROW + 16];
@@ -673,6 +691,11 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
                     __builtin_prefetch(half_row(tb, P, h, row + weight_of(u)));
             }
     }
+    if (ad) {
+        ad->used = 1, ad->T = (uint8_t)T, ad->m = (uint8_t)m;
+        memcpy(ad->hand, hand, (size_t)T);
+        memcpy(ad->kb, kb, (size_t)T);
+    }
     int pairs[4][4][VEC], have_pair[4][4] = {{0}}; /* [x][y], x < y: parts x and y joined, as they are */
     for (int t = 0; t < T; t++) {
         out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
@@ -684,6 +707,7 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
         int have_joined[4] = {0, 0, 0, 0};
         uint8_t changed[SUIT_ROW + 16];
         int count = 0, have_changed = 0;
+        uint64_t lower = 0; /* the draws counted */
         for (int u = 0; u < T; u++) {
             if (kb[u] <= 0 || now - eff[u] >= D) continue; /* cannot lower D (see above) */
             int Q = part_of(u), value;
@@ -720,9 +744,17 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
                 }
                 value = part_half_value(tb, P, 1 - h, rows[P][1 - h] + weight_of(u), changed, m);
             }
-            if (value < D) count += kb[u];
+            if (value < D) {
+                count += kb[u];
+                lower |= 1ull << u;
+            }
         }
         out_count_after[t] = count;
+        if (ad) {
+            ad->def[t] = (int8_t)D;
+            ad->count[t] = (int16_t)count;
+            ad->eff[t] = lower;
+        }
         out_kong[t] = D;
         if (hand[t] >= 4 && m >= 1) { /* concealed: its own vector without the four, one meld less */
             int rk[2] = {rows[P][0], rows[P][1]}, w[VEC];
@@ -806,7 +838,7 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
             int64_t cnt;
             memcpy(rest, hand, (size_t)T);
             rest[t]--;
-            seat_features(tb, NULL, T, rest, kb, m, 0, -1, 0, &d, disc, eff, &cnt, claim, ca, kong);
+            seat_features(tb, NULL, T, rest, kb, m, 0, -1, 0, &d, disc, eff, &cnt, claim, ca, kong, NULL);
             for (int u = 0; u < T; u++) c += (eff[u] || sp_eff[u]) ? kb[u] : 0;
         }
         out_count_after[t] = (int32_t)c;
@@ -834,9 +866,10 @@ typedef struct {
     int8_t kong[34];
 } MemoEntry;
 typedef struct {
-    uint64_t hits, misses;
+    uint64_t hits, misses, after_hits;
     MemoEntry entry[MEMO_SIZE];
-    PartCache parts; /* the part cache of the seats computed (see above) */
+    AfterDiscard after; /* the last discard turn's H - t (see above) */
+    PartCache parts;    /* the part cache of the seats computed (see above) */
 } Memo;
 
 static void memo_key(int T, const int8_t *hand, const int8_t *kb, int m, int discard_turn, uint8_t *key) {
@@ -870,12 +903,37 @@ static inline int memo_has(const Memo *memo, const MemoEntry *e, const uint8_t *
     return memo && claim_tile < 0 && e->used && memcmp(e->key, key, KEY_BYTES) == 0;
 }
 
+/* A seat with no discard turn and no claim tile that is the last discard turn's H - t (see
+ * AfterDiscard): its outputs from the record, 1; else 0 */
+static int after_discard_serve(const AfterDiscard *ad, int T, const int8_t *hand, const int8_t *kb, int m,
+                               int32_t *out_def, int32_t *out_disc, uint8_t *out_eff, int64_t *out_count,
+                               int32_t *out_count_after, int32_t *out_kong) {
+    if (!ad->used || ad->T != T || ad->m != m || memcmp(ad->kb, kb, (size_t)T) != 0) return 0;
+    int x = -1;
+    for (int t = 0; t < T; t++) {
+        int d = ad->hand[t] - hand[t];
+        if (d == 0) continue;
+        if (d != 1 || x >= 0) return 0;
+        x = t;
+    }
+    if (x < 0) return 0;
+    *out_def = ad->def[x];
+    *out_count = ad->count[x];
+    for (int u = 0; u < T; u++) {
+        out_eff[u] = (uint8_t)(ad->eff[x] >> u & 1);
+        out_disc[u] = out_count_after[u] = out_kong[u] = NOT_APPLICABLE;
+    }
+    return 1;
+}
+
 /* Serve a seat from its memo slot e (memo_find): 1 (outputs written) when the seat's key is there and
  * it has no claim tile (a seat with a claim tile is always computed, since the claim rows need the
- * part vectors); else 0, and the caller computes the seat and stores it (memo_store). */
-static int memo_serve(Memo *memo, MemoEntry *e, const uint8_t *key, int T, int claim_tile, int32_t *out_def,
-                      int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
-                      int32_t *out_count_after, int32_t *out_kong) {
+ * part vectors); 2 (outputs written, to be stored with memo_store) when it is the last discard
+ * turn's H - t (after_discard_serve); else 0, and the caller computes the seat and stores it. */
+static int memo_serve(Memo *memo, MemoEntry *e, const uint8_t *key, int T, const int8_t *hand, const int8_t *kb,
+                      int m, int discard_turn, int claim_tile, int32_t *out_def, int32_t *out_disc,
+                      uint8_t *out_eff, int64_t *out_count, int32_t *out_claim, int32_t *out_count_after,
+                      int32_t *out_kong) {
     if (!memo) return 0;
     if (memo_has(memo, e, key, claim_tile)) {
         memo->hits++;
@@ -891,6 +949,13 @@ static int memo_serve(Memo *memo, MemoEntry *e, const uint8_t *key, int T, int c
         return 1;
     }
     memo->misses++;
+    if (!discard_turn && claim_tile < 0 &&
+        after_discard_serve(&memo->after, T, hand, kb, m, out_def, out_disc, out_eff, out_count, out_count_after,
+                            out_kong)) {
+        memo->after_hits++;
+        for (int c = 0; c < 5; c++) out_claim[c] = NOT_APPLICABLE;
+        return 2;
+    }
     return 0;
 }
 
@@ -918,13 +983,15 @@ static void seat_features_memo(Memo *memo, const Tables *tb, int T, const int8_t
                                int32_t *out_count_after, int32_t *out_kong) {
     uint8_t key[KEY_BYTES];
     MemoEntry *e = memo_find(memo, T, hand, kb, m, discard_turn, key);
-    if (memo_serve(memo, e, key, T, claim_tile, out_def, out_disc, out_eff, out_count, out_claim, out_count_after,
-                   out_kong))
-        return;
+    int served = memo_serve(memo, e, key, T, hand, kb, m, discard_turn, claim_tile, out_def, out_disc, out_eff,
+                            out_count, out_claim, out_count_after, out_kong);
+    if (served == 1) return;
     PartCache *pc = memo ? &memo->parts : NULL;
-    if (T == 27) prefetch_seat(tb, pc, hand, kb, m, discard_turn);
-    seat_features(tb, pc, T, hand, kb, m, discard_turn, claim_tile, chow_ok, out_def, out_disc, out_eff, out_count,
-                  out_claim, out_count_after, out_kong);
+    if (!served) {
+        if (T == 27) prefetch_seat(tb, pc, hand, kb, m, discard_turn);
+        seat_features(tb, pc, T, hand, kb, m, discard_turn, claim_tile, chow_ok, out_def, out_disc, out_eff,
+                      out_count, out_claim, out_count_after, out_kong, memo ? &memo->after : NULL);
+    }
     memo_store(e, T, key, *out_def, out_disc, out_eff, *out_count, out_count_after, out_kong);
 }
 
@@ -1392,15 +1459,16 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
         int served[4];
         for (int s = 0; s < 4; s++) {
             int m = st[FI[2] + s], dturn = st[FI[3] + s] != 0, c = st[FI[4] + s];
-            served[s] = memo_serve(memo, slot[s], key[s], T, c, &def_s[s], after_disc[s], eff[s], &count[s],
-                                   after_claim[s], count_after[s], after_kong[s]);
+            served[s] = memo_serve(memo, slot[s], key[s], T, hand[s], kb[s], m, dturn, c, &def_s[s], after_disc[s],
+                                   eff[s], &count[s], after_claim[s], count_after[s], after_kong[s]);
             if (!served[s] && T == 27) prefetch_seat(&tb, pc, hand[s], kb[s], m, dturn);
         }
         for (int s = 0; s < 4; s++) {
-            if (served[s]) continue;
-            seat_features(&tb, pc, T, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, st[FI[4] + s],
-                          st[FI[5] + s] != 0, &def_s[s], after_disc[s], eff[s], &count[s], after_claim[s],
-                          count_after[s], after_kong[s]);
+            if (served[s] == 1) continue;
+            if (!served[s])
+                seat_features(&tb, pc, T, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, st[FI[4] + s],
+                              st[FI[5] + s] != 0, &def_s[s], after_disc[s], eff[s], &count[s], after_claim[s],
+                              count_after[s], after_kong[s], memo ? &memo->after : NULL);
             memo_store(slot[s], T, key[s], def_s[s], after_disc[s], eff[s], count[s], count_after[s], after_kong[s]);
         }
         if (plan->seven) /* seven pairs (issue 12): after the memo, which keeps the melds-and-pair features */
@@ -1470,11 +1538,13 @@ static PyObject *py_memo_stats(PyObject *self, PyObject *args) {
     Memo *memo;
     PyObject *result = NULL;
     if (as_memo(&mem, &memo))
-        result = memo ? Py_BuildValue("{s:K,s:K,s:K,s:K}", "hits", (unsigned long long)memo->hits, "misses",
-                                      (unsigned long long)memo->misses, "part_hits",
+        result = memo ? Py_BuildValue("{s:K,s:K,s:K,s:K,s:K}", "hits", (unsigned long long)memo->hits, "misses",
+                                      (unsigned long long)memo->misses, "after_discard_hits",
+                                      (unsigned long long)memo->after_hits, "part_hits",
                                       (unsigned long long)memo->parts.hits, "part_misses",
                                       (unsigned long long)memo->parts.misses)
-                      : Py_BuildValue("{s:i,s:i,s:i,s:i}", "hits", 0, "misses", 0, "part_hits", 0, "part_misses", 0);
+                      : Py_BuildValue("{s:i,s:i,s:i,s:i,s:i}", "hits", 0, "misses", 0, "after_discard_hits", 0,
+                                      "part_hits", 0, "part_misses", 0);
     PyBuffer_Release(&mem);
     return result;
 }
