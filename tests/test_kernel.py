@@ -124,7 +124,9 @@ def test_the_part_cache_of_a_memo_gives_the_values_computed_without_it(num_tile_
     # codes and melds needed) across calls. Seats that change one tile at a time (as from step to
     # step) reuse most parts; many seats through one small cache also evict parts, including the
     # parts of the seat being computed. Every value must be what a call without a memo gives, and
-    # the numpy evaluator's; a copy of the memo, used on other seats, must serve nothing stale.
+    # the numpy evaluator's; a copy of the memo, used on other seats, must serve nothing stale. A
+    # seat whose KB only shrank since its last state evaluates only the draws effective then (its
+    # deficiency unchanged): the others are not effective either.
     rng = np.random.default_rng(16 + num_tile_types)
     ref = DeficiencyFeatures(num_tile_types, backend="numpy")
     memo = kernel.new_memo()
@@ -146,6 +148,8 @@ def test_the_part_cache_of_a_memo_gives_the_values_computed_without_it(num_tile_
             twin = memo.copy()
     stats = kernel.memo_stats(memo)
     assert stats["part_hits"] > stats["part_misses"] > 0  # the parts were really reused (and replaced)
+    # a seat with one KB copy fewer than its last state evaluated only the draws effective then
+    assert stats["prior_hits"] > 150
 
 @pytest.mark.parametrize("num_tile_types", [27, 34])
 def test_the_discarders_next_state_is_served_from_its_discard_turn(num_tile_types):
