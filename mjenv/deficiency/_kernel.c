@@ -80,6 +80,17 @@
 #include "_minplus.h"  /* INF, INCOMPLETABLE, KM, VEC, NBOUND, BIG, code_of, final_value (shared with _fast.c) */
 
 #define NOT_APPLICABLE (-1)
+
+/* Start loading the cache line at p. GCC takes __builtin_prefetch to have no side effect, so a
+ * function that only prefetches (prefetch_seat, prefetch_part_sets) may be found pure and every call
+ * of it deleted (it was, depending on inlining: issue 16); a volatile asm is kept. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define PREFETCH(p) __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)(p)))
+#elif defined(__GNUC__)
+#define PREFETCH(p) (__builtin_prefetch(p), __extension__({ __asm__ __volatile__("" : : "r"(p)); }))
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
 #define SUIT_ROW (VEC * NBOUND)
 #define NUM_OUTPUTS 7   /* the features (seat_features.FEATURE_NAMES) */
 
@@ -309,9 +320,9 @@ static inline int honour_value(const uint8_t *half, const uint8_t *Y, int m) {
 
 /* a suit row is 108 bytes: up to three cache lines */
 static inline void prefetch_row(const uint8_t *row) {
-    __builtin_prefetch(row);
-    __builtin_prefetch(row + 64);
-    __builtin_prefetch(row + SUIT_ROW - 1);
+    PREFETCH(row);
+    PREFETCH(row + 64);
+    PREFETCH(row + SUIT_ROW - 1);
 }
 
 /* a part's (k, p) vector (k <= kmax) from its two half rows (suits: left / right, honours: h4 / h3) */
@@ -490,21 +501,36 @@ static inline int final_lanes(const uint8_t *v, lanes o) {
     return best >= INF ? INCOMPLETABLE : best;
 }
 
+/* the option codes of a seat's tiles (code_of) */
+static inline void seat_codes(int T, const int8_t *hand, const int8_t *kb, uint8_t *codes) {
+    for (int t = 0; t < T; t++) codes[t] = (uint8_t)code_of(hand[t], hand[t] + kb[t]);
+}
+
+/* the half rows of a seat's parts from its option codes (rows[3] only for T = 34): each row is its
+ * ranks' codes in base 15 (suit_weight, hon_weight), by Horner's rule */
+static inline void rows_of_codes(int T, const uint8_t *c, int rows[4][2]) {
+    for (int P = 0; P < 3; P++, c += 9) {
+        rows[P][0] = (((c[0] * 15 + c[1]) * 15 + c[2]) * 15 + c[3]) * 15 + c[4];
+        rows[P][1] = ((c[8] * 15 + c[7]) * 15 + c[6]) * 15 + c[5];
+    }
+    rows[3][0] = T == 34 ? ((c[0] * 15 + c[1]) * 15 + c[2]) * 15 + c[3] : 0;
+    rows[3][1] = T == 34 ? (c[4] * 15 + c[5]) * 15 + c[6] : 0;
+}
+
 /* the half rows of a seat's parts (rows[3] only for T = 34) */
 static void seat_rows(int T, const int8_t *hand, const int8_t *kb, int rows[4][2]) {
-    memset(rows, 0, sizeof(int) * 8);
-    for (int t = 0; t < T; t++) rows[part_of(t)][half_of(t)] += code_of(hand[t], hand[t] + kb[t]) * weight_of(t);
+    uint8_t codes[34];
+    seat_codes(T, hand, kb, codes);
+    rows_of_codes(T, codes, rows);
 }
 
 /* Start loading the part-cache sets of a seat's parts (part_cached and part_entry read them) */
-static void prefetch_part_sets(const PartCache *pc, int T, const int8_t *hand, const int8_t *kb, int m) {
+static void prefetch_part_sets(const PartCache *pc, int T, const int rows[4][2], int m) {
     if (!pc) return;
-    int rows[4][2];
-    seat_rows(T, hand, kb, rows);
     for (int P = 0; P < (T == 34 ? 4 : 3); P++) {
         const PartEntry *w = pc->way[part_set(P == 3, rows[P][0], rows[P][1], m)];
-        __builtin_prefetch(&w[0]);
-        __builtin_prefetch(&w[1]);
+        PREFETCH(&w[0]);
+        PREFETCH(&w[1]);
     }
 }
 
@@ -512,16 +538,15 @@ static void prefetch_part_sets(const PartCache *pc, int T, const int8_t *hand, c
  * and with the arithmetic: a cached part's entry, or the table rows of a part that is not cached
  * (the left table is 82 MB: mostly cache misses): its two rows, its draws' and (discard turn) its
  * discards' rows. */
-static void prefetch_seat(const Tables *tb, const PartCache *pc, const int8_t *hand, const int8_t *kb, int m,
-                          int discard_turn, uint64_t draws /* bit t: the draw of t may be evaluated */) {
-    int rows[4][2];
-    seat_rows(27, hand, kb, rows);
+static void prefetch_seat(const Tables *tb, const PartCache *pc, const int rows[4][2], const int8_t *hand,
+                          const int8_t *kb, int m, int discard_turn,
+                          uint64_t draws /* bit t: the draw of t may be evaluated */) {
     int cached[3];
     for (int P = 0; P < 3; P++) {
         const PartEntry *e = part_cached(pc, P, rows[P][0], rows[P][1], m);
         cached[P] = e != NULL;
         if (e) {
-            for (size_t i = 0; i < sizeof(PartEntry); i += 64) __builtin_prefetch((const uint8_t *)e + i);
+            for (size_t i = 0; i < sizeof(PartEntry); i += 64) PREFETCH((const uint8_t *)e + i);
             continue;
         }
         prefetch_row(tb->left + (size_t)rows[P][0] * SUIT_ROW);
@@ -604,14 +629,18 @@ static void seat_record(SeatRecord *r, int T, const int8_t *hand, const int8_t *
  * Returns 1 when a prior state (seat_prior) narrowed the draws evaluated, else 0. */
 static int seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *hand, const int8_t *kb, int m,
                          int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
-                          int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
-                          int32_t *out_count_after, int32_t *out_kong, AfterDiscard *ad, const SeatRecord *prior) {
+                         int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
+                         int32_t *out_count_after, int32_t *out_kong, AfterDiscard *ad, const SeatRecord *prior,
+                         const int (*seat_rows_in)[2]) {
     int rows[4][2]; /* per part: left / right half row (honours: h4 / h3 row) */
     int base[4][VEC], others[4][VEC], pair01[VEC], pair23[VEC];
     PartEntry scratch[4], *part[4] = {NULL, NULL, NULL, NULL};
     int nparts = T == 34 ? 4 : 3;
 
-    seat_rows(T, hand, kb, rows);
+    if (seat_rows_in) /* the caller's (a local copy: the outputs' stores cannot change it) */
+        memcpy(rows, seat_rows_in, sizeof rows);
+    else
+        seat_rows(T, hand, kb, rows);
     for (int P = 0; P < nparts; P++) {
         part[P] = part_entry(pc, &scratch[P], part, tb, P, rows[P][0], rows[P][1], m);
         widen(part[P]->base, base[P]);
@@ -742,7 +771,7 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
             if (P < 3)
                 prefetch_row(x);
             else
-                __builtin_prefetch(x);
+                PREFETCH(x);
         }
     }
     if (ad) {
@@ -912,7 +941,7 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
             int64_t cnt;
             memcpy(rest, hand, (size_t)T);
             rest[t]--;
-            seat_features(tb, NULL, T, rest, kb, m, 0, -1, 0, &d, disc, eff, &cnt, claim, ca, kong, NULL, NULL);
+            seat_features(tb, NULL, T, rest, kb, m, 0, -1, 0, &d, disc, eff, &cnt, claim, ca, kong, NULL, NULL, NULL);
             for (int u = 0; u < T; u++) c += (eff[u] || sp_eff[u]) ? kb[u] : 0;
         }
         out_count_after[t] = (int32_t)c;
@@ -947,19 +976,19 @@ typedef struct {
     PartCache parts;    /* the part cache of the seats computed (see above) */
 } Memo;
 
-static void memo_key(int T, const int8_t *hand, const int8_t *kb, int m, int discard_turn, uint8_t *key) {
+static void memo_key(int T, const uint8_t *codes, int m, int discard_turn, uint8_t *key) {
     memset(key, 0, KEY_BYTES);
     key[0] = (uint8_t)T;
     key[1] = (uint8_t)m;
     key[2] = (uint8_t)discard_turn;
-    for (int t = 0; t < T; t++) key[3 + t] = (uint8_t)code_of(hand[t], hand[t] + kb[t]);
+    memcpy(key + 3, codes, (size_t)T);
 }
 
-/* a seat's memo key and slot (NULL without a memo); the slot is set loading (memo_serve reads it) */
-static MemoEntry *memo_find(Memo *memo, int T, const int8_t *hand, const int8_t *kb, int m, int discard_turn,
-                            uint8_t *key) {
+/* a seat's memo key (from its option codes) and slot (NULL without a memo); the slot is set loading
+ * (memo_serve reads it) */
+static MemoEntry *memo_find(Memo *memo, int T, const uint8_t *codes, int m, int discard_turn, uint8_t *key) {
     if (!memo) return NULL;
-    memo_key(T, hand, kb, m, discard_turn, key);
+    memo_key(T, codes, m, discard_turn, key);
     static const uint64_t MIX[5] = {0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full, 0x165667B19E3779F9ull,
                                     0xD6E8FEB86659FD93ull, 0xFF51AFD7ED558CCDull};
     uint64_t h = 0;
@@ -969,7 +998,7 @@ static MemoEntry *memo_find(Memo *memo, int T, const int8_t *hand, const int8_t 
         h ^= (w + (uint64_t)i) * MIX[i];
     }
     MemoEntry *e = &memo->entry[((h ^ h >> 29) * 0x94D049BB133111EBull >> 32) % MEMO_SIZE];
-    for (size_t i = 0; i < sizeof(MemoEntry); i += 64) __builtin_prefetch((const uint8_t *)e + i);
+    for (size_t i = 0; i < sizeof(MemoEntry); i += 64) PREFETCH((const uint8_t *)e + i);
     return e;
 }
 
@@ -1056,17 +1085,21 @@ static void seat_features_memo(Memo *memo, int seat, const Tables *tb, int T, co
                                int m, int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
                                int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
                                int32_t *out_count_after, int32_t *out_kong) {
-    uint8_t key[KEY_BYTES];
-    MemoEntry *e = memo_find(memo, T, hand, kb, m, discard_turn, key);
+    uint8_t key[KEY_BYTES], codes[34];
+    int rows[4][2];
+    seat_codes(T, hand, kb, codes);
+    rows_of_codes(T, codes, rows);
+    MemoEntry *e = memo_find(memo, T, codes, m, discard_turn, key);
     SeatRecord *rec = memo ? &memo->seat[seat] : NULL;
     int served = memo_serve(memo, e, key, T, hand, kb, m, discard_turn, claim_tile, out_def, out_disc, out_eff,
                             out_count, out_claim, out_count_after, out_kong);
     if (!served) {
         PartCache *pc = memo ? &memo->parts : NULL;
         const SeatRecord *prior = seat_prior(rec, T, hand, kb, m);
-        if (T == 27) prefetch_seat(tb, pc, hand, kb, m, discard_turn, prior ? prior->eff : ~0ull);
+        if (T == 27) prefetch_seat(tb, pc, rows, hand, kb, m, discard_turn, prior ? prior->eff : ~0ull);
         if (seat_features(tb, pc, T, hand, kb, m, discard_turn, claim_tile, chow_ok, out_def, out_disc, out_eff,
-                          out_count, out_claim, out_count_after, out_kong, memo ? &memo->after : NULL, prior))
+                          out_count, out_claim, out_count_after, out_kong, memo ? &memo->after : NULL, prior,
+                          (const int(*)[2])rows))
             memo->prior_hits++;
     }
     if (served != 1) memo_store(e, T, key, *out_def, out_disc, out_eff, *out_count, out_count_after, out_kong);
@@ -1400,6 +1433,8 @@ done:
 typedef struct {
     int16_t st[MAX_STATE];
     int8_t hand[4][34], kb[4][34];
+    uint8_t codes[4][34]; /* the seats' option codes (seat_codes) */
+    int rows[4][4][2];    /* and their parts' half rows (rows_of_codes) */
     Memo *memo;
     uint8_t key[4][KEY_BYTES];
     MemoEntry *slot[4];
@@ -1459,8 +1494,10 @@ static int prepare(const Plan *plan, PyObject *sseq, const int16_t *records, PyO
         }
     }
     for (int s = 0; s < 4; s++) {
-        rd->slot[s] = memo_find(rd->memo, T, rd->hand[s], rd->kb[s], st[FI[2] + s], st[FI[3] + s] != 0, rd->key[s]);
-        prefetch_part_sets(rd->memo ? &rd->memo->parts : NULL, T, rd->hand[s], rd->kb[s], st[FI[2] + s]);
+        seat_codes(T, rd->hand[s], rd->kb[s], rd->codes[s]);
+        rows_of_codes(T, rd->codes[s], rd->rows[s]);
+        rd->slot[s] = memo_find(rd->memo, T, rd->codes[s], st[FI[2] + s], st[FI[3] + s] != 0, rd->key[s]);
+        prefetch_part_sets(rd->memo ? &rd->memo->parts : NULL, T, (const int(*)[2])rd->rows[s], st[FI[2] + s]);
     }
     return 1;
 }
@@ -1510,21 +1547,19 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    /* each state is made ready (prepare) one state ahead of the one written, so that its memo
-     * slots and part-cache sets load while the state before it is computed */
+    /* Memory order (the table rows and part-cache entries are mostly cache misses): each state is
+     * made ready (prepare) one state ahead of the one written, so that its memo slots and part-cache
+     * sets load while the state before it is computed; a state's seats then set what they will read
+     * loading (prefetch_seat), and the work that does not need it (the next state's prepare, the
+     * copies into the observation) runs before the seats' features, while it loads. */
     if (N > 0 && !prepare(plan, sseq, records, mseq, 0, &ready[0])) goto done;
     for (Py_ssize_t n = 0; n < N; n++) {
         float *out = (float *)o_obs.buf + n * 4 * size;
         int32_t *def = (int32_t *)o_def.buf + n * 4;
-        if (n + 1 < N && !prepare(plan, sseq, records, mseq, n + 1, &ready[(n + 1) & 1])) goto done;
         Ready *rd = &ready[n & 1];
         const int16_t *st = rd->st;
         Memo *memo = rd->memo;
         const int *miss = rd->miss;
-        memset(out, 0, sizeof(float) * 4 * (size_t)size);
-        for (Py_ssize_t j = 0; j < L; j++) stf[j] = (float)st[j]; /* once, not once per seat that shows it */
-        for (Py_ssize_t r = 0; r < R; r++)
-            memcpy(out + CP[4 * r] * size + CP[4 * r + 1], stf + CP[4 * r + 2], sizeof(float) * (size_t)CP[4 * r + 3]);
         /* the seats' features: every seat the memo serves, and what the others will read set loading
          * (prefetch_seat), so that one seat's cache misses overlap another's work */
         int32_t def_s[4], after_disc[4][34], after_claim[4][5], count_after[4][34], after_kong[4][34];
@@ -1541,13 +1576,21 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
             served[s] = memo_serve(memo, slot[s], key[s], T, hand[s], kb[s], m, dturn, c, &def_s[s], after_disc[s],
                                    eff[s], &count[s], after_claim[s], count_after[s], after_kong[s]);
             prior[s] = !served[s] && memo ? seat_prior(&memo->seat[s], T, hand[s], kb[s], m) : NULL;
-            if (!served[s] && T == 27) prefetch_seat(&tb, pc, hand[s], kb[s], m, dturn, prior[s] ? prior[s]->eff : ~0ull);
+            if (!served[s] && T == 27)
+                prefetch_seat(&tb, pc, (const int(*)[2])rd->rows[s], hand[s], kb[s], m, dturn,
+                              prior[s] ? prior[s]->eff : ~0ull);
         }
+        if (n + 1 < N && !prepare(plan, sseq, records, mseq, n + 1, &ready[(n + 1) & 1])) goto done;
+        memset(out, 0, sizeof(float) * 4 * (size_t)size);
+        for (Py_ssize_t j = 0; j < L; j++) stf[j] = (float)st[j]; /* once, not once per seat that shows it */
+        for (Py_ssize_t r = 0; r < R; r++)
+            memcpy(out + CP[4 * r] * size + CP[4 * r + 1], stf + CP[4 * r + 2], sizeof(float) * (size_t)CP[4 * r + 3]);
         for (int s = 0; s < 4; s++) {
             if (!served[s] &&
                 seat_features(&tb, pc, T, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, st[FI[4] + s],
                               st[FI[5] + s] != 0, &def_s[s], after_disc[s], eff[s], &count[s], after_claim[s],
-                              count_after[s], after_kong[s], memo ? &memo->after : NULL, prior[s]))
+                              count_after[s], after_kong[s], memo ? &memo->after : NULL, prior[s],
+                              (const int(*)[2])rd->rows[s]))
                 memo->prior_hits++;
             if (served[s] != 1)
                 memo_store(slot[s], T, key[s], def_s[s], after_disc[s], eff[s], count[s], count_after[s],
