@@ -541,23 +541,26 @@ static void prefetch_part_sets(const PartCache *pc, int T, const int rows[4][2],
 static void prefetch_seat(const Tables *tb, const PartCache *pc, const int rows[4][2], const int8_t *hand,
                           const int8_t *kb, int m, int discard_turn,
                           uint64_t draws /* bit t: the draw of t may be evaluated */) {
-    int cached[3];
+    /* per part, the ranks whose draw / discard vectors are in its cache entry (a cached part's
+     * entry may lack some: computed when first asked) */
+    unsigned have_draw[3] = {0, 0, 0}, have_disc[3] = {0, 0, 0};
     for (int P = 0; P < 3; P++) {
         const PartEntry *e = part_cached(pc, P, rows[P][0], rows[P][1], m);
-        cached[P] = e != NULL;
         if (e) {
             for (size_t i = 0; i < sizeof(PartEntry); i += 64) PREFETCH((const uint8_t *)e + i);
+            have_draw[P] = e->have_draw, have_disc[P] = e->have_disc;
             continue;
         }
         prefetch_row(tb->left + (size_t)rows[P][0] * SUIT_ROW);
         prefetch_row(tb->right + (size_t)rows[P][1] * SUIT_ROW);
     }
     for (int t = 0; t < 27; t++) {
-        int P = t / 9, half = half_of(t), w = weight_of(t);
-        if (cached[P]) continue;
+        int P = t / 9, r = t % 9, half = half_of(t), w = weight_of(t);
         const uint8_t *tab = half ? tb->right : tb->left;
-        if (kb[t] > 0 && (draws >> t & 1)) prefetch_row(tab + (size_t)(rows[P][half] + w) * SUIT_ROW);
-        if (discard_turn && hand[t] > 0) prefetch_row(tab + (size_t)(rows[P][half] - (hand[t] + kb[t] + 1) * w) * SUIT_ROW);
+        if (kb[t] > 0 && (draws >> t & 1) && !(have_draw[P] >> r & 1))
+            prefetch_row(tab + (size_t)(rows[P][half] + w) * SUIT_ROW);
+        if (discard_turn && hand[t] > 0 && !(have_disc[P] >> r & 1))
+            prefetch_row(tab + (size_t)(rows[P][half] - (hand[t] + kb[t] + 1) * w) * SUIT_ROW);
     }
 }
 
