@@ -682,16 +682,22 @@ static int seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *h
     int count = 0;
     lanes other[4];
     for (int P = 0; P < nparts; P++) other[P] = others_lanes(others[P], m);
+    uint64_t drawable = 0, held = 0; /* bit t: KB copies of t / t in the hand (walked, no branch per tile) */
     for (int t = 0; t < T; t++) {
-        int P = part_of(t);
+        drawable |= (uint64_t)(kb[t] > 0) << t;
+        held |= (uint64_t)(hand[t] > 0) << t;
         out_eff[t] = 0;
         out_disc[t] = NOT_APPLICABLE;
-        if (kb[t] > 0 && (maybe >> t & 1) && final_lanes(part_draw(part[P], tb, P, t), other[P]) < now) {
-            out_eff[t] = 1;
-            count += kb[t];
-        }
-        if (discard_turn && hand[t] > 0)
-            out_disc[t] = final_lanes(part_disc(part[P], tb, P, t, hand[t] + kb[t]), other[P]);
+    }
+    for (uint64_t bits = drawable & maybe; bits; bits &= bits - 1) {
+        int t = __builtin_ctzll(bits), P = part_of(t);
+        int lt = final_lanes(part_draw(part[P], tb, P, t), other[P]) < now;
+        out_eff[t] = (uint8_t)lt;
+        count += kb[t] & -lt;
+    }
+    for (uint64_t bits = discard_turn ? held : 0; bits; bits &= bits - 1) {
+        int t = __builtin_ctzll(bits), P = part_of(t);
+        out_disc[t] = final_lanes(part_disc(part[P], tb, P, t, hand[t] + kb[t]), other[P]);
     }
     *out_count = count;
     if (discard_turn)
@@ -796,9 +802,13 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
      * it equals an earlier t's (of its part) has the same D and the same values there */
     int other_count[34];
     uint64_t other_lower[34];
+    uint64_t held = 0;
     for (int t = 0; t < T; t++) {
         out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
-        if (hand[t] <= 0) continue;
+        held |= (uint64_t)(hand[t] > 0) << t;
+    }
+    for (uint64_t held_bits = held; held_bits; held_bits &= held_bits - 1) {
+        int t = __builtin_ctzll(held_bits);
         int P = part_of(t), a = hand[t] + kb[t], h = half_of(t), D = after_disc[t];
         int r[2] = {rows[P][0], rows[P][1]};
         r[h] -= (a + 1) * weight_of(t);
