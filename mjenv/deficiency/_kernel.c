@@ -689,15 +689,24 @@ static int seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *h
         out_eff[t] = 0;
         out_disc[t] = NOT_APPLICABLE;
     }
+    /* the vectors the parts' entries lack first, then the rows over them (no branch per row) */
     for (uint64_t bits = drawable & maybe; bits; bits &= bits - 1) {
         int t = __builtin_ctzll(bits), P = part_of(t);
-        int lt = final_lanes(part_draw(part[P], tb, P, t), other[P]) < now;
+        if (!(part[P]->have_draw >> rank_of(t) & 1)) part_draw(part[P], tb, P, t);
+    }
+    for (uint64_t bits = discard_turn ? held : 0; bits; bits &= bits - 1) {
+        int t = __builtin_ctzll(bits), P = part_of(t);
+        if (!(part[P]->have_disc >> rank_of(t) & 1)) part_disc(part[P], tb, P, t, hand[t] + kb[t]);
+    }
+    for (uint64_t bits = drawable & maybe; bits; bits &= bits - 1) {
+        int t = __builtin_ctzll(bits), P = part_of(t);
+        int lt = final_lanes(part[P]->draw[rank_of(t)], other[P]) < now;
         out_eff[t] = (uint8_t)lt;
         count += kb[t] & -lt;
     }
     for (uint64_t bits = discard_turn ? held : 0; bits; bits &= bits - 1) {
         int t = __builtin_ctzll(bits), P = part_of(t);
-        out_disc[t] = final_lanes(part_disc(part[P], tb, P, t, hand[t] + kb[t]), other[P]);
+        out_disc[t] = final_lanes(part[P]->disc[rank_of(t)], other[P]);
     }
     *out_count = count;
     if (discard_turn)
@@ -773,16 +782,18 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
     int have_same[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
     /* the draws that can lower D_t (see above), as bits: the draws with KB copies, of which only H's
      * effective ones when D_t = d(H) */
-    uint64_t drawable = 0, effective = 0, cand[34];
+    uint64_t drawable = 0, effective = 0, held = 0, cand[34];
     for (int u = 0; u < T; u++) {
         drawable |= (uint64_t)(kb[u] > 0) << u;
         effective |= (uint64_t)(eff[u] != 0) << u;
+        held |= (uint64_t)(hand[u] > 0) << u;
     }
     for (int t = 0; t < T; t++)
         cand[t] = hand[t] <= 0 ? 0 : after_disc[t] > now ? drawable : after_disc[t] == now ? effective : 0;
     /* the rows of t's half with t discarded and u drawn are not in the cache: start loading every
      * one that will be read before any is (the table is mostly cache misses) */
-    for (int t = 0; t < T; t++) {
+    for (uint64_t held_bits = held; held_bits; held_bits &= held_bits - 1) {
+        int t = __builtin_ctzll(held_bits);
         int P = part_of(t), h = half_of(t), row = rows[P][h] - (hand[t] + kb[t] + 1) * weight_of(t);
         for (uint64_t bits = cand[t] & HALF_TILES[P][h]; bits; bits &= bits - 1) {
             const uint8_t *x = half_row(tb, P, h, row + weight_of(__builtin_ctzll(bits)));
@@ -802,11 +813,7 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
      * it equals an earlier t's (of its part) has the same D and the same values there */
     int other_count[34];
     uint64_t other_lower[34];
-    uint64_t held = 0;
-    for (int t = 0; t < T; t++) {
-        out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
-        held |= (uint64_t)(hand[t] > 0) << t;
-    }
+    for (int t = 0; t < T; t++) out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
     for (uint64_t held_bits = held; held_bits; held_bits &= held_bits - 1) {
         int t = __builtin_ctzll(held_bits);
         int P = part_of(t), a = hand[t] + kb[t], h = half_of(t), D = after_disc[t];
@@ -816,9 +823,10 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
         uint64_t lower = 0; /* the draws counted */
         const uint8_t *without_t = part_disc(part[P], tb, P, t, a);
         int twin = -1;
-        for (int t2 = P < 3 ? 9 * P : 27; t2 < t && twin < 0; t2++)
-            if (hand[t2] > 0 && memcmp(part_disc(part[P], tb, P, t2, hand[t2] + kb[t2]), without_t, VEC) == 0)
-                twin = t2;
+        for (uint64_t bits = held & PART_TILES[P] & ((1ull << t) - 1); bits && twin < 0; bits &= bits - 1) {
+            int t2 = __builtin_ctzll(bits); /* an earlier held tile of t's part (its vector is computed) */
+            if (memcmp(part_disc(part[P], tb, P, t2, hand[t2] + kb[t2]), without_t, VEC) == 0) twin = t2;
+        }
         if (twin >= 0) {
             count = other_count[twin];
             lower = other_lower[twin];
