@@ -104,13 +104,29 @@ def test_kernel_features_equal_the_numpy_evaluator(num_tile_types):
     assert seen_claims > 50 and seen_discards > 1000  # the rows were really exercised
 
 
+def _check_memo_call(args, memo, ref=None) -> dict:
+    """The features of ``args`` through ``memo`` equal those without a memo (and ``ref``'s, if
+    given); returns the latter."""
+    want = kernel.features(*args)
+    got = kernel.features(*args, memo=memo)
+    for key in want:
+        np.testing.assert_array_equal(got[key], want[key], err_msg=key)
+    if ref is not None:
+        exact = ref.compute(*args)
+        for key in want:
+            np.testing.assert_array_equal(got[key], exact[key], err_msg=key)
+    return want
+
+
 @pytest.mark.parametrize("num_tile_types", [27, 34])
 def test_the_part_cache_of_a_memo_gives_the_values_computed_without_it(num_tile_types):
     # issue 16: the memo also keeps each part's vectors (a suit or the honours, keyed on its option
     # codes and melds needed) across calls. Seats that change one tile at a time (as from step to
     # step) reuse most parts; many seats through one small cache also evict parts, including the
     # parts of the seat being computed. Every value must be what a call without a memo gives, and
-    # the numpy evaluator's; a copy of the memo, used on other seats, must serve nothing stale.
+    # the numpy evaluator's; a copy of the memo, used on other seats, must serve nothing stale. A
+    # seat whose KB only shrank since its last state evaluates only the draws effective then (its
+    # deficiency unchanged): the others are not effective either.
     rng = np.random.default_rng(16 + num_tile_types)
     ref = DeficiencyFeatures(num_tile_types, backend="numpy")
     memo = kernel.new_memo()
@@ -119,14 +135,7 @@ def test_the_part_cache_of_a_memo_gives_the_values_computed_without_it(num_tile_
         hands, kbs, needed, discard_turn, claim, chow_ok = _random_seats(rng, num_tile_types, 4)
         for _ in range(4):  # the same seats, one KB copy fewer each time (one part changes)
             args = (hands, kbs, needed, discard_turn, claim, chow_ok)
-            want = kernel.features(*args)
-            got = kernel.features(*args, memo=memo)
-            for key in want:
-                np.testing.assert_array_equal(got[key], want[key], err_msg=key)
-            if step % 10 == 0:
-                exact = ref.compute(*args)
-                for key in want:
-                    np.testing.assert_array_equal(got[key], exact[key], err_msg=key)
+            want = _check_memo_call(args, memo, ref if step % 10 == 0 else None)
             if twin is not None:  # the copy taken earlier, now on seats it never saw
                 for key, value in kernel.features(*args, memo=twin).items():
                     np.testing.assert_array_equal(value, want[key], err_msg=key)
@@ -139,6 +148,45 @@ def test_the_part_cache_of_a_memo_gives_the_values_computed_without_it(num_tile_
             twin = memo.copy()
     stats = kernel.memo_stats(memo)
     assert stats["part_hits"] > stats["part_misses"] > 0  # the parts were really reused (and replaced)
+    # a seat with one KB copy fewer than its last state evaluated only the draws effective then
+    assert stats["prior_hits"] > 150
+
+@pytest.mark.parametrize("num_tile_types", [27, 34])
+def test_the_discarders_next_state_is_served_from_its_discard_turn(num_tile_types):
+    # issue 16: after a seat's discard turn (hand H) the memo keeps, per held tile t, the features of
+    # H - t with the same KB, no discard turn and no claim (the discarder in the next claim window);
+    # such a seat is served from them. Every value must be what a call without a memo gives, and
+    # the numpy evaluator's; a seat that differs in its KB, its melds or by more than one tile, or
+    # that has a claim tile, is computed.
+    rng = np.random.default_rng(160 + num_tile_types)
+    ref = DeficiencyFeatures(num_tile_types, backend="numpy")
+    memo = kernel.new_memo()
+    served = expected = 0
+    for trial in range(60):
+        hands, kbs, needed, _, _, chow_ok = _random_seats(rng, num_tile_types, 1)
+        kernel.features(hands, kbs, needed, [True], [-1], chow_ok, memo=memo)
+        variants = []
+        expected += np.count_nonzero(hands[0])
+        for t in np.flatnonzero(hands[0]):
+            h = hands.copy()
+            h[0, t] -= 1
+            variants.append((h, kbs, needed, [False], [-1], chow_ok))  # served
+        k = kbs.copy()
+        k[0, int(rng.integers(num_tile_types))] = 0
+        variants.append((hands - (hands > 0) * (np.arange(num_tile_types) == np.argmax(hands[0])), k, needed, [False],
+                         [-1], chow_ok))  # a KB copy fewer (or the same KB: then served)
+        variants.append((hands, kbs, needed, [False], [-1], chow_ok))  # H itself, no tile fewer
+        t = int(np.argmax(hands[0]))
+        h = hands.copy()
+        h[0, t] -= 1
+        variants.append((h, kbs, needed, [False], [t], chow_ok))  # a claim tile
+        variants.append((h, kbs, np.maximum(needed - 1, 0), [False], [-1], chow_ok))  # other melds needed
+        for args in variants:
+            before = kernel.memo_stats(memo)["after_discard_hits"]
+            _check_memo_call(args, memo, ref if trial % 6 == 0 else None)
+            served += kernel.memo_stats(memo)["after_discard_hits"] - before
+    assert served >= expected > 60  # H - t for every held t of every trial at least
+
 
 @pytest.mark.parametrize("rules", sorted(_PRESETS))
 def test_kernel_observations_equal_the_numpy_encoder_on_played_hands(rules):

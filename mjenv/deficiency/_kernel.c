@@ -20,7 +20,8 @@
  * X[k][p][b] = min over splits of half[k1][p1][b] + others[k - k1][p - p1]; each such row is then
  * one pass over (k, p, b) of the changed half's table row. A small memo of whole seats per table
  * (keyed on the complete input) serves the seats whose hand and KB did not change since the last
- * call. The inner loops run on sixteen byte lanes (SSE2; plain loops elsewhere, same values).
+ * call, and the discarder after its discard (what its discard turn computed per discard); each
+ * seat's last state tells which draws can still be effective when only its KB shrank. The inner loops run on sixteen byte lanes (SSE2; plain loops elsewhere, same values).
  *
  * Values: table entries are uint8 with INF = 100 for "no pattern"; sums are taken in int or bytes,
  * capped at INF where kept (the part cache's comment says why that is exact), and any result >= INF
@@ -66,7 +67,8 @@
  *     count after each discard [T], after each kong [T]; -1: not shown); every other entry is 0. memos: None or N memo buffers (or None each); out
  *     float32[N * 4 * size], int32[N * 4].
  *
- *   memo_bytes() -> int;  memo_stats(memo) -> {"hits", "misses"};
+ *   memo_bytes() -> int;  memo_stats(memo) -> {"hits", "misses", "after_discard_hits", "prior_hits", "part_hits",
+ *     "part_misses"};
  *   unseen(copies, hands, public, seats, T, out) -> None: mjenv.knowledge's knowledge-base formula
  *     (copies - hands - public counts, int8) in one pass, for mjenv.knowledge.
  */
@@ -78,6 +80,17 @@
 #include "_minplus.h"  /* INF, INCOMPLETABLE, KM, VEC, NBOUND, BIG, code_of, final_value (shared with _fast.c) */
 
 #define NOT_APPLICABLE (-1)
+
+/* Start loading the cache line at p. GCC takes __builtin_prefetch to have no side effect, so a
+ * function that only prefetches (prefetch_seat, prefetch_part_sets) may be found pure and every call
+ * of it deleted (it was, depending on inlining: issue 16); a volatile asm is kept. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define PREFETCH(p) __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)(p)))
+#elif defined(__GNUC__)
+#define PREFETCH(p) (__builtin_prefetch(p), __extension__({ __asm__ __volatile__("" : : "r"(p)); }))
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
 #define SUIT_ROW (VEC * NBOUND)
 #define NUM_OUTPUTS 7   /* the features (seat_features.FEATURE_NAMES) */
 
@@ -307,9 +320,9 @@ static inline int honour_value(const uint8_t *half, const uint8_t *Y, int m) {
 
 /* a suit row is 108 bytes: up to three cache lines */
 static inline void prefetch_row(const uint8_t *row) {
-    __builtin_prefetch(row);
-    __builtin_prefetch(row + 64);
-    __builtin_prefetch(row + SUIT_ROW - 1);
+    PREFETCH(row);
+    PREFETCH(row + 64);
+    PREFETCH(row + SUIT_ROW - 1);
 }
 
 /* a part's (k, p) vector (k <= kmax) from its two half rows (suits: left / right, honours: h4 / h3) */
@@ -342,12 +355,15 @@ static inline int part_half_value(const Tables *tb, int P, int h, int row, const
 /* the part of tile t (0-2 suits, 3 honours), its rank in the part, the half of its part that holds
  * it (suits: 0 left, 1 right; honours: 0 h4, 1 h3) and its weight in that half's row */
 static int TILE_PART[34], TILE_RANK[34], TILE_HALF[34], TILE_WEIGHT[34]; /* a lookup, not divisions */
+static uint64_t PART_TILES[4], HALF_TILES[4][2]; /* bit t: tile t is in part P (and its half h) */
 static void tile_tables(void) { /* at import */
     for (int t = 0; t < 34; t++) {
         TILE_PART[t] = t < 27 ? t / 9 : 3;
         TILE_RANK[t] = t < 27 ? t % 9 : t - 27;
         TILE_HALF[t] = t < 27 ? suit_half(t % 9) : hon_half(t - 27);
         TILE_WEIGHT[t] = t < 27 ? suit_weight(t % 9) : hon_weight(t - 27);
+        PART_TILES[TILE_PART[t]] |= 1ull << t;
+        HALF_TILES[TILE_PART[t]][TILE_HALF[t]] |= 1ull << t;
     }
 }
 static inline int part_of(int t) { return TILE_PART[t]; }
@@ -485,21 +501,36 @@ static inline int final_lanes(const uint8_t *v, lanes o) {
     return best >= INF ? INCOMPLETABLE : best;
 }
 
+/* the option codes of a seat's tiles (code_of) */
+static inline void seat_codes(int T, const int8_t *hand, const int8_t *kb, uint8_t *codes) {
+    for (int t = 0; t < T; t++) codes[t] = (uint8_t)code_of(hand[t], hand[t] + kb[t]);
+}
+
+/* the half rows of a seat's parts from its option codes (rows[3] only for T = 34): each row is its
+ * ranks' codes in base 15 (suit_weight, hon_weight), by Horner's rule */
+static inline void rows_of_codes(int T, const uint8_t *c, int rows[4][2]) {
+    for (int P = 0; P < 3; P++, c += 9) {
+        rows[P][0] = (((c[0] * 15 + c[1]) * 15 + c[2]) * 15 + c[3]) * 15 + c[4];
+        rows[P][1] = ((c[8] * 15 + c[7]) * 15 + c[6]) * 15 + c[5];
+    }
+    rows[3][0] = T == 34 ? ((c[0] * 15 + c[1]) * 15 + c[2]) * 15 + c[3] : 0;
+    rows[3][1] = T == 34 ? (c[4] * 15 + c[5]) * 15 + c[6] : 0;
+}
+
 /* the half rows of a seat's parts (rows[3] only for T = 34) */
 static void seat_rows(int T, const int8_t *hand, const int8_t *kb, int rows[4][2]) {
-    memset(rows, 0, sizeof(int) * 8);
-    for (int t = 0; t < T; t++) rows[part_of(t)][half_of(t)] += code_of(hand[t], hand[t] + kb[t]) * weight_of(t);
+    uint8_t codes[34];
+    seat_codes(T, hand, kb, codes);
+    rows_of_codes(T, codes, rows);
 }
 
 /* Start loading the part-cache sets of a seat's parts (part_cached and part_entry read them) */
-static void prefetch_part_sets(const PartCache *pc, int T, const int8_t *hand, const int8_t *kb, int m) {
+static void prefetch_part_sets(const PartCache *pc, int T, const int rows[4][2], int m) {
     if (!pc) return;
-    int rows[4][2];
-    seat_rows(T, hand, kb, rows);
     for (int P = 0; P < (T == 34 ? 4 : 3); P++) {
         const PartEntry *w = pc->way[part_set(P == 3, rows[P][0], rows[P][1], m)];
-        __builtin_prefetch(&w[0]);
-        __builtin_prefetch(&w[1]);
+        PREFETCH(&w[0]);
+        PREFETCH(&w[1]);
     }
 }
 
@@ -507,49 +538,121 @@ static void prefetch_part_sets(const PartCache *pc, int T, const int8_t *hand, c
  * and with the arithmetic: a cached part's entry, or the table rows of a part that is not cached
  * (the left table is 82 MB: mostly cache misses): its two rows, its draws' and (discard turn) its
  * discards' rows. */
-static void prefetch_seat(const Tables *tb, const PartCache *pc, const int8_t *hand, const int8_t *kb, int m,
-                          int discard_turn) {
-    int rows[4][2];
-    seat_rows(27, hand, kb, rows);
-    int cached[3];
+static void prefetch_seat(const Tables *tb, const PartCache *pc, const int rows[4][2], const int8_t *hand,
+                          const int8_t *kb, int m, int discard_turn,
+                          uint64_t draws /* bit t: the draw of t may be evaluated */) {
+    /* per part, the ranks whose draw / discard vectors are in its cache entry (a cached part's
+     * entry may lack some: computed when first asked) */
+    unsigned have_draw[3] = {0, 0, 0}, have_disc[3] = {0, 0, 0};
     for (int P = 0; P < 3; P++) {
         const PartEntry *e = part_cached(pc, P, rows[P][0], rows[P][1], m);
-        cached[P] = e != NULL;
         if (e) {
-            for (size_t i = 0; i < sizeof(PartEntry); i += 64) __builtin_prefetch((const uint8_t *)e + i);
+            for (size_t i = 0; i < sizeof(PartEntry); i += 64) PREFETCH((const uint8_t *)e + i);
+            have_draw[P] = e->have_draw, have_disc[P] = e->have_disc;
             continue;
         }
         prefetch_row(tb->left + (size_t)rows[P][0] * SUIT_ROW);
         prefetch_row(tb->right + (size_t)rows[P][1] * SUIT_ROW);
     }
+    /* the rows to load as bit sets (tile t: bit t), walked without a branch per tile */
+    uint64_t drawable = 0, held = 0;
     for (int t = 0; t < 27; t++) {
-        int P = t / 9, half = half_of(t), w = weight_of(t);
-        if (cached[P]) continue;
-        const uint8_t *tab = half ? tb->right : tb->left;
-        if (kb[t] > 0) prefetch_row(tab + (size_t)(rows[P][half] + w) * SUIT_ROW);
-        if (discard_turn && hand[t] > 0) prefetch_row(tab + (size_t)(rows[P][half] - (hand[t] + kb[t] + 1) * w) * SUIT_ROW);
+        drawable |= (uint64_t)(kb[t] > 0) << t;
+        held |= (uint64_t)(hand[t] > 0) << t;
+    }
+    uint64_t have_d = have_draw[0] | (uint64_t)have_draw[1] << 9 | (uint64_t)have_draw[2] << 18;
+    uint64_t have_x = have_disc[0] | (uint64_t)have_disc[1] << 9 | (uint64_t)have_disc[2] << 18;
+    for (uint64_t bits = drawable & draws & ~have_d; bits; bits &= bits - 1) {
+        int t = __builtin_ctzll(bits), P = t / 9, half = half_of(t);
+        prefetch_row((half ? tb->right : tb->left) + (size_t)(rows[P][half] + weight_of(t)) * SUIT_ROW);
+    }
+    for (uint64_t bits = discard_turn ? held & ~have_x : 0; bits; bits &= bits - 1) {
+        int t = __builtin_ctzll(bits), P = t / 9, half = half_of(t);
+        prefetch_row((half ? tb->right : tb->left) +
+                     (size_t)(rows[P][half] - (hand[t] + kb[t] + 1) * weight_of(t)) * SUIT_ROW);
     }
 }
+
+/* ---- the discarder's next state -------------------------------------------------------------------
+ * On its discard turn a seat (hand H, KB) gets, per held tile t, the deficiency of H - t and its
+ * effective count: discard_features counts the draws u that lower it, which are exactly the effective
+ * tiles of H - t with the same KB (the discarded copy leaves the hand for the public tiles, not the
+ * KB; see discard_features). The discarder's next state, the claim window after it discards X, is
+ * that seat: H - X, the same KB and melds needed, no discard turn (and no claim tile). So the last
+ * discard turn computed through a memo leaves, per t, H - t's deficiency, effective tiles and count
+ * here, and the discarder is served from them (after_discard_serve) instead of computed. The key is
+ * the whole input (T, m, H, KB; H - t checked tile by tile), so a served seat gets exactly what
+ * seat_features would give it. */
+typedef struct {
+    uint8_t used, T, m;
+    int8_t hand[34], kb[34];
+    int8_t def[34];    /* the deficiency of H - t (at most INCOMPLETABLE) */
+    int16_t count[34]; /* its effective count */
+    uint64_t eff[34];  /* bit u: drawing u lowers it */
+} AfterDiscard;
 
 static void discard_features(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
                              int rows[4][2], PartEntry *part[4], int base[4][VEC], int others[4][VEC], int now,
                              const uint8_t *eff, const int32_t *after_disc, int32_t *out_count_after,
-                             int32_t *out_kong);
+                             int32_t *out_kong, AfterDiscard *ad);
+
+/* ---- a seat's last state: the draws that can be effective now ---------------------------------------
+ * The deficiency is monotone in the options: a hand H with fewer available copies (KB' <= KB tile by
+ * tile) never has a lower deficiency, with or without a draw u: d'(H) >= d(H), d'(H + u) >= d(H + u).
+ * So when d'(H) = d(H), a draw that did not lower d(H) (d(H + u) = d(H)) does not lower d'(H)
+ * either: d'(H + u) >= d(H + u) = d(H) = d'(H). From one state to the next a seat's hand often stays
+ * and its KB only loses copies (the claim window after another seat's discard: the discard is public
+ * now; a meld shown), so the memo keeps each seat's last hand, KB, deficiency and effective draws,
+ * and seat_features evaluates only the draws that were effective then (when the deficiency is the
+ * same): the others are not effective, exactly. The draw vectors it skips are not computed (the part
+ * cache computes them when first asked). */
+typedef struct {
+    uint8_t used, T, m;
+    int8_t def;
+    int8_t hand[34], kb[34];
+    uint64_t eff; /* bit u: drawing u lowered the deficiency */
+} SeatRecord;
+
+/* the record r when the seat (T, hand, kb, m) is its hand with the same melds needed and KB <= its KB
+ * tile by tile (see SeatRecord), else NULL */
+static const SeatRecord *seat_prior(const SeatRecord *r, int T, const int8_t *hand, const int8_t *kb, int m) {
+    if (!r || !r->used || r->T != T || r->m != m || memcmp(r->hand, hand, (size_t)T) != 0) return NULL;
+    int fewer = 0;
+    for (int t = 0; t < T; t++) fewer |= kb[t] > r->kb[t];
+    return fewer ? NULL : r;
+}
+
+/* keep a seat's input and its melds-and-pair deficiency and effective draws (NULL r: none) */
+static void seat_record(SeatRecord *r, int T, const int8_t *hand, const int8_t *kb, int m, int def,
+                        const uint8_t *eff) {
+    if (!r) return;
+    uint64_t bits = 0;
+    for (int t = 0; t < T; t++) bits |= (uint64_t)(eff[t] != 0) << t;
+    r->used = 1, r->T = (uint8_t)T, r->m = (uint8_t)m, r->def = (int8_t)def;
+    memcpy(r->hand, hand, (size_t)T);
+    memcpy(r->kb, kb, (size_t)T);
+    r->eff = bits;
+}
 
 /* The features of one seat (see the module comment); T = 27 or 34. Each part's vectors (its own,
  * after each draw, after each discard) come from the part cache pc (NULL: none); the rows of a draw
  * or a discard join one of them with the other parts. The per-action rows of the discard turn
- * (out_count_after, out_kong) come from discard_features, which reuses this seat's part vectors. */
-static void seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *hand, const int8_t *kb, int m,
-                          int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
-                          int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
-                          int32_t *out_count_after, int32_t *out_kong) {
+ * (out_count_after, out_kong) come from discard_features, which reuses this seat's part vectors.
+ * Returns 1 when a prior state (seat_prior) narrowed the draws evaluated, else 0. */
+static int seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *hand, const int8_t *kb, int m,
+                         int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
+                         int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
+                         int32_t *out_count_after, int32_t *out_kong, AfterDiscard *ad, const SeatRecord *prior,
+                         const int (*seat_rows_in)[2]) {
     int rows[4][2]; /* per part: left / right half row (honours: h4 / h3 row) */
     int base[4][VEC], others[4][VEC], pair01[VEC], pair23[VEC];
     PartEntry scratch[4], *part[4] = {NULL, NULL, NULL, NULL};
     int nparts = T == 34 ? 4 : 3;
 
-    seat_rows(T, hand, kb, rows);
+    if (seat_rows_in) /* the caller's (a local copy: the outputs' stores cannot change it) */
+        memcpy(rows, seat_rows_in, sizeof rows);
+    else
+        seat_rows(T, hand, kb, rows);
     for (int P = 0; P < nparts; P++) {
         part[P] = part_entry(pc, &scratch[P], part, tb, P, rows[P][0], rows[P][1], m);
         widen(part[P]->base, base[P]);
@@ -573,32 +676,49 @@ static void seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *
     int now = final_value(base[0], others[0], m);
     *out_def = now;
 
-    /* draws (every seat) and discards (the seat on its discard turn): one changed part each */
+    /* draws (every seat) and discards (the seat on its discard turn): one changed part each; with a
+     * prior state of the same deficiency (seat_prior), only its effective draws can be effective */
+    uint64_t maybe = prior && prior->def == now ? prior->eff : ~0ull;
     int count = 0;
     lanes other[4];
     for (int P = 0; P < nparts; P++) other[P] = others_lanes(others[P], m);
+    uint64_t drawable = 0, held = 0; /* bit t: KB copies of t / t in the hand (walked, no branch per tile) */
     for (int t = 0; t < T; t++) {
-        int P = part_of(t);
+        drawable |= (uint64_t)(kb[t] > 0) << t;
+        held |= (uint64_t)(hand[t] > 0) << t;
         out_eff[t] = 0;
         out_disc[t] = NOT_APPLICABLE;
-        if (kb[t] > 0 && final_lanes(part_draw(part[P], tb, P, t), other[P]) < now) {
-            out_eff[t] = 1;
-            count += kb[t];
-        }
-        if (discard_turn && hand[t] > 0)
-            out_disc[t] = final_lanes(part_disc(part[P], tb, P, t, hand[t] + kb[t]), other[P]);
+    }
+    /* the vectors the parts' entries lack first, then the rows over them (no branch per row) */
+    for (uint64_t bits = drawable & maybe; bits; bits &= bits - 1) {
+        int t = __builtin_ctzll(bits), P = part_of(t);
+        if (!(part[P]->have_draw >> rank_of(t) & 1)) part_draw(part[P], tb, P, t);
+    }
+    for (uint64_t bits = discard_turn ? held : 0; bits; bits &= bits - 1) {
+        int t = __builtin_ctzll(bits), P = part_of(t);
+        if (!(part[P]->have_disc >> rank_of(t) & 1)) part_disc(part[P], tb, P, t, hand[t] + kb[t]);
+    }
+    for (uint64_t bits = drawable & maybe; bits; bits &= bits - 1) {
+        int t = __builtin_ctzll(bits), P = part_of(t);
+        int lt = final_lanes(part[P]->draw[rank_of(t)], other[P]) < now;
+        out_eff[t] = (uint8_t)lt;
+        count += kb[t] & -lt;
+    }
+    for (uint64_t bits = discard_turn ? held : 0; bits; bits &= bits - 1) {
+        int t = __builtin_ctzll(bits), P = part_of(t);
+        out_disc[t] = final_lanes(part[P]->disc[rank_of(t)], other[P]);
     }
     *out_count = count;
     if (discard_turn)
         discard_features(tb, T, hand, kb, m, rows, part, base, others, now, out_eff, out_disc, out_count_after,
-                         out_kong);
+                         out_kong, ad);
     else
         for (int t = 0; t < T; t++) out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
 
     /* claims of the discard d: chow low / mid / high, pong, kong; the meld's tiles leave the hand
      * and the KB stays: (h, a) -> (h - u, a - u) for the u copies of each tile the meld uses */
     for (int c = 0; c < 5; c++) out_claim[c] = NOT_APPLICABLE;
-    if (claim_tile < 0 || m < 1) return;
+    if (claim_tile < 0 || m < 1) return maybe != ~0ull;
     int d = claim_tile, P = d < 27 ? d / 9 : 3, rank = d < 27 ? d % 9 : d - 27, suited = d < 27;
     static const int OFF[5][3] = {{1, 2, 0}, {-1, 1, 0}, {-2, -1, 0}, {0, 0, 0}, {0, 0, 0}};
     static const int NOFF[5] = {2, 2, 2, 2, 3};
@@ -628,6 +748,7 @@ static void seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *
         part_vector(tb, P, r2[0], r2[1], v, m - 1);
         out_claim[c] = final_value(v, others[P], m - 1);
     }
+    return maybe != ~0ull;
 }
 
 /* Per discard and per kong of the seat on its discard turn (hand H of 3m+2 tiles), for each held t:
@@ -654,75 +775,119 @@ static void seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *
 static void discard_features(const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
                              int rows[4][2], PartEntry *part[4], int base[4][VEC], int others[4][VEC], int now,
                              const uint8_t *eff, const int32_t *after_disc, int32_t *out_count_after,
-                             int32_t *out_kong) {
+                             int32_t *out_kong, AfterDiscard *ad) {
     /* per part P and half h: the other half joined with the other parts (what a row changing only
      * half h is evaluated against), computed when first needed */
     uint8_t same[4][2][SUIT_ROW + 16];
     int have_same[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
+    /* the draws that can lower D_t (see above), as bits: the draws with KB copies, of which only H's
+     * effective ones when D_t = d(H) */
+    uint64_t drawable = 0, effective = 0, held = 0, cand[34];
+    for (int u = 0; u < T; u++) {
+        drawable |= (uint64_t)(kb[u] > 0) << u;
+        effective |= (uint64_t)(eff[u] != 0) << u;
+        held |= (uint64_t)(hand[u] > 0) << u;
+    }
+    for (int t = 0; t < T; t++)
+        cand[t] = hand[t] <= 0 ? 0 : after_disc[t] > now ? drawable : after_disc[t] == now ? effective : 0;
     /* the rows of t's half with t discarded and u drawn are not in the cache: start loading every
      * one that will be read before any is (the table is mostly cache misses) */
-    for (int t = 0; t < T; t++) {
-        if (hand[t] <= 0) continue;
+    for (uint64_t held_bits = held; held_bits; held_bits &= held_bits - 1) {
+        int t = __builtin_ctzll(held_bits);
         int P = part_of(t), h = half_of(t), row = rows[P][h] - (hand[t] + kb[t] + 1) * weight_of(t);
-        int lo = P < 3 ? 9 * P + 5 * h : 27 + 4 * h, hi = P < 3 ? 9 * P + 5 + 4 * h : 31 + 3 * h; /* t's half */
-        for (int u = lo; u < hi; u++)
-            if (kb[u] > 0 && now - eff[u] < after_disc[t]) {
-                if (P < 3)
-                    prefetch_row(half_row(tb, P, h, row + weight_of(u)));
-                else
-                    __builtin_prefetch(half_row(tb, P, h, row + weight_of(u)));
-            }
+        for (uint64_t bits = cand[t] & HALF_TILES[P][h]; bits; bits &= bits - 1) {
+            const uint8_t *x = half_row(tb, P, h, row + weight_of(__builtin_ctzll(bits)));
+            if (P < 3)
+                prefetch_row(x);
+            else
+                PREFETCH(x);
+        }
+    }
+    if (ad) {
+        ad->used = 1, ad->T = (uint8_t)T, ad->m = (uint8_t)m;
+        memcpy(ad->hand, hand, (size_t)T);
+        memcpy(ad->kb, kb, (size_t)T);
     }
     int pairs[4][4][VEC], have_pair[4][4] = {{0}}; /* [x][y], x < y: parts x and y joined, as they are */
-    for (int t = 0; t < T; t++) {
-        out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
-        if (hand[t] <= 0) continue;
+    /* the draws in the other parts: per held t, their count and bits; a t whose part vector without
+     * it equals an earlier t's (of its part) has the same D and the same values there */
+    int other_count[34];
+    uint64_t other_lower[34];
+    for (int t = 0; t < T; t++) out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
+    for (uint64_t held_bits = held; held_bits; held_bits &= held_bits - 1) {
+        int t = __builtin_ctzll(held_bits);
         int P = part_of(t), a = hand[t] + kb[t], h = half_of(t), D = after_disc[t];
         int r[2] = {rows[P][0], rows[P][1]};
         r[h] -= (a + 1) * weight_of(t);
-        lanes joined[4];
-        int have_joined[4] = {0, 0, 0, 0};
-        uint8_t changed[SUIT_ROW + 16];
-        int count = 0, have_changed = 0;
-        for (int u = 0; u < T; u++) {
-            if (kb[u] <= 0 || now - eff[u] >= D) continue; /* cannot lower D (see above) */
-            int Q = part_of(u), value;
-            if (Q != P) {
-                /* joined[Q]: every part but Q, with P's vector the one without t: P's vector joined
-                 * with the two parts other than P and Q, whose join does not depend on t (computed
-                 * once per pair). Min-plus of nonnegative vectors capped at BIG is associative and
+        int count = 0;
+        uint64_t lower = 0; /* the draws counted */
+        const uint8_t *without_t = part_disc(part[P], tb, P, t, a);
+        int twin = -1;
+        for (uint64_t bits = held & PART_TILES[P] & ((1ull << t) - 1); bits && twin < 0; bits &= bits - 1) {
+            int t2 = __builtin_ctzll(bits); /* an earlier held tile of t's part (its vector is computed) */
+            if (memcmp(part_disc(part[P], tb, P, t2, hand[t2] + kb[t2]), without_t, VEC) == 0) twin = t2;
+        }
+        if (twin >= 0) {
+            count = other_count[twin];
+            lower = other_lower[twin];
+        } else {
+            int without[VEC];
+            widen(without_t, without);
+            for (int Q = 0; Q < 4; Q++) {
+                uint64_t bits = cand[t] & PART_TILES[Q];
+                if (Q == P || !bits) continue;
+                /* every part but Q, with P's vector the one without t: P's vector joined with the
+                 * two parts other than P and Q, whose join does not depend on t (computed once per
+                 * pair). Min-plus of nonnegative vectors capped at BIG is associative and
                  * commutative, so the order of the joins does not change a value. */
-                if (!have_joined[Q]) {
-                    int without[VEC], x[2], n = 0;
-                    widen(part_disc(part[P], tb, P, t, a), without);
-                    for (int R = 0; R < 4; R++)
-                        if (R != Q && R != P) x[n++] = R;
-                    if (!have_pair[x[0]][x[1]]) {
-                        minplus(base[x[0]], base[x[1]], pairs[x[0]][x[1]], m);
-                        have_pair[x[0]][x[1]] = 1;
-                    }
-                    int j[VEC];
-                    minplus(without, pairs[x[0]][x[1]], j, m);
-                    joined[Q] = others_lanes(j, m);
-                    have_joined[Q] = 1;
+                int x[2], n = 0;
+                for (int R = 0; R < 4; R++)
+                    if (R != Q && R != P) x[n++] = R;
+                if (!have_pair[x[0]][x[1]]) {
+                    minplus(base[x[0]], base[x[1]], pairs[x[0]][x[1]], m);
+                    have_pair[x[0]][x[1]] = 1;
                 }
-                value = final_lanes(part_draw(part[Q], tb, Q, u), joined[Q]);
-            } else if (half_of(u) == h) { /* t's half changes twice; the other half as it is */
-                if (!have_same[P][h]) {
-                    join_part_half(tb, P, 1 - h, rows[P][1 - h], others[P], m, same[P][h]);
-                    have_same[P][h] = 1;
+                int j[VEC];
+                minplus(without, pairs[x[0]][x[1]], j, m);
+                lanes joined = others_lanes(j, m);
+                for (; bits; bits &= bits - 1) {
+                    int u = __builtin_ctzll(bits), lt = final_lanes(part_draw(part[Q], tb, Q, u), joined) < D;
+                    count += kb[u] & -lt;
+                    lower |= (uint64_t)lt << u;
                 }
-                value = part_half_value(tb, P, h, r[h] + weight_of(u), same[P][h], m);
-            } else { /* both halves change: t's half (without t) joined first */
-                if (!have_changed) {
-                    join_part_half(tb, P, h, r[h], others[P], m, changed);
-                    have_changed = 1;
-                }
-                value = part_half_value(tb, P, 1 - h, rows[P][1 - h] + weight_of(u), changed, m);
             }
-            if (value < D) count += kb[u];
+            other_count[t] = count;
+            other_lower[t] = lower;
+        }
+        /* t's half changes twice; the other half as it is */
+        uint64_t bits = cand[t] & HALF_TILES[P][h];
+        if (bits && !have_same[P][h]) {
+            join_part_half(tb, P, 1 - h, rows[P][1 - h], others[P], m, same[P][h]);
+            have_same[P][h] = 1;
+        }
+        for (; bits; bits &= bits - 1) {
+            int u = __builtin_ctzll(bits), lt = part_half_value(tb, P, h, r[h] + weight_of(u), same[P][h], m) < D;
+            count += kb[u] & -lt;
+            lower |= (uint64_t)lt << u;
+        }
+        /* both halves change: t's half (without t) joined first */
+        bits = cand[t] & HALF_TILES[P][1 - h];
+        if (bits) {
+            uint8_t changed[SUIT_ROW + 16];
+            join_part_half(tb, P, h, r[h], others[P], m, changed);
+            for (; bits; bits &= bits - 1) {
+                int u = __builtin_ctzll(bits);
+                int lt = part_half_value(tb, P, 1 - h, rows[P][1 - h] + weight_of(u), changed, m) < D;
+                count += kb[u] & -lt;
+                lower |= (uint64_t)lt << u;
+            }
         }
         out_count_after[t] = count;
+        if (ad) {
+            ad->def[t] = (int8_t)D;
+            ad->count[t] = (int16_t)count;
+            ad->eff[t] = lower;
+        }
         out_kong[t] = D;
         if (hand[t] >= 4 && m >= 1) { /* concealed: its own vector without the four, one meld less */
             int rk[2] = {rows[P][0], rows[P][1]}, w[VEC];
@@ -806,7 +971,7 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
             int64_t cnt;
             memcpy(rest, hand, (size_t)T);
             rest[t]--;
-            seat_features(tb, NULL, T, rest, kb, m, 0, -1, 0, &d, disc, eff, &cnt, claim, ca, kong);
+            seat_features(tb, NULL, T, rest, kb, m, 0, -1, 0, &d, disc, eff, &cnt, claim, ca, kong, NULL, NULL, NULL);
             for (int u = 0; u < T; u++) c += (eff[u] || sp_eff[u]) ? kb[u] : 0;
         }
         out_count_after[t] = (int32_t)c;
@@ -834,24 +999,26 @@ typedef struct {
     int8_t kong[34];
 } MemoEntry;
 typedef struct {
-    uint64_t hits, misses;
+    uint64_t hits, misses, after_hits, prior_hits;
     MemoEntry entry[MEMO_SIZE];
-    PartCache parts; /* the part cache of the seats computed (see above) */
+    AfterDiscard after; /* the last discard turn's H - t (see above) */
+    SeatRecord seat[4]; /* each seat's last state (see above) */
+    PartCache parts;    /* the part cache of the seats computed (see above) */
 } Memo;
 
-static void memo_key(int T, const int8_t *hand, const int8_t *kb, int m, int discard_turn, uint8_t *key) {
+static void memo_key(int T, const uint8_t *codes, int m, int discard_turn, uint8_t *key) {
     memset(key, 0, KEY_BYTES);
     key[0] = (uint8_t)T;
     key[1] = (uint8_t)m;
     key[2] = (uint8_t)discard_turn;
-    for (int t = 0; t < T; t++) key[3 + t] = (uint8_t)code_of(hand[t], hand[t] + kb[t]);
+    memcpy(key + 3, codes, (size_t)T);
 }
 
-/* a seat's memo key and slot (NULL without a memo); the slot is set loading (memo_serve reads it) */
-static MemoEntry *memo_find(Memo *memo, int T, const int8_t *hand, const int8_t *kb, int m, int discard_turn,
-                            uint8_t *key) {
+/* a seat's memo key (from its option codes) and slot (NULL without a memo); the slot is set loading
+ * (memo_serve reads it) */
+static MemoEntry *memo_find(Memo *memo, int T, const uint8_t *codes, int m, int discard_turn, uint8_t *key) {
     if (!memo) return NULL;
-    memo_key(T, hand, kb, m, discard_turn, key);
+    memo_key(T, codes, m, discard_turn, key);
     static const uint64_t MIX[5] = {0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full, 0x165667B19E3779F9ull,
                                     0xD6E8FEB86659FD93ull, 0xFF51AFD7ED558CCDull};
     uint64_t h = 0;
@@ -861,7 +1028,7 @@ static MemoEntry *memo_find(Memo *memo, int T, const int8_t *hand, const int8_t 
         h ^= (w + (uint64_t)i) * MIX[i];
     }
     MemoEntry *e = &memo->entry[((h ^ h >> 29) * 0x94D049BB133111EBull >> 32) % MEMO_SIZE];
-    for (size_t i = 0; i < sizeof(MemoEntry); i += 64) __builtin_prefetch((const uint8_t *)e + i);
+    for (size_t i = 0; i < sizeof(MemoEntry); i += 64) PREFETCH((const uint8_t *)e + i);
     return e;
 }
 
@@ -870,12 +1037,37 @@ static inline int memo_has(const Memo *memo, const MemoEntry *e, const uint8_t *
     return memo && claim_tile < 0 && e->used && memcmp(e->key, key, KEY_BYTES) == 0;
 }
 
+/* A seat with no discard turn and no claim tile that is the last discard turn's H - t (see
+ * AfterDiscard): its outputs from the record, 1; else 0 */
+static int after_discard_serve(const AfterDiscard *ad, int T, const int8_t *hand, const int8_t *kb, int m,
+                               int32_t *out_def, int32_t *out_disc, uint8_t *out_eff, int64_t *out_count,
+                               int32_t *out_count_after, int32_t *out_kong) {
+    if (!ad->used || ad->T != T || ad->m != m || memcmp(ad->kb, kb, (size_t)T) != 0) return 0;
+    int x = -1;
+    for (int t = 0; t < T; t++) {
+        int d = ad->hand[t] - hand[t];
+        if (d == 0) continue;
+        if (d != 1 || x >= 0) return 0;
+        x = t;
+    }
+    if (x < 0) return 0;
+    *out_def = ad->def[x];
+    *out_count = ad->count[x];
+    for (int u = 0; u < T; u++) {
+        out_eff[u] = (uint8_t)(ad->eff[x] >> u & 1);
+        out_disc[u] = out_count_after[u] = out_kong[u] = NOT_APPLICABLE;
+    }
+    return 1;
+}
+
 /* Serve a seat from its memo slot e (memo_find): 1 (outputs written) when the seat's key is there and
  * it has no claim tile (a seat with a claim tile is always computed, since the claim rows need the
- * part vectors); else 0, and the caller computes the seat and stores it (memo_store). */
-static int memo_serve(Memo *memo, MemoEntry *e, const uint8_t *key, int T, int claim_tile, int32_t *out_def,
-                      int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
-                      int32_t *out_count_after, int32_t *out_kong) {
+ * part vectors); 2 (outputs written, to be stored with memo_store) when it is the last discard
+ * turn's H - t (after_discard_serve); else 0, and the caller computes the seat and stores it. */
+static int memo_serve(Memo *memo, MemoEntry *e, const uint8_t *key, int T, const int8_t *hand, const int8_t *kb,
+                      int m, int discard_turn, int claim_tile, int32_t *out_def, int32_t *out_disc,
+                      uint8_t *out_eff, int64_t *out_count, int32_t *out_claim, int32_t *out_count_after,
+                      int32_t *out_kong) {
     if (!memo) return 0;
     if (memo_has(memo, e, key, claim_tile)) {
         memo->hits++;
@@ -891,6 +1083,13 @@ static int memo_serve(Memo *memo, MemoEntry *e, const uint8_t *key, int T, int c
         return 1;
     }
     memo->misses++;
+    if (!discard_turn && claim_tile < 0 &&
+        after_discard_serve(&memo->after, T, hand, kb, m, out_def, out_disc, out_eff, out_count, out_count_after,
+                            out_kong)) {
+        memo->after_hits++;
+        for (int c = 0; c < 5; c++) out_claim[c] = NOT_APPLICABLE;
+        return 2;
+    }
     return 0;
 }
 
@@ -912,20 +1111,29 @@ static void memo_store(MemoEntry *e, int T, const uint8_t *key, int32_t def, con
 }
 
 /* seat_features through the memo (memo_serve, else compute and memo_store) */
-static void seat_features_memo(Memo *memo, const Tables *tb, int T, const int8_t *hand, const int8_t *kb, int m,
-                               int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
+static void seat_features_memo(Memo *memo, int seat, const Tables *tb, int T, const int8_t *hand, const int8_t *kb,
+                               int m, int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
                                int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
                                int32_t *out_count_after, int32_t *out_kong) {
-    uint8_t key[KEY_BYTES];
-    MemoEntry *e = memo_find(memo, T, hand, kb, m, discard_turn, key);
-    if (memo_serve(memo, e, key, T, claim_tile, out_def, out_disc, out_eff, out_count, out_claim, out_count_after,
-                   out_kong))
-        return;
-    PartCache *pc = memo ? &memo->parts : NULL;
-    if (T == 27) prefetch_seat(tb, pc, hand, kb, m, discard_turn);
-    seat_features(tb, pc, T, hand, kb, m, discard_turn, claim_tile, chow_ok, out_def, out_disc, out_eff, out_count,
-                  out_claim, out_count_after, out_kong);
-    memo_store(e, T, key, *out_def, out_disc, out_eff, *out_count, out_count_after, out_kong);
+    uint8_t key[KEY_BYTES], codes[34];
+    int rows[4][2];
+    seat_codes(T, hand, kb, codes);
+    rows_of_codes(T, codes, rows);
+    MemoEntry *e = memo_find(memo, T, codes, m, discard_turn, key);
+    SeatRecord *rec = memo ? &memo->seat[seat] : NULL;
+    int served = memo_serve(memo, e, key, T, hand, kb, m, discard_turn, claim_tile, out_def, out_disc, out_eff,
+                            out_count, out_claim, out_count_after, out_kong);
+    if (!served) {
+        PartCache *pc = memo ? &memo->parts : NULL;
+        const SeatRecord *prior = seat_prior(rec, T, hand, kb, m);
+        if (T == 27) prefetch_seat(tb, pc, rows, hand, kb, m, discard_turn, prior ? prior->eff : ~0ull);
+        if (seat_features(tb, pc, T, hand, kb, m, discard_turn, claim_tile, chow_ok, out_def, out_disc, out_eff,
+                          out_count, out_claim, out_count_after, out_kong, memo ? &memo->after : NULL, prior,
+                          (const int(*)[2])rows))
+            memo->prior_hits++;
+    }
+    if (served != 1) memo_store(e, T, key, *out_def, out_disc, out_eff, *out_count, out_count_after, out_kong);
+    seat_record(rec, T, hand, kb, m, *out_def, out_eff);
 }
 
 /* a caller's memo buffer: NULL when it is empty (no memo), an error when it has the wrong size */
@@ -1040,7 +1248,7 @@ static PyObject *py_features(PyObject *self, PyObject *args) {
     }
     Tables tb = {left.buf, right.buf, h4.buf, h3.buf};
     for (Py_ssize_t s = 0; s < S; s++)
-        seat_features_memo(memo, &tb, (int)T, H + s * T, K + s * T, (int)M[s], DT[s], C[s] < 0 ? -1 : (int)C[s], CO[s],
+        seat_features_memo(memo, (int)(s & 3), &tb, (int)T, H + s * T, K + s * T, (int)M[s], DT[s], C[s] < 0 ? -1 : (int)C[s], CO[s],
                            (int32_t *)o_def.buf + s, (int32_t *)o_disc.buf + s * T, (uint8_t *)o_eff.buf + s * T,
                            (int64_t *)o_cnt.buf + s, (int32_t *)o_claim.buf + s * 5, (int32_t *)o_ca.buf + s * T,
                            (int32_t *)o_kong.buf + s * T);
@@ -1255,6 +1463,8 @@ done:
 typedef struct {
     int16_t st[MAX_STATE];
     int8_t hand[4][34], kb[4][34];
+    uint8_t codes[4][34]; /* the seats' option codes (seat_codes) */
+    int rows[4][4][2];    /* and their parts' half rows (rows_of_codes) */
     Memo *memo;
     uint8_t key[4][KEY_BYTES];
     MemoEntry *slot[4];
@@ -1314,8 +1524,10 @@ static int prepare(const Plan *plan, PyObject *sseq, const int16_t *records, PyO
         }
     }
     for (int s = 0; s < 4; s++) {
-        rd->slot[s] = memo_find(rd->memo, T, rd->hand[s], rd->kb[s], st[FI[2] + s], st[FI[3] + s] != 0, rd->key[s]);
-        prefetch_part_sets(rd->memo ? &rd->memo->parts : NULL, T, rd->hand[s], rd->kb[s], st[FI[2] + s]);
+        seat_codes(T, rd->hand[s], rd->kb[s], rd->codes[s]);
+        rows_of_codes(T, rd->codes[s], rd->rows[s]);
+        rd->slot[s] = memo_find(rd->memo, T, rd->codes[s], st[FI[2] + s], st[FI[3] + s] != 0, rd->key[s]);
+        prefetch_part_sets(rd->memo ? &rd->memo->parts : NULL, T, (const int(*)[2])rd->rows[s], st[FI[2] + s]);
     }
     return 1;
 }
@@ -1365,21 +1577,19 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    /* each state is made ready (prepare) one state ahead of the one written, so that its memo
-     * slots and part-cache sets load while the state before it is computed */
+    /* Memory order (the table rows and part-cache entries are mostly cache misses): each state is
+     * made ready (prepare) one state ahead of the one written, so that its memo slots and part-cache
+     * sets load while the state before it is computed; a state's seats then set what they will read
+     * loading (prefetch_seat), and the work that does not need it (the next state's prepare, the
+     * copies into the observation) runs before the seats' features, while it loads. */
     if (N > 0 && !prepare(plan, sseq, records, mseq, 0, &ready[0])) goto done;
     for (Py_ssize_t n = 0; n < N; n++) {
         float *out = (float *)o_obs.buf + n * 4 * size;
         int32_t *def = (int32_t *)o_def.buf + n * 4;
-        if (n + 1 < N && !prepare(plan, sseq, records, mseq, n + 1, &ready[(n + 1) & 1])) goto done;
         Ready *rd = &ready[n & 1];
         const int16_t *st = rd->st;
         Memo *memo = rd->memo;
         const int *miss = rd->miss;
-        memset(out, 0, sizeof(float) * 4 * (size_t)size);
-        for (Py_ssize_t j = 0; j < L; j++) stf[j] = (float)st[j]; /* once, not once per seat that shows it */
-        for (Py_ssize_t r = 0; r < R; r++)
-            memcpy(out + CP[4 * r] * size + CP[4 * r + 1], stf + CP[4 * r + 2], sizeof(float) * (size_t)CP[4 * r + 3]);
         /* the seats' features: every seat the memo serves, and what the others will read set loading
          * (prefetch_seat), so that one seat's cache misses overlap another's work */
         int32_t def_s[4], after_disc[4][34], after_claim[4][5], count_after[4][34], after_kong[4][34];
@@ -1390,18 +1600,32 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
         uint8_t (*key)[KEY_BYTES] = rd->key;
         PartCache *pc = memo ? &memo->parts : NULL;
         int served[4];
+        const SeatRecord *prior[4];
         for (int s = 0; s < 4; s++) {
             int m = st[FI[2] + s], dturn = st[FI[3] + s] != 0, c = st[FI[4] + s];
-            served[s] = memo_serve(memo, slot[s], key[s], T, c, &def_s[s], after_disc[s], eff[s], &count[s],
-                                   after_claim[s], count_after[s], after_kong[s]);
-            if (!served[s] && T == 27) prefetch_seat(&tb, pc, hand[s], kb[s], m, dturn);
+            served[s] = memo_serve(memo, slot[s], key[s], T, hand[s], kb[s], m, dturn, c, &def_s[s], after_disc[s],
+                                   eff[s], &count[s], after_claim[s], count_after[s], after_kong[s]);
+            prior[s] = !served[s] && memo ? seat_prior(&memo->seat[s], T, hand[s], kb[s], m) : NULL;
+            if (!served[s] && T == 27)
+                prefetch_seat(&tb, pc, (const int(*)[2])rd->rows[s], hand[s], kb[s], m, dturn,
+                              prior[s] ? prior[s]->eff : ~0ull);
         }
+        if (n + 1 < N && !prepare(plan, sseq, records, mseq, n + 1, &ready[(n + 1) & 1])) goto done;
+        memset(out, 0, sizeof(float) * 4 * (size_t)size);
+        for (Py_ssize_t j = 0; j < L; j++) stf[j] = (float)st[j]; /* once, not once per seat that shows it */
+        for (Py_ssize_t r = 0; r < R; r++)
+            memcpy(out + CP[4 * r] * size + CP[4 * r + 1], stf + CP[4 * r + 2], sizeof(float) * (size_t)CP[4 * r + 3]);
         for (int s = 0; s < 4; s++) {
-            if (served[s]) continue;
-            seat_features(&tb, pc, T, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, st[FI[4] + s],
-                          st[FI[5] + s] != 0, &def_s[s], after_disc[s], eff[s], &count[s], after_claim[s],
-                          count_after[s], after_kong[s]);
-            memo_store(slot[s], T, key[s], def_s[s], after_disc[s], eff[s], count[s], count_after[s], after_kong[s]);
+            if (!served[s] &&
+                seat_features(&tb, pc, T, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, st[FI[4] + s],
+                              st[FI[5] + s] != 0, &def_s[s], after_disc[s], eff[s], &count[s], after_claim[s],
+                              count_after[s], after_kong[s], memo ? &memo->after : NULL, prior[s],
+                              (const int(*)[2])rd->rows[s]))
+                memo->prior_hits++;
+            if (served[s] != 1)
+                memo_store(slot[s], T, key[s], def_s[s], after_disc[s], eff[s], count[s], count_after[s],
+                           after_kong[s]);
+            if (memo) seat_record(&memo->seat[s], T, hand[s], kb[s], st[FI[2] + s], def_s[s], eff[s]);
         }
         if (plan->seven) /* seven pairs (issue 12): after the memo, which keeps the melds-and-pair features */
             for (int s = 0; s < 4; s++)
@@ -1470,11 +1694,14 @@ static PyObject *py_memo_stats(PyObject *self, PyObject *args) {
     Memo *memo;
     PyObject *result = NULL;
     if (as_memo(&mem, &memo))
-        result = memo ? Py_BuildValue("{s:K,s:K,s:K,s:K}", "hits", (unsigned long long)memo->hits, "misses",
-                                      (unsigned long long)memo->misses, "part_hits",
+        result = memo ? Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K}", "hits", (unsigned long long)memo->hits, "misses",
+                                      (unsigned long long)memo->misses, "after_discard_hits",
+                                      (unsigned long long)memo->after_hits, "prior_hits",
+                                      (unsigned long long)memo->prior_hits, "part_hits",
                                       (unsigned long long)memo->parts.hits, "part_misses",
                                       (unsigned long long)memo->parts.misses)
-                      : Py_BuildValue("{s:i,s:i,s:i,s:i}", "hits", 0, "misses", 0, "part_hits", 0, "part_misses", 0);
+                      : Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i}", "hits", 0, "misses", 0, "after_discard_hits", 0,
+                                      "prior_hits", 0, "part_hits", 0, "part_misses", 0);
     PyBuffer_Release(&mem);
     return result;
 }

@@ -87,8 +87,11 @@ def new_memo() -> np.ndarray:
 
 
 def memo_stats(memo: np.ndarray) -> dict[str, int]:
-    """``{"hits", "misses", "part_hits", "part_misses"}`` of a memo from :func:`new_memo`: whole seats
-    served from it or computed, and parts (a suit or the honours) found in its part cache or computed."""
+    """``{"hits", "misses", "after_discard_hits", "prior_hits", "part_hits", "part_misses"}`` of a memo
+    from :func:`new_memo`: whole seats served from it or not (of those, ``after_discard_hits`` were
+    served from the last discard turn's rows: the discarder's next state; ``prior_hits`` were computed
+    with only the draws effective in the seat's last state evaluated), and parts (a suit or the
+    honours) found in its part cache or computed."""
     return _require().memo_stats(memo)
 
 
