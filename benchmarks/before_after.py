@@ -9,6 +9,8 @@ compiled modules are built in place runs on its own code whatever the interprete
 
 ``--lean``: instead, the single env's lean loop of ``peers_speed.py`` (``run_single``: the
 ``mjenv single`` row of the issue-16 peers benchmark), steps per CPU-second and CPU us per step.
+``--peers-vector N``: instead, ``peers_speed.py``'s vector loop at N tables (``run_vector``: the
+``mjenv vector N`` row, its random sampling included), table-steps per CPU-second and CPU us per table-step.
 
 Run (old = the tree before a change, e.g. ``git worktree add /tmp/old <commit>`` with its own venv)::
 
@@ -51,6 +53,20 @@ def _lean(python: str, tree: str, hands: int, env: dict) -> dict[str, float]:
     return {"parallel_env lean loop steps/s": float(out.split()[-1])}
 
 
+_PEERS_VECTOR = """
+from benchmarks.peers_speed import run_vector
+dt, table_steps, _, engine = run_vector({num_envs}, {table_steps}, 0, None, "auto")
+print(engine, table_steps / dt)
+"""
+
+
+def _peers_vector(python: str, tree: str, num_envs: int, table_steps: int, env: dict) -> dict[str, float]:
+    out = subprocess.run([python, "-c", _PEERS_VECTOR.format(num_envs=num_envs, table_steps=table_steps)],
+                         capture_output=True, text=True, check=True, env=env, cwd=tree).stdout
+    engine, rate = out.split()[-2:]
+    return {f"vector_env({num_envs}) peers loop ({engine}) table-steps/s": float(rate)}
+
+
 def _vector_speed(python: str, tree: str, num_envs: int, hands: int, env: dict) -> dict[str, float]:
     out = subprocess.run([python, str(Path(tree) / "benchmarks" / "vector_speed.py"), "--num-envs", str(num_envs),
                           "--hands", str(hands), "--repeats", "1", "--sampler", "batched"],
@@ -74,6 +90,8 @@ def main() -> None:
     p.add_argument("--num-envs", type=int, default=16)
     p.add_argument("--numpy", action="store_true", help="both trees on the numpy path (MJENV_NO_KERNEL=1)")
     p.add_argument("--lean", action="store_true", help="only the lean single-env loop of peers_speed.py")
+    p.add_argument("--peers-vector", type=int, metavar="N", help="only peers_speed.py's vector loop at N tables")
+    p.add_argument("--table-steps", type=int, default=64_000, help="table-steps of a --peers-vector run")
     a = p.parse_args()
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     if a.numpy:
@@ -84,7 +102,9 @@ def main() -> None:
             tree = os.path.abspath(tree)
             python = os.path.abspath(python) if os.sep in python else python  # the runs start in the tree
             here = {**env, "PYTHONPATH": tree}
-            if a.lean:
+            if a.peers_vector:
+                rates = _peers_vector(python, tree, a.peers_vector, a.table_steps, here)
+            elif a.lean:
                 rates = _lean(python, tree, a.hands, here)
             else:
                 rates = _env_speed(python, tree, a.hands, here)
@@ -98,7 +118,8 @@ def main() -> None:
         o, n = best["old"][k], best["new"][k]
         print(f"| {k} | {o:.0f} | {n:.0f} | {n / o:.2f}x |")
         if k.endswith("steps/s"):
-            print(f"| {k[:-len('steps/s')]}CPU us/step | {1e6 / o:.2f} | {1e6 / n:.2f} | |")
+            unit = "table-step" if k.endswith("table-steps/s") else "step"
+            print(f"| {k[:-len(unit + 's/s')]}CPU us/{unit} | {1e6 / o:.2f} | {1e6 / n:.2f} | |")
 
 
 if __name__ == "__main__":

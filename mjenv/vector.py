@@ -199,14 +199,22 @@ class MahjongVectorEnv(VectorEnv):
             raise ValueError(
                 f"actions must be an int array of shape ({self.num_envs}, 4), got {acts.dtype} {acts.shape}"
             )
+        if self._batch is not None:  # the compiled step's few C calls (None: the checked path below decides)
+            fast = self._batch.step(acts)
+            if fast is not None:
+                return self._returns(*fast)
         r = step_tables(self._tables, acts, autoreset=True)
-        infos: dict[str, Any] = self._infos()
-        infos["final_obs"] = {"observation": r.final_obs, "action_mask": r.final_masks}
-        infos["_final_obs"] = r.done.copy()
-        infos["final_info"] = {"scores": r.scores, "winners": r.winners, "illegal_action": r.illegal}
-        infos["_final_info"] = r.done.copy()
+        return self._returns(r.rewards.astype(np.float32), r.done, r.final_obs, r.final_masks, r.scores, r.winners,
+                             r.illegal, self._infos())
+
+    def _returns(self, rewards, done, final_obs, final_masks, scores, winners, illegal, infos: dict[str, Any]):
+        """step()'s five returns from the step's arrays (fresh ones) and the infos of the new states."""
+        infos["final_obs"] = {"observation": final_obs, "action_mask": final_masks}
+        infos["_final_obs"] = done.copy()
+        infos["final_info"] = {"scores": scores, "winners": winners, "illegal_action": illegal}
+        infos["_final_info"] = done.copy()
         truncations = np.zeros(self.num_envs, dtype=bool)
-        return self._tables.observations(), r.rewards.astype(np.float32), r.done, truncations, infos
+        return self._tables.observations(), rewards, done, truncations, infos
 
     def close_extras(self, **kwargs) -> None:
         pass

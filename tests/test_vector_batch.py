@@ -138,6 +138,28 @@ def test_raise_mode_refuses_every_table_on_both_engines():
     _same(fast.step(acts), ref.step(acts), "the step after the refused ones")
 
 
+def test_legal_and_penalized_actions_never_take_the_checked_path(monkeypatch):
+    """The compiled step's C calls (``BatchTables.step``) take every well-formed step, illegal actions under
+    ``"penalize"`` and autoreset included: ``step_tables`` (the checked path) is only for the refusals."""
+    import mjenv.vector as vector
+
+    venv = mjenv.vector_env(8, engine="compiled", shaping="deficiency")
+    obs, _ = venv.reset(seed=9)
+
+    def checked_path(*args, **kwargs):
+        raise AssertionError("the compiled vector env took the checked path (step_tables)")
+
+    monkeypatch.setattr(vector, "step_tables", checked_path)
+    rng = np.random.default_rng(9)
+    ended = illegal = 0
+    for _ in range(400):
+        out = venv.step(_actions(obs["action_mask"], rng, 0.05))
+        obs = out[0]
+        ended += int(out[2].sum())
+        illegal += int(out[4]["final_info"]["illegal_action"].any(axis=1).sum())
+    assert ended > 10 and illegal > 5  # hands ended by moves and by illegal actions, each dealt again
+
+
 def test_engine_choice_and_fallbacks():
     assert mjenv.vector_env(2).engine == "compiled"
     assert mjenv.vector_env(2, rules="taiwan16").engine == "python"  # flowers: not in the batch step

@@ -14,7 +14,6 @@ import dataclasses
 import numpy as np
 
 from mjenv.game._win import is_winning_bytes
-from mjenv.game.actions import ActionLayout, Phase
 from mjenv.tiles import COPIES
 
 try:
@@ -132,7 +131,7 @@ class BatchGames:
         self.scalars[:, 0] = 3  # Phase.END until a deal is loaded
         self.dealer = np.zeros(n, dtype=np.int8)
         self.steps: list[list[list[list[int]]]] | None = [[] for _ in range(n)] if log else None
-        self._deal: tuple | None = None  # deal()'s constants, made on first use
+        self._full: np.ndarray | None = None  # every tile of the rules, COPIES each (walls(), made on first use)
         self._params = np.array(
             [t, a, r.num_tiles, r.max_discards, r.melds, r.allow_chow, r.seven_pairs, r.claim_window == "always",
              r.multiple_winners, r.discard_win_points, r.self_draw_points],
@@ -159,50 +158,37 @@ class BatchGames:
 
         What :meth:`load` of that ``Game`` gives (``tests/test_step_kernel.py`` compares every array),
         without building it: the vector env deals a hand every ~2 steps at 64 tables, and a ``Game``
-        costs ~35 us where this costs the wall's shuffle and a few array operations.
+        costs ~35 us where this costs the wall's shuffle (:meth:`walls`) and one C call
+        (``_step.deal``: the hands, the dealer's draw and turn row, the scalars).
 
         Args:
             rows: distinct table indices.
             game_seeds: one ``Game`` seed (an int >= 0) per row.
         """
-        r, k = self.rules, len(rows)
-        if k == 0:
+        if not rows:
             return
-        if self._deal is None:  # what every deal of these rules shares
-            full = np.repeat(np.arange(r.num_tile_types, dtype=np.int8), COPIES)
-            seats = np.append(np.repeat(np.arange(4), r.hand_size), 0)  # the dealer (seat 0) draws last
-            others = np.zeros((3, self.masks.shape[2]), dtype=np.int8)
-            others[:, ActionLayout(r.num_tile_types).pass_] = 1  # seats 1-3: PASS only
-            self._deal = full, seats, others
-        full, seats, others = self._deal
-        t, head = r.num_tile_types, 4 * r.hand_size
-        walls = np.empty((k, r.num_tiles), dtype=np.int8)
-        for j, seed in enumerate(game_seeds):
-            walls[j] = np.random.default_rng(seed).permutation(full)  # Game.__init__'s shuffle
-        # seat s is dealt walls[:, s*hs:(s+1)*hs], then the dealer draws walls[:, head]: one bincount
-        # over (table, seat, tile)
-        idx = (np.arange(k)[:, None] * 4 + seats) * t + walls[:, : head + 1]
-        hands = np.bincount(idx.ravel(), minlength=k * 4 * t).astype(np.int8).reshape(k, 4, t)
-        # the dealer's turn row (Game._set_turn_masks: no claim before it, a kong if the wall has a tile
-        # left after the draw)
-        turn = np.empty((k, self.masks.shape[2]), dtype=np.int8)
-        can_kong = r.num_tiles - (head + 1) > r.draw_at
-        _step.turn_rows(np.ascontiguousarray(hands[:, 0]), np.zeros((k, t), dtype=np.int8), np.zeros(k, np.uint8),
-                        np.full(k, can_kong, np.uint8), t, r.seven_pairs, turn)
-        # SCALARS after Game's deal and the dealer's draw (last_drawn set below)
-        scalars = [int(Phase.DISCARD), 0, -1, -1, 0, -1, -1, 0, head + 1, r.num_tiles, 1, 0, -1]
-        # one table at a time: a deal is usually one table, where plain indexing is cheaper than fancy
-        for j, i in enumerate(rows):
-            self.tiles[i, :4], self.tiles[i, 4:] = hands[j], 0
-            self.wall[i] = walls[j]
-            self.discards[i], self.num_discards[i], self.meld_table[i], self.melds_declared[i] = -1, 0, -1, 0
-            self.won[i], self.scores[i] = False, 0
-            self.masks[i, 0], self.masks[i, 1:] = turn[j], others
-            self.scalars[i] = scalars
-            self.scalars[i, 4] = walls[j, head]
-            self.dealer[i] = 0
-            if self.steps is not None:
+        _step.deal(self._params, self.rules.hand_size, np.asarray(rows, dtype=np.int64), self.walls(game_seeds),
+                   *self._arrays(), self.scalars, self.dealer)
+        if self.steps is not None:
+            for i in rows:
                 self.steps[i] = []
+
+    def walls(self, game_seeds: list[int]) -> np.ndarray:
+        """The shuffled wall ``Game(rules, seed=s)`` deals from, of each seed (``Game.__init__``'s shuffle).
+
+        Args:
+            game_seeds: K ints >= 0.
+
+        Returns:
+            int8[K, W], W = ``rules.num_tiles``.
+        """
+        if self._full is None:
+            self._full = np.repeat(np.arange(self.rules.num_tile_types, dtype=np.int8), COPIES)
+        full = self._full
+        walls = np.empty((len(game_seeds), self.rules.num_tiles), dtype=np.int8)
+        for j, seed in enumerate(game_seeds):
+            walls[j] = np.random.default_rng(seed).permutation(full)
+        return walls
 
     def step(self, actions: np.ndarray) -> None:
         """Advances every table that is not over by one step.
