@@ -255,6 +255,17 @@ class Report:
             lines += ["", "n/a: one deal gives no confidence interval; play at least 2 deals (5 to test a difference)."]
         return "\n".join(lines)
 
+    def difference(self, a: str, b: str) -> tuple[float, float]:
+        """(mean, 95% CI half-width) of the paired win-rate difference ``a`` minus ``b`` (two labels).
+
+        Raises:
+            ValueError: no paired difference between the two labels in this report.
+        """
+        for p in self.pairwise:
+            if (p["a"], p["b"]) in ((a, b), (b, a)):
+                return (p["diff"] if p["a"] == a else -p["diff"]), p["ci"]
+        raise ValueError(f"no paired difference between {a!r} and {b!r}; labels: {self.labels}")
+
     def to_json(self) -> dict[str, Any]:
         return {
             "config": self.config,

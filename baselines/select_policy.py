@@ -46,9 +46,7 @@ def score(policy_path: str | Path, against: str, *, deals: int, seed: int, rules
     labels = ["candidate"] + ["opponent"] * (len(lineup) - 1)
     report = evaluate(lineup, deals, seed, rules=rules, labels=labels, progress=False,
                       out_dir=None if out_dir is None else str(out_dir), name=name)
-    pair = next(p for p in report.pairwise if {p["a"], p["b"]} == {"candidate", "opponent"})
-    sign = 1.0 if pair["a"] == "candidate" else -1.0
-    return {"win_rate": report.stats["candidate"]["win_rate"][0], "diff": sign * pair["diff"]}
+    return {"win_rate": report.stats["candidate"]["win_rate"][0], "diff": report.difference("candidate", "opponent")[0]}
 
 
 def select_best(candidates: dict[str, Path], against: str, *, deals: int, seed: int, cache: Path,

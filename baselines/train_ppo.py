@@ -155,8 +155,7 @@ def evaluate_vs_greedy(policy_path: str, *, hands: int, seed: int, rules: str = 
         out_dir=None if out_dir is None else str(out_dir), name="policy_vs_greedy",
     )
     pol, gre = report.stats["policy"], report.stats["greedy"]
-    pair = next(p for p in report.pairwise if {p["a"], p["b"]} == {"policy", "greedy"})
-    sign = 1.0 if pair["a"] == "policy" else -1.0
+    diff, ci = report.difference("policy", "greedy")
     return {
         "deals": hands,
         "hands": len(report.hands),
@@ -166,8 +165,8 @@ def evaluate_vs_greedy(policy_path: str, *, hands: int, seed: int, rules: str = 
         "greedy_win_rate_ci": gre["win_rate"][1],
         "policy_mean_score": pol["mean_score"][0],
         "greedy_mean_score": gre["mean_score"][0],
-        "win_rate_diff": sign * pair["diff"],
-        "win_rate_diff_ci": pair["ci"],
+        "win_rate_diff": diff,
+        "win_rate_diff_ci": ci,
         "table": report.table(),
     }
 

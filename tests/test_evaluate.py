@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 from mjenv.baselines import evaluate
-from mjenv.baselines.evaluate import mean_ci, merge_reports, rotations, summarize
+from mjenv.baselines.evaluate import Report, mean_ci, merge_reports, rotations, summarize
 from mjenv.baselines.registry import make_agent, parse_flatmc_options
 
 
@@ -52,6 +52,13 @@ def test_summarize_pairs_by_deal_and_averages_over_seats():
     assert stats["A"]["mean_score"][0] == pytest.approx((0.75 + 0.0) / 2)
     assert pairwise[0]["a"] == "A" and pairwise[0]["diff"] == pytest.approx(0.125)
     assert not pairwise[0]["significant"]  # two deals are too few for a test
+    # Report.difference reads the pair in either order, with the sign of the order asked for
+    report = Report(["A", "B"], stats, pairwise, hands)
+    diff, ci = report.difference("B", "A")
+    assert diff == pytest.approx(-0.125) and ci == pairwise[0]["ci"]
+    assert report.difference("A", "B")[0] == pytest.approx(0.125)
+    with pytest.raises(ValueError, match="no paired difference"):
+        report.difference("A", "C")
 
 
 def test_tiny_evaluation_runs_end_to_end_and_writes_table_json_and_chart(tmp_path):
