@@ -13,7 +13,7 @@ iteration starts from the distilled network). Steps:
 2. **Determinizations.** The seat does not see the opponents' concealed tiles or the wall. For each
    root, ``determinizations`` worlds are drawn: the tiles the seat has not seen (the opponents'
    concealed tiles and the undrawn wall, together) are shuffled and dealt back into the same places
-   (:func:`determinize`). The seat's observation is unchanged; the opponents' claim masks are
+   (``Game.redeal_unseen``). The seat's observation is unchanged; the opponents' claim masks are
    rebuilt for their new hands. The hidden state is used only here, in training (oracle guidance):
    the trained policy acts from its own observation.
 3. **Duplicate rollouts.** In each world every candidate is played, then the hand is played out with
@@ -57,12 +57,6 @@ _PHASE, _ACTING = 0, 10
 _END = int(Phase.END)
 #: row b: whether each seat is in the acting-seat bit set b
 _NEEDS_ACTION = (np.arange(16)[:, None] >> np.arange(4) & 1) > 0
-
-
-def determinize(game: Game, seat: int, rng: np.random.Generator) -> Game:
-    """A copy of ``game`` with the tiles ``seat`` has not seen dealt anew: :meth:`Game.redeal_unseen`
-    (the game layer writes its own state; see there for the arguments and errors)."""
-    return game.redeal_unseen(seat, rng)
 
 
 class RolloutEngine:
@@ -195,7 +189,7 @@ def evaluate_roots(engine: RolloutEngine, roots: list[Root], determinizations: i
     games, first, where = [], [], []
     for r, root in enumerate(roots):
         for d in range(determinizations):
-            world = determinize(root.game, root.seat, rng)
+            world = root.game.redeal_unseen(root.seat, rng)
             for k, a in enumerate(root.candidates):
                 games.append(world.clone())
                 f = np.full(4, -1, dtype=np.int64)

@@ -12,7 +12,6 @@ from mjenv.baselines.train_rollout import (  # noqa: E402
     RolloutEngine,
     Root,
     chunk_targets,
-    determinize,
     distill,
     evaluate_roots,
     improved_target,
@@ -46,7 +45,7 @@ def play_to(phase: Phase, seed: int, skip: int) -> Game:
 
 
 @pytest.mark.parametrize("phase", [Phase.DISCARD, Phase.CLAIM])
-def test_determinize_keeps_the_seats_observation_and_the_tile_counts_and_deals_the_rest_anew(phase):
+def test_redeal_unseen_keeps_the_seats_observation_and_the_tile_counts_and_deals_the_rest_anew(phase):
     spec = ObservationSpec("basic")
     g = play_to(phase, seed=3, skip=6)
     seat = g.acting_seats()[0]
@@ -57,7 +56,7 @@ def test_determinize_keeps_the_seats_observation_and_the_tile_counts_and_deals_t
     unseen = before_tiles[others].sum(axis=0) + np.bincount(before_wall[head:tail], minlength=27)
     moved = False
     for k in range(5):
-        w = determinize(g, seat, np.random.default_rng(k))
+        w = g.redeal_unseen(seat, np.random.default_rng(k))
         np.testing.assert_array_equal(spec.encode(w, seat), before_obs)
         np.testing.assert_array_equal(w.legal_action_mask(seat), g.legal_action_mask(seat))
         np.testing.assert_array_equal(w.tile_table[4:], before_tiles[4:])  # melds and public counts
@@ -77,18 +76,18 @@ def test_determinize_keeps_the_seats_observation_and_the_tile_counts_and_deals_t
     np.testing.assert_array_equal(np.array(g.wall), before_wall)
 
 
-def test_determinize_rejects_a_bad_seat_and_an_ended_hand():
+def test_redeal_unseen_rejects_a_bad_seat_and_an_ended_hand():
     g = Game("basic", seed=1)
     with pytest.raises(ValueError, match="seat"):
-        determinize(g, 4, np.random.default_rng(0))
-    with pytest.raises(ValueError, match="seat"):  # the game's own method, which determinize calls
+        g.redeal_unseen(4, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="seat"):
         g.redeal_unseen(True, np.random.default_rng(0))
     with pytest.raises(ValueError, match="flowers"):
         Game("taiwan16", seed=1).redeal_unseen(0, np.random.default_rng(0))
     while not g.is_over:
         g.step({s: int(np.flatnonzero(g._masks[s])[0]) for s in g.acting_seats()})
     with pytest.raises(ValueError, match="phase"):
-        determinize(g, 0, np.random.default_rng(0))
+        g.redeal_unseen(0, np.random.default_rng(0))
 
 
 def test_play_out_replays_the_reference_engine_with_the_same_argmax_policy(engine):
