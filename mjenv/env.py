@@ -356,8 +356,7 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
                 if out[2][_A0]:  # terminated: the hand is over
                     self.agents = []
                     self._tables.finish([0])  # step_tables' end of a hand: the log
-                if self.render_mode == "human":
-                    self._output.render(t)
+                self._rendered()
                 return out
         self._check_started()
         if not self.agents:
