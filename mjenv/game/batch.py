@@ -14,7 +14,7 @@ import dataclasses
 import numpy as np
 
 from mjenv.game._win import is_winning_bytes
-from mjenv.tiles import COPIES
+from mjenv.game.engine import seeded_wall, tile_set
 
 try:
     from mjenv.game import _step
@@ -131,7 +131,7 @@ class BatchGames:
         self.scalars[:, 0] = 3  # Phase.END until a deal is loaded
         self.dealer = np.zeros(n, dtype=np.int8)
         self.steps: list[list[list[list[int]]]] | None = [[] for _ in range(n)] if log else None
-        self._full: np.ndarray | None = None  # every tile of the rules, COPIES each (walls(), made on first use)
+        self._full: np.ndarray | None = None  # tile_set(rules), made on first use (walls())
         self._params = np.array(
             [t, a, r.num_tiles, r.max_discards, r.melds, r.allow_chow, r.seven_pairs, r.claim_window == "always",
              r.multiple_winners, r.discard_win_points, r.self_draw_points],
@@ -183,11 +183,10 @@ class BatchGames:
             int8[K, W], W = ``rules.num_tiles``.
         """
         if self._full is None:
-            self._full = np.repeat(np.arange(self.rules.num_tile_types, dtype=np.int8), COPIES)
-        full = self._full
+            self._full = tile_set(self.rules)
         walls = np.empty((len(game_seeds), self.rules.num_tiles), dtype=np.int8)
         for j, seed in enumerate(game_seeds):
-            walls[j] = np.random.default_rng(seed).permutation(full)
+            walls[j] = seeded_wall(self._full, seed)
         return walls
 
     def step(self, actions: np.ndarray) -> None:

@@ -135,6 +135,21 @@ def _pass_only(layout: ActionLayout) -> np.ndarray:
     return m
 
 
+def tile_set(rules: Rules) -> np.ndarray:
+    """int8[rules.num_tiles]: every tile of the rules in id order, COPIES of each, then each flower once
+    (taiwan16): the tiles a wall shuffles."""
+    full = np.repeat(np.arange(rules.num_tile_types, dtype=np.int8), COPIES)
+    if rules.flowers:  # --- taiwan16 flowers (issue 12)
+        full = np.concatenate([full, np.arange(FLOWER_BASE, FLOWER_BASE + NUM_FLOWERS, dtype=np.int8)])
+    return full
+
+
+def seeded_wall(tiles: np.ndarray, seed: int) -> np.ndarray:
+    """The wall ``Game(rules, seed=seed)`` deals from: ``tiles`` (:func:`tile_set`) in the order of a
+    permutation by numpy's ``default_rng(seed)``. The batch step deals the same walls (``BatchGames.walls``)."""
+    return np.random.default_rng(seed).permutation(tiles)
+
+
 class Game:
     """One hand of four-player Mahjong: state, legal actions and transitions (numpy only).
 
@@ -202,10 +217,7 @@ class Game:
             raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
         self.seed = int(seed)
         if wall is None:
-            full = np.repeat(np.arange(t_count, dtype=np.int8), COPIES)
-            if self.rules.flowers:  # --- taiwan16 flowers (issue 12)
-                full = np.concatenate([full, np.arange(FLOWER_BASE, FLOWER_BASE + NUM_FLOWERS, dtype=np.int8)])
-            w = np.random.default_rng(self.seed).permutation(full)
+            w = seeded_wall(tile_set(self.rules), self.seed)
         else:
             w = np.asarray(wall)
             if w.shape != (self.rules.num_tiles,) or not np.issubdtype(w.dtype, np.integer):
