@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from mjenv.baselines._args import parse_args
+from mjenv.baselines.oracle_critic import OracleCritic, privileged_features, privileged_size
 from mjenv.baselines.policy import PolicyNet, build_net, load_net, save_policy
 from mjenv.baselines.train_bc import make_agent, plot_curve
 from tqdm.auto import tqdm
@@ -127,9 +128,27 @@ class Args:
     """show a tqdm progress bar"""
     torch_threads: int = 2
     """torch intra-op threads"""
+    oracle_critic: bool = False
+    """advantages from an oracle-guided critic (baselines/oracle_critic.py): a separate value MLP that also reads
+    every seat's concealed tiles and the wall's next draws (training only; the saved policy reads its own
+    observation alone). Needs the compiled vector env. --value-warmup then trains only this critic"""
+    critic_hidden: str = "256,256"
+    """hidden widths of the oracle critic"""
 
 
 LEARNER = -1  # role of a seat played by the current policy
+
+
+def make_critic(net: PolicyNet, args: Args):
+    """The oracle critic of ``--oracle-critic`` for ``net`` (None without it)."""
+    if not args.oracle_critic:
+        return None
+    return OracleCritic(net, privileged_size(net.num_tile_types), tuple(int(h) for h in args.critic_hidden.split(",")))
+
+
+def trained_parameters(net: PolicyNet, critic) -> list:
+    """What the optimiser moves: the policy network, and the oracle critic when there is one."""
+    return list(net.parameters()) + ([] if critic is None else list(critic.parameters()))
 
 
 def evaluate_vs_greedy(policy_path: str, *, hands: int, seed: int, rules: str = "basic",
@@ -217,7 +236,12 @@ def main(argv: list[str] | None = None) -> Path:
         ckpt = torch.load(ckpt_path, weights_only=False)  # our own file: holds rng states
         net = PolicyNet.from_config(ckpt["net_config"])
         net.load_state_dict(ckpt["net"])
-        optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
+        critic, critic_state = make_critic(net, args), ckpt.get("critic")
+        if critic is not None:
+            if critic_state is None:
+                raise ValueError(f"{ckpt_path} has no oracle critic; resume without --oracle-critic")
+            critic.load_state_dict(critic_state)
+        optimizer = torch.optim.Adam(trained_parameters(net, critic), lr=args.learning_rate, eps=1e-5)
         optimizer.load_state_dict(ckpt["optimizer"])
         start_iteration, global_step, hands_done = ckpt["iteration"] + 1, ckpt["global_step"], ckpt["hands"]
         pool_paths = list(ckpt["pool"])
@@ -226,7 +250,8 @@ def main(argv: list[str] | None = None) -> Path:
         print(f"resumed at iteration {start_iteration} (global step {global_step})")
     else:
         net = load_net(args.init) if args.init else build_net(args.rules, tuple(int(h) for h in args.hidden.split(",")))
-        optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate, eps=1e-5)
+        critic = make_critic(net, args)
+        optimizer = torch.optim.Adam(trained_parameters(net, critic), lr=args.learning_rate, eps=1e-5)
         with open(csv_path, "w", newline="") as f:
             csv.writer(f).writerow(LOG_FIELDS)
     (out_dir / "args.json").write_text(json.dumps(asdict(args), indent=2))
@@ -241,7 +266,7 @@ def main(argv: list[str] | None = None) -> Path:
 
     # unshaped env; the shaping is added below with the learner's discount (Ng et al. 1999), so optimal
     # policies are unchanged
-    venv = mjenv.vector_env(args.num_envs, rules=args.rules)
+    venv = mjenv.vector_env(args.num_envs, rules=args.rules, engine="compiled" if critic is not None else "auto")
     if args.kl_to_init < 0:
         raise ValueError(f"--kl-to-init must be >= 0, got {args.kl_to_init}")
     if args.kl_to_init > 0 and not args.init:
@@ -292,6 +317,7 @@ def main(argv: list[str] | None = None) -> Path:
     rew_buf = np.zeros(shape, dtype=np.float32)
     done_buf = np.zeros(shape[:2], dtype=np.float32)
     learn_buf = np.zeros(shape, dtype=bool)
+    priv_buf = None if critic is None else np.zeros((*shape, critic.priv_size), dtype=np.float32)
     episode_return = np.zeros((n_env, 4), dtype=np.float64)
     finished: list[dict] = []  # per finished game: learner returns and wins
 
@@ -303,11 +329,15 @@ def main(argv: list[str] | None = None) -> Path:
 
         # --- collect a rollout --------------------------------------------------------------------------------
         net.eval()
+        if critic is not None:
+            critic.eval()
         for step in range(args.num_steps):
             o, m = next_obs["observation"], next_obs["action_mask"]
             obs_buf[step], mask_buf[step] = o, m
             is_learner = np.array([[r == LEARNER for r in roles[e]] for e in range(n_env)])
             learn_buf[step] = is_learner
+            if critic is not None:
+                priv_buf[step] = privileged_features(venv._batch.games)
             actions = np.argmax(m, axis=2)  # forced seats: their only legal action (PASS)
             le, ls = np.nonzero(is_learner)
             with torch.no_grad():
@@ -315,6 +345,8 @@ def main(argv: list[str] | None = None) -> Path:
                 dist = torch.distributions.Categorical(logits=logits)
                 a = dist.sample()
                 logp_buf[step, le, ls] = dist.log_prob(a).numpy()
+                if critic is not None:
+                    values = critic(torch.as_tensor(o[le, ls]), torch.as_tensor(priv_buf[step, le, ls]))
                 val_buf[step, le, ls] = values.numpy()
             actions[le, ls] = a.numpy()
             # opponents decide only where they have a choice; frozen snapshots are batched per snapshot
@@ -357,8 +389,13 @@ def main(argv: list[str] | None = None) -> Path:
         with torch.no_grad():
             o, m = next_obs["observation"], next_obs["action_mask"]
             next_value = np.zeros((n_env, 4), dtype=np.float32)
-            next_value[:] = net(torch.as_tensor(o.reshape(-1, obs_size)),
-                                torch.as_tensor(m.reshape(-1, n_act)))[1].numpy().reshape(n_env, 4)
+            if critic is None:
+                next_value[:] = net(torch.as_tensor(o.reshape(-1, obs_size)),
+                                    torch.as_tensor(m.reshape(-1, n_act)))[1].numpy().reshape(n_env, 4)
+            else:
+                priv = privileged_features(venv._batch.games).reshape(n_env * 4, -1)
+                next_value[:] = critic(torch.as_tensor(o.reshape(-1, obs_size)),
+                                       torch.as_tensor(priv)).numpy().reshape(n_env, 4)
         advantages = np.zeros(shape, dtype=np.float32)
         last_gae = np.zeros((n_env, 4), dtype=np.float32)
         for t in reversed(range(args.num_steps)):
@@ -378,8 +415,11 @@ def main(argv: list[str] | None = None) -> Path:
         b_adv = torch.as_tensor(advantages.reshape(-1)[idx])
         b_ret = torch.as_tensor(returns.reshape(-1)[idx])
         b_val = torch.as_tensor(val_buf.reshape(-1)[idx])
+        b_priv = None if critic is None else torch.as_tensor(priv_buf.reshape(-1, critic.priv_size)[idx])
         b_decide = (b_mask.sum(dim=1) > 1).float()  # only real choices carry policy gradient
         net.train()
+        if critic is not None:
+            critic.train()
         clipfracs, stat_lists = [], {"pg_loss": [], "v_loss": [], "entropy": [], "approx_kl": [], "kl_to_init": []}
         mb_size = max(1, len(idx) // args.num_minibatches)
         for _epoch in range(args.update_epochs):
@@ -387,6 +427,8 @@ def main(argv: list[str] | None = None) -> Path:
             for start in range(0, len(idx), mb_size):
                 mb = perm[start : start + mb_size]
                 logits, newvalue = net(b_obs[mb], b_mask[mb])
+                if critic is not None:
+                    newvalue = critic(b_obs[mb], b_priv[mb])
                 dist = torch.distributions.Categorical(logits=logits)
                 newlogp = dist.log_prob(b_act[mb])
                 logratio = newlogp - b_logp[mb]
@@ -429,12 +471,12 @@ def main(argv: list[str] | None = None) -> Path:
                 optimizer.zero_grad()
                 loss.backward()
                 if iteration <= args.value_warmup:
-                    # only the value head moves: the shared trunk (and so the policy) stays as it was
-                    critic = {id(p) for p in net.critic.parameters()}
+                    # only the value head moves (with --oracle-critic: only that critic): the policy stays as it was
+                    value_params = set() if critic is not None else {id(p) for p in net.critic.parameters()}
                     for p in net.parameters():
-                        if id(p) not in critic:
+                        if id(p) not in value_params:
                             p.grad = None
-                torch.nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
+                torch.nn.utils.clip_grad_norm_(trained_parameters(net, critic), args.max_grad_norm)
                 optimizer.step()
                 for k, v in (("pg_loss", pg_loss), ("v_loss", v_loss), ("entropy", entropy), ("approx_kl", approx_kl)):
                     stat_lists[k].append(v.item())
@@ -485,6 +527,7 @@ def main(argv: list[str] | None = None) -> Path:
                 (out_dir / "policies").mkdir(exist_ok=True)
                 save_policy(net, out_dir / "policies" / f"step_{global_step:09d}.pt", iteration=iteration)
             torch.save({"net": net.state_dict(), "net_config": net.config(), "optimizer": optimizer.state_dict(),
+                        "critic": None if critic is None else critic.state_dict(),
                         "iteration": iteration, "global_step": global_step, "hands": hands_done,
                         "pool": pool_paths, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
                         "args": asdict(args)}, ckpt_path)
