@@ -117,3 +117,22 @@ def test_resuming_a_run_without_an_oracle_critic_with_one_raises(tmp_path):
                     "--no-tensorboard"])
     with pytest.raises(ValueError, match="no oracle critic"):
         _ppo(out, init, "--total-timesteps", "64", "--resume")
+
+
+def test_outcome_predictability_scores_a_predictable_flag_high_and_noise_near_zero():
+    from benchmarks.outcome_predictability import held_out_r2
+
+    rng = np.random.default_rng(0)
+    won = (rng.random(4000) < 0.25).astype(np.float32)
+    test = rng.random(4000) < 0.25
+    told = np.stack([won, rng.random(4000)], axis=1).astype(np.float32)
+    assert held_out_r2(told, won, test, epochs=3, seed=0) > 0.9
+    assert held_out_r2(rng.random((4000, 2)).astype(np.float32), won, test, epochs=3, seed=0) < 0.05
+
+
+def test_outcome_predictability_script_prints_its_tables():
+    from benchmarks.outcome_predictability import main
+
+    text = main(["--tables", "4", "--steps", "120", "--epochs", "1"])
+    assert "| observation + privileged (oracle critic) | " in text
+    assert "real decisions" in text and "R^2" in text
