@@ -21,7 +21,10 @@ in seat-relative order (the observer first):
 
 and the undrawn wall's length / 70.
 
-Only the compiled batch engine of the vector env (:class:`mjenv.game.batch.BatchGames`) is read.
+Only the compiled batch engine of the vector env (:class:`mjenv.game.batch.BatchGames`) is read. The
+env's own ``observation="oracle"`` views (every hand and the wall, seat-relative) are not used: that
+option runs on the Python engine only (its wall view is computed from a ``Game``), several times
+slower for training, and the completion race is a derived fact that no view holds.
 """
 
 from __future__ import annotations
