@@ -33,18 +33,20 @@ from collections.abc import Sequence
 
 import numpy as np
 import torch
+from mjenv.baselines.policy import normalise_observation
 from torch import nn
 
 from mjenv.deficiency.contains import contains_complete
 from mjenv.game.batch import SCALARS
+from mjenv.observation import relative_order
 
 #: Front draws per seat the features look ahead.
 LOOKAHEAD = 8
 #: Features per seat: hand, next 4 draws, next 8 draws (T each), completion one-hot (LOOKAHEAD + 2).
 _COMPLETE_BINS = LOOKAHEAD + 2
 _HEAD, _TAIL, _CURRENT = SCALARS.index("_head"), SCALARS.index("_tail"), SCALARS.index("current_player")
-#: ``_ROTATE[s, r]``: the absolute seat that is seat s's r-th seat in relative order.
-_ROTATE = (np.arange(4)[:, None] + np.arange(4)[None, :]) % 4
+#: ``_ROTATE[s]``: the absolute seats in seat s's relative order (the observation's own definition).
+_ROTATE = np.stack([relative_order(s) for s in range(4)])
 
 
 def privileged_size(num_tile_types: int) -> int:
@@ -72,6 +74,22 @@ def next_draws(games) -> tuple[np.ndarray, np.ndarray]:
     rows = np.arange(len(head))[:, None, None]
     tiles = np.where(valid, games.wall[rows, np.minimum(pos, games.wall.shape[1] - 1)], 0).astype(np.int64)
     return tiles, valid
+
+
+def completion_index(priv: np.ndarray, num_tile_types: int) -> np.ndarray:
+    """The completion race read back out of :func:`privileged_features` rows.
+
+    Args:
+        priv: float[..., privileged_size(T)].
+        num_tile_types: T.
+
+    Returns:
+        int64[..., 4]: per seat in relative order, after how many of its next draws its tiles first
+        complete (0..LOOKAHEAD), or LOOKAHEAD + 1 for not within them.
+    """
+    block = 3 * num_tile_types + _COMPLETE_BINS
+    seats = np.asarray(priv)[..., : 4 * block].reshape(*np.shape(priv)[:-1], 4, block)
+    return seats[..., 3 * num_tile_types :].argmax(axis=-1)
 
 
 def privileged_features(games) -> np.ndarray:
@@ -147,6 +165,5 @@ class OracleCritic(nn.Module):
         """Values float32[B] of raw observations float32[B, obs_size] and privileged rows float32[B, priv_size]."""
         if priv.ndim != 2 or priv.shape[1] != self.priv_size or priv.shape[0] != obs.shape[0]:
             raise ValueError(f"priv must have shape ({obs.shape[0]}, {self.priv_size}), got {tuple(priv.shape)}")
-        trunk_in = obs if self._select is None else obs.index_select(1, self._select)
-        x = torch.clamp(trunk_in, self.obs_low, self.obs_high) / self.obs_scale
+        x = normalise_observation(obs, self._select, self.obs_low, self.obs_high, self.obs_scale)
         return self.body(torch.cat([x, priv], dim=1)).squeeze(-1)

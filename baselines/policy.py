@@ -108,6 +108,14 @@ def _layer(layer: nn.Linear, std: float = math.sqrt(2.0), bias: float = 0.0) -> 
     return layer
 
 
+def normalise_observation(obs: torch.Tensor, select: torch.Tensor | None, low: torch.Tensor, high: torch.Tensor,
+                          scale: torch.Tensor) -> torch.Tensor:
+    """A network's input from raw observations: the entries ``select`` (all when None), clipped to
+    [low, high] and divided by ``scale`` (the buffers of :class:`PolicyNet`)."""
+    trunk_in = obs if select is None else obs.index_select(1, select)
+    return torch.clamp(trunk_in, low, high) / scale
+
+
 class PolicyNet(nn.Module):
     """Masked actor-critic MLP over the flat observation.
 
@@ -335,6 +343,10 @@ class PolicyNet(nn.Module):
         extra[:, :t, 2] = (held & (eff == best)).to(obs.dtype)
         return torch.cat([onehot, kinds, extra], dim=-1)
 
+    def normalise(self, obs: torch.Tensor) -> torch.Tensor:
+        """The trunk's input: the network's entries of raw observations float32[B, obs_size], clipped and scaled."""
+        return normalise_observation(obs, self._select, self.obs_low, self.obs_high, self.obs_scale)
+
     def forward(
         self, obs: torch.Tensor, mask: torch.Tensor, aux: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -356,9 +368,7 @@ class PolicyNet(nn.Module):
         if not legal.any(dim=1).all():
             row = int(torch.nonzero(~legal.any(dim=1))[0, 0])
             raise ValueError(f"action mask row {row} is all zero; every observation needs a legal action (PASS)")
-        trunk_in = obs if self._select is None else obs.index_select(1, self._select)
-        x = torch.clamp(trunk_in, self.obs_low, self.obs_high) / self.obs_scale
-        h = self.trunk(x)
+        h = self.trunk(self.normalise(obs))
         logits = self.actor(h) + self.action_head(self.action_features(obs, aux)).squeeze(-1)
         logits = logits.masked_fill(~legal, -math.inf)
         return logits, self.critic(h).squeeze(-1)

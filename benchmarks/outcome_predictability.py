@@ -100,12 +100,10 @@ def held_out_r2(features: np.ndarray, won: np.ndarray, test: np.ndarray, epochs:
 
 def race_features(priv: np.ndarray, num_tile_types: int) -> tuple[np.ndarray, np.ndarray]:
     """(the race summary features, the seat's own completion index) out of privileged rows."""
-    from mjenv.baselines.oracle_critic import LOOKAHEAD
+    from mjenv.baselines.oracle_critic import LOOKAHEAD, completion_index
 
     bins = LOOKAHEAD + 2
-    block = 3 * num_tile_types + bins
-    first = np.stack([priv[:, r * block + 3 * num_tile_types : (r + 1) * block].argmax(axis=1) for r in range(4)],
-                     axis=1)
+    first = completion_index(priv, num_tile_types)
     mine, others = first[:, 0], first[:, 1:].min(axis=1)
     feats = np.concatenate([np.eye(bins)[mine], np.eye(bins)[others], (mine < others)[:, None],
                             (mine == others)[:, None]], axis=1)
@@ -127,8 +125,8 @@ def main(argv: list[str] | None = None) -> str:
     t0 = time.time()
     net, x, priv, hands, won, pace = collect(args.tables, args.steps, args.seed, args.policy)
     t_count = net.num_tile_types
-    x = x if net._select is None else x[:, net._select.numpy()]
-    x = np.clip(x, net.obs_low.numpy(), net.obs_high.numpy()) / net.obs_scale.numpy()
+    with torch.no_grad():
+        x = net.normalise(torch.as_tensor(x)).numpy()
     rng = np.random.default_rng(args.seed)
     ids = np.unique(hands)
     test_hands = rng.choice(ids, len(ids) // 4, replace=False)

@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 import torch
 from mjenv.baselines import train_ppo
-from mjenv.baselines.oracle_critic import LOOKAHEAD, OracleCritic, privileged_features, privileged_size
+from mjenv.baselines.oracle_critic import (
+    LOOKAHEAD,
+    OracleCritic,
+    completion_index,
+    privileged_features,
+    privileged_size,
+)
 from mjenv.baselines.policy import PolicyAgent, build_net, load_net
 
 from mjenv.deficiency.contains import contains_complete
@@ -66,7 +72,9 @@ def test_privileged_features_match_a_reference_read_from_games():
             ref = _reference(g, s)
             np.testing.assert_allclose(feats[i, s], ref, err_msg=f"game {i}, observer {s}")
             block = 3 * T + LOOKAHEAD + 2
-            seen_firsts.update(int(np.argmax(ref[r * block + 3 * T : (r + 1) * block])) for r in range(4))
+            firsts = [int(np.argmax(ref[r * block + 3 * T : (r + 1) * block])) for r in range(4)]
+            assert completion_index(feats[i, s], T).tolist() == firsts  # read back as written
+            seen_firsts.update(firsts)
     assert len(seen_firsts) >= 3  # the completion one-hot is not constant over these states
 
 
