@@ -91,7 +91,7 @@ _VIEW_NORMALISATION: dict[str, tuple[float, float, float]] = {
 _DEFAULT_NORMALISATION = (-200.0, 200.0, 50.0)
 
 
-def _view_offsets(views: Mapping[str, Sequence[int]]) -> dict[str, tuple[int, int]]:
+def view_offsets(views: Mapping[str, Sequence[int]]) -> dict[str, tuple[int, int]]:
     """Start and stop of each named view in the flat observation (the spec's order)."""
     out, pos = {}, 0
     for name, shape in views.items():
@@ -150,7 +150,7 @@ class PolicyNet(nn.Module):
         self.num_actions = 2 * self.num_tile_types + 7
         self.hidden = tuple(int(h) for h in hidden)
         self.discard_effective = bool(discard_effective)
-        offsets = _view_offsets(self.views)
+        offsets = view_offsets(self.views)
         trunk_size = max(stop for _, stop in offsets.values()) if offsets else 0
         self.register_buffer("_select", None, persistent=False)
         self.bind_observation(self.views)
@@ -204,7 +204,7 @@ class PolicyNet(nn.Module):
                 deficiency views (and with ``discard_effective`` the hand and KB) are missing.
         """
         views = {str(k): tuple(int(s) for s in v) for k, v in views.items()}
-        offsets = _view_offsets(views)
+        offsets = view_offsets(views)
         bad = [k for k, v in self.views.items() if views.get(k) != v]
         if bad:
             raise ValueError(f"the observation layout lacks the network's views {bad} (or has other shapes)")
