@@ -253,6 +253,43 @@ def format_result(res: dict, args: argparse.Namespace) -> str:
     return "\n".join(lines + ([""] + notes if notes else []))
 
 
+def plot_results(paths: Sequence[str], out: str) -> None:
+    """A bar chart of each variant's gain over plain (95% CI), one group per result file (``--json``)."""
+    import json
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    results = [json.loads(open(p).read()) for p in paths]
+    variants = [v for v in results[0]["result"]["variants"] if v != "plain"]
+    fig, ax = plt.subplots(figsize=(1.6 + 1.9 * len(results), 3.6))
+    width = 0.8 / max(len(variants), 1)
+    for k, v in enumerate(variants):
+        xs, ms, cis = [], [], []
+        for i, r in enumerate(results):
+            if v in r["result"]["gain"]:
+                m, ci = r["result"]["gain"][v]
+                xs.append(i - 0.4 + width * (k + 0.5))
+                ms.append(100 * m)
+                cis.append(100 * ci)
+        label = "perfect defence (hidden hands)" if v == "defence" else f"learned danger, weight {v.partition(':')[2]}"
+        ax.bar(xs, ms, width, yerr=cis, capsize=3, label=label)
+    ax.axhline(0, color="black", lw=0.8)
+    names = []
+    for r in results:
+        a = r["args"]
+        names.append(f"vs {a['opponent']}\n{'teams' if a['teams'] else '1 vs 3'}, {r['result']['deals']} deals")
+    ax.set_xticks(range(len(results)), names, fontsize=8)
+    ax.set_ylabel("gain in win rate − opponents', pp")
+    ax.set_title(f"policy:{results[0]['args']['policy']}: what defence could add (95% CI)", fontsize=10)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
 def main(argv: Sequence[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -267,8 +304,18 @@ def main(argv: Sequence[str] | None = None) -> dict:
                     help="a DangerNet file (python -m mjenv.baselines.danger) for the learned rows")
     ap.add_argument("--danger-weight", type=float, nargs="+", default=[3.0, 10.0, 30.0],
                     help="one learned row per weight (with --danger)")
+    ap.add_argument("--json", default=None, help="also write the settings and the result to this file")
+    ap.add_argument("--plot", default=None, metavar="PNG",
+                    help="draw the gains of the --plot-from files (written with --json) instead of playing")
+    ap.add_argument("--plot-from", nargs="+", default=None, metavar="JSON")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
+    if (args.plot is None) != (args.plot_from is None):
+        ap.error("--plot and --plot-from go together")
+    if args.plot is not None:
+        plot_results(args.plot_from, args.plot)
+        print(f"wrote {args.plot}")
+        return {}
     if args.deals < 2:
         ap.error(f"--deals must be at least 2 (a CI needs two deals), got {args.deals}")
     if args.danger is not None and any(w < 0 for w in args.danger_weight):
@@ -286,6 +333,13 @@ def main(argv: Sequence[str] | None = None) -> dict:
     res = run(table, args.deals, args.seed, variants, progress=not args.no_progress)
     print(format_result(res, args))
     print(f"\n{time.perf_counter() - t0:.0f} s")
+    if args.json is not None:
+        import json
+
+        settings = {k: getattr(args, k) for k in ("policy", "opponent", "teams", "deals", "seed", "min_deficiency",
+                                                   "danger", "danger_weight")}
+        with open(args.json, "w") as f:
+            json.dump({"args": settings, "result": res}, f, indent=1)
     return res
 
 

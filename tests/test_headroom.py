@@ -135,3 +135,17 @@ def test_the_script_prints_its_table(capsys):
     assert res["hands"] == 2 * 4 * 2
     args = SimpleNamespace(policy="bc", opponent="greedy", teams=False, seed=3, min_deficiency=1)
     assert format_result(res, args).splitlines()[0] == out.splitlines()[0]
+
+
+def test_the_script_writes_json_and_draws_it(tmp_path, capsys):
+    import json
+
+    js = tmp_path / "r.json"
+    main(["--deals", "2", "--seed", "4", "--no-progress", "--json", str(js)])
+    saved = json.loads(js.read_text())
+    assert saved["args"]["seed"] == 4 and saved["result"]["variants"] == ["plain", "defence"]
+    png = tmp_path / "h.png"
+    main(["--plot", str(png), "--plot-from", str(js), str(js)])
+    assert png.stat().st_size > 1000
+    with pytest.raises(SystemExit):
+        main(["--plot", str(png)])
