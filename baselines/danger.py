@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import torch
-from mjenv.baselines.policy import view_offsets
+from mjenv.baselines.policy import load_pretrained, view_offsets
 from torch import nn
 
 #: neighbour offsets whose discard counts are features (the tile itself is offset 0)
@@ -296,9 +296,72 @@ LINEUPS = (
 )
 
 
+def report(net: DangerNet, obs: np.ndarray, labels: np.ndarray, policy: str = "bc") -> str:
+    """How well ``net`` reads the waits on (obs, labels): AUC, calibration, and how it scores the discard
+    the shipped ``policy`` would choose (argmax over the tiles in the hand) at each decision."""
+    from mjenv.observation import ObservationSpec
+    from mjenv.rules import get_rules
+
+    spec = ObservationSpec(rules=get_rules("basic"))
+    t = net.num_tile_types
+    x = torch.as_tensor(obs)
+    with torch.no_grad():
+        p = torch.sigmoid(net(x)).numpy()
+        d = net.danger(x).numpy()
+        mask = torch.zeros(len(obs), 2 * t + 7, dtype=torch.bool)
+        mask[:, :t] = x[:, spec.slices["hand"]] > 0
+        logits, _ = load_pretrained(policy).net(x, mask)
+    y_any = 1.0 - np.prod(1.0 - labels, axis=1)
+    lines = [
+        f"AUC per (opponent, tile): {roc_auc(labels, p):.3f} (an opponent wins on {100 * labels.mean():.2f}%)",
+        f"AUC of danger (any opponent): {roc_auc(y_any, d):.3f} (a tile deals in {100 * y_any.mean():.2f}%)",
+        "",
+        "| predicted danger | share of (decision, tile) | deals in |",
+        "|---|---|---|",
+    ]
+    for lo, hi in ((0.0, 0.01), (0.01, 0.03), (0.03, 0.1), (0.1, 0.3), (0.3, 1.01)):
+        m = (d >= lo) & (d < hi)
+        rate = f"{100 * y_any[m].mean():.1f}%" if m.any() else "-"
+        lines.append(f"| {lo:.2f}-{min(hi, 1.0):.2f} | {100 * m.mean():.1f}% | {rate} |")
+    rows = np.arange(len(obs))
+    choice = logits[:, :t].argmax(1).numpy()
+    deal = y_any[rows, choice]
+    dc = d[rows, choice]
+    auc = f"{roc_auc(deal, dc):.3f}" if 0 < deal.sum() < len(deal) else "n/a"
+    lines += [
+        "",
+        f"policy:{policy}'s choice deals in at {100 * deal.mean():.1f}% of {len(obs)} decisions; AUC of its danger "
+        f"for that: {auc}",
+        "",
+        "| flag the choice when danger > | decisions flagged | deal-ins caught | flagged choices that deal in |",
+        "|---|---|---|---|",
+    ]
+    for thr in (0.05, 0.1, 0.2, 0.3):
+        flag = dc > thr
+        caught = flag[deal == 1].mean() if deal.any() else float("nan")
+        prec = f"{100 * deal[flag].mean():.1f}%" if flag.any() else "-"
+        lines.append(f"| {thr:.2f} | {100 * flag.mean():.1f}% | {100 * caught:.1f}% | {prec} |")
+    return "\n".join(lines)
+
+
+def _collect_lineups(hands: int, seed: int, progress: bool):
+    xs, ys, hs = [], [], []
+    start = seed
+    for lineup, share in LINEUPS:
+        n = max(5, int(round(hands * share)))
+        x, y, h = collect(lineup, n, start, progress=progress)
+        xs.append(x)
+        ys.append(y)
+        hs.append(h)
+        start += n
+    return np.concatenate(xs), np.concatenate(ys), np.concatenate(hs)
+
+
 def main(argv: Sequence[str] | None = None) -> DangerNet:
-    """Collects hands, fits a :class:`DangerNet`, prints held-out AUC and calibration, saves it."""
+    """Collects hands, fits a :class:`DangerNet`, prints how it reads held-out hands, saves it; or with
+    ``--evaluate PATH``, reports a saved one on fresh hands."""
     import argparse
+    import os
 
     ap = argparse.ArgumentParser(prog="python -m mjenv.baselines.danger", description=main.__doc__,
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -306,43 +369,30 @@ def main(argv: Sequence[str] | None = None) -> DangerNet:
     ap.add_argument("--seed", type=int, default=5_000_000, help="wall seed of the first hand")
     ap.add_argument("--epochs", type=int, default=6)
     ap.add_argument("--out", default="runs/danger.pt")
+    ap.add_argument("--evaluate", default=None, metavar="PATH", help="report this saved network on fresh hands")
     ap.add_argument("--threads", type=int, default=1, help="torch threads")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     if args.hands < 20:
         ap.error(f"--hands must be at least 20, got {args.hands}")
     torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
     from mjenv.observation import ObservationSpec
     from mjenv.rules import get_rules
 
-    xs, ys, hs = [], [], []
-    start = args.seed
-    for lineup, share in LINEUPS:
-        n = max(5, int(round(args.hands * share)))
-        x, y, h = collect(lineup, n, start, progress=not args.no_progress)
-        xs.append(x)
-        ys.append(y)
-        hs.append(h)
-        start += n
-    x, y, hand = np.concatenate(xs), np.concatenate(ys), np.concatenate(hs)
+    x, y, hand = _collect_lineups(args.hands, args.seed, not args.no_progress)
+    if args.evaluate is not None:
+        net = load_danger(args.evaluate)
+        print(f"{args.evaluate} on {len(x)} discard decisions of fresh hands (seed {args.seed})")
+        print(report(net, x, y))
+        return net
     test = hand % 5 == 0  # held out: every fifth hand of each line-up, whole hands
     net = DangerNet(ObservationSpec(rules=get_rules("basic")).views)
     losses = fit(net, x[~test], y[~test], epochs=args.epochs)
-    with torch.no_grad():
-        p = torch.sigmoid(net(torch.as_tensor(x[test]))).numpy()
-        d = net.danger(torch.as_tensor(x[test])).numpy()
-    y_any = 1.0 - np.prod(1.0 - y[test], axis=1)
     print(f"{len(x)} discard decisions ({int(test.sum())} held out); training loss per epoch "
           + ", ".join(f"{v:.4f}" for v in losses))
-    print(f"held-out AUC per (opponent, tile): {roc_auc(y[test], p):.3f} (wins on {100 * y[test].mean():.2f}%)")
-    print(f"held-out AUC of danger (any opponent): {roc_auc(y_any, d):.3f} (deals in {100 * y_any.mean():.2f}%)")
-    print("\n| predicted danger | share of (decision, tile) | deals in |\n|---|---|---|")
-    for lo, hi in ((0.0, 0.01), (0.01, 0.03), (0.03, 0.1), (0.1, 0.3), (0.3, 1.01)):
-        m = (d >= lo) & (d < hi)
-        rate = f"{100 * y_any[m].mean():.1f}%" if m.any() else "-"
-        print(f"| {lo:.2f}-{min(hi, 1.0):.2f} | {100 * m.mean():.1f}% | {rate} |")
-    import os
-
+    print("held out:")
+    print(report(net, x[test], y[test]))
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     save_danger(net, args.out)
     print(f"saved {args.out}")

@@ -152,3 +152,16 @@ def test_bad_layouts_and_line_ups_are_refused():
         DangerFeatures(SPEC.views, num_tile_types=34)
     with pytest.raises(ValueError, match="four agents"):
         collect(["greedy"] * 3, 1, seed=0)
+
+
+def test_the_script_fits_saves_and_evaluates(tmp_path, capsys):
+    from mjenv.baselines.danger import main
+
+    out = tmp_path / "danger.pt"
+    main(["--hands", "20", "--epochs", "1", "--out", str(out), "--no-progress", "--seed", "77"])
+    text = capsys.readouterr().out
+    assert "held out:" in text and "AUC of danger (any opponent)" in text and out.exists()
+    assert "| flag the choice when danger > |" in text
+    main(["--evaluate", str(out), "--hands", "20", "--no-progress", "--seed", "78"])
+    text = capsys.readouterr().out
+    assert "on " in text and "fresh hands (seed 78)" in text and "policy:bc's choice deals in" in text
