@@ -75,6 +75,91 @@ def learned_discard(log_probs: np.ndarray, danger: np.ndarray, mask: np.ndarray,
     return int(tiles[np.argmax(score)])
 
 
+def parse_variant(variant: str) -> tuple[str, float]:
+    """``(kind, value)`` of ``"plain"``, ``"defence"``, ``"learned:<weight>"`` or ``"public:<streak>"``."""
+    kind, _, w = variant.partition(":")
+    ok = kind in ("plain", "defence") and not w or kind in ("learned", "public") and bool(w)
+    try:
+        value = float(w) if w else 0.0
+    except ValueError:
+        ok = False
+    if not ok or value < 0:
+        raise ValueError(f"variant must be 'plain', 'defence', 'learned:<weight>' or 'public:<streak>' "
+                         f"(a number >= 0), got {variant!r}")
+    return kind, value
+
+
+class PassedTiles:
+    """Tiles each seat has shown it does not win on since its concealed hand last changed.
+
+    In a real game this is public: everyone sees whether a discard is the tile just drawn (tsumogiri)
+    and the order of all discards and claims. mjenv's observation does not carry either (it has each
+    seat's discards, in order, but not the interleaving or the tsumogiri flag), so this tracker reads
+    them off the game; it uses the hidden hands only to tell whether a seat's concealed tiles changed,
+    which is exactly what the tsumogiri flag and the claims show.
+
+    A seat's hand ``H`` (13 tiles, say) does not win on a tile ``x`` when:
+    * the seat let ``x`` go by in a claim window while holding ``H`` (another seat's discard);
+    * the seat drew ``x`` and discarded it (``H`` unchanged, no self-drawn win declared);
+    * the seat drew a tile and discarded ``x``: ``H + x`` was its hand before the discard, no win.
+    All three assume that a seat declares every win it can (every agent here does, almost always).
+    ``streak[s]`` counts the seat's own turns in a row that left its hand unchanged.
+    """
+
+    def __init__(self, game):
+        self.passed: list[set[int]] = [set() for _ in range(4)]
+        self.hand: list[np.ndarray | None] = [game.hands[s].copy() for s in range(4)]
+        self.streak = [0, 0, 0, 0]
+        self._pre: tuple | None = None
+
+    def before(self, game) -> None:
+        """Call before each ``game.step``."""
+        self._pre = (int(game.phase), int(game.current_player), int(game.last_discard), int(game.last_discarder),
+                     game.num_discards.copy())
+
+    def after(self, game) -> None:
+        """Call after each ``game.step``."""
+        from mjenv.game import Phase
+
+        phase, current, last, discarder, nd = self._pre
+        if game.is_over:
+            return
+        for s in range(4):
+            if game.won[s]:
+                continue
+            h = game.hands[s]
+            if int(game.phase) == Phase.DISCARD and int(game.current_player) == s:
+                if game.last_drawn < 0:  # a claim: the hand changed, its new 13 are known after the discard
+                    self.passed[s], self.hand[s], self.streak[s] = set(), None, 0
+                    continue
+                h = h.copy()
+                h[game.last_drawn] -= 1  # its hand before the draw
+            own = phase == Phase.DISCARD and current == s and game.num_discards[s] > nd[s]
+            if self.hand[s] is None or not np.array_equal(h, self.hand[s]):
+                self.passed[s], self.hand[s] = set(), h.copy()
+                self.streak[s] = 0
+            elif own:
+                self.streak[s] += 1
+            if own:
+                self.passed[s].add(int(game.discards[s, game.num_discards[s] - 1]))
+            elif phase == Phase.CLAIM and s != discarder and last >= 0:
+                self.passed[s].add(last)
+
+
+def public_discard(log_probs: np.ndarray, mask: np.ndarray, tracker: PassedTiles, opponents: Sequence[int],
+                   won: np.ndarray, streak: float, num_tile_types: int) -> int | None:
+    """The public guard's choice, or None to keep the policy's: against the live opponents whose
+    hands have stood for at least ``streak`` own turns, the most probable legal discard that each of
+    them has shown it does not win on (None when there is none, or no such opponent)."""
+    threats = [q for q in opponents if not won[q] and tracker.streak[q] >= streak]
+    if not threats:
+        return None
+    tiles = [int(t) for t in np.flatnonzero(mask[:num_tile_types]) if all(int(t) in tracker.passed[q] for q in threats)]
+    if not tiles:
+        return None
+    return max(tiles, key=lambda t: log_probs[t])
+
+
 def variant_name(kind: str, weight: float | None = None) -> str:
     """``"plain"``, ``"defence"``, or ``"learned:<weight>"``."""
     return kind if weight is None else f"{kind}:{weight:g}"
@@ -135,16 +220,14 @@ class Table:
 
         from mjenv.game import Game
 
-        kind, _, w = variant.partition(":")
-        if kind not in ("plain", "defence", "learned") or (kind == "learned") != bool(w):
-            raise ValueError(f"variant must be 'plain', 'defence' or 'learned:<weight>', got {variant!r}")
+        kind, value = parse_variant(variant)
         if kind == "learned" and self.danger is None:
             raise ValueError("the learned variant needs a danger network (Table(danger=...), --danger PATH)")
-        weight = float(w) if w else 0.0
         mine = self.policy_seats(rotation)
         others = [s for s in range(4) if s not in mine]
         opp = {s: make_agent(self.opponent, seed=agent_seed + s, rules=self.rules) for s in others}
         g = Game(rules=self.rules, seed=wall_seed)
+        tracker = PassedTiles(g) if kind == "public" else None
         while not g.is_over:
             actions = {}
             for s in g.acting_seats():
@@ -164,11 +247,19 @@ class Table:
                             self.counts["would_deal_in"] += 1
                             self.counts[what] += 1
                     else:
-                        b = learned_discard(logp, self._danger(obs), mask, weight, self.t)
+                        if kind == "learned":
+                            b = learned_discard(logp, self._danger(obs), mask, value, self.t)
+                        else:
+                            b = public_discard(logp, mask, tracker, others, g.won, value, self.t)
+                            b = a if b is None else b
                         self.learned_changes[variant] = self.learned_changes.get(variant, 0) + (b != a)
                         a = b
                 actions[s] = a
+            if tracker is not None:
+                tracker.before(g)
             g.step(actions)
+            if tracker is not None:
+                tracker.after(g)
         won = [float(s in g.winners) for s in range(4)]
         diff = np.mean([won[s] for s in mine]) - np.mean([won[s] for s in others])
         # a deal-in to an opponent (in teams, a teammate's win on the discard is no loss)
@@ -185,9 +276,7 @@ def run(table: Table, deals: int, seed: int, variants: Sequence[str] = ("plain",
 
     variants = ["plain"] + [v for v in dict.fromkeys(variants) if v != "plain"]
     for v in variants:  # refuse a bad variant before playing anything
-        kind, _, w = v.partition(":")
-        if kind not in ("plain", "defence", "learned") or (kind == "learned") != bool(w):
-            raise ValueError(f"unknown variant {v!r}; allowed: 'plain', 'defence', 'learned:<weight>'")
+        parse_variant(v)
     diff = {v: [] for v in variants}
     dealt = {v: [] for v in variants}
     bar = None
@@ -222,6 +311,8 @@ def _row(variant: str) -> str:
         return "plain policy"
     if kind == "defence":
         return "perfect defence (hidden hands: no deal-in while a safe tile exists)"
+    if kind == "public":
+        return f"passed tiles against hands standing >= {w} turns (public in real play, not in the observation)"
     return f"learned danger, weight {w} (own observation)"
 
 
@@ -249,7 +340,7 @@ def format_result(res: dict, args: argparse.Namespace) -> str:
         notes.append(f"Perfect defence: {c['discards']} discards checked; {c['would_deal_in']} would have dealt in, "
                      f"{c['switched']} switched to a safe tile, {c['no_safe']} had no safe tile.")
     for v, n in res.get("learned_changes", {}).items():
-        notes.append(f"Learned danger, weight {v.partition(':')[2]}: {n} discards changed.")
+        notes.append(f"{_row(v)}: {n} discards changed.")
     return "\n".join(lines + ([""] + notes if notes else []))
 
 
@@ -274,7 +365,9 @@ def plot_results(paths: Sequence[str], out: str) -> None:
                 xs.append(i - 0.4 + width * (k + 0.5))
                 ms.append(100 * m)
                 cis.append(100 * ci)
-        label = "perfect defence (hidden hands)" if v == "defence" else f"learned danger, weight {v.partition(':')[2]}"
+        kind, _, w = v.partition(":")
+        label = {"defence": "perfect defence (hidden hands)", "learned": f"learned danger, weight {w}",
+                 "public": f"passed tiles, streak >= {w}"}[kind]
         ax.bar(xs, ms, width, yerr=cis, capsize=3, label=label)
     ax.axhline(0, color="black", lw=0.8)
     names = []
@@ -304,6 +397,8 @@ def main(argv: Sequence[str] | None = None) -> dict:
                     help="a DangerNet file (python -m mjenv.baselines.danger) for the learned rows")
     ap.add_argument("--danger-weight", type=float, nargs="+", default=[3.0, 10.0, 30.0],
                     help="one learned row per weight (with --danger)")
+    ap.add_argument("--public-streak", type=float, nargs="*", default=[],
+                    help="one row per streak: the passed-tiles guard against hands standing that many turns")
     ap.add_argument("--json", default=None, help="also write the settings and the result to this file")
     ap.add_argument("--plot", default=None, metavar="PNG",
                     help="draw the gains of the --plot-from files (written with --json) instead of playing")
@@ -328,6 +423,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
 
         danger = load_danger(args.danger)
         variants += [variant_name("learned", w) for w in args.danger_weight]
+    variants += [variant_name("public", k) for k in args.public_streak]
     t0 = time.perf_counter()
     table = Table(args.policy, args.opponent, args.teams, args.min_deficiency, danger=danger)
     res = run(table, args.deals, args.seed, variants, progress=not args.no_progress)
@@ -337,7 +433,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
         import json
 
         settings = {k: getattr(args, k) for k in ("policy", "opponent", "teams", "deals", "seed", "min_deficiency",
-                                                   "danger", "danger_weight")}
+                                                   "danger", "danger_weight", "public_streak")}
         with open(args.json, "w") as f:
             json.dump({"args": settings, "result": res}, f, indent=1)
     return res

@@ -117,8 +117,9 @@ def test_the_learned_choice_trades_policy_probability_against_danger():
 
 def test_unknown_variants_and_a_bad_min_deficiency_are_refused():
     table = Table("bc", "greedy")
-    with pytest.raises(ValueError, match="unknown variant"):
-        run(table, deals=2, seed=1, variants=["telepathy"], progress=False)
+    for bad in ("telepathy", "public", "learned:x", "public:-1", "defence:2"):
+        with pytest.raises(ValueError, match="variant must be"):
+            run(table, deals=2, seed=1, variants=[bad], progress=False)
     with pytest.raises(ValueError, match="variant must be"):
         table.play(1, 0, "learned")
     with pytest.raises(ValueError, match="needs a danger network"):
@@ -149,3 +150,61 @@ def test_the_script_writes_json_and_draws_it(tmp_path, capsys):
     assert png.stat().st_size > 1000
     with pytest.raises(SystemExit):
         main(["--plot", str(png)])
+
+
+def test_passed_tiles_never_include_a_tile_the_seat_now_wins_on():
+    """Every tile the tracker lists for a seat fails to complete that seat's current concealed hand
+    (the greedy agent declares every win it can, which the inference assumes)."""
+    from mjenv.baselines.registry import make_agent
+
+    from benchmarks.headroom import PassedTiles
+    from mjenv.game import Game, Phase
+    from mjenv.game._win import is_winning_with
+
+    spec = Table("bc", "greedy").spec
+    checked = grew = 0
+    for seed in range(12):
+        g = Game(rules=spec.rules, seed=seed)
+        agents = [make_agent("greedy", seed=s) for s in range(4)]
+        tracker = PassedTiles(g)
+        while not g.is_over:
+            actions = {s: int(agents[s].act({"observation": spec.encode(g, s), "action_mask": g.legal_action_mask(s)}))
+                       for s in g.acting_seats()}
+            tracker.before(g)
+            g.step(actions)
+            tracker.after(g)
+            if g.is_over:
+                break
+            for s in range(4):
+                h = g.hands[s].copy()
+                if int(g.phase) == Phase.DISCARD and int(g.current_player) == s:
+                    if g.last_drawn < 0:
+                        assert not tracker.passed[s]
+                        continue
+                    h[g.last_drawn] -= 1
+                for x in tracker.passed[s]:
+                    assert not is_winning_with(h, x), (seed, s, x)
+                    checked += 1
+                grew = max(grew, len(tracker.passed[s]))
+    assert checked > 200 and grew >= 5
+
+
+def test_the_public_guard_picks_the_most_probable_tile_every_standing_threat_passed():
+    from types import SimpleNamespace
+
+    from benchmarks.headroom import public_discard
+
+    logp = np.log(np.array([0.4, 0.3, 0.2, 0.1] + [1e-9] * (T - 4)))
+    mask = np.zeros(2 * T + 7, dtype=np.int8)
+    mask[[0, 1, 2, 3]] = 1
+    tracker = SimpleNamespace(passed=[set(), {2, 3}, {1, 2, 3}, {0}], streak=[0, 2, 2, 0])
+    won = np.zeros(4, dtype=bool)
+    # seats 1 and 2 stand (streak 2); tiles both passed: 2 and 3; the more probable is 2
+    assert public_discard(logp, mask, tracker, [1, 2, 3], won, 2, T) == 2
+    # with streak 3 required nobody is a threat: keep the policy's choice
+    assert public_discard(logp, mask, tracker, [1, 2, 3], won, 3, T) is None
+    # seat 3 a threat too: no tile passed by all three
+    tracker.streak[3] = 5
+    assert public_discard(logp, mask, tracker, [1, 2, 3], won, 2, T) is None
+    won[3] = True  # a seat that has left the hand is no threat
+    assert public_discard(logp, mask, tracker, [1, 2, 3], won, 2, T) == 2
