@@ -199,13 +199,10 @@ def collect(lineup: Sequence[str], hands: int, seed: int, rules: str = "basic",
     rules = get_rules(rules)
     spec = ObservationSpec(rules=rules)
     t = rules.num_tile_types
-    obs_rows, labels, hand_of = [], [], []
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
+    from tqdm.auto import tqdm
 
-        bar = tqdm(total=hands, unit="hand", desc="danger data", dynamic_ncols=True)
-    for i in range(hands):
+    obs_rows, labels, hand_of = [], [], []
+    for i in tqdm(range(hands), unit="hand", desc="danger data", dynamic_ncols=True, disable=not progress):
         agents = [make_agent(lineup[(s + i) % 4], seed=(seed + i) * 4 + s, rules=rules) for s in range(4)]
         g = Game(rules=rules, seed=seed + i)
         while not g.is_over:
@@ -219,13 +216,9 @@ def collect(lineup: Sequence[str], hands: int, seed: int, rules: str = "basic",
                     hand_of.append(i)
                 actions[s] = int(agents[s].act({"observation": obs, "action_mask": mask}))
             g.step(actions)
-        if bar is not None:
-            bar.update(1)
-    if bar is not None:
-        bar.close()
-    t_ = (len(obs_rows), 3, t)
-    return (np.asarray(obs_rows, dtype=np.float32).reshape(len(obs_rows), spec.size),
-            np.asarray(labels, dtype=np.float32).reshape(t_), np.asarray(hand_of, dtype=np.int64))
+    n = len(obs_rows)
+    return (np.asarray(obs_rows, dtype=np.float32).reshape(n, spec.size),
+            np.asarray(labels, dtype=np.float32).reshape(n, 3, t), np.asarray(hand_of, dtype=np.int64))
 
 
 def fit(net: DangerNet, obs: np.ndarray, labels: np.ndarray, epochs: int = 4, batch: int = 512,

@@ -18,7 +18,11 @@ the hand is played once per variant, on the same wall with the same opponents (s
 * **learned** (with ``--danger PATH``): at the same decisions the seat discards the tile maximising
   ``log pi(tile) - weight * danger(tile)``, where ``danger`` is a :class:`mjenv.baselines.danger.DangerNet`'s
   probability, read from the seat's own observation, that the tile completes an opponent's hand;
-  one row per ``--danger-weight``.
+  one row per ``--danger-weight``;
+* **public** (``--public-streak``): against the opponents whose hands have stood for at least that
+  many of their own turns, the seat discards the most probable tile that each of them has shown it
+  does not win on (:class:`PassedTiles`: information a real game makes public, through the tsumogiri
+  flag and the order of discards, but mjenv's observation does not carry).
 
 Against one opponent type in three seats (the default) the other three seats are the opponents; with
 ``--teams`` the policy holds two opposite seats and only the other two are opponents (dealing in to a
@@ -161,7 +165,7 @@ def public_discard(log_probs: np.ndarray, mask: np.ndarray, tracker: PassedTiles
 
 
 def variant_name(kind: str, weight: float | None = None) -> str:
-    """``"plain"``, ``"defence"``, or ``"learned:<weight>"``."""
+    """``"plain"``, ``"defence"``, ``"learned:<weight>"`` or ``"public:<streak>"``."""
     return kind if weight is None else f"{kind}:{weight:g}"
 
 
@@ -174,6 +178,8 @@ class Table:
         teams: two opposite seats each.
         min_deficiency: defend only when the own deficiency is at least this (>= 1).
         danger: a :class:`~mjenv.baselines.danger.DangerNet` for the learned variants, or None.
+
+    ``learned_changes[variant]`` counts the discards a learned or public variant changed.
     """
 
     def __init__(self, policy: str = "bc", opponent: str = "greedy", teams: bool = False,
@@ -247,11 +253,9 @@ class Table:
                             self.counts["would_deal_in"] += 1
                             self.counts[what] += 1
                     else:
-                        if kind == "learned":
-                            b = learned_discard(logp, self._danger(obs), mask, value, self.t)
-                        else:
-                            b = public_discard(logp, mask, tracker, others, g.won, value, self.t)
-                            b = a if b is None else b
+                        b = (learned_discard(logp, self._danger(obs), mask, value, self.t) if kind == "learned"
+                             else public_discard(logp, mask, tracker, others, g.won, value, self.t))
+                        b = a if b is None else b
                         self.learned_changes[variant] = self.learned_changes.get(variant, 0) + (b != a)
                         a = b
                 actions[s] = a
@@ -277,23 +281,16 @@ def run(table: Table, deals: int, seed: int, variants: Sequence[str] = ("plain",
     variants = ["plain"] + [v for v in dict.fromkeys(variants) if v != "plain"]
     for v in variants:  # refuse a bad variant before playing anything
         parse_variant(v)
+    from tqdm.auto import tqdm
+
     diff = {v: [] for v in variants}
     dealt = {v: [] for v in variants}
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=deals, unit="deal", desc="headroom", dynamic_ncols=True)
-    for deal in range(deals):
+    for deal in tqdm(range(deals), unit="deal", desc="headroom", dynamic_ncols=True, disable=not progress):
         wall = deal_seed(seed, deal)
         for v in variants:
             hands = [table.play(wall, r, v, agent_seed(seed, deal, r, 0)) for r in range(table.rotations)]
             diff[v].append(np.mean([h["diff"] for h in hands]))
             dealt[v].append(np.mean([h["dealt_in"] for h in hands]))
-        if bar is not None:
-            bar.update(1)
-    if bar is not None:
-        bar.close()
     base = np.asarray(diff["plain"])
     return {
         "variants": variants,
@@ -305,15 +302,18 @@ def run(table: Table, deals: int, seed: int, variants: Sequence[str] = ("plain",
     }
 
 
-def _row(variant: str) -> str:
+def describe(variant: str, short: bool = False) -> str:
+    """What a variant is, for a table row (or, ``short``, a plot legend)."""
     kind, _, w = variant.partition(":")
     if kind == "plain":
         return "plain policy"
     if kind == "defence":
-        return "perfect defence (hidden hands: no deal-in while a safe tile exists)"
+        return "perfect defence (hidden hands" + (")" if short else ": no deal-in while a safe tile exists)")
     if kind == "public":
+        if short:
+            return f"passed tiles, streak >= {w}"
         return f"passed tiles against hands standing >= {w} turns (public in real play, not in the observation)"
-    return f"learned danger, weight {w} (own observation)"
+    return f"learned danger, weight {w}" + ("" if short else " (own observation)")
 
 
 def format_result(res: dict, args: argparse.Namespace) -> str:
@@ -334,13 +334,13 @@ def format_result(res: dict, args: argparse.Namespace) -> str:
     for v in res["variants"]:
         gain = pp(res["gain"][v]) if v in res["gain"] else ""
         m, ci = res["dealt_in"][v]
-        lines.append(f"| {_row(v)} | {pp(res['diff'][v])} | {gain} | {100 * m:.1f}% ± {100 * ci:.1f} |")
+        lines.append(f"| {describe(v)} | {pp(res['diff'][v])} | {gain} | {100 * m:.1f}% ± {100 * ci:.1f} |")
     notes = []
     if c["discards"]:
         notes.append(f"Perfect defence: {c['discards']} discards checked; {c['would_deal_in']} would have dealt in, "
                      f"{c['switched']} switched to a safe tile, {c['no_safe']} had no safe tile.")
     for v, n in res.get("learned_changes", {}).items():
-        notes.append(f"{_row(v)}: {n} discards changed.")
+        notes.append(f"{describe(v)}: {n} discards changed.")
     return "\n".join(lines + ([""] + notes if notes else []))
 
 
@@ -365,10 +365,7 @@ def plot_results(paths: Sequence[str], out: str) -> None:
                 xs.append(i - 0.4 + width * (k + 0.5))
                 ms.append(100 * m)
                 cis.append(100 * ci)
-        kind, _, w = v.partition(":")
-        label = {"defence": "perfect defence (hidden hands)", "learned": f"learned danger, weight {w}",
-                 "public": f"passed tiles, streak >= {w}"}[kind]
-        ax.bar(xs, ms, width, yerr=cis, capsize=3, label=label)
+        ax.bar(xs, ms, width, yerr=cis, capsize=3, label=describe(v, short=True))
     ax.axhline(0, color="black", lw=0.8)
     names = []
     for r in results:
