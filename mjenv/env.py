@@ -490,7 +490,8 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
 def env(**kwargs) -> AECEnv:
     """The AEC environment with PettingZoo's standard wrappers (keyword arguments of ``raw_env``).
 
-    Only ``OrderEnforcingWrapper`` is applied: ``raw_env`` already raises a ``ValueError`` for an
+    Only ``OrderEnforcingWrapper`` is applied (its ``step()`` before ``reset()`` raises a ``ValueError``
+    here, as every shell's does): ``raw_env`` already raises a ``ValueError`` for an
     action outside the action space (``AssertOutOfBoundsWrapper`` would raise a bare
     ``AssertionError`` first), and handles illegal actions itself (so no ``TerminateIllegalWrapper``).
     """
@@ -509,6 +510,11 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         if not self._has_reset:
             raise AttributeError("agent_selection cannot be accessed before reset")
         return self.env.last(observe)
+
+    def step(self, action) -> None:
+        if not self._has_reset:  # the wrapper's own check raises a bare AssertionError
+            raise ValueError("step() before reset(); call reset() first")
+        super().step(action)
 
 
 def parallel_env(**kwargs) -> MahjongParallelEnv:
@@ -529,25 +535,17 @@ def replay_observations(log: dict | str | os.PathLike, observation: str = "defau
         logged step, in order.
 
     Raises:
-        ValueError: not a hand log, or an action that is illegal on replay.
+        ValueError: not a hand log, a malformed step, or an action that is illegal on replay
+            (:func:`mjenv.game.replay_states`).
     """
-    from mjenv.game import Game, log_rules, read_jsonl
+    from mjenv.game import replay_states
 
     if observation not in OBSERVATIONS:
         raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
-    if not isinstance(log, dict):
-        hands = read_jsonl(log)
-        if not hands:
-            raise ValueError(f"{log!s} holds no hand")
-        log = hands[0]
-    game = Game(log_rules(log), log["seed"], dealer=log["dealer"], wall=log.get("wall"))
-    spec = ObservationSpec(game.rules, oracle=observation == "oracle")
-    out = [spec.encode_all(game)]
-    for i, step in enumerate(log["steps"]):
-        try:
-            game.step({int(seat): int(a) for seat, a in step})
-        except ValueError as e:
-            raise ValueError(f"replay step {i}: {e}") from e
+    out, spec = [], None
+    for game in replay_states(log):
+        if spec is None:
+            spec = ObservationSpec(game.rules, oracle=observation == "oracle")
         out.append(spec.encode_all(game))
     return out
 

@@ -199,13 +199,16 @@ class Rules:
         digests of the other rule sets read as before."""
         d = dataclasses.asdict(self)
         base = _PRESETS.get(self.name, Rules())  # get_rules fills a missing field from this preset
-        for field, default in _QUIET_DEFAULTS.items():
+        for field, default in QUIET_DEFAULTS.items():
             if d[field] == default == getattr(base, field):
                 del d[field]
         return d
 
 
-_QUIET_DEFAULTS = {"flowers": 0, "draw_at": 0, "scoring": "points", "missing_suit": False, "bloody": False}
+#: Fields that :meth:`Rules.to_dict` leaves out at these values (when the preset has them too), and
+#: that a rule dict read from a log takes at these values when it lacks them (a log written before a
+#: field existed played with this value): :func:`mjenv.game.log_rules`.
+QUIET_DEFAULTS = {"flowers": 0, "draw_at": 0, "scoring": "points", "missing_suit": False, "bloody": False}
 
 _PRESETS: dict[str, Rules] = {
     "basic": Rules(),

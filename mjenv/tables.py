@@ -168,7 +168,11 @@ def step_tables(tables, actions, autoreset: bool = False) -> StepResult:
     """
     chosen, illegal = tables.check(actions)  # {table: seats whose action was illegal}; raises first
     n = tables.num_tables
-    before = potential(tables.deficiency) if tables.shaping == "deficiency" else None
+    before = None
+    if tables.shaping == "deficiency":
+        before = potential(tables.deficiency)
+        if tables.bloody:  # a seat that has left the hand (it won, play went on) has Phi = 0
+            before[tables.won] = 0.0
     # --- Sichuan (issue 12): bloody battle pays during the hand; each step rewards its score changes
     paid = tables.scores.copy() if tables.bloody else None
     ended = tables.move(chosen, illegal)  # ascending table indices, the illegal ones included
@@ -186,12 +190,13 @@ def step_tables(tables, actions, autoreset: bool = False) -> StepResult:
         for i, seats in illegal.items():
             rewards[i, seats] = ILLEGAL_REWARD
             illegal_seats[i, seats] = True
+        # the results so far, also of a hand an illegal action ended (bloody battle paid its earlier
+        # wins already; in other games nothing is paid before the end)
+        scores[ended] = tables.scores[ended]
+        winners[ended] = tables.won[ended]
         moved = [i for i in ended if i not in illegal]
-        if moved:
-            scores[moved] = tables.scores[moved]
-            winners[moved] = tables.won[moved]
-            if paid is None:  # bloody battle rewarded its payments step by step above
-                rewards[moved] += scores[moved]
+        if moved and paid is None:  # bloody battle rewarded its payments step by step above
+            rewards[moved] += scores[moved]
         tables.finish(ended)
     if autoreset:
         final = tables.final_states(ended)  # before the deal replaces them
@@ -201,6 +206,8 @@ def step_tables(tables, actions, autoreset: bool = False) -> StepResult:
     if before is not None:
         after = potential(tables.deficiency)  # Phi = 0 once the hand is over (done, not the next hand's)
         after[done] = 0.0
+        if tables.bloody:  # and for a seat that has left the hand
+            after[tables.won] = 0.0
         rewards += tables.gamma * after - before
     return StepResult(rewards, done, final_obs, final_masks, scores, winners, illegal_seats)
 
@@ -322,17 +329,17 @@ class _Table:
         if over:
             for i, info in enumerate(out.values()):
                 info.update(self._end_info(i))
-        elif self.rules.bloody:  # --- Sichuan (issue 12): a seat that has won has its final keys now
+        elif self.rules.bloody:  # a seat that has left the hand: its final keys now, and Phi = 0
             for i in np.flatnonzero(self.game.won).tolist():
-                out[AGENTS[i]].update(self._end_info(i))
+                out[AGENTS[i]].update(self._end_info(i), potential=0.0)
         return out
 
     def _end_info(self, seat: int) -> dict[str, Any]:
         """The keys of a seat's info at the end of the hand."""
         return {  # scores and won: the engine's arrays (a CompiledTable's are its batch's row)
             "illegal_action": seat in self.illegal_seats,
-            "scores": 0 if self.ended_by_illegal else int(self.scores[seat]),
-            "winners": [] if self.ended_by_illegal else np.flatnonzero(self.won).tolist(),
+            "scores": int(self.scores[seat]),  # also after an illegal end: what was paid before it
+            "winners": np.flatnonzero(self.won).tolist(),
         }
 
     # -- checks (no state changes) ----------------------------------------------------------------
@@ -459,6 +466,8 @@ class PythonTables:
         """
         if isinstance(actions, np.ndarray):
             actions = [dict(enumerate(row)) for row in actions.tolist()]
+            if self.bloody:  # the vector env's rows hold every seat: a seat that has left the hand is ignored
+                actions = [{s: a for s, a in given.items() if not t.won[s]} for t, given in zip(self.tables, actions)]
         if self.num_tables == 1:  # the PettingZoo envs: no loop (their hot path)
             c, bad = self.tables[0].choose(actions[0])
             return [c], ({0: bad} if bad else {})

@@ -131,11 +131,10 @@ class MahjongVectorEnv(VectorEnv):
         # no table is over between steps (ended hands are dealt again at once): Phi = potential(deficiency),
         # -min(d, cap), here negated after the float32 cast (the same values, -0.0 included; two
         # operations, not potential's four and a cast)
-        return {
-            "needs_action": self._tables.needs_action(),
-            "deficiency": deficiency,
-            "potential": -np.minimum(deficiency, POTENTIAL_CAP).astype(np.float32),
-        }
+        phi = -np.minimum(deficiency, POTENTIAL_CAP).astype(np.float32)
+        if self._tables.bloody:  # a seat that has left the hand (bloody battle) has Phi = 0
+            phi[self._tables.won] = 0.0
+        return {"needs_action": self._tables.needs_action(), "deficiency": deficiency, "potential": phi}
 
     def reset(self, seed: int | Sequence[int] | None = None, options: dict | Sequence[dict | None] | None = None):
         """Deal a new hand at every table.
@@ -154,6 +153,8 @@ class MahjongVectorEnv(VectorEnv):
             ValueError: bad seeds or options (nothing is dealt then).
         """
         n = self.num_envs
+        if isinstance(seed, np.ndarray) and seed.ndim == 0:  # a 0-d array is the number it holds
+            seed = seed.item() if seed.dtype.kind in "iu" else seed
         if seed is None:
             seeds: list[int | None] = [None] * n
         elif isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
@@ -199,6 +200,10 @@ class MahjongVectorEnv(VectorEnv):
             raise ValueError(
                 f"actions must be an int array of shape ({self.num_envs}, 4), got {acts.dtype} {acts.shape}"
             )
+        if acts.dtype.kind == "u" and acts.size and acts.max() >= self.layout.size:  # before any int64 cast
+            i, s = (int(x) for x in np.argwhere(acts >= self.layout.size)[0])
+            raise ValueError(f"table {i}: {AGENTS[s]}: action {int(acts[i, s])} is outside the action space "
+                             f"0..{self.layout.size - 1}")
         if self._batch is not None:  # the compiled step's few C calls (None: the checked path below decides)
             fast = self._batch.step(acts)
             if fast is not None:

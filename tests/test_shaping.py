@@ -245,3 +245,179 @@ def test_shaping_reward_scale_smoke():
     assert out["None"]["decisions"] == out["deficiency"]["decisions"]
     assert out["None"]["mid_sd"] == 0.0 and out["None"]["mid_absmax"] == 0.0
     assert out["deficiency"]["mid_absmax"] > 0.0
+
+
+# --- seats that leave mid-hand (the sichuan preset's bloody battle): Phi = 0 from the step a seat leaves,
+# so the identity holds for every seat, the leavers included, on every shell. Each hand is played twice
+# with the same actions, unshaped and shaped: the reward difference at each of a seat's steps is its F.
+
+SICHUAN_SEEDS = (0, 1, 2)  # seed 0: a seat wins on a discard and leaves while play goes on
+SICHUAN_GREEDY = GreedyAgent(rules="sichuan")
+
+
+def win_or_random(mask: np.ndarray, rng: np.random.Generator, observation: np.ndarray) -> int:
+    """The greedy agent's action half of the time (so that seats win and leave mid-hand), else a
+    random legal action."""
+    if rng.random() < 0.5:
+        return SICHUAN_GREEDY.act({"observation": observation, "action_mask": mask})
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+def _sichuan_parallel_rewards(shaping, gamma, seed):
+    """Per agent its rewards while it is in the returned dicts, Phi(s_0), and the seats that left mid-hand."""
+    env = mjenv.parallel_env(rules="sichuan", shaping=shaping, gamma=gamma)
+    rng = np.random.default_rng(seed)
+    obs, infos = env.reset(seed=seed)
+    phi0 = {a: phi_of(infos[a]["deficiency"]) for a in env.possible_agents}
+    rewards: dict[str, list[float]] = {a: [] for a in env.possible_agents}
+    left = set()
+    while env.agents:
+        live = list(env.agents)
+        acts = {a: win_or_random(obs[a]["action_mask"], rng, obs[a]["observation"]) for a in live}
+        obs, rew, term, _, infos = env.step(acts)
+        for a, r in rew.items():
+            rewards[a].append(r)
+        left |= {a for a in live if term[a] and env.agents}
+    return rewards, phi0, left
+
+
+@pytest.mark.parametrize("gamma", [0.9, 1.0])
+def test_parallel_env_sichuan_shaping_telescopes_for_every_seat_including_those_that_leave(gamma):
+    leavers = 0
+    for seed in SICHUAN_SEEDS:
+        plain, _, left = _sichuan_parallel_rewards(None, gamma, seed)
+        shaped, phi0, _ = _sichuan_parallel_rewards("deficiency", gamma, seed)
+        leavers += len(left)
+        for a in phi0:
+            assert len(shaped[a]) == len(plain[a])
+            f = [s - p for s, p in zip(shaped[a], plain[a])]
+            assert discounted(f, gamma) == pytest.approx(-phi0[a], abs=1e-9), (seed, a, a in left)
+    assert leavers > 0  # the case in question is played
+
+
+def _sichuan_aec_rewards(shaping, gamma, seed):
+    """Per agent its rewards at the steps that moved the table while it was live, and Phi(s_0)."""
+    env = mjenv.env(rules="sichuan", shaping=shaping, gamma=gamma)
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    game = env.unwrapped.game
+    phi0 = {a: phi_of(env.unwrapped.infos[a]["deficiency"]) for a in env.possible_agents}
+    rewards: dict[str, list[float]] = {a: [] for a in env.possible_agents}
+    while env.agents:
+        obs, _, term, trunc, _ = env.last()
+        moved = game._num_steps
+        env.step(None if term or trunc else win_or_random(obs["action_mask"], rng, obs["observation"]))
+        game = env.unwrapped.game
+        if game._num_steps != moved:  # a table step: every agent still in rewards got its part of it
+            for a, r in env.unwrapped.rewards.items():
+                rewards[a].append(r)
+    return rewards, phi0
+
+
+@pytest.mark.parametrize("gamma", [0.9, 1.0])
+def test_aec_env_sichuan_shaping_telescopes_for_every_seat_including_those_that_leave(gamma):
+    for seed in (3, 5, 6):  # each has a seat that wins on a discard and leaves while play goes on
+        plain, _ = _sichuan_aec_rewards(None, gamma, seed)
+        shaped, phi0 = _sichuan_aec_rewards("deficiency", gamma, seed)
+        for a in phi0:
+            f = [s - p for s, p in zip(shaped[a], plain[a])]
+            assert len(shaped[a]) == len(plain[a]) and discounted(f, gamma) == pytest.approx(-phi0[a], abs=1e-9)
+
+
+def _sichuan_vector_rewards(shaping, gamma, seed, n=2):
+    """Per table its [steps, 4] rewards of its first hand, Phi(s_0) [n, 4], and the won flags at each step."""
+    venv = mjenv.vector_env(n, rules="sichuan", shaping=shaping, gamma=gamma)
+    rng = np.random.default_rng(seed)
+    obs, infos = venv.reset(seed=seed)
+    phi0 = np.array([[phi_of(d) for d in row] for row in infos["deficiency"]])
+    rewards: list[list[np.ndarray]] = [[] for _ in range(n)]
+    open_tables = set(range(n))
+    while open_tables:
+        masks = obs["action_mask"]
+        acts = np.array([[win_or_random(masks[i, s], rng, obs["observation"][i, s]) for s in range(4)]
+                         for i in range(n)])
+        obs, rew, terms, _, infos = venv.step(acts)
+        for i in sorted(open_tables):
+            rewards[i].append(rew[i].astype(np.float64))
+            if terms[i]:
+                open_tables.discard(i)
+    return [np.array(r) for r in rewards], phi0
+
+
+@pytest.mark.parametrize("gamma", [0.9, 1.0])
+def test_vector_env_sichuan_shaping_telescopes_and_pays_nothing_after_a_seat_leaves(gamma):
+    for seed in SICHUAN_SEEDS:
+        plain, _ = _sichuan_vector_rewards(None, gamma, seed)
+        shaped, phi0 = _sichuan_vector_rewards("deficiency", gamma, seed)
+        for i in range(len(plain)):
+            f = shaped[i] - plain[i]
+            disc = (gamma ** np.arange(len(f)))[:, None] * f
+            np.testing.assert_allclose(disc.sum(axis=0), -phi0[i], atol=1e-3)  # float32 rewards
+
+
+def test_vector_env_sichuan_pays_no_shaping_to_a_seat_after_it_left():
+    venv = mjenv.vector_env(1, rules="sichuan", shaping="deficiency", gamma=0.9)
+    rng = np.random.default_rng(0)
+    obs, infos = venv.reset(seed=0)
+    paid_after_leaving = 0
+    gone = np.zeros(4, dtype=bool)
+    while True:
+        masks = obs["action_mask"][0]
+        acts = np.array([[win_or_random(masks[s], rng, obs["observation"][0, s]) for s in range(4)]])
+        obs, rew, terms, _, infos = venv.step(acts)
+        if terms[0]:
+            break
+        paid_after_leaving += int((rew[0][gone] != 0).sum())
+        gone = venv._tables.won[0].copy()
+        assert (infos["potential"][0][gone] == 0).all()
+    assert gone.any()  # someone left before the end
+    assert paid_after_leaving == 0
+
+
+@pytest.mark.parametrize("gamma", [0.9, 1.0])
+def test_single_agent_env_sichuan_shaping_telescopes_for_the_learner_also_when_it_leaves(gamma):
+    for seed in SICHUAN_SEEDS:
+        runs = {}
+        for shaping in (None, "deficiency"):
+            env = SingleAgentEnv(rules="sichuan", opponents="random", seat=None, shaping=shaping, gamma=gamma)
+            rng = np.random.default_rng(seed)
+            obs, info = env.reset(seed=seed)
+            phi0, rewards, done = phi_of(info["deficiency"]), [], False
+            while not done:
+                obs, r, done, _, info = env.step(win_or_random(env.action_masks(), rng, obs))
+                rewards.append(r)
+            runs[shaping] = rewards
+        f = [s - p for s, p in zip(runs["deficiency"], runs[None])]
+        assert len(runs[None]) == len(runs["deficiency"])
+        assert discounted(f, gamma) == pytest.approx(-phi0, abs=1e-9)
+
+
+@pytest.mark.parametrize("gamma", [0.9, 1.0])
+def test_rllib_adapter_sichuan_shaping_telescopes_for_every_seat_including_those_that_leave(gamma):
+    from mjenv.wrappers.rllib import RLlibParallelEnv
+
+    for seed in SICHUAN_SEEDS:
+        runs = {}
+        for shaping in (None, "deficiency"):
+            env = RLlibParallelEnv(rules="sichuan", shaping=shaping, gamma=gamma)
+            rng = np.random.default_rng(seed)
+            obs, infos = env.reset(seed=seed)
+            phi0 = {a: phi_of(infos[a]["deficiency"]) for a in obs}
+            rewards: dict[str, list[float]] = {a: [] for a in env.possible_agents}
+            while True:
+                obs, rew, terms, _, infos = env.step(
+                    {a: win_or_random(o["action_mask"].astype(np.int8), rng, o["observations"]) for a, o in obs.items()}
+                )
+                for a, r in rew.items():
+                    if a in phi0:
+                        rewards[a].append(r)
+                    else:
+                        phi0[a] = phi_of(infos[a]["deficiency"])
+                if not env.agents:
+                    break
+            runs[shaping] = (rewards, phi0)
+        (plain, _), (shaped, phi0) = runs[None], runs["deficiency"]
+        assert set(phi0) == set(mjenv.AGENTS)
+        for a in phi0:
+            f = [s - p for s, p in zip(shaped[a], plain[a])]
+            assert len(shaped[a]) == len(plain[a]) and discounted(f, gamma) == pytest.approx(-phi0[a], abs=1e-9)

@@ -159,3 +159,61 @@ def test_greedy_and_flatmc_declare_the_suit_cheapest_to_drop():
                 s = int(a[-1])
                 want = best_missing_suit(env.game.hands[s], knowledge_base(env.game, s))
                 assert agent.act(obs[a]) == LAY.declare(want), (seed, a, type(agent).__name__)
+
+
+def _after_first_win(env):
+    """Play the THREE_WINS hand until player_1 has won on player_0's 5p and left; return the observations."""
+    obs, _ = env.reset(options=WALL)
+    for _ in range(3):  # the declarations; player_0 discards 5p; player_1 wins on it
+        obs, *_ = env.step({a: scripted(a, obs[a]) for a in env.agents})
+    assert env.game.winners == [1] and env.game.scores.tolist() == [-1, 1, 0, 0]
+    return obs
+
+
+def test_a_hand_ended_by_an_illegal_action_keeps_the_earlier_results_in_the_final_infos():
+    env = mjenv.parallel_env(rules="sichuan")
+    obs = _after_first_win(env)
+    actor = next(a for a in env.agents if obs[a]["action_mask"].sum() > 1)
+    acts = {a: scripted(a, obs[a]) for a in env.agents}
+    acts[actor] = int(np.flatnonzero(obs[actor]["action_mask"] == 0)[0])
+    _, rew, term, _, infos = env.step(acts)
+    assert all(term.values()) and rew[actor] == -1.0
+    # player_1 was paid when it won: the final infos still say so
+    for a in infos:
+        assert infos[a]["winners"] == [1]
+        assert infos[a]["scores"] == [-1, 1, 0, 0][int(a[-1])]
+
+
+def _vector_after_first_win():
+    """A one-table sichuan vector env on the THREE_WINS hand, after player_1's win."""
+    venv = mjenv.vector_env(1, rules="sichuan")
+    obs, _ = venv.reset(options=WALL)
+    for _ in range(3):
+        acts = [[scripted(a, {"action_mask": obs["action_mask"][0, s]}) for s, a in enumerate(mjenv.AGENTS)]]
+        obs, rew, terms, _, infos = venv.step(np.array(acts))
+    assert venv._tables.won[0].tolist() == [False, True, False, False] and not terms[0]
+    return venv, obs
+
+
+def test_vector_env_final_info_of_an_illegal_end_keeps_the_earlier_results():
+    venv, obs = _vector_after_first_win()
+    masks = obs["action_mask"][0]
+    actor = next(s for s in range(4) if masks[s].sum() > 1)
+    acts = [scripted(a, {"action_mask": masks[s]}) for s, a in enumerate(mjenv.AGENTS)]
+    acts[actor] = int(np.flatnonzero(masks[actor] == 0)[0])
+    _, rew, terms, _, infos = venv.step(np.array([acts]))
+    assert terms[0] and rew[0, actor] == -1.0
+    assert infos["final_info"]["scores"][0].tolist() == [-1, 1, 0, 0]
+    assert infos["final_info"]["winners"][0].tolist() == [False, True, False, False]
+    assert infos["final_info"]["illegal_action"][0].tolist() == [s == actor for s in range(4)]
+
+
+def test_vector_env_ignores_the_action_of_a_seat_that_has_left():
+    venv, obs = _vector_after_first_win()
+    masks = obs["action_mask"][0]
+    assert np.flatnonzero(masks[1]).tolist() == [LAY.pass_]  # player_1 has left: PASS only
+    acts = [scripted(a, {"action_mask": masks[s]}) for s, a in enumerate(mjenv.AGENTS)]
+    acts[1] = 0  # not PASS: the seat is out of the hand, its action does not count
+    _, rew, terms, _, infos = venv.step(np.array([acts]))
+    assert not terms[0] and rew[0, 1] == 0.0
+    assert venv._tables.tables[0].game.scores[1] == 1  # the hand went on (here: player_2's self-draw)

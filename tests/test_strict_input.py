@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import mjenv
 import mjenv.deficiency as dfc
 from mjenv import tiles
 from mjenv.deficiency import (
@@ -32,7 +33,8 @@ from mjenv.deficiency import (
     is_complete,
 )
 from mjenv.deficiency._validate import METHOD_OPTIONS, METHODS
-from mjenv.game import Game, replay
+from mjenv.env import replay_observations
+from mjenv.game import Game, log_rules, replay
 
 from .game_helpers import play_random
 
@@ -262,3 +264,81 @@ def test_every_malformed_text_names_the_character_and_what_is_allowed(counts, ba
     msg = str(err.value)
     assert re.search(r"position \d+", msg) and ("allowed" in msg or "must" in msg), msg
     assert repr(bad) in msg or "rank" in msg or "digit" in msg, msg
+
+
+# --- logs and env inputs: each of these was accepted silently or failed with the wrong error
+
+
+def _random_hand(rules, seed=0):
+    env = mjenv.parallel_env(rules=rules)
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    while env.agents:
+        obs, *_ = env.step({a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents})
+    return env.game
+
+
+def test_a_log_with_draw_at_and_no_flowers_replays_under_its_own_rules():
+    game = _random_hand({"name": "basic", "draw_at": 16})
+    assert game.end_reason == "exhaustive_draw" and game.wall_remaining == 16
+    log = game.log
+    assert "flowers" not in log["rules"] and log["rules"]["draw_at"] == 16
+    assert replay(log).result() == game.result()
+    assert log_rules(log)["draw_at"] == 16
+    states = replay_observations(log)
+    assert len(states) == len(log["steps"]) + 1
+
+
+def test_a_log_without_the_newer_fields_still_reads_as_written_before_they_existed():
+    log = _random_hand("basic").log
+    old = {**log, "rules": {k: v for k, v in log["rules"].items() if k not in ("flowers", "draw_at")}}
+    old["rules"]["name"] = "taiwan16"  # a taiwan16 log from before flowers: none, and the wall ran dry
+    rules = log_rules(old)
+    assert rules["flowers"] == 0 and rules["draw_at"] == 0
+
+
+@pytest.mark.parametrize("kind", ["float", "str", "bool seat", "bool action", "repeated", "short", "not a list"])
+def test_replay_refuses_a_malformed_step(kind):
+    env = mjenv.parallel_env()
+    obs, _ = env.reset(seed=0, options={"dealer": 1})  # the first step is seat 1's discard
+    env.step({a: int(np.flatnonzero(obs[a]["action_mask"])[0]) for a in env.agents})
+    log = env.game.log
+    [[seat, action]] = log["steps"][0]
+    assert seat == 1
+    bad = {  # each one the logged step in a form a log never holds (most of them read as it once)
+        "float": [[seat, action + 0.5]], "str": [[seat, str(action)]], "bool seat": [[True, action]],
+        "bool action": [[seat, True]], "repeated": [[seat, action], [seat, action]], "short": [[seat]],
+        "not a list": f"{seat}{action}",
+    }[kind]
+    broken = {**log, "steps": [bad]}
+    with pytest.raises(ValueError, match="replay step 0"):
+        replay(broken)
+    with pytest.raises(ValueError, match="replay step 0"):
+        replay_observations(broken)
+
+
+@pytest.mark.parametrize("version", [True, 2.0, "2"])
+def test_replay_refuses_a_version_that_is_not_an_int(version):
+    log = _random_hand("basic").log
+    with pytest.raises(ValueError, match="version"):
+        replay({**log, "version": version})
+
+
+def test_vector_env_reset_takes_a_zero_dim_seed_array():
+    venv = mjenv.vector_env(2)
+    obs, _ = venv.reset(seed=np.array(5))
+    again, _ = mjenv.vector_env(2).reset(seed=5)
+    np.testing.assert_array_equal(obs["observation"], again["observation"])
+
+
+@pytest.mark.parametrize("engine", ["compiled", "python"])
+def test_vector_env_names_a_huge_unsigned_action_as_given(engine):
+    venv = mjenv.vector_env(2, engine=engine)
+    venv.reset(seed=0)
+    with pytest.raises(ValueError, match=f"action {2**64 - 1} is outside the action space"):
+        venv.step(np.full((2, 4), 2**64 - 1, dtype=np.uint64))
+
+
+def test_aec_step_before_reset_is_a_value_error():
+    with pytest.raises(ValueError, match="reset"):
+        mjenv.env().step(0)

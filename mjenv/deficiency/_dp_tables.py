@@ -28,6 +28,10 @@ Tables (values uint8, ``INF`` where no pattern fits):
 - ``honour_tables()``: any KB, honours 1-4 (15**4 rows) and 5-7 (15**3 rows).
 
 Tables are built lazily on first use (about a second each here) and kept in memory.
+
+Shared with the torch path (``_dp_torch``) as well: the min-plus pair indices (:func:`combos`,
+:func:`padded_combos`) and the table-row weights (:func:`digit_weights`), so that neither ``dp`` nor
+``_dp_torch`` imports the other.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ import numpy as np
 
 #: Cost of an impossible pattern. uint8; two INF add to 200 < 256, callers clamp after each addition.
 INF = 100
+#: Deficiency of a hand that cannot be completed under its knowledge base.
+INCOMPLETABLE = 99
 #: Most melds a suit part can hold in the tables (5 for 16-tile rule sets).
 KMAX = 5
 #: Most equal chows started at one position (see module docstring).
@@ -159,3 +165,61 @@ def honour_tables() -> tuple[np.ndarray, np.ndarray]:
         np.ascontiguousarray(prefix_table(opts, 4, (), closed=True)[:, 0, 0]),
         np.ascontiguousarray(prefix_table(opts, 3, (), closed=True)[:, 0, 0]),
     )
+
+
+# ----------------------------------------------------------------------------- min-plus combinations
+@cache
+def combos(kmax: int, final: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Index pairs of the min-plus combination of two (k, p) vectors, grouped by target.
+
+    Args:
+        kmax: largest meld count needed.
+        final: only the targets (k, 1) (a whole hand has exactly one pair); else (k, p) for p in 0, 1.
+
+    Returns:
+        (left, right, bounds): int64 rows ``k * 2 + p`` of each operand for every pair with
+        k1 + k2 = k, p1 + p2 = p, ordered by target (targets ``k * 2 + p``, k = 0..kmax, or k with
+        ``final``); ``bounds[i]:bounds[i + 1]`` are the pairs of target i.
+    """
+    left, right, bounds = [], [], [0]
+    for k in range(kmax + 1):
+        for p in (1,) if final else (0, 1):
+            for k1 in range(k + 1):
+                for p1 in range(p + 1):
+                    left.append(2 * k1 + p1)
+                    right.append(2 * (k - k1) + (p - p1))
+            bounds.append(len(left))
+    return np.array(left), np.array(right), np.array(bounds)
+
+
+@cache
+def padded_combos(kmax: int, final: bool) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`combos` as int64[targets, longest group]; short groups repeat their first pair (same min)."""
+    left, right, bounds = combos(kmax, final)
+    width = int(np.diff(bounds).max())
+    col = np.arange(width)
+    pick = np.where(col < np.diff(bounds)[:, None], bounds[:-1, None] + col, bounds[:-1, None])
+    return left[pick], right[pick]
+
+
+@cache
+def digit_weights(num_tile_types: int, full: bool) -> np.ndarray:
+    """float64[T, parts]: weights turning per-tile option codes into table rows by one matmul.
+
+    Columns: KB = 4 - H: each suit (5**(8-r)), then honours (5**(6-j)). Any KB: each suit's left
+    part (15**(4-r), ranks 1-5) and right part (15**(3-j), ranks 9..6), then honours 1-4 and 5-7.
+    Float64 sums of these integers are exact, and a BLAS matmul is much faster than numpy's integer one.
+    """
+    if full:
+        cols = [[(9 * s + r, 5 ** (8 - r)) for r in range(9)] for s in range(3)]
+        cols += [[(27 + j, 5 ** (6 - j)) for j in range(7)]] if num_tile_types == 34 else []
+    else:
+        cols = [[(9 * s + r, 15 ** (4 - r)) for r in range(5)] for s in range(3)]
+        cols += [[(9 * s + 8 - j, 15 ** (3 - j)) for j in range(4)] for s in range(3)]
+        if num_tile_types == 34:
+            cols += [[(27 + j, 15 ** (3 - j)) for j in range(4)], [(31 + j, 15 ** (2 - j)) for j in range(3)]]
+    w = np.zeros((num_tile_types, len(cols)), dtype=np.float64)
+    for c, col in enumerate(cols):
+        for t, v in col:
+            w[t, c] = v
+    return w

@@ -19,7 +19,6 @@ from functools import cache
 import numpy as np
 
 from mjenv.deficiency import _dp_tables as _tables
-from mjenv.deficiency import dp as _dp
 
 _INF = _tables.INF
 _ALLOWED = "'cpu', 'cuda' or 'cuda:N'"
@@ -84,16 +83,16 @@ def _device_tables(dev_str: str) -> dict:
 
 @cache
 def _device_combos(dev_str: str, kmax: int, final: bool):
-    """The padded pair indices of :func:`mjenv.deficiency.dp._padded_combos` on one device."""
+    """The padded pair indices of :func:`mjenv.deficiency._dp_tables.padded_combos` on one device."""
     torch = _import_torch()
-    return tuple(torch.from_numpy(x).to(torch.device(dev_str)) for x in _dp._padded_combos(kmax, final))
+    return tuple(torch.from_numpy(x).to(torch.device(dev_str)) for x in _tables.padded_combos(kmax, final))
 
 
 @cache
 def _device_weights(dev_str: str, num_t: int, full: bool):
-    """The table-row weights of :func:`mjenv.deficiency.dp._digit_weights` on one device."""
+    """The table-row weights of :func:`mjenv.deficiency._dp_tables.digit_weights` on one device."""
     torch = _import_torch()
-    return torch.from_numpy(_dp._digit_weights(num_t, full)).to(torch.device(dev_str))
+    return torch.from_numpy(_tables.digit_weights(num_t, full)).to(torch.device(dev_str))
 
 
 def _minplus(a, b, kmax: int, final: bool = False):
@@ -117,7 +116,7 @@ def _minplus(a, b, kmax: int, final: bool = False):
 def _minplus_loop(a, b, kmax: int, final: bool):
     """:func:`_minplus` pair by pair, in place (as the numpy path): fewer bytes moved, more kernels."""
     torch = _import_torch()
-    left, right, bounds = _dp.combos(kmax, final)
+    left, right, bounds = _tables.combos(kmax, final)
     out = a.new_empty((len(bounds) - 1, *a.shape[1:]))
     tmp = a.new_empty(a.shape[1:])
     for t in range(len(bounds) - 1):
@@ -138,7 +137,7 @@ def _finish(parts, melds_needed, kmax: int):
         acc = _minplus(acc, part, kmax)
     last = _minplus(acc, parts[-1], kmax, final=True)  # (k, hand)
     res = last.gather(0, melds_needed.view(1, -1)).view(-1).to(torch.int32)
-    return torch.where(res >= _INF, torch.full_like(res, _dp.INCOMPLETABLE), res)
+    return torch.where(res >= _INF, torch.full_like(res, _tables.INCOMPLETABLE), res)
 
 
 def _rows(x, full: bool):

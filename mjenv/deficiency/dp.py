@@ -35,48 +35,16 @@ import numpy as np
 
 from mjenv.deficiency import _dp_tables as _tables
 
-INCOMPLETABLE = 99
+INCOMPLETABLE = _tables.INCOMPLETABLE
+combos = _tables.combos
+_padded_combos = _tables.padded_combos
+_digit_weights = _tables.digit_weights
 _INF = _tables.INF
 _KMAX = _tables.KMAX
 #: Hands per block of the table path: keeps the gathered slabs (about 600 bytes per hand) in cache.
 _BLOCK = 4096
 _PLAIN_INF = 1000
 _PLAIN_CHUNK = 8192
-
-
-# ----------------------------------------------------------------------------- min-plus combinations
-@cache
-def combos(kmax: int, final: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Index pairs of the min-plus combination of two (k, p) vectors, grouped by target.
-
-    Args:
-        kmax: largest meld count needed.
-        final: only the targets (k, 1) (a whole hand has exactly one pair); else (k, p) for p in 0, 1.
-
-    Returns:
-        (left, right, bounds): int64 rows ``k * 2 + p`` of each operand for every pair with
-        k1 + k2 = k, p1 + p2 = p, ordered by target (targets ``k * 2 + p``, k = 0..kmax, or k with
-        ``final``); ``bounds[i]:bounds[i + 1]`` are the pairs of target i.
-    """
-    left, right, bounds = [], [], [0]
-    for k in range(kmax + 1):
-        for p in (1,) if final else (0, 1):
-            for k1 in range(k + 1):
-                for p1 in range(p + 1):
-                    left.append(2 * k1 + p1)
-                    right.append(2 * (k - k1) + (p - p1))
-            bounds.append(len(left))
-    return np.array(left), np.array(right), np.array(bounds)
-
-
-@cache
-def _padded_combos(kmax: int, final: bool) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`combos` as int64[targets, longest group]; short groups repeat their first pair (same min)."""
-    left, right, bounds = combos(kmax, final)
-    width = int(np.diff(bounds).max())
-    col = np.arange(width)
-    pick = np.where(col < np.diff(bounds)[:, None], bounds[:-1, None] + col, bounds[:-1, None])
-    return left[pick], right[pick]
 
 
 #: Up to this many (hand x boundary) columns one padded gather beats a Python loop over pairs.
@@ -184,29 +152,6 @@ def _finish(parts: list[np.ndarray], melds_needed: np.ndarray, kmax: int) -> np.
 
 
 # ----------------------------------------------------------------------------- table lookups
-@cache
-def _digit_weights(num_tile_types: int, full: bool) -> np.ndarray:
-    """float64[T, parts]: weights turning per-tile option codes into table rows by one matmul.
-
-    Columns: KB = 4 - H: each suit (5**(8-r)), then honours (5**(6-j)). Any KB: each suit's left
-    part (15**(4-r), ranks 1-5) and right part (15**(3-j), ranks 9..6), then honours 1-4 and 5-7.
-    Float64 sums of these integers are exact, and a BLAS matmul is much faster than numpy's integer one.
-    """
-    if full:
-        cols = [[(9 * s + r, 5 ** (8 - r)) for r in range(9)] for s in range(3)]
-        cols += [[(27 + j, 5 ** (6 - j)) for j in range(7)]] if num_tile_types == 34 else []
-    else:
-        cols = [[(9 * s + r, 15 ** (4 - r)) for r in range(5)] for s in range(3)]
-        cols += [[(9 * s + 8 - j, 15 ** (3 - j)) for j in range(4)] for s in range(3)]
-        if num_tile_types == 34:
-            cols += [[(27 + j, 15 ** (3 - j)) for j in range(4)], [(31 + j, 15 ** (2 - j)) for j in range(3)]]
-    w = np.zeros((num_tile_types, len(cols)), dtype=np.float64)
-    for c, col in enumerate(cols):
-        for t, v in col:
-            w[t, c] = v
-    return w
-
-
 def _table_rows(x: np.ndarray, full: bool) -> np.ndarray:
     """int64[B, parts] table rows of per-tile codes x (h for KB = 4 - H, the (h, a) option otherwise)."""
     return (x.astype(np.float64) @ _digit_weights(x.shape[1], full)).astype(np.int64)

@@ -82,7 +82,7 @@ from __future__ import annotations
 from mjenv.game._win import is_winning
 from mjenv.game.actions import ActionLayout, Phase
 from mjenv.game.engine import MELD_KINDS, NUM_SEATS, EndReason, Game, Meld, MeldKind
-from mjenv.game.log import log_rules, read_jsonl, replay, write_jsonl
+from mjenv.game.log import log_rules, read_jsonl, replay, replay_states, write_jsonl
 from mjenv.game.scripting import make_wall
 
 __all__ = [
@@ -99,5 +99,6 @@ __all__ = [
     "make_wall",
     "read_jsonl",
     "replay",
+    "replay_states",
     "write_jsonl",
 ]

@@ -22,14 +22,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
 from mjenv.game.engine import LOG_FORMAT, LOG_VERSION, Game
+from mjenv.rules import QUIET_DEFAULTS
 
-__all__ = ["log_rules", "read_jsonl", "replay", "write_jsonl"]
+__all__ = ["log_rules", "read_jsonl", "replay", "replay_states", "write_jsonl"]
 
 
 def log_rules(log: dict[str, Any]) -> dict[str, Any]:
@@ -40,8 +41,9 @@ def log_rules(log: dict[str, Any]) -> dict[str, Any]:
 
     Returns:
         The header's rules; for a version-1 log without ``claim_window``, with
-        ``claim_window="when_possible"`` (the only behaviour version 1 knew); for a log without
-        ``flowers`` (written before issue 12), with ``flowers=0, draw_at=0``.
+        ``claim_window="when_possible"`` (the only behaviour version 1 knew); every field of
+        :data:`~mjenv.rules.QUIET_DEFAULTS` it lacks at its quiet default (``Rules.to_dict`` leaves a
+        field out only there, and a log written before the field existed played with that value).
 
     Raises:
         ValueError: not a hand log, or a version this code does not know.
@@ -49,15 +51,15 @@ def log_rules(log: dict[str, Any]) -> dict[str, Any]:
     if log.get("format") != LOG_FORMAT:
         raise ValueError(f"not a hand log: format is {log.get('format')!r}, expected {LOG_FORMAT!r}")
     version = log.get("version", 1)
-    if version not in range(1, LOG_VERSION + 1):
+    if isinstance(version, bool) or not isinstance(version, int) or version not in range(1, LOG_VERSION + 1):
         raise ValueError(f"hand log version {version!r} is not supported; allowed 1..{LOG_VERSION}")
     rules = log["rules"]
     if isinstance(rules, dict) and version == 1 and "claim_window" not in rules:
         rules = {**rules, "claim_window": "when_possible"}
-    if isinstance(rules, dict) and "flowers" not in rules:
-        # written before taiwan16 had flowers (issue 12): the game it recorded had none and ran the
-        # wall dry, whatever today's preset of that name says
-        rules = {**rules, "flowers": 0, "draw_at": 0}
+    if isinstance(rules, dict):
+        # a field left out is at its quiet default: Rules.to_dict leaves it out only there, and a log
+        # written before the field existed played with that value, whatever today's preset says
+        rules = {**{k: v for k, v in QUIET_DEFAULTS.items() if k not in rules}, **rules}
     return rules
 
 
@@ -105,6 +107,69 @@ def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return _from_records(records)
 
 
+def _step_actions(step: Any, i: int) -> dict[int, int]:
+    """One logged step as ``{seat: action}``; ValueError unless it is a list of ``[seat, action]`` pairs of
+    ints (not bools, floats or strings), each seat at most once."""
+    if not isinstance(step, (list, tuple)):
+        raise ValueError(f"replay step {i}: expected a list of [seat, action] pairs, got {step!r}")
+    out: dict[int, int] = {}
+    for pair in step:
+        if (
+            not isinstance(pair, (list, tuple))
+            or len(pair) != 2
+            or any(isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) for x in pair)
+        ):
+            raise ValueError(f"replay step {i}: each entry must be [seat, action], two ints, got {pair!r}")
+        seat, action = int(pair[0]), int(pair[1])
+        if seat in out:
+            raise ValueError(f"replay step {i}: seat {seat} appears twice in {step!r}; one action per seat")
+        out[seat] = action
+    return out
+
+
+def _log_of(log: dict[str, Any] | str | os.PathLike[str] | Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The log dict of ``log``: itself, or the first hand of a JSON-lines file or of a list of records."""
+    if isinstance(log, dict):
+        return log
+    if isinstance(log, (str, os.PathLike)):
+        hands = read_jsonl(log)
+        if not hands:
+            raise ValueError(f"{log!s} holds no hand")
+        return hands[0]
+    hands = _from_records(list(log))
+    if not hands:
+        raise ValueError("the records hold no hand")
+    return hands[0]
+
+
+def replay_states(
+    log: dict[str, Any] | str | os.PathLike[str] | Iterable[dict[str, Any]], *, steps: int | None = None
+) -> Iterator[Game]:
+    """The states of a logged hand, one by one: the game after the deal, then after each logged step.
+
+    The same game object is yielded each time (moved on between yields): read what you need from it,
+    or :meth:`Game.clone` it. The arguments and errors are those of :func:`replay`, but the stored
+    result is not compared (a caller that reads every state need not finish the hand).
+    """
+    log = _log_of(log)
+    rules = log_rules(log)  # first: it says when this is not a hand log at all
+    logged = len(log["steps"])
+    if steps is not None and (
+        not isinstance(steps, (int, np.integer)) or isinstance(steps, bool) or not 0 <= steps <= logged
+    ):
+        raise ValueError(f"steps must be None (all) or an int in 0..{logged} (the steps logged), got {steps!r}")
+    game = Game(rules, log["seed"], dealer=log["dealer"], wall=log.get("wall"))
+    yield game
+    todo = log["steps"] if steps is None else log["steps"][:steps]
+    for i, step in enumerate(todo):
+        actions = _step_actions(step, i)
+        try:
+            game.step(actions)
+        except ValueError as e:
+            raise ValueError(f"replay step {i}: {e}") from e
+        yield game
+
+
 def replay(
     log: dict[str, Any] | str | os.PathLike[str] | Iterable[dict[str, Any]], *, steps: int | None = None
 ) -> Game:
@@ -120,32 +185,12 @@ def replay(
 
     Raises:
         ValueError: not a hand log, ``steps`` not an int in 0..len(log["steps"]) (a negative count
-            is not read from the end), an action that is illegal on replay, or a replayed result that
-            differs from the result stored in the log.
+            is not read from the end), a step that is not a list of ``[seat, action]`` int pairs with
+            each seat once, an action that is illegal on replay, or a replayed result that differs
+            from the result stored in the log.
     """
-    if isinstance(log, (str, os.PathLike)):
-        hands = read_jsonl(log)
-        if not hands:
-            raise ValueError(f"{log!s} holds no hand")
-        log = hands[0]
-    elif not isinstance(log, dict):
-        hands = _from_records(list(log))
-        if not hands:
-            raise ValueError("the records hold no hand")
-        log = hands[0]
-    rules = log_rules(log)  # first: it says when this is not a hand log at all
-    logged = len(log["steps"])
-    if steps is not None and (
-        not isinstance(steps, (int, np.integer)) or isinstance(steps, bool) or not 0 <= steps <= logged
-    ):
-        raise ValueError(f"steps must be None (all) or an int in 0..{logged} (the steps logged), got {steps!r}")
-    game = Game(rules, log["seed"], dealer=log["dealer"], wall=log.get("wall"))
-    todo = log["steps"] if steps is None else log["steps"][:steps]
-    for i, step in enumerate(todo):
-        try:
-            game.step({int(s): int(a) for s, a in step})
-        except ValueError as e:
-            raise ValueError(f"replay step {i}: {e}") from e
+    log = _log_of(log)
+    *_, game = replay_states(log, steps=steps)  # the one game object, after the last step
     if steps is None and "result" in log and game.result() != log["result"]:
         raise ValueError(f"replayed result {game.result()} differs from the logged result {log['result']}")
     return game
