@@ -1,0 +1,194 @@
+"""mjenv's Riichi scorer against the ``mahjong`` library and RiichiEnv's Rust scorer, per hand, one run.
+
+The same random winning hands (``tests/riichi_hands.py``: themed hands in random situations, red fives,
+melds and kans, seven pairs, thirteen orphans, yakuman) go through:
+
+* ``mjenv``: ``score_hand(...)`` with its input checks, and with ``validate=False`` (the engine's call);
+* ``mahjong``: ``HandCalculator.estimate_hand_value`` with Tenhou's options, its ``HandConfig`` and
+  ``Meld`` objects built before the clock starts;
+* ``riichienv`` (if installed): its Rust ``HandEvaluator(tiles, melds).calc(...)``, inputs built before
+  the clock starts (the evaluator object is built inside, as it holds the hand).
+
+Times are CPU seconds of this process (``time.process_time``), best of ``--repeat`` passes, divided
+by the number of hands. It also counts the hands where RiichiEnv's han, fu or payments differ from
+mjenv's (mjenv equals ``mahjong`` on every hand: ``tests/test_riichi_scoring.py``). RiichiEnv plays
+Mahjong Soul's rules, where suuankou tanki, 13-wait kokushi, junsei chuuren and daisuushii are double
+yakuman; the count allows for that.
+
+Run: ``nice -n 10 python -m benchmarks.riichi_scoring_speed --hands 20000 --repeat 3``
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from tqdm import tqdm
+
+from mjenv.rulesets.riichi.scoring import score_hand
+from tests.riichi_hands import random_deal, tenhou_options
+
+
+def _library_inputs(deals):
+    from mahjong.hand_calculating.hand_config import HandConfig
+    from mahjong.meld import Meld as LibMeld
+
+    kinds = {"chi": LibMeld.CHI, "pon": LibMeld.PON, "minkan": LibMeld.KAN, "ankan": LibMeld.KAN}
+    kinds["kakan"] = LibMeld.SHOUMINKAN
+    opts = tenhou_options()
+    out = []
+    for d in deals:
+        c = d.ctx
+        config = HandConfig(
+            is_tsumo=c.is_tsumo,
+            is_riichi=c.is_riichi,
+            is_ippatsu=c.is_ippatsu,
+            is_rinshan=c.is_rinshan,
+            is_chankan=c.is_chankan,
+            is_haitei=c.is_haitei,
+            is_houtei=c.is_houtei,
+            is_daburu_riichi=c.is_double_riichi,
+            is_tenhou=c.is_tenhou,
+            is_chiihou=c.is_chiihou,
+            player_wind=27 + c.seat_wind,
+            round_wind=27 + c.round_wind,
+            options=opts,
+        )
+        melds = [
+            LibMeld(meld_type=kinds[m.kind], tiles=sorted(m.tiles), opened=m.kind != "ankan", called_tile=m.called)
+            for m in d.melds
+        ]
+        tiles = list(d.concealed) + [t for m in d.melds for t in m.tiles]
+        out.append((tiles, d.win_tile, melds, list(c.dora_indicators), config, list(c.ura_indicators)))
+    return out
+
+
+def _riichienv_inputs(deals):
+    from riichienv import _riichienv as rc
+
+    kinds = {
+        "chi": rc.MeldType.Chi,
+        "pon": rc.MeldType.Pon,
+        "minkan": rc.MeldType.Daiminkan,
+        "ankan": rc.MeldType.Ankan,
+        "kakan": rc.MeldType.Kakan,
+    }
+    winds = (rc.Wind.East, rc.Wind.South, rc.Wind.West, rc.Wind.North)
+    out = []
+    for d in deals:
+        c = d.ctx
+        cond = rc.Conditions(
+            tsumo=c.is_tsumo,
+            riichi=c.is_riichi or c.is_double_riichi,
+            double_riichi=c.is_double_riichi,
+            ippatsu=c.is_ippatsu,
+            haitei=c.is_haitei,
+            houtei=c.is_houtei,
+            rinshan=c.is_rinshan,
+            chankan=c.is_chankan,
+            tsumo_first_turn=c.is_tenhou or c.is_chiihou,
+            player_wind=winds[c.seat_wind],
+            round_wind=winds[c.round_wind],
+        )
+        melds = [rc.Meld(kinds[m.kind], sorted(m.tiles), m.kind != "ankan") for m in d.melds]
+        ura = list(c.ura_indicators) if c.is_riichi or c.is_double_riichi else []  # riichienv counts ura always
+        out.append((sorted(d.concealed), melds, d.win_tile, list(c.dora_indicators), ura, cond))
+    return out, rc.HandEvaluator
+
+
+_DOUBLE_ON_MAHJONG_SOUL = ("suuankou tanki", "kokushi musou 13-wait", "junsei chuuren poutou", "daisuushii")
+
+
+def _best(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t0)
+    return best
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hands", type=int, default=20000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+
+    rng = random.Random(args.seed)
+    deals = [random_deal(rng) for _ in tqdm(range(args.hands), desc="hands", leave=False)]
+    n = len(deals)
+    rows = []
+
+    def mjenv_checked():
+        for d in deals:
+            score_hand(d.concealed, d.melds, d.win_tile, d.ctx)
+
+    def mjenv_trusted():
+        for d in deals:
+            score_hand(d.concealed, d.melds, d.win_tile, d.ctx, validate=False)
+
+    # the caches of per-suit decompositions fill on the first pass: time after one warm pass
+    mjenv_trusted()
+    rows.append(("mjenv score_hand (checked)", _best(mjenv_checked, args.repeat) / n))
+    rows.append(("mjenv score_hand (validate=False)", _best(mjenv_trusted, args.repeat) / n))
+
+    from mahjong.hand_calculating.hand import HandCalculator
+
+    lib_in = _library_inputs(deals)
+
+    def library():
+        for tiles, win, melds, dora, config, ura in lib_in:
+            HandCalculator.estimate_hand_value(
+                tiles, win, melds=melds, dora_indicators=dora, config=config, ura_dora_indicators=ura
+            )
+
+    rows.append(("mahjong 2.x estimate_hand_value", _best(library, args.repeat) / n))
+
+    differ = None
+    try:
+        rin_in, evaluator = _riichienv_inputs(deals)
+    except ImportError:
+        rin_in = None
+    if rin_in is not None:
+
+        def rust():
+            for tiles, melds, win, dora, ura, cond in rin_in:
+                evaluator(tiles, melds).calc(win, dora, ura, cond)
+
+        rows.append(("riichienv HandEvaluator (Rust)", _best(rust, args.repeat) / n))
+        differ = 0
+        for d, (tiles, melds, win, dora, ura, cond) in zip(deals, rin_in):
+            mine = score_hand(d.concealed, d.melds, d.win_tile, d.ctx)
+            theirs = evaluator(tiles, melds).calc(win, dora, ura, cond)
+            if mine is None:
+                differ += bool(theirs.is_win)
+                continue
+            pay = (
+                (mine.cost["ron"],) if not d.ctx.is_tsumo else (mine.cost["tsumo_dealer"], mine.cost["tsumo_nondealer"])
+            )
+            got = (theirs.ron_agari,) if not d.ctx.is_tsumo else (theirs.tsumo_agari_oya, theirs.tsumo_agari_ko)
+            if mine.dealer and d.ctx.is_tsumo:
+                got = (0, theirs.tsumo_agari_ko)
+            # riichienv plays Mahjong Soul's rules: these four yakuman count double there, single on Tenhou
+            doubled = sum(13 for name, _ in mine.yaku if name in _DOUBLE_ON_MAHJONG_SOUL)
+            if mine.yakuman:
+                differ += (not theirs.is_win) or mine.han + doubled != theirs.han
+            else:
+                differ += (not theirs.is_win) or (mine.han, mine.fu, pay) != (theirs.han, theirs.fu, got)
+
+    base = rows[0][1]
+    lib = rows[2][1]
+    print(f"{n} random winning hands (seed {args.seed}), CPU time per hand, best of {args.repeat}")
+    print(f"{'scorer':40s} {'us/hand':>9s} {'vs mahjong':>11s} {'vs mjenv checked':>17s}")
+    for name, t in rows:
+        print(f"{name:40s} {t * 1e6:9.1f} {t / lib:10.2f}x {t / base:16.2f}x")
+    if differ is not None:
+        print(f"hands where riichienv's han, fu or payments differ from mjenv's: {differ} of {n}")
+        print("(yakuman: han only, after Mahjong Soul's double yakuman; tenhou with thirteen orphans counts as")
+        print(" the 13-wait there, a name difference that pays the same under Tenhou's single yakuman)")
+
+
+if __name__ == "__main__":
+    main()

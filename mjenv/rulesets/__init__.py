@@ -1,0 +1,1 @@
+"""Rule-set rooms: one subpackage per rule set (``mjenv.rulesets.<name>``)."""
