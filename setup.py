@@ -8,8 +8,9 @@ slower); ``mjenv.deficiency.kernel.available()`` says which one runs.
 method in C). It is optional too: without it the call runs ``hbba`` (same values, slower).
 ``mjenv.deficiency._bda`` is ``method="bda"``'s local type search in C (optional likewise: without
 it the Python search gives the same types).
-``_kernel.c`` and ``_fast.c`` include ``mjenv/deficiency/_minplus.h`` (their shared (k, p) vector join;
-in ``depends`` so a change rebuilds both, and in the package data so an sdist carries it).
+``_kernel.c`` and ``_fast.c`` include ``mjenv/deficiency/_minplus.h`` (their shared (k, p) vector join)
+and ``_closed.h`` (seven pairs and thirteen orphans in closed form); in ``depends`` so a change
+rebuilds both, and in the package data so an sdist carries them.
 ``mjenv.game._step`` is the first block of the compiled batch step (a batched win check; optional:
 without it ``mjenv.game.batch`` runs the Python check, same values).
 ``mjenv.baselines._flatmc`` is flat MC's compiled simulation (optional: without it
@@ -24,14 +25,14 @@ setup(
         Extension(
             "mjenv.deficiency._kernel",
             ["mjenv/deficiency/_kernel.c"],
-            depends=["mjenv/deficiency/_minplus.h"],
+            depends=["mjenv/deficiency/_minplus.h", "mjenv/deficiency/_closed.h"],
             extra_compile_args=["-O3", "-std=c99"],
             optional=True,
         ),
         Extension(
             "mjenv.deficiency._fast",
             ["mjenv/deficiency/_fast.c"],
-            depends=["mjenv/deficiency/_minplus.h", "mjenv/deficiency/_contains.h"],
+            depends=["mjenv/deficiency/_minplus.h", "mjenv/deficiency/_contains.h", "mjenv/deficiency/_closed.h"],
             extra_compile_args=["-O3", "-std=c99"],
             optional=True,
         ),

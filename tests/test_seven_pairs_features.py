@@ -15,7 +15,12 @@ import pytest
 
 from mjenv.deficiency import kernel
 from mjenv.deficiency.features import CLAIM_KINDS, NOT_APPLICABLE
-from mjenv.deficiency.reference import INCOMPLETABLE, reference_one, reference_seven_pairs
+from mjenv.deficiency.reference import (
+    INCOMPLETABLE,
+    reference_one,
+    reference_seven_pairs,
+    reference_thirteen_orphans,
+)
 from mjenv.deficiency.seat_features import DeficiencyFeatures, PartCache
 from mjenv.deficiency.seven_pairs import check_seven_pairs, seven_pairs_deficiency, variants
 
@@ -23,7 +28,8 @@ BACKENDS = ["numpy", pytest.param("c", marks=pytest.mark.skipif(not kernel.avail
 
 
 class Reference:
-    """The definition's deficiency with seven pairs, by enumeration, remembered per row."""
+    """The definition's deficiency with seven pairs (``form`` "distinct" or "fours") or Riichi's closed
+    forms ("riichi": seven distinct pairs, thirteen orphans), by enumeration, remembered per row."""
 
     def __init__(self, form: str | None, exclude_suit: int | None = None, melds: int = 4):
         self.form, self.exclude, self.melds, self.seen = form, exclude_suit, melds, {}
@@ -34,6 +40,8 @@ class Reference:
             v = reference_one(hand, kb, m, self.exclude)
             if self.form is not None and m == self.melds:
                 v = min(v, reference_seven_pairs(hand, kb, self.exclude, fours=self.form == "fours"))
+            if self.form == "riichi" and m == self.melds:
+                v = min(v, reference_thirteen_orphans(hand, kb))
             self.seen[key] = v
         return self.seen[key]
 
@@ -160,8 +168,8 @@ def test_fixed_hands():
     with pytest.raises(ValueError, match="seven_pairs needs melds=4"):
         DeficiencyFeatures(34, 5, seven_pairs="distinct")
     if kernel.available():  # the kernel checks the form it is given
-        with pytest.raises(ValueError, match="seven-pairs form 3 outside 0..2"):
-            kernel.features(h[None], kb[None], [4], [False], [-1], [False], seven_pairs=3)
+        with pytest.raises(ValueError, match="closed-hand form 4 outside 0..3"):
+            kernel.features(h[None], kb[None], [4], [False], [-1], [False], seven_pairs=4)
 
 
 _WANT: dict[tuple, tuple] = {}

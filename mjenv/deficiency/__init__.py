@@ -6,7 +6,10 @@ The definition every method agrees with (``docs/DESIGN.md``): for a hand H, a kn
     dfncy(H, KB) = min over complete patterns W (m melds + 1 pair, W <= H + KB)
                    of sum_t max(0, W[t] - H[t])
 
-and ``INCOMPLETABLE`` when no W fits. Methods:
+and ``INCOMPLETABLE`` when no W fits. ``rules="riichi"`` takes the least over Riichi's winning forms:
+m melds + a pair and, for a hand with no exposed meld, seven distinct pairs (four copies of a tile are
+not two pairs) and thirteen orphans, each with its own complete patterns W in the same formula
+(``mjenv.deficiency.seven_pairs``). Methods:
 
 =========  ===========================================================  ==================================
 method     what                                                         exact
@@ -38,7 +41,8 @@ import importlib
 
 import numpy as np
 
-from mjenv.deficiency._validate import METHODS, Batch, check_method, fast_single, normalize
+from mjenv.deficiency import seven_pairs as _closed
+from mjenv.deficiency._validate import METHODS, RULES, Batch, check_method, check_rules, fast_single, normalize
 from mjenv.deficiency.dp import INCOMPLETABLE
 from mjenv.deficiency.kernel import disabled as kernel_disabled
 
@@ -50,6 +54,7 @@ except ImportError:  # pragma: no cover - depends on the install
 __all__ = [
     "INCOMPLETABLE",
     "METHODS",
+    "RULES",
     "deficiency",
     "deficiency_after_claim",
     "deficiency_after_discard",
@@ -96,8 +101,15 @@ _fast_tables = False
 _FAST_BATCH_MAX = 512
 
 
-def run_batch(batch: Batch, method: str = "dp", **options) -> np.ndarray:
+def run_batch(batch: Batch, method: str = "dp", *, form: int = 0, **options) -> np.ndarray:
     """Run a backend on an already validated :class:`Batch`; returns int32[B].
+
+    Args:
+        batch: validated rows (:func:`normalize` with ``melds=4`` when ``form`` is set).
+        method: one of :data:`METHODS`; it computes the m-melds-and-a-pair half.
+        form: a closed-hand form's code (``seven_pairs.SEVEN_PAIRS``; :data:`RULES` maps a rule name to
+            it), 0 for none: each row with no exposed meld (melds needed 4) takes the least of the two.
+        **options: the method's options.
 
     Raises:
         ValueError: an unknown method, or an option the method does not take.
@@ -110,14 +122,22 @@ def run_batch(batch: Batch, method: str = "dp", **options) -> np.ndarray:
         # overhead is spread over the batch and whose KB = 4 - H tables skip the boundary join
         if len(batch.hands) < _FAST_BATCH_MAX and _fast_ready():
             out = np.empty(len(batch.hands), dtype=np.int32)
-            _fast.batch(np.ascontiguousarray(batch.hands), np.ascontiguousarray(batch.kbs), batch.melds_needed, out)
+            hands, kbs = np.ascontiguousarray(batch.hands), np.ascontiguousarray(batch.kbs)
+            _fast.batch(hands, kbs, batch.melds_needed, out, form, 4)
             return out
         method = "dp"
     mod = _backend(method)
-    return np.asarray(mod.deficiency_batch(batch.hands, batch.kbs, batch.melds_needed, **options), dtype=np.int32)
+    out = np.asarray(mod.deficiency_batch(batch.hands, batch.kbs, batch.melds_needed, **options), dtype=np.int32)
+    if form:
+        closed = np.flatnonzero(batch.melds_needed == 4)
+        if len(closed):
+            extra = _closed.seven_pairs_deficiency(batch.hands[closed], batch.kbs[closed], _closed.SEVEN_PAIRS[form])
+            out[closed] = np.minimum(out[closed], extra)
+    return out
 
 
-def deficiency(hand, kb=None, *, method: str = "auto", exposed_melds=0, melds: int = 4, missing_suit=None, **options):
+def deficiency(hand, kb=None, *, method: str = "auto", exposed_melds=0, melds: int = 4, missing_suit=None,
+               rules: str = "basic", **options):
     """Knowledge-aware deficiency of one hand or a batch.
 
     What the default runs: ``method="auto"`` gives the exact deficiency (equal to ``hbba`` and
@@ -142,6 +162,13 @@ def deficiency(hand, kb=None, *, method: str = "auto", exposed_melds=0, melds: i
         **options: backend options (``device`` for ``dp``; ``thirteen``, ``variant`` for ``bda``;
             ``seed``, ``population``, ``generations``, ``mutation_factor``, ``crossover_rate`` for
             ``ndde``; none for ``auto`` and ``hbba``).
+        rules: the set of winning forms (:data:`RULES`): ``"basic"`` (the default; m melds + a pair,
+            the papers' definition) or ``"riichi"``: the least of m melds + a pair (honours as pongs
+            and pairs) and, for a hand with no exposed meld, seven distinct pairs (four copies of a
+            tile are not two pairs) and thirteen orphans (the 13 terminals and honours once, one of
+            them twice; needs 34 tile types, else only the other forms count). Needs ``melds=4`` and
+            no ``missing_suit``. ``method`` computes the melds-and-pair half; the other two are exact
+            closed forms (``mjenv.deficiency.seven_pairs``).
 
     Returns:
         int for one hand, int32[B] for a batch; ``INCOMPLETABLE`` (99) where no completion fits the KB.
@@ -149,8 +176,22 @@ def deficiency(hand, kb=None, *, method: str = "auto", exposed_melds=0, melds: i
     Raises:
         ValueError: bad shape, counts outside 0..4 (or not whole numbers, or booleans), a hand size
             that does not fit ``exposed_melds``, a KB incompatible with the hand, an unknown method or
-            option, unparseable notation.
+            option, unparseable notation, ``rules`` not in :data:`RULES` (or ``"riichi"`` with
+            ``melds`` other than 4 or with a ``missing_suit``).
     """
+    form = check_rules(rules, melds)
+    if form:
+        # Riichi: melds-and-pair, seven distinct pairs, thirteen orphans
+        if missing_suit is not None:
+            raise ValueError(f"missing_suit (Sichuan) does not combine with rules={rules!r}")
+        if method == "auto" and not options and _fast_ready():
+            got = _fast.one(hand, kb, exposed_melds, melds, form)
+            if got is not None:
+                return got
+        check_method(method, options)
+        batch = normalize(hand, kb, exposed_melds, melds)
+        out = run_batch(batch, method, form=form, **options)
+        return int(out[0]) if batch.single else out
     if missing_suit is not None:
         # Sichuan constraint: its own module (kept out of the fast path of the ordinary call)
         if melds != 4 or options:

@@ -30,10 +30,14 @@
  *   setup(left, right, ndarray_type) -> None
  *       left uint8[15**5 * 108], right uint8[15**4 * 108] (C-contiguous; kept referenced), and the
  *       numpy ndarray type (``one`` accepts only exact ndarrays).
- *   one(hand, kb, exposed_melds, melds) -> int | None
- *   batch(hands, kbs, needed, out) -> None
+ *   one(hand, kb, exposed_melds, melds[, form]) -> int | None
+ *   batch(hands, kbs, needed, out[, form, melds]) -> None
  *       validated buffers: hands, kbs int8[B * T] (T = 27 or 34, from the sizes), needed int64[B]
  *       (0..5), out int32[B].
+ *       ``form`` (0 by default: melds and a pair only) is a closed-hand form's code (``_closed.h``;
+ *       1 seven distinct pairs, 2 seven pairs with fours, 3 Riichi's seven distinct pairs or thirteen
+ *       orphans): a hand with no exposed meld (needed == melds) then takes the least of melds-and-pair
+ *       and that form. ``one`` answers None for a form outside 0..3, ``batch`` raises ValueError.
  *   contains(hands, needed, out) -> None
  *       whether each hand (any size, counts 0..4) CONTAINS m melds and a pair, i.e. deficiency 0 with
  *       an empty KB (flat MC's win check, ``mjenv.deficiency.contains``); hands int8[B * T], needed
@@ -48,6 +52,7 @@
 
 #include "_minplus.h"  /* INF, INCOMPLETABLE, KM, VEC, NBOUND, BIG, code_of, final_value (shared with _kernel.c) */
 #include "_contains.h"  /* build_contains_table, contains_of (shared with baselines/_flatmc.c) */
+#include "_closed.h"    /* closed_deficiency: seven pairs, thirteen orphans (shared with _kernel.c) */
 
 #define ROW (VEC * NBOUND)
 #define LEFT_ROWS 759375   /* 15 ** 5 */
@@ -178,8 +183,8 @@ static int read_counts(PyObject *obj, int *out) {
 
 static PyObject *fast_one(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "one(hand, kb, exposed_melds, melds) takes 4 arguments");
+    if (nargs != 4 && nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "one(hand, kb, exposed_melds, melds[, form]) takes 4 or 5 arguments");
         return NULL;
     }
     if (!have_tables || !PyLong_CheckExact(args[2]) || !PyLong_CheckExact(args[3])) Py_RETURN_NONE;
@@ -188,6 +193,12 @@ static PyObject *fast_one(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (overflow) Py_RETURN_NONE;
     long melds = PyLong_AsLongAndOverflow(args[3], &overflow);
     if (overflow || melds < 1 || melds > 5 || exposed < 0 || exposed > melds) Py_RETURN_NONE;
+    long form = 0;
+    if (nargs == 5) {
+        if (!PyLong_CheckExact(args[4])) Py_RETURN_NONE;
+        form = PyLong_AsLongAndOverflow(args[4], &overflow);
+        if (overflow || form < 0 || form > 3) Py_RETURN_NONE;
+    }
     int h[34], a[34];
     int n = read_counts(args[0], h);
     if (!n) Py_RETURN_NONE;
@@ -204,7 +215,12 @@ static PyObject *fast_one(PyObject *self, PyObject *const *args, Py_ssize_t narg
     int m = (int)(melds - exposed), size = 0;
     for (int t = 0; t < n; t++) size += h[t];
     if (size != 3 * m + 1 && size != 3 * m + 2) Py_RETURN_NONE;
-    return PyLong_FromLong(deficiency_of(h, a, n, m));
+    int d = deficiency_of(h, a, n, m);
+    if (form && exposed == 0) {
+        int c = closed_deficiency((int)form, h, a, n);
+        if (c < d) d = c;
+    }
+    return PyLong_FromLong(d);
 }
 
 static int get_buffer(PyObject *obj, Py_buffer *v, Py_ssize_t itemsize, const char *name, int writable) {
@@ -221,7 +237,12 @@ static int get_buffer(PyObject *obj, Py_buffer *v, Py_ssize_t itemsize, const ch
 static PyObject *fast_batch(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *oh, *ok, *om, *oo;
-    if (!PyArg_ParseTuple(args, "OOOO", &oh, &ok, &om, &oo)) return NULL;
+    int form = 0, melds = 4;
+    if (!PyArg_ParseTuple(args, "OOOO|ii", &oh, &ok, &om, &oo, &form, &melds)) return NULL;
+    if (form < 0 || form > 3) {
+        PyErr_Format(PyExc_ValueError, "batch(): closed-hand form %d outside 0..3", form);
+        return NULL;
+    }
     if (!have_tables) {
         PyErr_SetString(PyExc_RuntimeError, "_fast.setup() has not been called");
         return NULL;
@@ -252,7 +273,12 @@ static PyObject *fast_batch(PyObject *self, PyObject *args) {
                 a[t] = h[t] + ks[i * n + t];
             }
             int m = (int)ms[i];
-            out[i] = (m < 0 || m > 5) ? INCOMPLETABLE : deficiency_of(h, a, n, m);
+            int d = (m < 0 || m > 5) ? INCOMPLETABLE : deficiency_of(h, a, n, m);
+            if (form && m == melds) {
+                int c = closed_deficiency(form, h, a, n);
+                if (c < d) d = c;
+            }
+            out[i] = d;
         }
         Py_END_ALLOW_THREADS
     }
@@ -323,8 +349,9 @@ static PyObject *fast_setup(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"setup", fast_setup, METH_VARARGS, "setup(left, right, ndarray_type): the dp half tables."},
     {"one", (PyCFunction)(void (*)(void))fast_one, METH_FASTCALL,
-     "one(hand, kb, exposed_melds, melds) -> int, or None when the input is not the plain valid call."},
-    {"batch", fast_batch, METH_VARARGS, "batch(hands, kbs, needed, out): validated int8 rows, int64 m, int32 out."},
+     "one(hand, kb, exposed_melds, melds[, form]) -> int, or None when the input is not the plain valid call."},
+    {"batch", fast_batch, METH_VARARGS,
+     "batch(hands, kbs, needed, out[, form, melds]): validated int8 rows, int64 m, int32 out."},
     {"contains", fast_contains, METH_VARARGS,
      "contains(hands, needed, out): int8 rows (any size) contain m melds and a pair; uint8 out."},
     {NULL, NULL, 0, NULL},

@@ -43,9 +43,9 @@
  *        L, T, size[, seven, melds, missing]) -> plan;
  *   observe(plan, states, memos, out_observation, out_deficiency) -> None
  *
- *     Issue 12, optional: ``seven`` (0 none, 1 distinct pairs, 2 a four of a kind as two pairs) makes
- *     every feature of a seat with melds needed = ``melds`` the minimum of melds-and-pair and seven
- *     pairs (seven_pairs_seat, below); ``missing`` (-1 none) is the state offset of the seats'
+ *     Optional: ``seven`` (0 none, 1 distinct pairs, 2 a four of a kind as two pairs, 3 seven distinct
+ *     pairs or thirteen orphans) makes every feature of a seat with melds needed = ``melds`` the minimum
+ *     of melds-and-pair and that closed-hand form (seven_pairs_seat, below); ``missing`` (-1 none) is the state offset of the seats'
  *     missing-suit one-hots [4, 3]: that suit is left out of the seat's features' hand and KB, and on
  *     its discard turn discarding one of its tiles shows the deficiency and effective count unchanged.
  *
@@ -78,6 +78,7 @@
 #include <string.h>
 
 #include "_minplus.h"  /* INF, INCOMPLETABLE, KM, VEC, NBOUND, BIG, code_of, final_value (shared with _fast.c) */
+#include "_closed.h"   /* closed_offers, closed_value: seven pairs, thirteen orphans (shared with _fast.c) */
 
 #define NOT_APPLICABLE (-1)
 
@@ -898,29 +899,14 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
     }
 }
 
-/* ---- seven pairs (issue 12) ----------------------------------------------------------------------
- * Where a rule set lets seven pairs win, a seat with no declared meld (m == melds) may complete
- * melds-and-pair or seven pairs: every feature becomes the minimum of the two, and a draw is
- * effective when it lowers that minimum. The seven-pairs half is the closed form of
- * ``mjenv/deficiency/seven_pairs.py`` (which this must equal; tests compare): each tile offers a
- * first pair when h + KB >= 2, at cost max(0, 2 - h), and (form 2, "fours") a second when h + KB = 4,
- * at cost max(0, 4 - h) - max(0, 2 - h); the deficiency is the sum of the seven cheapest offers. The
- * offers' counts by cost (0, 1, 2) are packed in one int, 8 bits each, so a variant is one add.
- * Applied after seat_features (and after the memo, which keeps the melds-and-pair features). */
-static inline int sp_offers(int form, int h, int a) {
-    int n = 0;
-    if (a >= 2) n += 1 << (8 * (h >= 2 ? 0 : 2 - h));
-    if (form == 2 && a >= 4) n += 1 << (8 * (h >= 4 ? 0 : h == 3 ? 1 : 2));
-    return n;
-}
-
-static inline int sp_value(int n) {
-    int n0 = n & 255, n1 = (n >> 8) & 255, n2 = n >> 16;
-    if (n0 + n1 + n2 < 7) return INCOMPLETABLE;
-    int need = n0 >= 7 ? 0 : 7 - n0, ones = n1 < need ? n1 : need;
-    return ones + 2 * (need - ones);
-}
-
+/* ---- the closed-hand forms: seven pairs, thirteen orphans ----------------------------------------
+ * Where a rule set lets seven pairs win (or plays Riichi: seven distinct pairs or thirteen orphans),
+ * a seat with no declared meld (m == melds) may complete melds-and-pair or the closed form: every
+ * feature becomes the minimum of the two, and a draw is effective when it lowers that minimum. The
+ * closed form's half is ``_closed.h`` (closed_offers: a tile's counts packed in one int64, so a
+ * variant is one add; closed_value: the deficiency from their sum), the twin of
+ * ``mjenv/deficiency/seven_pairs.py``. Applied after seat_features (and after the memo, which keeps
+ * the melds-and-pair features). */
 /* The features of one seat (seat_features' outputs, updated in place) with seven pairs (form 1:
  * distinct pairs, 2: a four of a kind is two pairs). Each draw moves either deficiency by at most one,
  * so a draw lowers min(o, s) exactly when it lowers the smaller (either, on a tie): the draws of the
@@ -931,14 +917,14 @@ static inline int sp_value(int n) {
 static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *hand, const int8_t *kb, int m,
                              int discard_turn, int32_t *out_def, int32_t *out_disc, uint8_t *out_eff,
                              int64_t *out_count, int32_t *out_count_after, int32_t *out_kong) {
-    int offers[34], total = 0;
-    for (int t = 0; t < T; t++) total += offers[t] = sp_offers(form, hand[t], hand[t] + kb[t]);
-    int o = *out_def, s = sp_value(total);
+    int64_t offers[34], total = 0;
+    for (int t = 0; t < T; t++) total += offers[t] = closed_offers(form, t, hand[t], hand[t] + kb[t]);
+    int o = *out_def, s = closed_value(form, total);
     *out_def = o < s ? o : s;
     int64_t count = 0;
     for (int u = 0; u < T; u++) {
         if (kb[u] <= 0) continue;
-        int su = sp_value(total - offers[u] + sp_offers(form, hand[u] + 1, hand[u] + kb[u]));
+        int su = closed_value(form, total - offers[u] + closed_offers(form, u, hand[u] + 1, hand[u] + kb[u]));
         out_eff[u] = (o <= s && out_eff[u]) || (s <= o && su < s);
         if (out_eff[u]) count += kb[u];
     }
@@ -946,8 +932,9 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
     if (!discard_turn) return;
     for (int t = 0; t < T; t++) {
         if (hand[t] <= 0) continue;
-        int a = hand[t] + kb[t], left = sp_offers(form, hand[t] - 1, a - 1);
-        int tot = total - offers[t] + left, ot = out_disc[t], st = sp_value(tot);
+        int a = hand[t] + kb[t];
+        int64_t left = closed_offers(form, t, hand[t] - 1, a - 1), tot = total - offers[t] + left;
+        int ot = out_disc[t], st = closed_value(form, tot);
         out_disc[t] = ot < st ? ot : st;
         if (hand[t] < 4) out_kong[t] = out_disc[t];
         if (st > ot) continue; /* melds-and-pair alone decides: seat_features' count */
@@ -956,8 +943,8 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
             sp_eff[u] = 0;
             if (kb[u] <= 0) continue;
             int hu = hand[u] - (u == t), au = hand[u] + kb[u] - (u == t);
-            int before = u == t ? left : offers[u];
-            sp_eff[u] = sp_value(tot - before + sp_offers(form, hu + 1, au)) < st;
+            int64_t before = u == t ? left : offers[u];
+            sp_eff[u] = closed_value(form, tot - before + closed_offers(form, u, hu + 1, au)) < st;
             n_sp += sp_eff[u];
         }
         int64_t c = 0;
@@ -1214,8 +1201,8 @@ static PyObject *py_features(PyObject *self, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "features(): hands must hold 27 or 34 tile types per seat, got %zd", T);
         goto done;
     }
-    if (form < 0 || form > 2) {
-        PyErr_Format(PyExc_ValueError, "features(): seven-pairs form %d outside 0..2", form);
+    if (form < 0 || form > 3) {
+        PyErr_Format(PyExc_ValueError, "features(): closed-hand form %d outside 0..3", form);
         goto done;
     }
     if (!need_tables(T, &left, &right, &h4, &h3) || !need_size(&hands, S * T, "hands") || !need_size(&kbs, S * T, "kbs") || !need_size(&dturn, S, "discard_turn") ||
@@ -1372,8 +1359,8 @@ static PyObject *py_bind(PyObject *self, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "observe(): T must be 27 or 34, got %d", T);
         goto done;
     }
-    if (seven < 0 || seven > 2) {
-        PyErr_Format(PyExc_ValueError, "observe(): seven-pairs form %d outside 0..2", seven);
+    if (seven < 0 || seven > 3) {
+        PyErr_Format(PyExc_ValueError, "observe(): closed-hand form %d outside 0..3", seven);
         goto done;
     }
     if (missing < -1 || missing + 12 > L || (missing >= 0 && T != 27)) {

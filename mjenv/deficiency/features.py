@@ -16,7 +16,7 @@ import numpy as np
 
 from mjenv.deficiency import dp
 from mjenv.deficiency import seven_pairs as _seven_pairs
-from mjenv.deficiency._validate import Batch, normalize
+from mjenv.deficiency._validate import Batch, check_rules, normalize
 
 #: Entry of a feature that does not apply (a discard of a tile not held, an impossible claim).
 NOT_APPLICABLE = -1
@@ -36,8 +36,8 @@ def _unwrap(x, single: bool):
     return x[0] if single else x
 
 
-def deficiency_after_discard(hand, kb=None, *, exposed_melds=0, melds: int = 4, seven_pairs: str | None = None
-                             ) -> np.ndarray:
+def deficiency_after_discard(hand, kb=None, *, exposed_melds=0, melds: int = 4, seven_pairs: str | None = None,
+                             rules: str = "basic") -> np.ndarray:
     """Deficiency after discarding each tile type (the discarded tile does not return to the KB).
 
     Args:
@@ -46,7 +46,10 @@ def deficiency_after_discard(hand, kb=None, *, exposed_melds=0, melds: int = 4, 
         exposed_melds: int or int[B].
         melds: melds in a complete hand.
         seven_pairs: None, ``"distinct"`` or ``"fours"`` (:data:`mjenv.deficiency.seven_pairs.SEVEN_PAIRS`):
-            a row with no exposed meld then takes ``min(melds-and-pair, seven pairs)`` (issue 12).
+            a row with no exposed meld then takes ``min(melds-and-pair, seven pairs)``.
+        rules: the set of winning forms, as :func:`mjenv.deficiency.deficiency`: ``"basic"`` or
+            ``"riichi"`` (a row with no exposed meld also completes seven distinct pairs or thirteen
+            orphans); not with ``seven_pairs``.
 
     Returns:
         int32[T] (or [B, T]): deficiency of the 3m+1-tile hand left after discarding t;
@@ -56,21 +59,22 @@ def deficiency_after_discard(hand, kb=None, *, exposed_melds=0, melds: int = 4, 
     _require_sizes(b, 2, "deficiency_after_discard")
     # every row differs from the hand in one tile: one lookup per modified suit half (dp module)
     _, _, out = dp.deficiency_one_tile_rows(b.hands, b.kbs, b.melds_needed)
-    closed, sp = _seven_pairs_rows(b, seven_pairs, melds)
+    closed, sp = _seven_pairs_rows(b, closed_form(seven_pairs, rules, melds), melds)
     if len(closed):
         out[closed] = np.minimum(out[closed], sp["discard"])
     out[b.hands <= 0] = NOT_APPLICABLE
     return _unwrap(out, b.single)
 
 
-def effective_tiles(hand, kb=None, *, exposed_melds=0, melds: int = 4, seven_pairs: str | None = None):
+def effective_tiles(hand, kb=None, *, exposed_melds=0, melds: int = 4, seven_pairs: str | None = None,
+                    rules: str = "basic"):
     """Tiles whose draw lowers the deficiency, and how many copies of them the KB holds.
 
     For a 3m+1-tile hand, t is effective when KB[t] > 0 and dfncy(H + t, KB - t) < dfncy(H, KB). For a
     3m+2-tile hand, when some discard after drawing t gives a lower deficiency than now (see the
-    module docstring: one evaluation of the 3m+3-tile hand H + t). With ``seven_pairs`` (as in
-    :func:`deficiency_after_discard`) the deficiency of a row with no exposed meld is
-    ``min(melds-and-pair, seven pairs)``, before and after the draw.
+    module docstring: one evaluation of the 3m+3-tile hand H + t). With ``seven_pairs`` or
+    ``rules="riichi"`` (as in :func:`deficiency_after_discard`) the deficiency of a row with no exposed
+    meld is the least over its winning forms, before and after the draw.
 
     Returns:
         (mask, count): bool[T] (or [B, T]) effective tile types and int (or int64[B]) total KB copies
@@ -79,7 +83,7 @@ def effective_tiles(hand, kb=None, *, exposed_melds=0, melds: int = 4, seven_pai
     b = normalize(hand, kb, exposed_melds, melds)
     # the rows (H + t, KB - t) differ from the hand in one tile: see dp.deficiency_one_tile_rows
     now, after, _ = dp.deficiency_one_tile_rows(b.hands, b.kbs, b.melds_needed)
-    closed, sp = _seven_pairs_rows(b, seven_pairs, melds)
+    closed, sp = _seven_pairs_rows(b, closed_form(seven_pairs, rules, melds), melds)
     if len(closed):
         now[closed] = np.minimum(now[closed], sp["now"])
         after[closed] = np.minimum(after[closed], sp["draw"])
@@ -90,32 +94,45 @@ def effective_tiles(hand, kb=None, *, exposed_melds=0, melds: int = 4, seven_pai
     return mask, count
 
 
-def _seven_pairs_rows(b: Batch, seven_pairs: str | None, melds: int) -> tuple[np.ndarray, dict]:
-    """Rows with no exposed meld and their seven-pairs variants (:func:`seven_pairs.variants`), or
-    no rows when ``seven_pairs`` is None.
+def closed_form(seven_pairs, rules, melds: int) -> int:
+    """The closed-hand form code (``seven_pairs.SEVEN_PAIRS``) a feature call asks for: the
+    ``seven_pairs`` form, or the one ``rules`` adds (``_validate.RULES``), or 0.
 
     Raises:
-        ValueError: ``seven_pairs`` not a form, or a form with ``melds`` other than 4 (14-tile hands).
+        ValueError: a form or rules name that does not exist, both given, or a form with ``melds``
+            other than 4 (seven pairs and thirteen orphans are 14-tile hands).
     """
+    by_rules = check_rules(rules, melds)
     form = _seven_pairs.check_seven_pairs(seven_pairs)
+    if form and by_rules:
+        raise ValueError(f"give seven_pairs={seven_pairs!r} or rules={rules!r}, not both")
+    if form and melds != 4:
+        raise ValueError(f"seven_pairs needs melds=4 (14-tile hands), got melds={melds!r}")
+    return form or by_rules
+
+
+def _seven_pairs_rows(b: Batch, form: int, melds: int) -> tuple[np.ndarray, dict]:
+    """Rows with no exposed meld and their closed-hand form variants (:func:`seven_pairs.variants`), or
+    no rows when ``form`` is 0 (:func:`closed_form`)."""
     if form == 0:
         return np.zeros(0, dtype=np.int64), {}
-    if melds != 4:
-        raise ValueError(f"seven_pairs needs melds=4 (14-tile hands), got melds={melds!r}")
     closed = np.flatnonzero(b.melds_needed == melds)
     return closed, _seven_pairs.variants(b.hands[closed], b.kbs[closed], form, discard_draw=False)
 
 
-def is_complete(hand, *, melds: int | None = None) -> bool | np.ndarray:
+def is_complete(hand, *, melds: int | None = None, rules: str = "basic") -> bool | np.ndarray:
     """Whether a hand of any size is complete: 3k+2 tiles forming k melds and one pair.
 
     Args:
         hand: str, int[T] or batch int[B, T]; any size (sizes not 3k+2 are never complete).
         melds: if given, additionally require k == melds (e.g. 4 for a closed 14-tile hand).
+        rules: ``"basic"`` or ``"riichi"`` (:data:`mjenv.deficiency.RULES`): with ``"riichi"`` a
+            14-tile hand (k = 4) of seven distinct pairs or thirteen orphans is complete too.
 
     Returns:
         bool, or bool[B] for a batch.
     """
+    form = check_rules(rules, 4)
     b = normalize(hand, None, 0, 5, allow_any_size=True)
     sizes = b.hands.sum(axis=1)
     ok = sizes % 3 == 2
@@ -126,10 +143,14 @@ def is_complete(hand, *, melds: int | None = None) -> bool | np.ndarray:
     if len(idx):
         zero_kb = np.zeros_like(b.hands[idx])
         out[idx] = _dp(b.hands[idx], zero_kb, (sizes[idx] - 2) // 3) == 0
+        if form:  # Riichi: seven distinct pairs, thirteen orphans (14 tiles, no declared meld)
+            rows = idx[sizes[idx] == 14]
+            out[rows] |= _seven_pairs.seven_pairs_deficiency(b.hands[rows], np.zeros_like(b.hands[rows]), "riichi") == 0
     return bool(out[0]) if b.single else out
 
 
-def deficiency_after_claim(hand, kb=None, discard=None, *, exposed_melds=0, melds: int = 4) -> np.ndarray:
+def deficiency_after_claim(hand, kb=None, discard=None, *, exposed_melds=0, melds: int = 4, rules: str = "basic"
+                           ) -> np.ndarray:
     """Deficiency after claiming a discarded tile by chow, pong or exposed kong.
 
     The claimed tile was discarded, so it is already out of the KB; the KB is unchanged. After a chow
@@ -141,11 +162,14 @@ def deficiency_after_claim(hand, kb=None, discard=None, *, exposed_melds=0, meld
         kb: knowledge base; None means 4 - hand - the discard.
         discard: the discarded tile id (int, or int[B]).
         exposed_melds: int or int[B]; each claim exposes one more meld.
+        rules: ``"basic"`` or ``"riichi"`` (:data:`mjenv.deficiency.RULES`); checked, the same values:
+            after a claim the hand has an exposed meld, so only m melds + a pair can complete it.
 
     Returns:
         int32[5] (or [B, 5]) in the order of ``CLAIM_KINDS`` (chow with the claimed tile lowest,
         middle, highest; pong; kong); ``NOT_APPLICABLE`` where the claim is impossible.
     """
+    check_rules(rules, melds)
     if discard is None:
         raise ValueError("deficiency_after_claim needs discard=<tile id of the discarded tile>")
     if kb is None:
@@ -217,7 +241,8 @@ def _require_sizes(b: Batch, remainder: int, name: str) -> None:
         )
 
 
-def effective_count_after_discard(hand, kb=None, *, exposed_melds=0, melds: int = 4) -> np.ndarray:
+def effective_count_after_discard(hand, kb=None, *, exposed_melds=0, melds: int = 4, rules: str = "basic"
+                                  ) -> np.ndarray:
     """KB copies of the effective tiles left after discarding each tile type.
 
     For a 3m+2-tile hand H and each held t: the ``effective_count`` of the 3m+1-tile hand H - t
@@ -229,12 +254,18 @@ def effective_count_after_discard(hand, kb=None, *, exposed_melds=0, melds: int 
         kb: knowledge base; None means 4 - hand.
         exposed_melds: int or int[B].
         melds: melds in a complete hand.
+        rules: ``"basic"`` or ``"riichi"`` (:data:`mjenv.deficiency.RULES`: a row with no exposed meld
+            also completes seven distinct pairs or thirteen orphans).
 
     Returns:
         int64[T] (or [B, T]); ``NOT_APPLICABLE`` (-1) for tiles not held.
     """
+    form = check_rules(rules, melds)
     b = normalize(hand, kb, exposed_melds, melds)
     _require_sizes(b, 2, "effective_count_after_discard")
+    if form:
+        out = discard_rows(b.hands, b.kbs, b.melds_needed, np.where(b.melds_needed == melds, form, 0))[1]
+        return _unwrap(out, b.single)
     out = effective_count_after_discard_rows(b.hands, b.kbs, b.melds_needed)
     return _unwrap(out, b.single)
 
@@ -253,9 +284,10 @@ def discard_rows(
         hands: int[B, T] hands of 3m+2 tiles.
         kbs: int[B, T] knowledge bases (hands + kbs <= 4).
         melds_needed: int[B] m.
-        seven_pairs: None, or int[B] per row the seven-pairs form that also completes it (index in
-            ``mjenv.deficiency.seven_pairs.SEVEN_PAIRS``, 0 = none): that row's deficiency is then the
-            minimum of melds-and-pair and seven pairs, for H - t and for every draw after it.
+        seven_pairs: None, or int[B] per row the closed-hand form that also completes it (index in
+            ``mjenv.deficiency.seven_pairs.SEVEN_PAIRS``, 0 = none, 3 = Riichi's seven distinct pairs or
+            thirteen orphans): that row's deficiency is then the minimum of melds-and-pair and that
+            form, for H - t and for every draw after it.
 
     Returns:
         (dfncy int32[B, T], effective int64[B, T]): the deficiency of H - t and the KB copies of the
@@ -275,7 +307,7 @@ def discard_rows(
     k = kbs[rows]
     # every draw row (H - t + u, KB - u) differs from H - t in one tile: dp.deficiency_one_tile_rows
     now, drawn, _ = dp.deficiency_one_tile_rows(after, k, needed[rows])
-    # issue 12: seven pairs also completes the rows whose form allows it
+    # a closed-hand form (seven pairs, thirteen orphans) also completes the rows whose form allows it
     for form, sel in _seven_pairs.form_rows(None if seven_pairs is None else np.asarray(seven_pairs)[rows]):
         seats, inverse = np.unique(rows[sel], return_inverse=True)
         sp = _seven_pairs.variants(hands[seats], kbs[seats], form, discard_draw=True)

@@ -11,6 +11,10 @@ once. Two prunings keep it usable and are both obviously sound: a partial W that
 H + KB can only grow, so it is dropped; and its cost can only grow as melds are added, so a partial W
 whose cost reaches the best complete one is dropped.
 
+Riichi's other winning forms are enumerated as literally: every seven distinct pairs
+(:func:`reference_seven_pairs`) and every thirteen orphans W (:func:`reference_thirteen_orphans`), for a
+hand with no exposed meld (:func:`reference_deficiency` with ``rules="riichi"``).
+
 It is the ground truth of the test suite and of ``benchmarks/paper_tables.py``. Do not optimise it
 beyond what keeps it obviously correct.
 """
@@ -121,6 +125,27 @@ def reference_seven_pairs(
     return min(rest(0, 0), INCOMPLETABLE)
 
 
+#: Terminals and honours: thirteen orphans holds each once and one of them twice.
+ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+
+
+def reference_thirteen_orphans(hand: np.ndarray, kb: np.ndarray) -> int:
+    """Thirteen orphans by enumeration: the 13 patterns W (each orphan once, orphan d twice), those with
+    W <= H + KB, the least sum(max(0, W - H)); INCOMPLETABLE for none (always for 27 tile types)."""
+    if len(hand) < 34:
+        return INCOMPLETABLE
+    h = [int(v) for v in hand]
+    avail = [int(a) + int(b) for a, b in zip(hand, kb)]
+    best = INCOMPLETABLE
+    for d in ORPHANS:
+        w = [0] * len(h)
+        for t in ORPHANS:
+            w[t] = 2 if t == d else 1
+        if all(w[t] <= avail[t] for t in range(len(h))):
+            best = min(best, sum(max(0, w[t] - h[t]) for t in range(len(h))))
+    return best
+
+
 def reference_sichuan(hand, kb=None, *, missing_suit: int, exposed_melds=0) -> int:
     """Sichuan reference for one hand: min of the melds-and-pair W and (no exposed meld) seven pairs,
     neither holding a tile of ``missing_suit``."""
@@ -132,11 +157,24 @@ def reference_sichuan(hand, kb=None, *, missing_suit: int, exposed_melds=0) -> i
     return out
 
 
-def reference_deficiency(hand, kb=None, *, exposed_melds=0, melds: int = 4):
-    """Reference deficiency with the same arguments and return convention as ``deficiency``."""
+def reference_riichi_one(hand: np.ndarray, kb: np.ndarray, melds_needed: int) -> int:
+    """Riichi's deficiency of one hand: the least of m melds + a pair and, with no exposed meld, seven
+    distinct pairs and thirteen orphans, each by enumeration."""
+    out = reference_one(hand, kb, melds_needed)
+    if melds_needed == 4:
+        out = min(out, reference_seven_pairs(hand, kb, fours=False), reference_thirteen_orphans(hand, kb))
+    return out
+
+
+def reference_deficiency(hand, kb=None, *, exposed_melds=0, melds: int = 4, rules: str = "basic"):
+    """Reference deficiency with the same arguments and return convention as ``deficiency``
+    (``rules``: ``"basic"``, melds and a pair only, or ``"riichi"``, :func:`reference_riichi_one`)."""
+    if rules not in ("basic", "riichi"):
+        raise ValueError(f"rules must be 'basic' or 'riichi', got {rules!r}")
     batch = normalize(hand, kb, exposed_melds, melds)
+    one = reference_riichi_one if rules == "riichi" else reference_one
     out = np.array(
-        [reference_one(h, k, int(m)) for h, k, m in zip(batch.hands, batch.kbs, batch.melds_needed)],
+        [one(h, k, int(m)) for h, k, m in zip(batch.hands, batch.kbs, batch.melds_needed)],
         dtype=np.int32,
     )
     return int(out[0]) if batch.single else out

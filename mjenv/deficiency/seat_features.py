@@ -19,7 +19,7 @@ from mjenv.deficiency import dp as _dp
 from mjenv.deficiency import kernel as _kernel
 from mjenv.deficiency import seven_pairs as _seven_pairs
 from mjenv.deficiency.dp import INCOMPLETABLE
-from mjenv.deficiency.features import CLAIM_KINDS, NOT_APPLICABLE, discard_rows
+from mjenv.deficiency.features import CLAIM_KINDS, NOT_APPLICABLE, closed_form, discard_rows
 from mjenv.deficiency.sichuan import without_suit
 
 __all__ = ["FEATURE_INPUTS", "FEATURE_NAMES", "DeficiencyFeatures", "PartCache"]
@@ -139,7 +139,7 @@ class DeficiencyFeatures:
     """
 
     def __init__(self, num_tile_types: int, melds: int = 4, backend: str = "auto", cache: PartCache | None = None,
-                 seven_pairs: str | None = None):
+                 seven_pairs: str | None = None, rules: str = "basic"):
         if num_tile_types not in (27, 34):
             raise ValueError(f"num_tile_types must be 27 or 34, got {num_tile_types}")
         if backend not in ("auto", "c", "numpy"):
@@ -155,9 +155,9 @@ class DeficiencyFeatures:
         self.melds = melds
         self.cache = SHARED if cache is None else cache
         self.seven_pairs = seven_pairs
-        self._form = _seven_pairs.check_seven_pairs(seven_pairs)
-        if self._form and melds != 4:  # seven pairs are 14 tiles: 4 melds and a pair (Rules checks it too)
-            raise ValueError(f"seven_pairs needs melds=4 (14-tile hands), got melds={melds!r}")
+        self.rules = rules
+        # the closed-hand form's code: seven pairs or thirteen orphans are 14 tiles (melds=4)
+        self._form = closed_form(seven_pairs, rules, melds)
 
     @property
     def stats(self) -> dict[str, int]:

@@ -1,23 +1,40 @@
-"""Seven-pairs deficiency of many hands and of their one-tile variants, in closed form (numpy).
+"""Seven pairs and thirteen orphans: the closed-hand forms' deficiency of many hands and of their
+one-tile variants, in closed form (numpy).
 
-Not from the papers. Where a rule set lets seven pairs win (``Rules.seven_pairs``), a seat with no
-declared meld may complete either m melds + a pair or seven pairs, so every deficiency feature of the
-observation is the minimum of the two (:mod:`mjenv.deficiency.seat_features`). The seven-pairs half is
-the definition of ``docs/DESIGN.md`` with W[t] in {0, 2} (``"distinct"``: basic's seven pairs,
-:func:`mjenv.game.is_winning`) or {0, 2, 4} (``"fours"``: Sichuan, where a four of a kind counts as
-two pairs, 龙七对), ``sum W = 14`` and ``W <= H + KB``::
+Not from the papers. Where a rule set lets seven pairs win (``Rules.seven_pairs``), or plays Riichi
+(seven distinct pairs and thirteen orphans), a seat with no declared meld may complete either m melds
++ a pair or one of these forms, so every deficiency feature of the observation is the minimum of the
+forms (:mod:`mjenv.deficiency.seat_features`). Each form is the definition of ``docs/DESIGN.md`` with
+its own complete patterns W (``W <= H + KB``, ``sum W = 14``)::
 
-    dfncy_7(H, KB) = min over such W of sum_t max(0, W[t] - H[t])
+    dfncy_f(H, KB) = min over such W of sum_t max(0, W[t] - H[t])
 
-Closed form. Take W one pair at a time: tile t offers a first pair when ``a = H[t] + KB[t] >= 2``, at
-cost ``max(0, 2 - H[t])``, and (``"fours"``) a second one when ``a == 4``, at the extra cost
-``max(0, 4 - H[t]) - max(0, 2 - H[t])``. Each cost is 0, 1 or 2, and a tile's second pair never
-costs less than its first, so the seven cheapest offers always form a valid W (a tile's second pair
-is taken only with its first) and are optimal. The deficiency is therefore a function of the counts
-(n0, n1, n2) of offers of each cost (:func:`from_counts`), and a draw or a discard changes the offers
-of one tile only: the variants the features need (each draw, each discard, each discard then draw)
-are a few additions. ``tests/test_seven_pairs_features.py`` checks every value against the
-enumerating reference (:func:`mjenv.deficiency.reference.reference_seven_pairs`).
+The forms (:data:`SEVEN_PAIRS`, by code):
+
+- 1 ``"distinct"``: seven pairs, W[t] in {0, 2} (basic's seven pairs, :func:`mjenv.game.is_winning`;
+  Riichi's chiitoitsu: four copies of a tile are not two pairs);
+- 2 ``"fours"``: seven pairs, W[t] in {0, 2, 4} (Sichuan, where a four of a kind counts as two pairs,
+  龙七对);
+- 3 ``"riichi"``: the minimum of ``"distinct"`` and thirteen orphans (W holds each of the 13 terminals
+  and honours once and one of them twice: kokushi musou).
+
+Closed form of seven pairs. Take W one pair at a time: tile t offers a first pair when
+``a = H[t] + KB[t] >= 2``, at cost ``max(0, 2 - H[t])``, and (``"fours"``) a second one when ``a == 4``,
+at the extra cost ``max(0, 4 - H[t]) - max(0, 2 - H[t])``. Each cost is 0, 1 or 2, and a tile's second
+pair never costs less than its first, so the seven cheapest offers always form a valid W (a tile's
+second pair is taken only with its first) and are optimal: a function of the counts (n0, n1, n2) of
+offers of each cost.
+
+Closed form of thirteen orphans. W needs every orphan available (``a >= 1``); it costs one per orphan
+not held, plus the second copy of the doubled orphan: nothing when some orphan is held twice, one when
+none is but some orphan has ``a >= 2``, impossible otherwise. A function of four counts over the
+orphans: how many have ``a >= 1``, ``H = 0``, ``H >= 2``, ``a >= 2``.
+
+So each tile contributes a vector of counts (:func:`offer_table`, ``[tile, h, a]``) and the deficiency
+is a function of their sum (:func:`from_counts`): a draw or a discard changes the counts of one tile
+only, and the variants the features need (each draw, each discard, each discard then draw) are a few
+additions. ``tests/test_seven_pairs_features.py`` and ``tests/test_riichi_deficiency.py`` check every
+value against the enumerating reference (:mod:`mjenv.deficiency.reference`).
 
 The missing suit (Sichuan) needs nothing here: the features' inputs have its counts set to 0 in hand
 and KB (``mjenv.deficiency.sichuan``), so its tiles offer no pair.
@@ -27,14 +44,21 @@ from __future__ import annotations
 
 import numpy as np
 
-#: The seven-pairs forms a rule set may allow: none, distinct pairs, or four of a kind as two pairs.
-SEVEN_PAIRS = (None, "distinct", "fours")
-#: Returned when no seven pairs fit (same value as the public constant).
+#: The closed-hand forms a rule set may allow besides melds and a pair, by code: none, seven distinct
+#: pairs, seven pairs with a four of a kind as two pairs, Riichi's (seven distinct pairs or thirteen
+#: orphans).
+SEVEN_PAIRS = (None, "distinct", "fours", "riichi")
+#: Returned when no pattern of the form fits (same value as the public constant).
 INCOMPLETABLE = 99
+#: The thirteen orphans' tile ids (terminals 1 and 9 of each suit, then the seven honours).
+ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+#: Fields of the count vector: the seven-pairs offers of cost 0, 1, 2, then the orphans with
+#: ``a >= 1``, with ``h == 0``, with ``h >= 2`` and with ``a >= 2`` (``a = h + KB``).
+NUM_FIELDS = 7
 
 
 def check_seven_pairs(seven_pairs) -> int:
-    """The form's index in :data:`SEVEN_PAIRS` (0 none, 1 distinct, 2 fours; the kernel's code).
+    """The form's index in :data:`SEVEN_PAIRS` (0 none, 1 distinct, 2 fours, 3 riichi; the kernel's code).
 
     Raises:
         ValueError: anything else.
@@ -46,88 +70,102 @@ def check_seven_pairs(seven_pairs) -> int:
 
 
 def form_rows(forms) -> list[tuple[int, np.ndarray]]:
-    """The rows of each seven-pairs form: ``[(form, rows), ...]`` for the forms 1 and 2 present.
+    """The rows of each closed-hand form: ``[(form, rows), ...]`` for the forms 1..3 present.
 
     The one loop over the forms of a batch whose rows may each allow a different seven pairs (the
     greedy agent's and flat MC's afterstates, the features' discard rows).
 
     Args:
-        forms: None, or int[B] per row its form (:func:`check_seven_pairs`: 0 none, 1 distinct, 2 fours).
+        forms: None, or int[B] per row its form (:func:`check_seven_pairs`: 0 none, 1 distinct, 2 fours,
+            3 riichi).
 
     Returns:
-        (form, int64[k] row indices) for each form with at least one row, form 1 first; [] for None.
+        (form, int64[k] row indices) for each form with at least one row, in code order; [] for None.
     """
     if forms is None:
         return []
     forms = np.asarray(forms)
     out = []
-    for form in (1, 2):
+    for form in range(1, len(SEVEN_PAIRS)):
         rows = np.flatnonzero(forms == form)
         if len(rows):
             out.append((form, rows))
     return out
 
 
-def _offers(form: int) -> np.ndarray:
-    """int64[5, 5, 3]: ``[h, a]`` counts the pair offers of cost 0, 1, 2 of a tile held h times with a
-    available (h + KB; entries with a < h are never read)."""
-    out = np.zeros((5, 5, 3), dtype=np.int64)
+def offer_table(form: int) -> np.ndarray:
+    """int64[34, 5, 5, NUM_FIELDS]: ``[t, h, a]`` is what tile t held h times with a available
+    (h + KB; entries with a < h are never read) adds to the count vector of :func:`from_counts`."""
+    out = np.zeros((34, 5, 5, NUM_FIELDS), dtype=np.int64)
     for h in range(5):
         for a in range(h, 5):
             if a >= 2:
-                out[h, a, max(0, 2 - h)] += 1  # the first pair
+                out[:, h, a, max(0, 2 - h)] += 1  # the first pair
             if form == 2 and a >= 4:
-                out[h, a, max(0, 4 - h) - max(0, 2 - h)] += 1  # the second pair of a four
+                out[:, h, a, max(0, 4 - h) - max(0, 2 - h)] += 1  # the second pair of a four
+            if form == 3:
+                orphan = out[list(ORPHANS), h, a]
+                orphan[:, 3:] += (a >= 1, h == 0, h >= 2, a >= 2)
+                out[list(ORPHANS), h, a] = orphan
     return out
 
 
-_OFFERS = {form: _offers(form) for form in (1, 2)}
+_OFFERS = {form: offer_table(form) for form in range(1, len(SEVEN_PAIRS))}
 
 
-def from_counts(n: np.ndarray) -> np.ndarray:
-    """Deficiency from offer counts: the sum of the seven cheapest offers.
+def from_counts(n: np.ndarray, form: int = 1) -> np.ndarray:
+    """Deficiency from count vectors: the seven cheapest pair offers, and (form 3) thirteen orphans.
 
     Args:
-        n: int[..., 3] counts of offers of cost 0, 1 and 2.
+        n: int[..., NUM_FIELDS] summed :func:`offer_table` entries.
+        form: the form's code (1..3).
 
     Returns:
-        int32[...]; ``INCOMPLETABLE`` where fewer than seven pairs fit.
+        int32[...]; ``INCOMPLETABLE`` where no pattern of the form fits.
     """
     n0, n1, n2 = n[..., 0], n[..., 1], n[..., 2]
     need = np.maximum(7 - n0, 0)
     ones = np.minimum(n1, need)
-    out = ones + 2 * (need - ones)
-    return np.where(n0 + n1 + n2 < 7, INCOMPLETABLE, out).astype(np.int32)
+    out = np.where(n0 + n1 + n2 < 7, INCOMPLETABLE, ones + 2 * (need - ones))
+    if form == 3:
+        present, missing, doubled, two = n[..., 3], n[..., 4], n[..., 5], n[..., 6]
+        orphans = np.where((present < 13) | (two == 0), INCOMPLETABLE, missing + (doubled == 0))
+        out = np.minimum(out, orphans)
+    return out.astype(np.int32)
+
+
+def _lookup(form: int, h: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """The count vectors of every tile of rows: int64[..., T, NUM_FIELDS] for h, a int[..., T]."""
+    return _OFFERS[form][np.arange(h.shape[-1]), h, a]
 
 
 def seven_pairs_deficiency(hands, kbs, seven_pairs: str = "fours") -> np.ndarray:
-    """Seven-pairs deficiency of validated rows.
+    """Closed-hand form deficiency of validated rows.
 
     Args:
         hands: int[B, T] counts (any size: the formula does not use it).
         kbs: int[B, T] knowledge bases, ``hands + kbs <= 4``.
-        seven_pairs: ``"distinct"`` or ``"fours"`` (:data:`SEVEN_PAIRS`).
+        seven_pairs: ``"distinct"``, ``"fours"`` or ``"riichi"`` (:data:`SEVEN_PAIRS`).
 
     Returns:
-        int32[B]; ``INCOMPLETABLE`` (99) where no seven pairs fit.
+        int32[B]; ``INCOMPLETABLE`` (99) where no pattern of the form fits.
 
     Raises:
         ValueError: ``seven_pairs`` not a form.
     """
     form = check_seven_pairs(seven_pairs)
     if form == 0:
-        raise ValueError("seven_pairs_deficiency needs a form, 'distinct' or 'fours', not None")
+        raise ValueError(f"seven_pairs_deficiency needs a form, one of {SEVEN_PAIRS[1:]}, not None")
     h = np.asarray(hands, dtype=np.int64)
-    offers = _OFFERS[form][h, h + np.asarray(kbs, dtype=np.int64)]
-    return from_counts(offers.sum(axis=-2))
+    return from_counts(_lookup(form, h, h + np.asarray(kbs, dtype=np.int64)).sum(axis=-2), form)
 
 
 def variants(hands: np.ndarray, kbs: np.ndarray, form: int, discard_draw: bool) -> dict[str, np.ndarray]:
-    """Seven-pairs deficiency of the rows and of their one-tile variants (the features' rows).
+    """Closed-hand form deficiency of the rows and of their one-tile variants (the features' rows).
 
     Args:
         hands: int[S, T] counts; kbs: int[S, T] knowledge bases.
-        form: 1 (distinct) or 2 (fours), :func:`check_seven_pairs`.
+        form: 1 (distinct), 2 (fours) or 3 (riichi), :func:`check_seven_pairs`.
         discard_draw: also the rows after each discard then each draw.
 
     Returns:
@@ -136,18 +174,22 @@ def variants(hands: np.ndarray, kbs: np.ndarray, form: int, discard_draw: bool) 
         where H[t] > 0); with ``discard_draw``, ``discard_draw`` int32[S, T, T] (``[s, t, u]``:
         H - t + u, KB - u; meaningful where H[t] > 0 and KB[u] > 0).
     """
-    table = _OFFERS[form]
     h = np.asarray(hands, dtype=np.int64)
     a = h + np.asarray(kbs, dtype=np.int64)
     hd, ad = np.maximum(h - 1, 0), np.maximum(a - 1, 0)  # clipped where the variant does not apply
-    own = table[h, a]  # (S, T, 3)
-    total = own.sum(axis=1)  # (S, 3)
-    d_draw = table[np.minimum(h + 1, 4), a] - own  # the change of tile u's offers when u is drawn
-    after = total[:, None] + table[hd, ad] - own  # (S, T, 3): t discarded, one fewer held and available
-    out = {"now": from_counts(total), "draw": from_counts(total[:, None] + d_draw), "discard": from_counts(after)}
+    own = _lookup(form, h, a)  # (S, T, F)
+    total = own.sum(axis=1)  # (S, F)
+    d_draw = _lookup(form, np.minimum(h + 1, 4), a) - own  # the change of tile u's counts when u is drawn
+    after = total[:, None] + _lookup(form, hd, ad) - own  # (S, T, F): t discarded, one fewer held and available
+    out = {
+        "now": from_counts(total, form),
+        "draw": from_counts(total[:, None] + d_draw, form),
+        "discard": from_counts(after, form),
+    }
     if discard_draw:
         both = after[:, :, None] + d_draw[:, None, :]  # u != t: the two tiles change independently
         diag = np.arange(h.shape[1])
-        both[:, diag, diag] = after + table[h, ad] - table[hd, ad]  # u == t: back to h held, a - 1 available
-        out["discard_draw"] = from_counts(both)
+        # u == t: back to h held, a - 1 available
+        both[:, diag, diag] = after + _lookup(form, h, ad) - _lookup(form, hd, ad)
+        out["discard_draw"] = from_counts(both, form)
     return out
