@@ -1,4 +1,4 @@
-"""Build hook for the optional C kernel (everything else is in pyproject.toml).
+"""Build hook for the optional C kernels and the package list (everything else is in pyproject.toml).
 
 ``mjenv.deficiency._kernel`` computes the observation's deficiency features in C. It is optional:
 without a C compiler the install still succeeds and mjenv falls back to the numpy path (same values,
@@ -18,9 +18,15 @@ without it ``mjenv.game.batch`` runs the Python check, same values).
 include ``mjenv/deficiency/_contains.h`` (the empty-KB completeness table).
 """
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
+
+# every package under mjenv/ (a new rule-set room, mjenv/rulesets/<name>/, is found by itself), plus the
+# top-level folders installed as mjenv.wrappers and mjenv.baselines (pyproject.toml's package-dir); the
+# folders themselves are not installed as top-level packages (no `import wrappers` after install)
+PACKAGES = find_packages(include=["mjenv", "mjenv.*"]) + ["mjenv.wrappers", "mjenv.baselines"]
 
 setup(
+    packages=PACKAGES,
     ext_modules=[
         Extension(
             "mjenv.deficiency._kernel",

@@ -88,7 +88,7 @@ def situation_from_views(views: dict[str, np.ndarray], action_mask: np.ndarray, 
     last = np.asarray(views["last_discard"]).reshape(-1)
     phase = np.asarray(views["phase"]).reshape(-1)
     missing = -1
-    if "missing_suit" in views:  # Sichuan (issue 12): own row of the public declarations
+    if "missing_suit" in views:  # Sichuan: own row of the public declarations
         own = np.asarray(views["missing_suit"]).reshape(4, 3)[0]
         if own.max() > 0:
             missing = int(np.argmax(own))

@@ -607,3 +607,40 @@ def plot_report(report: Report, path: str | os.PathLike) -> Path:
 
 def _short(label: str, width: int = 18) -> str:
     return label if len(label) <= width else label[: width - 1] + "…"
+
+
+def evaluate_vs_greedy(policy_path: str, *, hands: int, seed: int, rules: str = "basic",
+                       out_dir: str | Path | None = None, workers: int = 1) -> dict:
+    """The policy seated with three GreedyAgents on duplicate deals, through the evaluation harness.
+
+    Args:
+        policy_path: a policy checkpoint (``policy:PATH`` for the harness).
+        hands: duplicate deals; each is played in the four seat rotations (4 * hands hands).
+        seed: the harness's seed (walls and agents).
+        out_dir: when given, the harness writes its markdown, JSON and PNG there.
+
+    Returns:
+        ``{"deals", "hands", "policy_win_rate", "policy_win_rate_ci", "greedy_win_rate" (mean greedy
+        seat), "greedy_win_rate_ci", "policy_mean_score", "greedy_mean_score", "win_rate_diff",
+        "win_rate_diff_ci", "table"}``.
+    """
+    report = evaluate(
+        [f"policy:{policy_path}", "greedy", "greedy", "greedy"], hands, seed, rules=rules,
+        labels=["policy", "greedy", "greedy", "greedy"], workers=workers, progress=False,
+        out_dir=None if out_dir is None else str(out_dir), name="policy_vs_greedy",
+    )
+    pol, gre = report.stats["policy"], report.stats["greedy"]
+    diff, ci = report.difference("policy", "greedy")
+    return {
+        "deals": hands,
+        "hands": len(report.hands),
+        "policy_win_rate": pol["win_rate"][0],
+        "policy_win_rate_ci": pol["win_rate"][1],
+        "greedy_win_rate": gre["win_rate"][0],
+        "greedy_win_rate_ci": gre["win_rate"][1],
+        "policy_mean_score": pol["mean_score"][0],
+        "greedy_mean_score": gre["mean_score"][0],
+        "win_rate_diff": diff,
+        "win_rate_diff_ci": ci,
+        "table": report.table(),
+    }

@@ -50,7 +50,7 @@ Choices the paper leaves open (ours, documented):
   ``prefilter=False`` gives the paper's version (every legal action is an afterstate).
 - Ties in win rate (e.g. all zero when few rounds are foreseen) go to the greedy order: lower
   knowledge-aware deficiency, then more effective tiles in the KB, then the action order. The
-  pre-filter and this order use the rule set's deficiency, as the greedy agent does (issue 12):
+  pre-filter and this order use the rule set's deficiency, as the greedy agent does:
   seven pairs counted for an afterstate with no declared meld where the rules allow it, the missing
   suit out of every completion. The simulations' own win check follows the same rules
   (:func:`simulate`'s ``seven_pairs`` and ``missing_suit``): seven pairs completes a reachable hand
@@ -602,7 +602,7 @@ class FlatMCAgent(Agent):
         lay = s.layout
         if len(legal) == 1:
             return int(legal[0])
-        if s.phase == PHASE_DECLARE:  # Sichuan (issue 12)
+        if s.phase == PHASE_DECLARE:  # Sichuan
             return self.declare(s)
         if s.mask[lay.win]:
             return lay.win
@@ -618,7 +618,7 @@ class FlatMCAgent(Agent):
         rounds = min(s.wall_count // 4, self.max_rounds)
         hands = np.stack([a.hand for a in after])
         needed = np.array([a.needed for a in after], dtype=np.int64)
-        # the greedy order under the rule set (issue 12): seven pairs for a seat with no declared meld,
+        # the greedy order under the rule set: seven pairs for a seat with no declared meld,
         # no tile of the missing suit in any completion, as the greedy agent scores its discards
         forms = np.array([seven_pairs_code(self.rules, int(n)) for n in needed], dtype=np.int64)
         key_hands = without_suit(hands, s.missing_suit)

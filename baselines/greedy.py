@@ -18,7 +18,7 @@ kongs in the same way:
 
 All deficiencies come from the exact batched ``dp`` core, one call per feature.
 
-**The rule set's deficiency** (issue 12). Where the rules let seven pairs win (``Rules.seven_pairs``:
+**The rule set's deficiency**. Where the rules let seven pairs win (``Rules.seven_pairs``:
 distinct pairs; ``sichuan``: a four of a kind counts as two pairs), a seat with no declared meld
 minimises ``min(melds-and-pair, seven pairs)`` (:mod:`mjenv.deficiency.seven_pairs`), and its effective
 tiles are the draws that lower that minimum. After a declared Sichuan missing suit, the discard scores
@@ -170,7 +170,7 @@ class GreedyAgent(Agent):
         lay = s.layout
         if len(legal) == 1:
             return int(legal[0])
-        if s.phase == PHASE_DECLARE:  # Sichuan (issue 12)
+        if s.phase == PHASE_DECLARE:  # Sichuan
             return self.declare(s)
         if s.mask[lay.win]:
             return lay.win

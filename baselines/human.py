@@ -93,7 +93,7 @@ def render_observation(views: dict[str, np.ndarray], rules: Rules) -> str:
     last = np.asarray(views["last_discard"]).reshape(-1)
     last_from = np.asarray(views["last_discarder"]).reshape(-1)
     dealer = int(np.argmax(views["dealer"]))
-    # taiwan16 (issue 12): flowers are public, so every seat's row shows them
+    # taiwan16: flowers are public, so every seat's row shows them
     flowers = np.rint(views["flowers"]).astype(int).reshape(4, -1) if "flowers" in views else None
     lines = [f"wall: {int(round(float(np.ravel(views['wall_count'])[0])))} tiles left"]
     for seat in (2, 3, 1, 0):

@@ -363,7 +363,7 @@ def main(argv: list[str] | None = None) -> Path:
     print(f"saved {policy_path}")
 
     if args.eval_hands > 0:
-        from mjenv.baselines.train_ppo import evaluate_vs_greedy
+        from mjenv.baselines.evaluate import evaluate_vs_greedy
 
         result = evaluate_vs_greedy(str(policy_path), hands=args.eval_hands, seed=args.seed + 10_000,
                                     rules=args.rules, out_dir=out_dir / "eval")

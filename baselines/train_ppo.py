@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from mjenv.baselines._args import parse_args
+from mjenv.baselines.evaluate import evaluate_vs_greedy  # noqa: F401  (its home before: kept importable here)
 from mjenv.baselines.oracle_critic import OracleCritic, privileged_features, privileged_size
 from mjenv.baselines.policy import PolicyNet, build_net, load_net, save_policy
 from mjenv.baselines.train_bc import make_agent, plot_curve
@@ -149,45 +150,6 @@ def make_critic(net: PolicyNet, args: Args):
 def trained_parameters(net: PolicyNet, critic) -> list:
     """What the optimiser moves: the policy network, and the oracle critic when there is one."""
     return list(net.parameters()) + ([] if critic is None else list(critic.parameters()))
-
-
-def evaluate_vs_greedy(policy_path: str, *, hands: int, seed: int, rules: str = "basic",
-                       out_dir: str | Path | None = None, workers: int = 1) -> dict:
-    """The policy seated with three GreedyAgents on duplicate deals, through the evaluation harness.
-
-    Args:
-        policy_path: a policy checkpoint (``policy:PATH`` for the harness).
-        hands: duplicate deals; each is played in the four seat rotations (4 * hands hands).
-        seed: the harness's seed (walls and agents).
-        out_dir: when given, the harness writes its markdown, JSON and PNG there.
-
-    Returns:
-        ``{"deals", "hands", "policy_win_rate", "policy_win_rate_ci", "greedy_win_rate" (mean greedy
-        seat), "greedy_win_rate_ci", "policy_mean_score", "greedy_mean_score", "win_rate_diff",
-        "win_rate_diff_ci", "table"}``.
-    """
-    from mjenv.baselines.evaluate import evaluate
-
-    report = evaluate(
-        [f"policy:{policy_path}", "greedy", "greedy", "greedy"], hands, seed, rules=rules,
-        labels=["policy", "greedy", "greedy", "greedy"], workers=workers, progress=False,
-        out_dir=None if out_dir is None else str(out_dir), name="policy_vs_greedy",
-    )
-    pol, gre = report.stats["policy"], report.stats["greedy"]
-    diff, ci = report.difference("policy", "greedy")
-    return {
-        "deals": hands,
-        "hands": len(report.hands),
-        "policy_win_rate": pol["win_rate"][0],
-        "policy_win_rate_ci": pol["win_rate"][1],
-        "greedy_win_rate": gre["win_rate"][0],
-        "greedy_win_rate_ci": gre["win_rate"][1],
-        "policy_mean_score": pol["mean_score"][0],
-        "greedy_mean_score": gre["mean_score"][0],
-        "win_rate_diff": diff,
-        "win_rate_diff_ci": ci,
-        "table": report.table(),
-    }
 
 
 def win_rewards(done: np.ndarray, final_scores: np.ndarray, value: float) -> np.ndarray:

@@ -6,7 +6,7 @@ engine, table seeds seed, seed + 1, ...) with the same actions: a uniformly rand
 acting seat, drawn once per step for all tables (argmax of i.i.d. uniforms over the legal mask), so the
 action draw costs the same for both and is timed with them. Rates are per CPU-second of this process.
 
-This is the first piece of issue 16 (the batched step); RiichiEnv, pymahjong and RLCard are not in
+This measures the batched step; RiichiEnv, pymahjong and RLCard are not in
 this comparison because they cannot be run without their observation encoders: the env-level
 comparison with them is ``benchmarks/vector_speed.py`` / ``benchmarks/env_speed.py``, whose envs do not
 run on this step yet.

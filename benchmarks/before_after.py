@@ -8,7 +8,7 @@ Every process runs in its tree's folder with the tree first on ``PYTHONPATH``, s
 compiled modules are built in place runs on its own code whatever the interpreter has installed.
 
 ``--lean``: instead, the single env's lean loop of ``peers_speed.py`` (``run_single``: the
-``mjenv single`` row of the issue-16 peers benchmark), steps per CPU-second and CPU us per step.
+``mjenv single`` row of the peers benchmark), steps per CPU-second and CPU us per step.
 ``--peers-vector N``: instead, ``peers_speed.py``'s vector loop at N tables (``run_vector``: the
 ``mjenv vector N`` row, its random sampling included), table-steps per CPU-second and CPU us per table-step.
 

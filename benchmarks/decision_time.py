@@ -1,4 +1,4 @@
-"""One policy decision against one GreedyAgent decision: batch of one, one CPU thread, same run (issue 13).
+"""One policy decision against one GreedyAgent decision: batch of one, one CPU thread, same run.
 
 Positions: every decision with more than one legal action in seeded greedy self-play hands
 (``baselines_timing.collect_positions``). On the same positions, in interleaved chunks (so all see the
@@ -12,7 +12,7 @@ same machine load, and in alternating order), it times ``act(observation)`` of:
   the views existed.
 
 It prints CPU ms per decision (``time.process_time``: the machine is shared) and wall ms, and each
-one's ratio to greedy. Target (issue 13): policy at most 1.5x greedy.
+one's ratio to greedy. Target: policy at most 1.5x greedy.
 
     OMP_NUM_THREADS=1 .venv/bin/python -m benchmarks.decision_time --hands 8
 """

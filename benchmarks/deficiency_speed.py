@@ -12,8 +12,8 @@ where noted; the script prints how often the answers agree).
 
 First the default single call as users make it: ``deficiency(hand)`` and ``deficiency(hand, kb)``
 (random KBs) one fresh hand per call (``method="auto"``: the compiled exact engine when installed),
-against each peer's own single call on the same hands, as a ratio to the ``mahjong`` library (issue
-14's target: at least 10x, and at least 100,000 calls/s with random KBs). The peers' inputs are
+against each peer's own single call on the same hands, as a ratio to the ``mahjong`` library (the
+target: at least 10x, and at least 100,000 calls/s with random KBs). The peers' inputs are
 converted to their own formats before timing. Then the batch comparison, and the knowledge-aware
 cases no peer can do: ``dp`` with random knowledge bases at several batch sizes, small batches as the environment
 sends them, and the torch device path (CPU by default; ``--gpu`` for CUDA).

@@ -1,6 +1,6 @@
 """Speed of the ``hbba`` backend, one hand per call, against peers measured in the same run.
 
-Three measurements (issue 2's targets in brackets):
+Three measurements (targets in brackets):
 
 1. ``hbba`` backend, one hand per call (``hbba.deficiency_batch`` on a batch of one), random
    14-tile three-suit hands with random knowledge bases [mean <= 0.79 ms]; peer: our ``dp`` backend

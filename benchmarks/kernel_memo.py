@@ -1,4 +1,4 @@
-"""Hit rate of the compiled kernel's seat memo with N tables stepped together (issue 15).
+"""Hit rate of the compiled kernel's seat memo with N tables stepped together.
 
 The memo serves a seat whose hand, KB and melds did not change since its table's last step (the
 three seats that did not draw after a claim window). mjenv keeps one memo per table (owned by the
@@ -6,7 +6,7 @@ table's state); before, one process-global memo of 256 slots was shared by all t
 stepped together evicted each other's seats. This plays ``mjenv.vector_env(N)`` with masked random
 actions and prints the hit rate and the time per table-step for each N. It runs on either tree: with
 a per-table memo it sums the tables' counters, with the old global memo it reads the global one. Where
-the memo also holds a part cache (issue 16: each suit's and the honours' vectors, kept across steps)
+the memo also holds a part cache (each suit's and the honours' vectors, kept across steps)
 it prints that cache's hit rate too ("-" on older trees).
 
 Run: ``python benchmarks/kernel_memo.py --tables 1,16,64,256 --steps 6000``
@@ -30,7 +30,7 @@ def measure(num_envs: int, table_steps: int, seed: int) -> tuple[float, float, f
     rng = np.random.default_rng(seed)
     obs, _ = venv.reset(seed=seed)
     per_table = hasattr(kernel, "new_memo")
-    # the compiled batch step (issue 16) keeps the tables' memos in its BatchTables
+    # the compiled batch step keeps the tables' memos in its BatchTables
     memos = venv._batch.memos if getattr(venv, "engine", "python") == "compiled" else [t.memo for t in venv.tables]
     if per_table:
         start = [kernel.memo_stats(m) for m in memos]

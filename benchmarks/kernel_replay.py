@@ -1,4 +1,4 @@
-"""The kernel's ``observe`` alone, replayed on recorded states: A/B of kernel builds in one process (issue 16).
+"""The kernel's ``observe`` alone, replayed on recorded states: A/B of kernel builds in one process.
 
 ``benchmarks/kernel_memo.py`` times whole table-steps (game, Python loop and kernel together), whose
 noise on a shared machine (+-0.5 us a step) hides kernel changes of a few percent. This records the

@@ -1,6 +1,6 @@
 """A second, minimal NDDE written straight from the paper's text, to bisect against ``mjenv.deficiency.ndde``.
 
-Issue 17 (session ndde4). Plain Python, one hand and one individual at a time, no code shared with
+Plain Python, one hand and one individual at a time, no code shared with
 ``ndde.py`` except the hand sets and the exact truth (``benchmarks.ndde_tables``). Every rule the paper
 leaves open is a switch of :class:`Opts`, so two readings can be compared on the same hands and seeds.
 
@@ -9,7 +9,7 @@ Sec. 3.2.2 (repair), Sec. 3.2.3 (Eq. 8 and its two special cases), Sec. 3.2.4 (E
 Algorithm 1 (``while g <= G_max``), Sec. 4.1 (a run stops at the known true deficiency).
 
 What it showed (2,000 uniform one-suit hands, one run each; ``docs/bench/paper_tables.md``, "How the gap
-was found"): set to ``ndde``'s rules before session ndde4 it scores what ``ndde`` scored, so the gap to
+was found"): set to ``ndde``'s rules before the tile-order fix it scores what ``ndde`` scored, so the gap to
 the paper's Tables 1 and 3 was a reading of the paper, not a bug; of the readings in :data:`READINGS`
 only building S Case by Case (Sec. 3.1 leaves S's index order open) lifts every one-suit cell to the
 paper's level, which made it ``ndde``'s default (with ties to even and clipping).
@@ -31,7 +31,7 @@ PCHOW, CHOW, PAIR, PONG = "pchow", "chow", "pair", "pong"
 
 @dataclass(frozen=True)
 class Opts:
-    """The open rules; the defaults are ``mjenv.deficiency.ndde``'s defaults before session ndde4."""
+    """The open rules; the defaults are ``mjenv.deficiency.ndde``'s defaults before the tile-order fix."""
 
     repair: str = "pmeld_first"  # pmeld_first | meld_first | last_slot | first_slot
     within: str = "last"  # within a kind: later slot first ("last") or earlier ("first")

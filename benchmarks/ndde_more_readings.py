@@ -1,4 +1,4 @@
-"""Four more readings of the NDDE paper (Sec. 3.1-3.2.4) screened against Tables 1/3 (issue 17, session ndde3).
+"""Four more readings of the NDDE paper (Sec. 3.1-3.2.4) screened against Tables 1/3.
 
 Each reading is patched into a copy of ``mjenv.deficiency.ndde`` internals for the run only (nothing in
 the library changes); all are scored on the same uniform sample of the 118,800 one-suit hands, one run
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         ndde._Search.__init__ = patch.get("init", _ORIG[2])
         row = []
         for pop, g in CELLS:
-            # the rules this screen was recorded under (mjenv's defaults before session ndde4)
+            # the rules this screen was recorded under (mjenv's defaults before the tile-order fix)
             est = ndde.deficiency_batch(hands, kbs, np.full(n, 4), seed=1, stop_at=truth, population=pop,
                                         generations=g, **nt.OLD_DEFAULTS)
             p = float((est == truth).mean())

@@ -28,7 +28,7 @@ last column, a typo for the 500 of the text). What we run:
   every run of every hand is right, the lower bound is the rule of three over hands, ``1 - 3 / n``.
 * **Ablation.** The repair order and the out-of-range rule of ``mjenv.deficiency.ndde`` (both inferred, the
   paper leaves them open) on one-suit hands with NP = 20, G_max = 50.
-* **Screen (issue 17).** Other readings of Secs. 2.3-3.2 that might explain the remaining gap
+* **Screen.** Other readings of Secs. 2.3-3.2 that might explain the remaining gap
   (:data:`SCREEN_VARIANTS`: crossover with j_rand, strict selection, no write-back of the repair, in-place
   updates, other out-of-range, donor, rounding, repair, initialisation and S-order rules, extra
   generations), each one run per hand on ``--screen-hands`` one- and two-suit hands at the paper's default
@@ -336,7 +336,7 @@ def run(args: Args) -> dict:
 #: The open rules of ``ndde`` (all inferred) at their defaults, as ``deficiency_batch`` keywords.
 DEFAULTS = {"s_order": ndde.DEFAULT_S_ORDER, "repair": ndde.DEFAULT_REPAIR, "out_of_range": ndde.DEFAULT_OUT_OF_RANGE,
             "rounding": ndde.DEFAULT_ROUNDING}
-#: The defaults before session ndde4 (S tile by tile, ties upwards, redraw); the screen below ran under them.
+#: The defaults before the tile-order fix (S tile by tile, ties upwards, redraw); the screen below ran under them.
 OLD_DEFAULTS = {"s_order": "tile", "repair": "pmeld_first", "out_of_range": "redraw", "rounding": "half_up"}
 
 
@@ -354,7 +354,7 @@ def ablation_variants() -> list[tuple[str, dict]]:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Screening: readings of the paper that might close the gap (issue 17)
+# Screening: readings of the paper that might close the gap
 #: (suits, NP, G_max) cells of the screen: the paper's default and the small budgets where Table 1 differs most.
 SCREEN_CELLS = ((1, 20, 50), (1, 20, 10), (1, 10, 10), (2, 10, 10))
 #: name, what it changes (with the paper's text it reads differently), switches of :func:`screen_run`.

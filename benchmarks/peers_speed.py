@@ -1,4 +1,4 @@
-"""mjenv against RiichiEnv, pymahjong and RLCard in one run: hands and steps per CPU-second (issue 16).
+"""mjenv against RiichiEnv, pymahjong and RLCard in one run: hands and steps per CPU-second.
 
 Every env plays whole hands with uniformly random legal actions and builds its observations:
 
@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> None:
           "steps per hand)")
     by = {r[0].split(" (")[0]: r for r in rows}
     riichi = by.get("riichienv")
-    print("\nmust show (issue 16):")
+    print("\nmust show:")
     if riichi is not None:
         for key, want in (("mjenv vector 64", 1.5), ("mjenv single", 1.0)):
             if key in by:

@@ -1,4 +1,4 @@
-"""What counting seven pairs costs the observation writer (issue 12), against the same writer without it.
+"""What counting seven pairs costs the observation writer, against the same writer without it.
 
 Plays ``--hands`` Sichuan hands with seeded random legal actions, keeps every state, and times
 ``ObservationSpec.observe`` (the env's per-step call, no memo) on all of them with the ``sichuan``

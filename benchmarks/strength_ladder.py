@@ -1,4 +1,4 @@
-"""The strength ladder of issue 13: every pair of agents on the same fresh duplicate deals.
+"""The strength ladder: every pair of agents on the same fresh duplicate deals.
 
 Each pair plays as teams (``mjenv eval A B``: A on seats 0 and 2, B on 1 and 3, every deal in both
 rotations), all pairs on the same walls (one seed), so the whole matrix is measured on the same hands.

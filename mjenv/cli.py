@@ -199,7 +199,7 @@ def narrate(before: list[tuple[int, int]], game, names: list[str], you: int) -> 
     for s, (discards, meld_tiles, flowers) in enumerate(before):
         if s == you:
             continue
-        if int(game.flowers[s].sum()) > flowers:  # taiwan16 (issue 12): flowers are set aside face up
+        if int(game.flowers[s].sum()) > flowers:  # taiwan16: flowers are set aside face up
             shown = " ".join(FLOWER_NAMES[f] for f in np.flatnonzero(game.flowers[s]))
             lines.append(f"  {names[s]} sets aside a flower (flowers: {shown})")
         if sum(len(m.tiles) for m in game.melds[s]) > meld_tiles:

@@ -1,4 +1,4 @@
-"""One table of the PettingZoo envs on the compiled batch step, N = 1 (issue 16).
+"""One table of the PettingZoo envs on the compiled batch step, N = 1.
 
 ``mjenv.parallel_env()`` and ``mjenv.env()`` step one table. On the Python engine that table is a
 :class:`mjenv.tables._Table` over a ``mjenv.game.Game``: about 7 us of Python per step to move the

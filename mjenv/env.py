@@ -142,14 +142,14 @@ first `reset()` raises a `ValueError` saying so.
 * v0 (mjenv 0.1.0): first release. During its development the default became a claim window after
   every discard (`Rules.claim_window="always"`) with the AEC env selecting all three other seats in
   every window; hands logged before that replay as `claim_window="when_possible"`.
-* v0, observation layout 2 (issue 13): two per-action views appended after `deficiency_after_claim`,
+* v0, observation layout 2: two per-action views appended after `deficiency_after_claim`,
   `effective_count_after_discard` and `deficiency_after_kong` (T entries each, -1 off the discard
   turn); the observation grows by 2T (511 -> 565 for `"basic"`). Every other view is unchanged; a
   policy checkpoint of the old layout reads the new one (`mjenv.baselines.policy.PolicyNet`).
-* v0, issue 12: `rules="sichuan"` is the Sichuan game (missing-suit declaration, bloody battle, fan
+* v0: `rules="sichuan"` is the Sichuan game (missing-suit declaration, bloody battle, fan
   scoring) instead of `basic` without chow: 64 actions (3 declarations after PASS), observation 582
   (`phase` gains `declare`; views `missing_suit`, `won`). Every other preset is unchanged.
-* v0, issue 12 (seven pairs in the features): where seven pairs win (`sichuan`, any `seven_pairs=True`)
+* v0 (seven pairs in the features): where seven pairs win (`sichuan`, any `seven_pairs=True`)
   the deficiency views, `infos["deficiency"]` and the shaping potential of a seat with no declared
   meld count seven pairs too (see Observation); they counted melds-and-pair only. Same layout; the
   values change only under those rule sets (the `sichuan` behaviour digest was re-recorded).
@@ -168,7 +168,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
-from mjenv import AGENTS
+from mjenv import AGENTS, rulesets
 from mjenv.compiled_table import CompiledTable, parallel_step, single_table
 from mjenv.game.actions import CLAIM_NAMES, ActionLayout
 from mjenv.observation import ObservationSpec
@@ -284,7 +284,7 @@ class _Shell:
     def __init__(self, rules="basic", render_mode=None, observation="default", shaping=None, gamma=1.0,
                  illegal_action="penalize", log_dir=None, render_seat=None, engine="auto"):
         self._output = _Output(render_mode, log_dir, render_seat)
-        # issue 16: the compiled step's one table where it applies (mjenv.compiled_table), else a Game's
+        # the compiled step's one table where it applies (mjenv.compiled_table), else a Game's
         self._table = single_table(engine, rules, observation, shaping, gamma, illegal_action)
         #: the engine the table runs on, "compiled" or "python"
         self.engine = "compiled" if isinstance(self._table, CompiledTable) else "python"
@@ -348,7 +348,7 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
 
     def step(self, actions: dict[str, Any]):
         t = self._table
-        # issue 16: a compiled table moves on well-formed legal actions in one C call that builds the
+        # a compiled table moves on well-formed legal actions in one C call that builds the
         # five dicts (None: the checks below)
         if self._quick:
             out = parallel_step(t, actions)
@@ -379,7 +379,7 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
         infos = t.infos()
         if over:
             self.agents = []
-        if t.rules.bloody:  # --- Sichuan (issue 12): winners leave; the dicts hold the agents live before
+        if t.rules.bloody:  # --- Sichuan: winners leave; the dicts hold the agents live before
             return self._bloody_step(obs, rew, term, trunc, infos)
         self._rendered()
         return obs, rew, term, trunc, infos
@@ -439,7 +439,7 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
             return
         pending, self._pending = self._pending, {}
         # every acting seat was selected, so nothing is omitted but seats with PASS only
-        if self._quick and not bad:  # issue 16: the compiled table moves the checked actions at once
+        if self._quick and not bad:  # the compiled table moves the checked actions at once
             chosen = [t.layout.pass_] * 4
             for s, x in pending.items():
                 chosen[s] = x
@@ -449,7 +449,7 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
         else:
             rewards = step_tables(self._tables, [{seat: a} if bad else pending]).rewards[0].tolist()
             infos = None
-        if t.rules.bloody:  # --- Sichuan (issue 12)
+        if t.rules.bloody:  # --- Sichuan
             self._bloody_step(rewards, seat)
             return
         self.rewards = dict(zip(AGENTS, rewards))
@@ -495,6 +495,9 @@ def env(**kwargs) -> AECEnv:
     action outside the action space (``AssertOutOfBoundsWrapper`` would raise a bare
     ``AssertionError`` first), and handles illegal actions itself (so no ``TerminateIllegalWrapper``).
     """
+    own = rulesets.own_engine(kwargs.get("rules", "basic"))
+    if own is not None:  # a rule set with an engine and env shells of its own
+        return own.make_env(**kwargs)
     return _OrderEnforcing(raw_env(**kwargs))
 
 
@@ -518,7 +521,11 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
 
 
 def parallel_env(**kwargs) -> MahjongParallelEnv:
-    """The parallel environment (keyword arguments of :class:`MahjongParallelEnv`)."""
+    """The parallel environment (keyword arguments of :class:`MahjongParallelEnv`; a rule set whose room
+    brings its own env shells, :func:`mjenv.rulesets.own_engine`, builds its own from them)."""
+    own = rulesets.own_engine(kwargs.get("rules", "basic"))
+    if own is not None:
+        return own.make_parallel_env(**kwargs)
     return MahjongParallelEnv(**kwargs)
 
 

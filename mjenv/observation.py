@@ -31,7 +31,7 @@ the state record has; a new fact is one more field in :data:`STATE_FIELDS` and o
 
 INCOMPLETABLE (``mjenv.deficiency.INCOMPLETABLE`` = 99) appears as is in the deficiency views.
 
-The rule set's complete hands (issue 12): the plan carries the seven-pairs form the features also
+The rule set's complete hands: the plan carries the seven-pairs form the features also
 count (:func:`seven_pairs_form`: a seat with no declared meld shows min(melds-and-pair, seven pairs))
 and, in Sichuan, where the seats' missing-suit one-hots lie in the state record (the features leave
 that suit out). Both writers apply them inside the feature evaluation; nothing is rewritten after.
@@ -159,10 +159,10 @@ class WriterPlan:
         feature_outputs: int32[7]: observation offsets of the features (``FEATURE_NAMES`` order), -1
             for a feature no view shows.
         seven_pairs: the seven-pairs form the features also count (0 none, 1 distinct pairs, 2 a four
-            of a kind as two pairs: :func:`seven_pairs_form`; issue 12).
+            of a kind as two pairs: :func:`seven_pairs_form`).
         melds: melds of a complete hand (seven pairs needs none declared).
         missing_suit: state offset of the seats' missing-suit one-hots (int[4, 3], the features leave
-            that suit out: ``DeficiencyFeatures.compute``'s ``missing_suit``; issue 12), -1 for none.
+            that suit out: ``DeficiencyFeatures.compute``'s ``missing_suit``), -1 for none.
     """
 
     num_tile_types: int
@@ -253,13 +253,13 @@ class ObservationSpec:
                  "after a kong of t: concealed (4 held) or added (the hand minus t); -1 where t is not held or it "
                  "is not the seat's discard turn", "deficiency_after_kong", "feature"),
         ]
-        if r.flowers:  # taiwan16 (issue 12): flowers are set aside face up, so every seat sees them
+        if r.flowers:  # taiwan16: flowers are set aside face up, so every seat sees them
             v.append(View("flowers", (4, r.flowers), 0, 1, "flowers each seat has set aside (public; seat-relative)",
                           "flowers", "relative"))
-        if r.missing_suit:  # Sichuan (issue 12): declarations are made at once, public from then on
+        if r.missing_suit:  # Sichuan: declarations are made at once, public from then on
             v.append(View("missing_suit", (4, 3), 0, 1, "each seat's declared missing suit, one-hot s/m/p (all 0 "
                           "before the declaration; seat-relative)", "missing_suit", "relative"))
-        if r.bloody:  # Sichuan bloody battle (issue 12): who has won and left the hand is public
+        if r.bloody:  # Sichuan bloody battle: who has won and left the hand is public
             v.append(View("won", (4,), 0, 1, "1 for a seat that has won and left the hand (seat-relative)", "won",
                           "relative"))
         if self.oracle:
@@ -500,7 +500,7 @@ class ObservationSpec:
         # the bound plan is a C handle: copies and pickles bind their own on first use
         state = self.__dict__.copy()
         state.pop("_kernel_observe", None)
-        state.pop("_kernel_observe_records", None)  # the batch step's bound plan (issue 16), also a C handle
+        state.pop("_kernel_observe_records", None)  # the batch step's bound plan, also a C handle
         state["_rows_of"], state["_rows"] = None, ()  # the last game's views (_game_rows), not the spec's
         return state
 
@@ -531,7 +531,7 @@ class ObservationSpec:
                 out[i, :, sl] = _GAME_VIEWS[v.source](g, v.size)[None, :]
         return out, deficiency
 
-    # --- issue 16: the same writer on state records (the compiled batch step's tables) ------------
+    # --- the same writer on state records (the compiled batch step's tables) ------------
     @cached_property
     def _kernel_observe_records(self):
         """The kernel's ``observe`` with a plan whose one source is the whole state record."""
@@ -568,7 +568,7 @@ class ObservationSpec:
         self._kernel_observe_records(np.ascontiguousarray(records), memos, out, deficiency)  # the array as it is
         return out, deficiency
 
-    # --- end issue 16 -------------------------------------------------------------------------------
+    # --- end of the state-record writer ----------------------------------------------------------
 
     def _write_numpy(self, states: np.ndarray, deficiency: np.ndarray) -> np.ndarray:
         """The plan executed with numpy (what the kernel's ``observe`` does in C)."""
@@ -579,7 +579,7 @@ class ObservationSpec:
             width = t if name in ("hands", "knowledge_bases") else 1
             inputs.append(states[:, start : start + 4 * width].reshape(4 * n, width).squeeze(-1 if width == 1 else ()))
         extra = {}
-        if plan.missing_suit >= 0:  # Sichuan (issue 12): each seat's declared suit from its one-hot, -1 before
+        if plan.missing_suit >= 0:  # Sichuan: each seat's declared suit from its one-hot, -1 before
             onehot = states[:, plan.missing_suit : plan.missing_suit + 12].reshape(4 * n, 3)
             extra["missing_suit"] = np.where(onehot.any(axis=1), onehot.argmax(axis=1), -1)
         feats = self.features.compute(*inputs, **extra)  # all N states' seats in one call
@@ -608,11 +608,11 @@ class ObservationSpec:
 
 
 def seven_pairs_form(rules: Rules) -> str | None:
-    """The seven-pairs hand ``rules`` lets win, as the deficiency features count it (issue 12).
+    """The seven-pairs hand ``rules`` lets win, as the deficiency features count it.
 
     Returns:
         None (``seven_pairs`` off); ``"fours"`` with ``missing_suit`` (Sichuan: a four of a kind is two
-        pairs, ``mjenv.game.sichuan.can_win``); else ``"distinct"`` (``mjenv.game.is_winning``).
+        pairs, ``mjenv.rulesets.sichuan.game.can_win``); else ``"distinct"`` (``mjenv.game.is_winning``).
     """
     if not rules.seven_pairs:
         return None

@@ -70,7 +70,7 @@ def _state(game, acting, seat: int | None) -> tuple[str, list[int]]:
 def _result_line(game) -> str:
     if not game.is_over:
         return ""
-    if game.rules.bloody:  # Sichuan (issue 12): several wins in one hand
+    if game.rules.bloody:  # Sichuan: several wins in one hand
         wins = "; ".join(f"{SEAT_NAMES[w['seat']]} {w['points']}" for w in game.wins) or "none"
         end = game.end_reason.replace("_", " ")
         return f"result: {end}; wins (points): {wins}; scores {list(map(int, game.scores))}"
@@ -127,7 +127,7 @@ def render_text(game, seat: int | None = None, acting: list[int] | None = None) 
         if game.rules.flowers and game.flowers[s].any():  # taiwan16: public, set aside face up
             shown_fl = " ".join(FLOWER_NAMES[f] for f in np.flatnonzero(game.flowers[s]))
             lines.append(f"     flowers  {shown_fl}")
-        if game.rules.missing_suit:  # Sichuan (issue 12): the declarations are public once made
+        if game.rules.missing_suit:  # Sichuan: the declarations are public once made
             m = int(game.missing[s])
             out = "  (won, out of the hand)" if game.won[s] else ""
             lines.append(f"     missing  {'smp'[m] if m >= 0 else '-'}{out}")

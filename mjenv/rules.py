@@ -22,9 +22,9 @@ when the wall is empty. Options (any preset): ``seven_pairs`` (an extra winning 
 hands), ``multiple_winners`` (every seat that declares a win on one discard wins, instead of only the
 first in turn order from the discarder).
 
-Sichuan (issue 12; ``missing_suit``, ``bloody``, ``scoring="sichuan"``, all on in the ``sichuan``
+Sichuan (``missing_suit``, ``bloody``, ``scoring="sichuan"``, all on in the ``sichuan``
 preset, with ``seven_pairs`` and ``multiple_winners``). The rule set, one common variant of the
-Sichuan "bloody battle" tables (source and our choices where tables differ: :mod:`mjenv.game.sichuan_scoring`
+Sichuan "bloody battle" tables (source and our choices where tables differ: :mod:`mjenv.rulesets.sichuan.scoring`
 and docs/DESIGN.md, "Sichuan"):
 
 * 定缺: after the deal (the dealer holding 14 tiles) every seat declares a missing suit, all four
@@ -36,7 +36,7 @@ and docs/DESIGN.md, "Sichuan"):
   nothing more); several seats may win on one discard (一炮多响). Play goes on with the first seat still
   in the hand after the (last) winner, until three seats have won or the wall is empty.
 * Seven pairs wins, a four of a kind counting as two pairs (龙七对).
-* Scoring (:mod:`mjenv.game.sichuan_scoring`): fan per win (``2 ** min(fan, 4)`` points), kong
+* Scoring (:mod:`mjenv.rulesets.sichuan.scoring`): fan per win (``2 ** min(fan, 4)`` points), kong
   payments when the kong is made (刮风下雨: an exposed kong 2 from the discarder; an added kong 1,
   a concealed kong 2 from each other seat still in the hand; an added kong pays only once it is not
   robbed), and at an exhaustive draw 查花猪 and 查大叫 among the seats still in the hand. Scores are
@@ -56,12 +56,15 @@ Example::
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mjenv import rulesets
 from mjenv.tiles import COPIES, NUM_SUITED, NUM_TILES
 
-PRESET_NAMES = ("basic", "honours", "sichuan", "taiwan16")
+#: The preset names: one per room of :mod:`mjenv.rulesets` (its registry order).
+PRESET_NAMES = rulesets.names()
 
 #: Tile id of the first flower in a wall (flowers sit outside the 34 ids of the deficiency core).
 FLOWER_BASE = NUM_TILES
@@ -101,8 +104,8 @@ class Rules:
         draw_at: the hand is an exhaustive draw when this many tiles are left in the wall (SIMCAT
             Sec. 2.1: 16); kongs need more than this many left.
         scoring: ``"points"`` (default: the fixed points above; who won is what SIMCAT counts) or
-            ``"tai"`` (Taiwanese tai table of :mod:`mjenv.game.tai`; needs 34 tile types) or
-            ``"sichuan"`` (fan, kong payments and draw settlement of :mod:`mjenv.game.sichuan_scoring`;
+            ``"tai"`` (Taiwanese tai table of :mod:`mjenv.rulesets.taiwan16.tai`; needs 34 tile types) or
+            ``"sichuan"`` (fan, kong payments and draw settlement of :mod:`mjenv.rulesets.sichuan.scoring`;
             needs ``missing_suit``, ``bloody`` and no chow).
         missing_suit: every seat declares a missing suit (定缺) in a first step of the hand; needs 27
             tile types and 13-tile hands.
@@ -159,7 +162,7 @@ class Rules:
             raise ValueError(f"Rules.scoring must be one of {SCORINGS}, got {self.scoring!r}")
         if self.scoring == "tai" and self.num_tile_types != NUM_TILES:
             raise ValueError("Rules.scoring='tai' needs num_tile_types=34 (the table scores winds and dragons)")
-        # --- Sichuan (issue 12): the three Sichuan fields go together as documented above
+        # --- Sichuan: the three Sichuan fields go together as documented above
         if self.missing_suit and (self.num_tile_types != NUM_SUITED or self.hand_size != 13):
             raise ValueError("Rules.missing_suit=True needs num_tile_types=27 and hand_size=13 (three suits)")
         if self.scoring == "sichuan" and (not self.missing_suit or not self.bloody or self.allow_chow):
@@ -193,12 +196,13 @@ class Rules:
         return self.dead_wall_start + self.melds + 1
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able dict of every field (``get_rules`` accepts it back). The issue-12 fields
+        """JSON-able dict of every field (``get_rules`` accepts it back). The newer fields
         (``flowers``, ``draw_at``, ``scoring``, ``missing_suit``, ``bloody``) are left out at their
         defaults (0, 0, ``"points"``, False, False) unless the preset differs, so the logs and
         digests of the other rule sets read as before."""
         d = dataclasses.asdict(self)
-        base = _PRESETS.get(self.name, Rules())  # get_rules fills a missing field from this preset
+        # get_rules fills a missing field from this preset
+        base = rulesets.room(self.name).preset if self.name in rulesets.ROOMS else Rules()
         for field, default in QUIET_DEFAULTS.items():
             if d[field] == default == getattr(base, field):
                 del d[field]
@@ -210,17 +214,22 @@ class Rules:
 #: field existed played with this value): :func:`mjenv.game.log_rules`.
 QUIET_DEFAULTS = {"flowers": 0, "draw_at": 0, "scoring": "points", "missing_suit": False, "bloody": False}
 
-_PRESETS: dict[str, Rules] = {
-    "basic": Rules(),
-    "honours": Rules(name="honours", num_tile_types=NUM_TILES),
-    "sichuan": Rules(
-        name="sichuan", allow_chow=False, seven_pairs=True, multiple_winners=True, missing_suit=True, bloody=True,
-        scoring="sichuan",
-    ),
-    "taiwan16": Rules(
-        name="taiwan16", num_tile_types=NUM_TILES, hand_size=16, melds=5, flowers=NUM_FLOWERS, draw_at=16
-    ),
-}
+class _Presets(Mapping):
+    """Preset name -> :class:`Rules`, read from the rooms of :mod:`mjenv.rulesets` on first use."""
+
+    def __getitem__(self, name: str) -> Rules:
+        if not isinstance(name, str) or name not in rulesets.ROOMS:
+            raise KeyError(name)
+        return rulesets.room(name).preset
+
+    def __iter__(self):
+        return iter(rulesets.names())
+
+    def __len__(self) -> int:
+        return len(rulesets.ROOMS)
+
+
+_PRESETS = _Presets()
 
 
 def get_rules(name_or_rules: str | Rules | dict[str, Any] | None = "basic") -> Rules:
@@ -239,13 +248,11 @@ def get_rules(name_or_rules: str | Rules | dict[str, Any] | None = "basic") -> R
         ValueError: an unknown preset name or field, or a bad field value.
     """
     if name_or_rules is None:
-        return _PRESETS["basic"]
+        return rulesets.room("basic").preset
     if isinstance(name_or_rules, Rules):
         return name_or_rules
     if isinstance(name_or_rules, str):
-        if name_or_rules not in _PRESETS:
-            raise ValueError(f"unknown rules {name_or_rules!r}; allowed presets: {', '.join(PRESET_NAMES)}")
-        return _PRESETS[name_or_rules]
+        return rulesets.room(name_or_rules).preset  # ValueError naming the presets for an unknown name
     if isinstance(name_or_rules, dict):
         fields = dict(name_or_rules)
         base = get_rules(fields.pop("name", "basic"))
@@ -255,6 +262,6 @@ def get_rules(name_or_rules: str | Rules | dict[str, Any] | None = "basic") -> R
             raise ValueError(f"unknown Rules fields {unknown}; allowed: {sorted(allowed)}")
         return dataclasses.replace(base, **fields)
     raise ValueError(
-        f"rules must be a preset name ({', '.join(PRESET_NAMES)}), a Rules or a dict, "
+        f"rules must be a preset name ({', '.join(rulesets.names())}), a Rules or a dict, "
         f"got {type(name_or_rules).__name__}"
     )

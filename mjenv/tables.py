@@ -1,4 +1,4 @@
-"""The tables an env shell steps, and the one end of a step (issue 15).
+"""The tables an env shell steps, and the one end of a step.
 
 Every env shell (``mjenv.parallel_env``, the AEC ``mjenv.env``, ``mjenv.vector_env`` on either engine)
 ends its step in :func:`step_tables`: check the actions, move, reward (the illegal action, the scores,
@@ -101,7 +101,7 @@ def deal_game(rules: Rules, np_random: np.random.Generator, seed: int | None = N
 
 def game_seed_of(np_random: np.random.Generator, seed: int | None = None) -> tuple[np.random.Generator, int]:
     """(generator, the next hand's ``Game`` seed) of a table (``seed``: reseed the generator first);
-    :func:`deal_game`'s draw, also for deals that build no ``Game`` (``mjenv.vector_batch``, issue 16)."""
+    :func:`deal_game`'s draw, also for deals that build no ``Game`` (``mjenv.vector_batch``)."""
     seed = _check_seed(seed)
     if seed is not None:
         np_random, _ = seeding.np_random(seed)
@@ -173,7 +173,7 @@ def step_tables(tables, actions, autoreset: bool = False) -> StepResult:
         before = potential(tables.deficiency)
         if tables.bloody:  # a seat that has left the hand (it won, play went on) has Phi = 0
             before[tables.won] = 0.0
-    # --- Sichuan (issue 12): bloody battle pays during the hand; each step rewards its score changes
+    # --- Sichuan: bloody battle pays during the hand; each step rewards its score changes
     paid = tables.scores.copy() if tables.bloody else None
     ended = tables.move(chosen, illegal)  # ascending table indices, the illegal ones included
     rewards = np.zeros((n, 4))
@@ -285,7 +285,7 @@ class _Table:
         d = self._window_discarder()
         if d < 0:
             return list(self.acting)
-        if self.rules.bloody:  # --- Sichuan (issue 12): seats that have won are out of the hand
+        if self.rules.bloody:  # --- Sichuan: seats that have won are out of the hand
             won = self.won
             return [(d + k) % 4 for k in (1, 2, 3) if not won[(d + k) % 4]]
         return [(d + 1) % 4, (d + 2) % 4, (d + 3) % 4]

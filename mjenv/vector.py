@@ -51,7 +51,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from mjenv import AGENTS
+from mjenv import AGENTS, rulesets
 from mjenv.env import _Output
 from mjenv.observation import ObservationSpec
 from mjenv.tables import POTENTIAL_CAP, PythonTables, _check_seed, _Table, step_tables
@@ -265,5 +265,9 @@ def _batch_tables(engine: str, num_envs: int, table: _Table, log_dir: str | None
 
 
 def vector_env(num_envs: int, **kwargs) -> MahjongVectorEnv:
-    """``num_envs`` tables stepped together (keyword arguments of :func:`mjenv.parallel_env`, and ``engine``)."""
+    """``num_envs`` tables stepped together (keyword arguments of :func:`mjenv.parallel_env`, and ``engine``;
+    a rule set whose room brings its own env shells builds its own, :func:`mjenv.rulesets.own_engine`)."""
+    own = rulesets.own_engine(kwargs.get("rules", "basic"))
+    if own is not None:
+        return own.make_vector_env(num_envs, **kwargs)
     return MahjongVectorEnv(num_envs, **kwargs)

@@ -1,4 +1,4 @@
-"""The vector env's tables on the compiled batch step (issue 16).
+"""The vector env's tables on the compiled batch step.
 
 :class:`BatchTables` is what :class:`mjenv.vector.MahjongVectorEnv` runs on when the compiled step
 (``mjenv.game._step``) is built and supports the rule set: the N games live as the arrays of one
@@ -11,7 +11,7 @@ kernel's ``observe``, or the numpy executor with ``MJENV_NO_KERNEL=1``).
 It is one engine of the one end of a step, :func:`mjenv.tables.step_tables` (the other is
 :class:`mjenv.tables.PythonTables`): this class checks, moves, keeps the final states, deals and
 observes; the rewards, termination and autoreset are that function's, for both engines. A
-well-formed step takes a shorter road with the same results (:meth:`BatchTables.step`, speed7): three
+well-formed step takes a shorter road with the same results (:meth:`BatchTables.step`): three
 C calls around the writer's on arrays bound once (``_step.step_batch``: the checks, the moves, the
 final states and every state record; ``_step.finish_batch``: ``step_tables``' rewards in its float
 operations and order, the final observations and the infos' arrays), about 0.5 us of a table-step

@@ -12,7 +12,7 @@ Regenerate (only when a behaviour change is intended, and say so in the commit):
     python -m tests.behaviour_digest --hands 2000
 
 or only some presets, keeping the others' recorded digests (``--preset sichuan``: the Sichuan game
-of issue 12 replaced its stand-in, basic without chow; the other presets did not change).
+replaced its stand-in, basic without chow; the other presets did not change).
 """
 
 from __future__ import annotations

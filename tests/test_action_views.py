@@ -1,4 +1,4 @@
-"""The per-action views of issue 13 (``effective_count_after_discard``, ``deficiency_after_kong``) equal
+"""The per-action views (``effective_count_after_discard``, ``deficiency_after_kong``) equal
 the deficiency core's public functions, on played hands of every preset and on random seats, on the
 compiled kernel and on the numpy path."""
 
@@ -37,7 +37,7 @@ def _reference(hand: np.ndarray, kb: np.ndarray, melds_needed: int, missing: int
     """The two views of a seat on its discard turn, from the core's public functions (hbba deficiency):
     the effective count of the hand minus t, and the deficiency after a kong of t (concealed when four
     are held: the hand minus 4t with one meld less to build; else added: the hand minus t). With
-    ``missing`` (Sichuan, issue 12) the core's Sichuan deficiency (no tile of the missing suit; seven
+    ``missing`` (Sichuan) the core's Sichuan deficiency (no tile of the missing suit; seven
     pairs, a four of a kind as two pairs, while no meld is declared) of every row instead."""
     if missing is not None:
         return _sichuan_reference(hand, kb, melds_needed, missing)
@@ -94,7 +94,7 @@ def test_action_views_equal_the_core_on_played_hands(rules, path):
                     turns += 1
                     hand, kb = g.hands[s].astype(np.int64), knowledge_base(g, s).astype(np.int64)
                     gone = np.zeros_like(hand, dtype=bool)
-                    if spec.rules.missing_suit:  # Sichuan (issue 12): the features of the hand without
+                    if spec.rules.missing_suit:  # Sichuan: the features of the hand without
                         m = int(g.missing[s])  # its missing suit, whose tiles cost their discard only
                         gone[9 * m : 9 * m + 9] = hand[9 * m : 9 * m + 9] > 0
                         hand[9 * m : 9 * m + 9] = kb[9 * m : 9 * m + 9] = 0
@@ -167,6 +167,6 @@ def test_the_new_views_are_the_only_change_to_what_the_env_shows(monkeypatch):
     monkeypatch.setattr(ObservationSpec, "_view_list", lambda self: [v for v in views(self) if v.name not in NEW_VIEWS])
     assert "deficiency_after_kong" not in ObservationSpec("basic").views
     for preset in PRESETS:
-        if preset in ("taiwan16", "sichuan"):  # their games changed since (issue 12)
+        if preset in ("taiwan16", "sichuan"):  # their games changed since
             continue
         assert digests(preset, before["hands"]) == before["presets"][preset], preset

@@ -148,9 +148,9 @@ def test_agents_refuse_anything_but_an_observation_dict():
 
 AGENT_MODULES = ("_common.py", "random_agent.py", "greedy.py", "flatmc.py", "human.py")
 ALLOWED_MJENV = {"mjenv.baselines._common", "mjenv.deficiency", "mjenv.deficiency.dp", "mjenv.deficiency.features",
-                 "mjenv.deficiency.sichuan",  # best_missing_suit: the Sichuan declaration (issue 12)
-                 "mjenv.deficiency.seven_pairs",  # the rule set's seven pairs (issue 12)
-                 "mjenv.baselines.greedy",  # flatmc: the greedy order under the rule set (issue 12)
+                 "mjenv.deficiency.sichuan",  # best_missing_suit: the Sichuan declaration
+                 "mjenv.deficiency.seven_pairs",  # the rule set's seven pairs
+                 "mjenv.baselines.greedy",  # flatmc: the greedy order under the rule set
                  "mjenv.baselines",  # flatmc: its compiled simulation, mjenv.baselines._flatmc
                  "mjenv.deficiency.contains", "mjenv.deficiency.kernel",  # flatmc's win check, MJENV_NO_KERNEL
                  "mjenv.game.actions", "mjenv.rules", "mjenv.tiles", "mjenv.observation"}  # fmt: skip

@@ -1,6 +1,6 @@
 """The PettingZoo envs on the compiled step (N = 1) equal the same envs on the Python engine, byte for byte.
 
-Differential test (issue 16): ``mjenv.parallel_env(engine="compiled")`` (``mjenv.compiled_table``: one
+Differential test: ``mjenv.parallel_env(engine="compiled")`` (``mjenv.compiled_table``: one
 table of ``mjenv.game.batch.BatchGames``) against ``engine="python"`` (a ``mjenv.game.Game``), reset
 with the same seeds and stepped with the same random actions: legal ones for the deciding seats,
 some seats left out (they take their only legal action), and a few illegal ones; after every step

@@ -7,7 +7,7 @@ from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, see
 
 import mjenv
 
-#: both engines (issue 16: the PettingZoo checks pass on each); the oracle view is the Python engine's
+#: both engines (the PettingZoo checks pass on each); the oracle view is the Python engine's
 KWARGS = [
     {"engine": "compiled"},
     {"engine": "compiled", "shaping": "deficiency", "gamma": 0.95},

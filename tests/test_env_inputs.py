@@ -1,4 +1,4 @@
-"""Issue 14's env defects, each on the compiled-kernel and the numpy path: all-or-nothing vector
+"""Env input defects, each on the compiled-kernel and the numpy path: all-or-nothing vector
 steps, vector reset options, omitted agents with one legal action, step before reset, numpy seeds,
 and malformed actions (hypothesis)."""
 
@@ -30,7 +30,7 @@ def _legal(masks: np.ndarray) -> np.ndarray:
 
 @pytest.fixture(params=["python", "compiled"])
 def engine(request):
-    """The vector env's engine (the compiled batch step, issue 16, or the Python engine)."""
+    """The vector env's engine (the compiled batch step, or the Python engine)."""
     return request.param
 
 
@@ -58,7 +58,7 @@ def _hands(venv) -> list[np.ndarray]:
     return list(venv._batch.games.tiles[:, 0:4])
 
 
-# -- defect 2: a vector step is all-or-nothing ------------------------------------------------------
+# -- a vector step is all-or-nothing ------------------------------------------------------
 
 
 @pytest.mark.parametrize("bad_table", [0, 1, 2])
@@ -88,7 +88,7 @@ def test_a_refused_vector_step_moves_no_table(path, bad_table, mode, engine):
     assert not got[4]["final_info"]["illegal_action"].any()
 
 
-# -- defect 5: vector reset options ----------------------------------------------------------------
+# -- vector reset options ----------------------------------------------------------------
 
 
 def test_vector_reset_deals_with_the_options(path, engine):
@@ -110,7 +110,7 @@ def test_vector_reset_deals_with_the_options(path, engine):
         venv.reset(options={"dealer": 4})
 
 
-# -- defect 6: an omitted agent takes its only legal action ---------------------------------------
+# -- an omitted agent takes its only legal action ---------------------------------------
 
 
 def test_an_omitted_agent_takes_its_only_legal_action_even_when_it_is_not_pass(path):
@@ -135,7 +135,7 @@ def test_an_omitted_agent_with_a_choice_is_refused():
         env.step({})
 
 
-# -- defect 4 (env part): step before reset, numpy seeds -------------------------------------------
+# -- step before reset, numpy seeds -------------------------------------------
 
 
 @pytest.mark.parametrize("factory", [parallel_env, raw_env])

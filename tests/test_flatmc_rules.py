@@ -1,4 +1,4 @@
-"""Flat MC's simulated win check under the rule set (issue 12): seven pairs where the rules allow it,
+"""Flat MC's simulated win check under the rule set: seven pairs where the rules allow it,
 no completion with a tile of the Sichuan missing suit, and ``basic`` exactly as before.
 
 The reference here is independent of :mod:`mjenv.baselines.flatmc`: one simulation at a time in plain

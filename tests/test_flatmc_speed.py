@@ -1,5 +1,5 @@
 """Flat MC's compiled simulation (``baselines/_flatmc.c``) gives the numpy path's wins bit for bit, so
-the agent's decisions and win counts do not depend on the engine (issue 12: the speed under taiwan16
+the agent's decisions and win counts do not depend on the engine (the speed under taiwan16
 comes with no change of results). The timing itself is ``benchmarks/flatmc_speed.py``."""
 
 from __future__ import annotations

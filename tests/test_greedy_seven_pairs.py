@@ -1,4 +1,4 @@
-"""The greedy agent under each rule set's deficiency (issue 12): seven pairs where the rules allow it
+"""The greedy agent under each rule set's deficiency: seven pairs where the rules allow it
 (distinct pairs with ``seven_pairs=True``, a four of a kind as two pairs in ``sichuan``), the missing
 suit out of every completion. Hand-checked positions, the enumerating reference, and the agent's
 scores against the observation's own per-action views over played hands."""

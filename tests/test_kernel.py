@@ -120,7 +120,7 @@ def _check_memo_call(args, memo, ref=None) -> dict:
 
 @pytest.mark.parametrize("num_tile_types", [27, 34])
 def test_the_part_cache_of_a_memo_gives_the_values_computed_without_it(num_tile_types):
-    # issue 16: the memo also keeps each part's vectors (a suit or the honours, keyed on its option
+    # the memo also keeps each part's vectors (a suit or the honours, keyed on its option
     # codes and melds needed) across calls. Seats that change one tile at a time (as from step to
     # step) reuse most parts; many seats through one small cache also evict parts, including the
     # parts of the seat being computed. Every value must be what a call without a memo gives, and
@@ -153,7 +153,7 @@ def test_the_part_cache_of_a_memo_gives_the_values_computed_without_it(num_tile_
 
 @pytest.mark.parametrize("num_tile_types", [27, 34])
 def test_the_discarders_next_state_is_served_from_its_discard_turn(num_tile_types):
-    # issue 16: after a seat's discard turn (hand H) the memo keeps, per held tile t, the features of
+    # after a seat's discard turn (hand H) the memo keeps, per held tile t, the features of
     # H - t with the same KB, no discard turn and no claim (the discarder in the next claim window);
     # such a seat is served from them. Every value must be what a call without a memo gives, and
     # the numpy evaluator's; a seat that differs in its KB, its melds or by more than one tile, or
@@ -255,7 +255,7 @@ def test_observe_rejects_states_and_plans_out_of_range():
 
 
 def test_observe_takes_the_records_as_one_array_for_a_whole_record_plan():
-    # issue 16: the batch step's tables pass their int16[N, L] records as they are (no per-record
+    # the batch step's tables pass their int16[N, L] records as they are (no per-record
     # sequence); only a plan whose one source is the whole record may take them
     games = [Game(rules="basic", seed=s) for s in (4, 5)]
     spec = ObservationSpec("basic")

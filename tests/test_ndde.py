@@ -69,7 +69,7 @@ def test_element_set_follows_the_five_cases():
 
 
 def test_element_set_case_order_lists_each_case_over_all_tiles():
-    # the default index order of S (inferred, issue 17): Case 1 for every tile, then Case 2, ..., Case 5
+    # the default index order of S (inferred): Case 1 for every tile, then Case 2, ..., Case 5
     h = parse(PAPER_HAND, 27)
     assert element_set(h) == element_set(h, s_order="case") == [
         ("pchow", _ids("B2B3")), ("pchow", _ids("B3B4")), ("pchow", _ids("C4C5")), ("pchow", _ids("D6D7")),
@@ -202,7 +202,7 @@ def test_bad_options_raise(option, value, match):
 
 
 # ---------------------------------------------------------------------------------------------------
-# The repair order (Sec. 3.2.2 leaves open which element goes) and the out-of-range rule (issue 17)
+# The repair order (Sec. 3.2.2 leaves open which element goes) and the out-of-range rule
 REPAIR_HAND = "C1C2C3C3C4D4D5D5D6B1B1B7B8B9"  # 3C is held twice
 
 
@@ -280,7 +280,7 @@ def test_repair_order_reaches_the_search_through_the_public_api():
 
 
 def test_case_order_of_s_finds_more_optima_at_a_small_budget():
-    # the inferred default index order of S (issue 17): similar elements sit at nearby indices, so Eq. 9's
+    # the inferred default index order of S: similar elements sit at nearby indices, so Eq. 9's
     # arithmetic on indices makes better mutants; on uniform one-suit hands at NP = 20, G_max = 10 it
     # finds the optimum clearly more often than the tile-by-tile order (about 54% against 49%)
     rng = np.random.default_rng(21)
@@ -403,7 +403,7 @@ def test_tiny_paper_protocol_run_writes_its_block_once(tmp_path):
     report = json.loads((tmp_path / "paper_tables.json").read_text())[ndde_tables.JSON_KEY]
     assert set(report["table3"]) == {"NDDE_1", "NDDE_2"}
     assert report["table1"]["1"]["10,10"]["paper"] == 40.246
-    # the defaults, each other value of each inferred rule alone, and the defaults before session ndde4
+    # the defaults, each other value of each inferred rule alone, and the defaults before the tile-order fix
     assert [r["name"] for r in report["ablation"]] == [
         "defaults", "s_order=tile", "repair=meld_first", "repair=last_slot", "out_of_range=redraw",
         "rounding=half_up", "defaults before ndde4"]
@@ -432,7 +432,7 @@ def test_screened_repair_rules_keep_what_their_order_says(rule, kept):
 
 
 def test_independent_implementation_reads_sec_3_1_and_eq_8_as_ndde_does():
-    # benchmarks/ndde_independent.py (issue 17's second NDDE, written from the paper's text) must build the
+    # benchmarks/ndde_independent.py (a second NDDE, written from the paper's text) must build the
     # same S in both index orders and, with a large budget, find the same optimum as the exact dp
     import random
 

@@ -1,5 +1,5 @@
 """A new user's first hour: examples' --help, one-line errors for missing extras, ecosystem names,
-evaluation output, ``mjenv play``, rendering (issue 11)."""
+evaluation output, ``mjenv play``, rendering."""
 
 from __future__ import annotations
 

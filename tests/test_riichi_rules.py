@@ -252,7 +252,7 @@ def test_pao_payments():
 
 # ---------------------------------------------------------------- the game's flow
 def test_agari_yame_and_west_extension():
-    # South 4 (round 7), dealer seat 3
+    # South 4, dealer seat 3
     assert settlement.game_over(7, [20000, 20000, 20000, 40000], dealer_kept=True, abortive=False)
     assert not settlement.game_over(7, [40000, 20000, 20000, 20000], dealer_kept=True, abortive=False)
     assert settlement.game_over(7, [40000, 20000, 20000, 20000], dealer_kept=False, abortive=False)

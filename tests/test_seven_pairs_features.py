@@ -1,4 +1,4 @@
-"""Seven pairs in the deficiency features (issue 12) against the enumerating reference.
+"""Seven pairs in the deficiency features against the enumerating reference.
 
 Where a rule set lets seven pairs win, every feature of a seat with no declared meld is the minimum of
 melds-and-pair and seven pairs (``mjenv.deficiency.seven_pairs``); the effective tiles are the draws
@@ -114,7 +114,7 @@ def _random_seats(rng, n: int, num_tile_types: int, missing: bool, zeroed: bool 
         claim, chow = -1, False
         if not turn and i % 5 == 0:
             open_ = h + kb < 4
-            if suit is not None:  # no claim of a missing-suit tile is legal (mjenv.game.sichuan.may_pong)
+            if suit is not None:  # no claim of a missing-suit tile is legal (mjenv.rulesets.sichuan.game.may_pong)
                 open_[9 * suit : 9 * suit + 9] = False
             d = int(rng.choice(np.flatnonzero(open_)))
             claim, chow = d, bool(rng.integers(0, 2))

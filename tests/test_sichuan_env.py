@@ -1,4 +1,4 @@
-"""Sichuan in the PettingZoo envs (issue 12): the declaration in the observation, winners leaving the
+"""Sichuan in the PettingZoo envs: the declaration in the observation, winners leaving the
 hand under both APIs' dead-agent conventions, per-step payments as rewards, PettingZoo's own tests."""
 
 from __future__ import annotations

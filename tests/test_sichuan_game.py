@@ -1,6 +1,6 @@
-"""The Sichuan game (issue 12): 定缺 declaration, its constraints, bloody battle, kong payments, draw
+"""The Sichuan game: 定缺 declaration, its constraints, bloody battle, kong payments, draw
 settlement, and random play with every invariant. Expected scores are worked out by hand from the
-rule set in mjenv.rules / mjenv.game.sichuan_scoring (2 ** fan per win; kongs 2 / 1 / 2)."""
+rule set in mjenv.rules / mjenv.rulesets.sichuan.scoring (2 ** fan per win; kongs 2 / 1 / 2)."""
 
 from __future__ import annotations
 

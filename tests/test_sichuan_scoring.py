@@ -1,4 +1,4 @@
-"""Sichuan fan patterns, kong payments and draw settlement (mjenv.game.sichuan_scoring)."""
+"""Sichuan fan patterns, kong payments and draw settlement (mjenv.rulesets.sichuan.scoring)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mjenv import tiles
-from mjenv.game import sichuan_scoring as sc
+from mjenv.rulesets.sichuan import scoring as sc
 
 S, M, P = 0, 1, 2  # tiles.suit_of: bamboo, characters, dots
 

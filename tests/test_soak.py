@@ -1,10 +1,10 @@
-"""Soak test (issue 14): many hands over every rule preset, on the compiled path and on the numpy path
+"""Soak test: many hands over every rule preset, on the compiled path and on the numpy path
 (``MJENV_NO_KERNEL=1``), checking invariants at every step and the process's memory.
 
 Invariants: every live agent's action mask is non-empty and the action taken is in it; every tile's
 copies are conserved (hands + melds + unclaimed discards + undrawn wall = 4); the observation is
 finite; a finished hand's scores sum to zero. Memory: the process (four envs, one per preset) ends
-under ``RSS_LIMIT_MB`` (issue 14: four numpy-path envs under 300 MB), and its resident memory grows
+under ``RSS_LIMIT_MB`` (four numpy-path envs under 300 MB), and its resident memory grows
 by at most ``RSS_GROWTH_MB`` over the second half of the hands (bounded caches are full by then, so
 growth there is a leak).
 

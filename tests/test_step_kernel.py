@@ -133,7 +133,7 @@ def _play_and_compare(preset: str, hands: int, seed0: int) -> int:
     return states
 
 
-# taiwan16 (flowers, draw at 16 left) and sichuan (declaration, bloody battle, fan scoring; issue 12)
+# taiwan16 (flowers, draw at 16 left) and sichuan (declaration, bloody battle, fan scoring)
 # are not on the compiled step yet: it must refuse them. Pong-only play (sichuan's former stand-in)
 # stays compared.
 PRESETS = ["basic", "honours", {"name": "basic", "allow_chow": False}]
@@ -189,7 +189,7 @@ def _compare_batch(preset: str, hands: int, num_tables: int, seed0: int) -> int:
     return compared
 
 
-# 300 hands per preset (not the issue's 2,000): the Python reference and the per-step comparison
+# 300 hands per preset (the behaviour digest has 2,000): the Python reference and the per-step comparison
 # cost ~5 ms a hand, and four presets must stay within ~15 s of the shared 2-core machine's default
 # suite; the slow test plays 5,000 per preset on 64 tables.
 @pytest.mark.parametrize("preset", PRESETS)

@@ -1,4 +1,4 @@
-"""Issue 14, defects 3 and 4 (core): bad input is a ValueError saying what was wrong and what is allowed.
+"""Bad input is a ValueError saying what was wrong and what is allowed.
 
 - Counts are checked on the values as given, before any cast: 65,536 as int16 is 0, so a check after
   the cast accepted it (``deficiency(h)`` with ``h[0] = 65536`` answered 2; a KB entry of -65535
@@ -53,7 +53,7 @@ ENTRY_POINTS = {
 COUNT_MESSAGE = r"counts must be integers 0\.\.4"
 
 
-# --------------------------------------------------------------------------- defect 3: counts wrap
+# --------------------------------------------------------------------------- counts wrap
 @pytest.mark.parametrize("name", list(ENTRY_POINTS))
 @pytest.mark.parametrize("value", [65536, 256, -65535, 2**32, -(2**32) + 1, 2**63 - 1])
 def test_a_count_that_wraps_to_a_valid_one_is_rejected(name, value):
@@ -69,11 +69,11 @@ def test_a_count_that_wraps_to_a_valid_one_is_rejected(name, value):
 
 def test_the_issues_examples():
     h = HAND.copy()
-    h[0] = 65536  # issue 14: "deficiency(h) returns 1"
+    h[0] = 65536  # "deficiency(h) returns 1"
     with pytest.raises(ValueError, match="hand count 65536 for tile 1s .* out of range"):
         deficiency(h)
     kb = np.zeros(27, dtype=np.int64)
-    kb[5] = -65535  # issue 14: "a KB entry of -65535 passes"
+    kb[5] = -65535  # "a KB entry of -65535 passes"
     with pytest.raises(ValueError, match="kb count -65535 for tile 6s .* out of range"):
         deficiency(HAND, kb)
     with pytest.raises(ValueError, match="65538 copies of 1s; at most 4"):
@@ -116,7 +116,7 @@ def test_batch_errors_name_the_row():
         deficiency(batch)
 
 
-# --------------------------------------------------------------------------- defect 4: options
+# --------------------------------------------------------------------------- options
 @pytest.mark.parametrize("method", METHODS)
 def test_an_unknown_option_is_a_value_error_for_every_method(method):
     with pytest.raises(ValueError, match=rf"method '{method}' takes no option 'colour'; its options: "):
@@ -137,7 +137,7 @@ def test_known_options_still_work():
     assert deficiency(HAND, method="ndde", seed=3) >= 0
 
 
-# --------------------------------------------------------------------------- defect 4: claims
+# --------------------------------------------------------------------------- claims
 @pytest.mark.parametrize("discard", [27, 34, -1, 2**63 - 1, 1.5, True, "1s", [0, 1]])
 def test_claim_discard_out_of_range_is_a_value_error(discard):
     with pytest.raises(ValueError, match=r"discard must be a tile id .*0\.\.26"):
@@ -152,7 +152,7 @@ def test_claim_discard_boundaries_are_accepted():
     assert deficiency_after_claim(np.r_[HAND13, np.zeros(7, int)], discard=33).shape == (5,)
 
 
-# --------------------------------------------------------------------------- defect 4: replay
+# --------------------------------------------------------------------------- replay
 @pytest.fixture(scope="module")
 def hand_log():
     return play_random(Game("basic", seed=5), np.random.default_rng(5)).log
@@ -172,7 +172,7 @@ def test_replay_step_boundaries(hand_log):
     assert len(replay(hand_log, steps=np.int64(2)).log["steps"]) == 2
 
 
-# --------------------------------------------------------------------------- defect 4: digits
+# --------------------------------------------------------------------------- digits
 @pytest.mark.parametrize("text", ["１２３s", "12３s", "B１B2", "٣s", "१s", "(B1)(C²)", "1s²s", "Z７"])
 def test_non_ascii_digits_are_rejected(text):
     with pytest.raises(ValueError, match="ASCII"):

@@ -1,4 +1,4 @@
-"""Taiwanese tai scoring (``Rules(scoring="tai")``, :mod:`mjenv.game.tai`): expected tai from the
+"""Taiwanese tai scoring (``Rules(scoring="tai")``, :mod:`mjenv.rulesets.taiwan16.tai`): expected tai from the
 module's table, worked out by hand for scripted hands."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from mjenv.game import Game
-from mjenv.game.tai import tai_patterns
 from mjenv.rules import get_rules
+from mjenv.rulesets.taiwan16.tai import tai_patterns
 from tests.game_helpers import script, tid
 
 TAI = {"name": "taiwan16", "scoring": "tai"}

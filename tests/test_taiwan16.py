@@ -1,5 +1,5 @@
 """taiwan16 as SIMCAT Sec. 2.1 plays it: 144 tiles with 8 flowers, flowers set aside with a
-replacement draw from the wall's end, and the hand drawn with 16 tiles left (issue 12)."""
+replacement draw from the wall's end, and the hand drawn with 16 tiles left."""
 
 from __future__ import annotations
 

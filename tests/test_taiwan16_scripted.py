@@ -1,4 +1,4 @@
-"""Scripted taiwan16 hands through the engine (SIMCAT Sec. 2.1; issue 12): the draw with exactly 16
+"""Scripted taiwan16 hands through the engine (SIMCAT Sec. 2.1): the draw with exactly 16
 tiles left, a flower as the last drawable tile, the last-tile and robbing-a-kong tai, flowers in every
 seat's observation and in the log, and ``mjenv play`` under taiwan16.
 
@@ -18,8 +18,8 @@ import numpy as np
 
 from mjenv.game import EndReason, Game, Phase, make_wall
 from mjenv.game.log import replay
-from mjenv.game.tai import tai_patterns
 from mjenv.rules import FLOWER_BASE
+from mjenv.rulesets.taiwan16.tai import tai_patterns
 from tests.game_helpers import script, tid
 
 TAI = {"name": "taiwan16", "scoring": "tai"}

@@ -1,6 +1,6 @@
 """The vector env on the compiled batch step equals the vector env on the Python engine, byte for byte.
 
-OpenSpiel-style differential test (issue 16): two ``mjenv.vector_env`` s with the same arguments, one
+OpenSpiel-style differential test: two ``mjenv.vector_env`` s with the same arguments, one
 on ``engine="compiled"`` (``mjenv.vector_batch`` over ``mjenv.game.batch.BatchGames``), one on
 ``engine="python"`` (``mjenv.env.step_tables`` over Python ``Game`` s), reset with the same seed and
 stepped with the same random legal actions (and, under ``illegal_action="penalize"``, a few illegal
@@ -19,11 +19,11 @@ from mjenv.game import batch
 
 pytestmark = pytest.mark.skipif(not batch.available(), reason="mjenv.game._step not built (no C compiler)")
 
-#: sichuan (declaration, bloody battle, fan scoring; issue 12) is not on the compiled step: its
+#: sichuan (declaration, bloody battle, fan scoring) is not on the compiled step: its
 #: pong-only stand-in (basic without chow) stays compared, and the preset itself must fall back.
 NO_CHOW = {"name": "basic", "allow_chow": False}
 PRESETS = ("basic", "honours", NO_CHOW)
-#: Hands per preset in the default suite: issue 16 asks for at least 2,000. About 1 CPU-second per 200
+#: Hands per preset in the default suite: at least 2,000. About 1 CPU-second per 200
 #: hands (the Python engine's side dominates), so the three presets cost about 30 s.
 HANDS = 2_000
 
@@ -178,7 +178,7 @@ def test_rules_with_a_field_the_step_does_not_port_fall_back():
     from mjenv.rules import get_rules
 
     # every Rules field outside batch.IMPLEMENTED_RULES must be at its default (a field added later
-    # for a preset, e.g. by the faithful-rule-sets issue, makes that preset fall back until ported)
+    # for a preset, makes that preset fall back until ported)
     for field, value in (("draw_at", 16), ("scoring", "tai")):
         rules = dataclasses.replace(get_rules("honours"), **{field: value})
         with pytest.raises(ValueError, match=f"{field}="):

@@ -53,6 +53,10 @@ def test_build_sdist_and_wheel_install_in_a_fresh_venv_and_run_the_tournament(tm
     assert "mjenv/baselines/data/pretrained_policy.pt" in names
     assert any(n.startswith("mjenv/deficiency/_kernel.") and n.endswith((".so", ".pyd")) for n in names), names
     assert not any(n.startswith(("wrappers/", "baselines/", "tests/")) for n in names)  # only under mjenv/
+    from mjenv import rulesets
+
+    for module in rulesets.ROOMS.values():  # every room is found by itself (no package list to edit)
+        assert module.replace(".", "/") + "/__init__.py" in names, module
     members = {m.split("/", 1)[1] for m in tarfile.open(sdist).getnames() if "/" in m}
     assert {"README.md", "setup.py", "pyproject.toml", "mjenv/deficiency/_kernel.c", "mjenv/py.typed"} <= members
 
@@ -78,6 +82,9 @@ def test_build_sdist_and_wheel_install_in_a_fresh_venv_and_run_the_tournament(tm
     where, kernel = r.stdout.split()
     assert Path(where).is_relative_to(venv), where
     assert kernel == "True"
+    r = subprocess.run([str(py), "-c", "import wrappers"], capture_output=True, text=True, cwd=work, timeout=60,
+                       env=env)
+    assert r.returncode != 0 and "No module named 'wrappers'" in r.stderr  # installed as mjenv.wrappers only
     r = subprocess.run([str(venv / "bin" / "mjenv"), "tournament", "--deals", "1", "--workers", "1", "--no-progress"],
                        capture_output=True, text=True, cwd=work, timeout=180, env=env)  # fmt: skip
     assert r.returncode == 0, r.stderr

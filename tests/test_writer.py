@@ -1,5 +1,5 @@
 """The observation writer and the numpy feature evaluator: one writer call over many states equals one
-call per state on both paths; the part cache is shared, bounded and exact (issue 14 defect 7)."""
+call per state on both paths; the part cache is shared, bounded and exact."""
 
 from __future__ import annotations
 

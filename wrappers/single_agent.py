@@ -160,7 +160,7 @@ class SingleAgentEnv(gym.Env):
         """
         actions = {}
         for s, agent in self._seat_agents().items():
-            if AGENTS[s] not in self.env.agents:  # Sichuan bloody battle (issue 12): it has won and left
+            if AGENTS[s] not in self.env.agents:  # Sichuan bloody battle: it has won and left
                 continue
             o = self._obs[AGENTS[s]]
             if int(o["action_mask"].sum()) > 1:

@@ -13,7 +13,7 @@
  * What the C version adds: a feature row (the hand after one draw or one discard) changes ONE part.
  * Each part's vector, and its vectors after one draw or one discard of each of its tiles, depend only
  * on that part's option codes, and from one step to the next only one seat's hand and one part of
- * the KBs change: a part cache per table (issue 16) keeps them, so a row is one min-plus of a cached
+ * the KBs change: a part cache per table keeps them, so a row is one min-plus of a cached
  * vector with the other parts at (m, 1), and a step computes the vectors of the few parts that
  * changed. Where a row changes one half of a part twice (the discard turn's "discard t, then draw
  * u" rows), the unchanged half is first joined with the other three parts into
@@ -84,7 +84,7 @@
 
 /* Start loading the cache line at p. GCC takes __builtin_prefetch to have no side effect, so a
  * function that only prefetches (prefetch_seat, prefetch_part_sets) may be found pure and every call
- * of it deleted (it was, depending on inlining: issue 16); a volatile asm is kept. */
+ * of it deleted (it was, depending on inlining); a volatile asm is kept. */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define PREFETCH(p) __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)(p)))
 #elif defined(__GNUC__)
@@ -1186,7 +1186,7 @@ static PyObject *py_features(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer left, right, h4, h3, hands, kbs, needed, dturn, claim, chow, o_def, o_disc, o_eff, o_cnt, o_claim, o_ca,
         o_kong, mem;
-    int form = 0, melds = 4; /* seven pairs (issue 12): optional, none by default */
+    int form = 0, melds = 4; /* seven pairs: optional, none by default */
     if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*y*y*y*w*w*w*w*w*w*w*w*|ii", &left, &right, &h4, &h3, &hands, &kbs,
                           &needed, &dturn, &claim, &chow, &o_def, &o_disc, &o_eff, &o_cnt, &o_claim, &o_ca, &o_kong,
                           &mem, &form, &melds))
@@ -1239,7 +1239,7 @@ static PyObject *py_features(PyObject *self, PyObject *args) {
                            (int32_t *)o_def.buf + s, (int32_t *)o_disc.buf + s * T, (uint8_t *)o_eff.buf + s * T,
                            (int64_t *)o_cnt.buf + s, (int32_t *)o_claim.buf + s * 5, (int32_t *)o_ca.buf + s * T,
                            (int32_t *)o_kong.buf + s * T);
-    if (form) /* seven pairs (issue 12): after the memo, which keeps the melds-and-pair features */
+    if (form) /* seven pairs: after the memo, which keeps the melds-and-pair features */
         for (Py_ssize_t s = 0; s < S; s++)
             if (M[s] == melds)
                 seven_pairs_seat(&tb, (int)T, form, H + s * T, K + s * T, (int)M[s], DT[s], (int32_t *)o_def.buf + s,
@@ -1320,8 +1320,8 @@ typedef struct {
     int32_t *copies, *onehots, *fields, fin[6], fout[NUM_OUTPUTS];
     Py_ssize_t R, K, F, scalar_start, L, size;
     int T;
-    int seven, melds; /* seven pairs (issue 12): form (0 none) and the melds of a closed hand */
-    int missing;      /* Sichuan (issue 12): state offset of the missing-suit one-hots [4, 3], -1 none */
+    int seven, melds; /* seven pairs: form (0 none) and the melds of a closed hand */
+    int missing;      /* Sichuan: state offset of the missing-suit one-hots [4, 3], -1 none */
 } Plan;
 
 static void plan_free(PyObject *capsule) {
@@ -1455,7 +1455,7 @@ typedef struct {
     Memo *memo;
     uint8_t key[4][KEY_BYTES];
     MemoEntry *slot[4];
-    int miss[4]; /* Sichuan (issue 12): each seat's missing suit, -1 none */
+    int miss[4]; /* Sichuan: each seat's missing suit, -1 none */
 } Ready;
 
 static int prepare(const Plan *plan, PyObject *sseq, const int16_t *records, PyObject *mseq, Py_ssize_t n, Ready *rd) {
@@ -1487,7 +1487,7 @@ static int prepare(const Plan *plan, PyObject *sseq, const int16_t *records, PyO
             rd->kb[s][t] = (int8_t)k;
         }
     }
-    /* Sichuan (issue 12): a declared seat's missing suit is in no completion; its features are
+    /* Sichuan: a declared seat's missing suit is in no completion; its features are
      * those of the hand and KB without it (mjenv.deficiency.sichuan), its discards in observe */
     for (int s = 0; s < 4; s++) {
         rd->miss[s] = -1;
@@ -1614,7 +1614,7 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
                            after_kong[s]);
             if (memo) seat_record(&memo->seat[s], T, hand[s], kb[s], st[FI[2] + s], def_s[s], eff[s]);
         }
-        if (plan->seven) /* seven pairs (issue 12): after the memo, which keeps the melds-and-pair features */
+        if (plan->seven) /* seven pairs: after the memo, which keeps the melds-and-pair features */
             for (int s = 0; s < 4; s++)
                 if (st[FI[2] + s] == plan->melds)
                     seven_pairs_seat(&tb, T, plan->seven, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, &def_s[s],

@@ -79,7 +79,7 @@ def _table_buffers(num_tile_types: int) -> tuple:
 def new_memo() -> np.ndarray:
     """A fresh seat memo (uint8[memo_bytes]): one per table, owned (copied, pickled) with it.
 
-    It also holds the table's part cache (each part's vectors, kept across steps; issue 16). Every
+    It also holds the table's part cache (each part's vectors, kept across steps). Every
     entry is keyed on the whole input of what it holds, so a copy, or a memo used on other states,
     never serves a stale value.
     """

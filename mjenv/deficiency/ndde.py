@@ -48,7 +48,7 @@ The algorithm (paper section -> code)
   pairs, the pongs, each by tile); the paper itself groups S by kind when it sums up ("Cases 1, 2, and 4
   can provide all the possible pmelds, and Cases 3 and 5 can give all the possible melds"; Sec. 3.2.4:
   "previously finding all possible melds, pmelds, and pairs"). ``"tile"``: tile by tile, Cases 1..5
-  within each (mjenv's order before session ndde4). On the paper's one-suit set the case order scores
+  within each (mjenv's order before the tile-order fix). On the paper's one-suit set the case order scores
   about 2.5 points higher at the default budget and 3 to 5 points higher at ``G_max = 10``, which is what
   closes most of the gap to the paper's Tables 1 and 3 (``benchmarks/ndde_tables.py``, ablation in
   ``docs/bench/paper_tables.md``; found by bisecting against ``benchmarks/ndde_independent.py``, a
@@ -68,7 +68,7 @@ The algorithm (paper section -> code)
     (one suit, NP = 20, G_max = 50: 91.6% [91.4, 91.8] against 93.3%), the gap the ``s_order`` option
     above closes;
   - ``"meld_first"``: a meld before a pseudomeld (the later slot first within each kind);
-  - ``"last_slot"``: the later slot first whatever it holds (mjenv's rule before issue 17).
+  - ``"last_slot"``: the later slot first whatever it holds (mjenv's rule before the paper's order was read).
 
   Each has a closed form per tile: order the slots that hold the tile so that the first to go comes
   last; a slot goes exactly when the running count of the tile up to it, in that order, exceeds
@@ -86,7 +86,7 @@ The algorithm (paper section -> code)
   and different from ``i``. With ``F = 0.5`` ties are frequent, so the tie rule of "round" (option
   ``rounding``; **inferred**) matters: ``"half_even"`` (default) is Python's and numpy's ``round``, the
   language the authors used (Sec. 4: "implemented in Python 3.0"); ``"half_up"`` rounds ties upwards
-  (mjenv's rule before session ndde4, which scored higher with the tile order of S). With the case
+  (mjenv's rule before the tile-order fix, which scored higher with the tile order of S). With the case
   order and clipping, ties to even scored 93.3% [92.5, 94.0] and ties upwards 94.1% [93.4, 94.8] on
   4,000 one-suit hands at the default budget (the paper: 93.3%); the two are within the noise of each
   other, so the language's own rule is the default.
@@ -94,7 +94,7 @@ The algorithm (paper section -> code)
   and the ``randint`` fallback for an empty donor slot); **the rule is inferred.** Option
   ``out_of_range``: ``"clip"`` (default) takes the nearest of 1 and N_S, the usual DE bound handling;
   ``"redraw"`` draws a uniform index, the only fallback the paper's text defines (mjenv's rule before
-  session ndde4). With the case order of S, clipping scores about 2 points higher at ``G_max = 10``,
+  the tile-order fix). With the case order of S, clipping scores about 2 points higher at ``G_max = 10``,
   closer to the paper's small-budget cells of Table 1 (a few of which stay a few points above ours).
   Crossover (Eq. 10, ``Cr = 0.5``): ``u_j = x_j``
   when ``x_j`` is non-empty and ``rand <= Cr``, else ``v_j``. Selection (Eq. 4): ``u`` replaces ``x``
@@ -390,7 +390,7 @@ def deficiency_batch(
         repair: which element the repair of Sec. 3.2.2 removes first from an over-used tile:
             ``"pmeld_first"`` (default; a pseudomeld before a meld, the later slot first within each),
             ``"meld_first"`` or ``"last_slot"`` (the later slot first whatever its kind; mjenv's rule
-            before issue 17).
+            before the paper's order was read).
         out_of_range: what Eq. 9 does with a mutant outside ``1..N_S``: ``"clip"`` (default; the nearest
             of 1 and N_S) or ``"redraw"`` (a uniform index, Eq. 9's own fallback for empty donors).
         s_order: the index order of S (Sec. 3.1 leaves it open; Eq. 9 does arithmetic on indices):

@@ -127,7 +127,7 @@ class DeficiencyFeatures:
             installed, else numpy), ``"c"`` or ``"numpy"``. Both give the same values.
         cache: the numpy backend's :class:`PartCache`; None shares the process's :data:`SHARED`.
         seven_pairs: the seven-pairs form the rule set also lets win (``None``, ``"distinct"`` or
-            ``"fours"``, :data:`mjenv.deficiency.seven_pairs.SEVEN_PAIRS`; issue 12). With a form,
+            ``"fours"``, :data:`mjenv.deficiency.seven_pairs.SEVEN_PAIRS`). With a form,
             every feature of a seat with no declared meld (melds needed = ``melds``) is the minimum of
             melds-and-pair and seven pairs, and its effective tiles are the draws that lower that
             minimum; after a claim or a concealed kong the seat has a meld, so those rows are as
@@ -177,7 +177,7 @@ class DeficiencyFeatures:
             chow_ok: bool[S] whether this seat may chow it.
             memo: the kernel's seat memo (``kernel.new_memo()``) for the C backend, or None.
             missing_suit: None, or int[S] each seat's declared missing suit (0..2, -1 for none; Sichuan,
-                issue 12): its tiles are in no completion, so the features are those of the hand and KB
+                declared): its tiles are in no completion, so the features are those of the hand and KB
                 without that suit (``mjenv.deficiency.sichuan``), and on the discard turn discarding
                 one of them leaves the deficiency and the effective count as they are.
 
@@ -193,7 +193,7 @@ class DeficiencyFeatures:
         missing = None if missing_suit is None else np.asarray(missing_suit, dtype=np.int64)
         if missing is None or (missing < 0).all():
             return self._compute(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo)
-        # Sichuan (issue 12): the missing suit out of the inputs, then its discards
+        # Sichuan: the missing suit out of the inputs, then its discards
         held = np.asarray(hands, dtype=np.int8)
         suit_of = np.arange(held.shape[1]) // 9  # honours give 3, 4: never a missing suit
         gone = suit_of[None, :] == missing[:, None]
@@ -255,7 +255,7 @@ class DeficiencyFeatures:
         vecs = pool[seat_rows]  # (S, 4, NUM_VARIANTS, VEC)
         now, draw, disc, others = _dp.variant_rows(vecs, needed, t)
         closed = np.flatnonzero(needed == self.melds) if self._form else ()
-        if len(closed):  # issue 12: seven pairs also completes a seat with no declared meld
+        if len(closed):  # seven pairs also completes a seat with no declared meld
             sp = _seven_pairs.variants(hands[closed], kbs[closed], self._form, discard_draw=False)
             now, draw, disc = now.copy(), draw.copy(), disc.copy()
             now[closed] = np.minimum(now[closed], sp["now"])

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mjenv.deficiency._run import run_batch
 from mjenv.deficiency._validate import Batch, normalize
 from mjenv.deficiency.seven_pairs import seven_pairs_deficiency
 
@@ -89,7 +90,6 @@ def sichuan_deficiency(hand, kb=None, *, missing_suit, exposed_melds=0, seven_pa
         ValueError: anything ``deficiency`` rejects, a bad ``missing_suit``, or ``method="ndde"``
             (not exact).
     """
-    from mjenv.deficiency import run_batch
 
     if method == "ndde":
         raise ValueError("sichuan_deficiency needs an exact method: auto, hbba, bda or dp (ndde is a heuristic)")

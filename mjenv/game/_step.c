@@ -1,4 +1,4 @@
-/* First building block of the compiled batch step (issue 16): the game's win check over a batch.
+/* First building block of the compiled batch step: the game's win check over a batch.
  *
  * A C port of ``mjenv/game/_win.py`` (``is_winning_bytes``), which it must equal exactly
  * (``tests/test_step_kernel.py`` compares the two on random, near-complete and seven-pairs hands).
@@ -640,7 +640,7 @@ done:
 }
 
 
-/* ---------------------------------------------------------------- one table, bound once (issue 16)
+/* ---------------------------------------------------------------- one table, bound once
  * The PettingZoo envs step one table (mjenv.compiled_table): step and records above would take
  * eleven and seven buffers per call, about 1.5 us of the step. bind_one takes them once:
  *   bind_one(params, layout, tiles, wall, discards, num_discards, meld_table, melds_declared, won, scores,
@@ -778,7 +778,7 @@ static PyObject *py_record_one(PyObject *self, PyObject *cap) {
     return B ? PyLong_FromLong(bound_record(B)) : NULL;
 }
 
-/* ---------------------------------------------------------------- one env step in one call (issue 16)
+/* ---------------------------------------------------------------- one env step in one call
  * The PettingZoo envs' step on a bound table (mjenv.compiled_table), in one C call instead of about
  * 4 us of Python glue around step_one: the actions checked, the step and its state record, the
  * observation writer's call into fresh arrays, the rewards (scores at the end of the hand plus the
@@ -1163,7 +1163,7 @@ static PyObject *py_step_seats(PyObject *self, PyObject *const *args, Py_ssize_t
     return result;
 }
 
-/* ---------------------------------------------------------------- the vector env's step, bound once (issue 16)
+/* ---------------------------------------------------------------- the vector env's step, bound once
  * mjenv.vector_batch steps N tables a call of the vector env. Around step and records, its checks, rewards, final
  * states and infos were numpy temporaries: about 1.2 us a table-step with the deal. These calls do them in C on
  * arrays bound once (the deal's walls and the kernel's observe between them stay numpy's and the writer's):

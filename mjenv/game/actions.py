@@ -45,7 +45,7 @@ class Phase(IntEnum):
     CLAIM = 1
     ROB_KONG = 2
     END = 3
-    DECLARE = 4  # Sichuan (issue 12): every seat declares its missing suit; only with Rules.missing_suit
+    DECLARE = 4  # Sichuan: every seat declares its missing suit; only with Rules.missing_suit
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Batched game checks in compiled code, with the Python engine's functions as the fallback.
 
-The batch-first compiled step (issue 16): :class:`BatchGames` holds N tables as arrays with a leading
+The batch-first compiled step: :class:`BatchGames` holds N tables as arrays with a leading
 table dimension and advances them in one C call; :func:`is_winning_batch` answers the win check
 (``mjenv.game._win.is_winning_bytes``) for M hands in one C call. Observations, rewards and autoreset
 on top of it are the env layer's (``mjenv.vector_batch``); :class:`mjenv.game.engine.Game` stays the
@@ -98,6 +98,7 @@ class BatchGames:
     """
 
     def __init__(self, rules, num_tables: int, log: bool = False) -> None:
+        from mjenv import rulesets
         from mjenv.rules import Rules, get_rules
 
         if _step is None:
@@ -115,6 +116,9 @@ class BatchGames:
             raise ValueError(
                 f"BatchGames does not support rules {r.name!r} ({', '.join(f'{k}={v!r}' for k, v in other.items())}); "
                 f"allowed: {allowed} (presets basic and honours); use mjenv.game.Game for the others")
+        if "compiled" not in rulesets.engines(r):
+            raise ValueError(f"BatchGames does not run rules {r.name!r}: its rule set lists the engines "
+                             f"{rulesets.engines(r)}; use mjenv.game.Game")
         self.rules = r
         t, a = r.num_tile_types, 2 * r.num_tile_types + 7
         n = int(num_tables)

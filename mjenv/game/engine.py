@@ -13,10 +13,10 @@ of array copies (and N games could be stacked into ``[N, ...]`` arrays):
 * ``flowers``: int8[4, 8] flowers each seat has set aside face up (1: holds flower ``f``, wall id
   ``FLOWER_BASE + f``); all zero unless ``rules.flowers`` (taiwan16, SIMCAT Sec. 2.1).
 * ``won``: bool[4] the winners; ``scores``: int64[4]; ``end_code``: :class:`EndReason`.
-* Sichuan (issue 12, :mod:`mjenv.game.sichuan`): ``missing`` int8[4] each seat's declared missing
-  suit (-1 before the declaration, and always without ``Rules.missing_suit``); ``wins`` the list of
-  the hand's wins in order (bloody battle: several per hand); ``_after_kong`` whether the current
-  player's last draw was a replacement draw.
+* Rooms' state (:mod:`mjenv.rulesets`; the sichuan room's hooks fill them): ``missing`` int8[4] each
+  seat's declared missing suit (-1 before the declaration, and always without ``Rules.missing_suit``);
+  ``wins`` the list of the hand's wins in order (several per hand where play goes on after a win);
+  ``after_kong`` whether the current player's last draw was a replacement draw.
 * ``wall``: int8[N] tile ids in draw order, shared read-only between clones; draws come from the
   front (``_head``), replacement draws after a kong from the end (``_tail``).
 * ``_masks``: int8[4, A] legal actions of the current decision, rebuilt (never mutated) at each
@@ -45,19 +45,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from mjenv.game import sichuan as _sc
+from mjenv import rulesets
 from mjenv.game._win import is_winning_bytes
 from mjenv.game.actions import ActionLayout, Phase
-from mjenv.game.tai import tai_scores
+from mjenv.game.jsonl import LOG_FORMAT, LOG_VERSION, write_log_lines
 from mjenv.rules import FLOWER_BASE, NUM_FLOWERS, Rules, get_rules
 from mjenv.tiles import COPIES, NUM_SUITED
 
 NUM_SEATS = 4
-LOG_FORMAT = "mjenv-hand"
-#: 2: ``rules`` carries ``claim_window``. A version-1 log has no such field and was played with the
-#: window opened only when some seat could claim, so :func:`mjenv.game.replay` reads it as
-#: ``claim_window="when_possible"``.
-LOG_VERSION = 2
 # rows of Game._tiles: 0-3 the concealed hands, _MELD_ROW + s seat s's meld tiles, _PUBLIC_ROW the public counts
 _MELD_ROW = 4
 _PUBLIC_ROW = 8
@@ -139,7 +134,7 @@ def tile_set(rules: Rules) -> np.ndarray:
     """int8[rules.num_tiles]: every tile of the rules in id order, COPIES of each, then each flower once
     (taiwan16): the tiles a wall shuffles."""
     full = np.repeat(np.arange(rules.num_tile_types, dtype=np.int8), COPIES)
-    if rules.flowers:  # --- taiwan16 flowers (issue 12)
+    if rules.flowers:  # --- taiwan16 flowers
         full = np.concatenate([full, np.arange(FLOWER_BASE, FLOWER_BASE + NUM_FLOWERS, dtype=np.int8)])
     return full
 
@@ -191,7 +186,8 @@ class Game:
         "_tiles", "discards", "num_discards", "meld_table", "melds_declared", "won", "scores", "_masks",
         "phase", "current_player", "last_discard", "last_discarder", "last_drawn", "deal_in",
         "winning_tile", "end_code", "_head", "_tail", "_acting", "_claimed_turn", "_kong_tile",
-        "_steps", "_num_steps", "flowers", "missing", "wins", "_after_kong", "_sichuan",
+        "_steps", "_num_steps", "flowers", "missing", "wins", "_after_kong", "_hooks", "_restricts", "_plays_on",
+        "_pays_kongs", "_settles",
     )  # fmt: skip
 
     def __init__(
@@ -225,7 +221,7 @@ class Game:
                     f"wall must be {self.rules.num_tiles} integer tile ids, got shape {w.shape}, dtype {w.dtype}"
                 )
             want = np.full(t_count, COPIES)
-            if self.rules.flowers:  # --- taiwan16 flowers (issue 12): one of each flower id
+            if self.rules.flowers:  # --- taiwan16 flowers: one of each flower id
                 gap = np.zeros(FLOWER_BASE - t_count, dtype=int)
                 want = np.concatenate([want, gap, np.ones(NUM_FLOWERS, dtype=int)])
             if w.min() < 0 or w.max() >= len(want) or (np.bincount(w, minlength=len(want)) != want).any():
@@ -243,10 +239,10 @@ class Game:
         self.won = np.zeros(NUM_SEATS, dtype=bool)
         self.flowers = np.zeros((NUM_SEATS, NUM_FLOWERS), dtype=np.int8)
         self.scores = np.zeros(NUM_SEATS, dtype=np.int64)
-        self.missing = np.full(NUM_SEATS, _sc.UNDECLARED, dtype=np.int8)  # --- Sichuan (issue 12)
+        self.missing = np.full(NUM_SEATS, -1, dtype=np.int8)  # -1: not declared (a room's state)
         self.wins: list[dict[str, Any]] = []
         self._after_kong = False
-        self._sichuan = self.rules.missing_suit
+        self._set_hooks(rulesets.game_hooks(self.rules))
         self.deal_in = -1
         self.winning_tile = -1
         self.end_code = EndReason.NONE
@@ -264,7 +260,7 @@ class Game:
             seat = (self.dealer + k) % NUM_SEATS
             dealt = w[k * hs : (k + 1) * hs].astype(np.intp)
             np.add.at(self._tiles[seat], dealt[dealt < t_count], 1)
-        if self.rules.flowers:  # --- taiwan16 flowers (issue 12): dealt flowers out, replaced from the end
+        if self.rules.flowers:  # --- taiwan16 flowers: dealt flowers out, replaced from the end
             for k in range(NUM_SEATS):
                 seat = (self.dealer + k) % NUM_SEATS
                 for t in w[k * hs : (k + 1) * hs].tolist():
@@ -273,8 +269,44 @@ class Game:
                         self._tiles[seat, self._replacement_tile(seat)] += 1
         self.phase = Phase.DISCARD
         self._draw(self.dealer, replacement=False)
-        if self._sichuan:  # --- Sichuan (issue 12): every seat declares its missing suit first
-            _sc.start_declarations(self)
+        if self._hooks is not None:  # a room may open a phase of its own here
+            self._hooks.start(self)
+
+    def _set_hooks(self, hooks) -> None:
+        """Take a room's :class:`~mjenv.rulesets.protocol.GameHooks` (None: the plain game) and its flags."""
+        self._hooks = hooks
+        self._restricts = hooks is not None and hooks.restricts
+        self._plays_on = hooks is not None and hooks.plays_on
+        self._pays_kongs = hooks is not None and hooks.pays_kongs
+        self._settles = hooks is not None and hooks.settles
+
+    # ------------------------------------------------------------------ what a room's hooks may call
+    def draw(self, seat: int) -> None:
+        """``seat`` draws from the wall's front and takes its turn (or the hand ends when the wall is dry)."""
+        self._draw(seat, replacement=False)
+
+    def finish(self, winners: list[int], deal_in: int, tile: int, reason: EndReason) -> None:
+        """End the hand: ``winners``, the discarder ``deal_in`` (-1: none), the winning ``tile``, ``reason``."""
+        self._finish(winners, deal_in=deal_in, tile=tile, reason=reason)
+
+    def set_turn_masks(self, seat: int) -> None:
+        """Make it ``seat``'s own turn decision (its discard, kong and win entries from its hand)."""
+        self._set_turn_masks(seat)
+
+    def set_decision(self, masks: np.ndarray, acting: int) -> None:
+        """Open a decision: ``masks`` int8[4, A] (read-only, kept), ``acting`` the deciding seats (bit s: seat s)."""
+        self._masks = masks
+        self._acting = acting
+
+    @property
+    def claimed_turn(self) -> bool:
+        """Whether the current turn follows a chow or pong (no draw: discard only)."""
+        return self._claimed_turn
+
+    @property
+    def after_kong(self) -> bool:
+        """Whether the current player's last draw was a replacement draw (after a kong)."""
+        return self._after_kong
 
     # ------------------------------------------------------------------ derived views of the state
     @property
@@ -390,8 +422,8 @@ class Game:
         """Summary: phase, end_reason, winners, deal_in, winning_tile, scores, wall_remaining, steps;
         with ``Rules.missing_suit`` also ``missing`` (the declared suits) and ``wins`` (each win in
         order: seat, tile, deal_in, reason code, fan by pattern, points)."""
-        if self._sichuan:  # --- Sichuan (issue 12)
-            return {**self._result(), "missing": self.missing.tolist(), "wins": [dict(w) for w in self.wins]}
+        if self._hooks is not None:
+            return {**self._result(), **self._hooks.result(self)}
         return self._result()
 
     def _result(self) -> dict[str, Any]:
@@ -408,9 +440,7 @@ class Game:
 
     def to_jsonl(self, path: str, append: bool = False) -> None:
         """Write this hand as JSON lines (header, one line per step, result); see :mod:`mjenv.game.log`."""
-        from mjenv.game.log import write_jsonl
-
-        write_jsonl(self, path, append=append)
+        write_log_lines(self.log, path, append=append)
 
     def clone(self) -> Game:
         """An independent copy: the state arrays copied, the rest (scalars, the read-only wall and
@@ -435,7 +465,7 @@ class Game:
         g.missing = self.missing.copy()
         g.wins = list(self.wins)
         g._after_kong = self._after_kong
-        g._sichuan = self._sichuan
+        g._set_hooks(self._hooks)
         g._masks = self._masks
         g.phase = self.phase
         g.current_player = self.current_player
@@ -478,7 +508,7 @@ class Game:
         """
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= int(seat) < NUM_SEATS:
             raise ValueError(f"seat must be an int 0..3, got {seat!r}")
-        if self.rules.flowers or self.rules.missing_suit:
+        if self.rules.flowers or self._restricts:
             raise ValueError(f"redeal_unseen handles rules without flowers and missing suit, got {self.rules.name!r}")
         if self.phase not in (Phase.DISCARD, Phase.CLAIM):
             raise ValueError(f"redeal_unseen needs a DISCARD or CLAIM state, got phase {Phase(self.phase).name}")
@@ -532,10 +562,10 @@ class Game:
             self._on_turn(self.current_player, chosen[self.current_player])
         elif self.phase == Phase.CLAIM:
             self._on_claims(chosen)
-        elif self.phase == Phase.DECLARE:  # --- Sichuan (issue 12)
-            _sc.on_declare(self, chosen)
-        else:
+        elif self.phase == Phase.ROB_KONG:
             self._on_rob(chosen)
+        else:  # a phase of a room's own
+            self._hooks.on_phase(self, chosen)
 
     def _parse_actions(self, actions: Mapping[int, int] | Sequence[int]) -> list[int]:
         given: list[Any] = [None] * NUM_SEATS
@@ -582,8 +612,8 @@ class Game:
             self._discard(p, a - lay.discards.start)
         elif a < lay.kongs.stop:
             self._kong(p, a - lay.kongs.start)
-        elif self.rules.bloody:  # --- Sichuan (issue 12): the winner leaves, the others play on
-            _sc.win(self, [p], deal_in=-1, tile=self.last_drawn, reason=EndReason.SELF_DRAW)
+        elif self._plays_on:  # the winner leaves, the others play on
+            self._hooks.win(self, [p], deal_in=-1, tile=self.last_drawn, reason=EndReason.SELF_DRAW)
         else:  # the only other legal own-turn action is a self-drawn win
             self._finish([p], deal_in=-1, tile=self.last_drawn, reason=EndReason.SELF_DRAW)
 
@@ -609,15 +639,16 @@ class Game:
         acting = 0
         can_kong = self._tail - self._head > self.rules.draw_at
         chow_seat = (p + 1) % NUM_SEATS if self.rules.allow_chow and t < NUM_SUITED else -1
-        sichuan = self._sichuan
+        restricts = self._restricts
+        hooks = self._hooks
         for k in (1, 2, 3):
             s = (p + k) % NUM_SEATS
-            if sichuan and self.won[s]:  # --- Sichuan (issue 12): a winner has left the hand
+            if restricts and self.won[s]:  # a winner has left the hand
                 continue
             h = self._tiles[s]
             row = None
             c = h[t]
-            if c >= 2 and (not sichuan or _sc.may_pong(self, s, t)):
+            if c >= 2 and (not restricts or hooks.may_meld(self, s, t)):
                 row = np.zeros(lay.size, dtype=np.int8)
                 row[lay.pong] = 1
                 if c >= 3 and can_kong:
@@ -633,11 +664,7 @@ class Game:
                     row[lay.chow_low] = lo
                     row[lay.chow_mid] = mid
                     row[lay.chow_high] = hi
-            if (
-                _sc.can_win(h, t, int(self.missing[s]), int(self.melds_declared[s]), self._seven)
-                if sichuan
-                else _wins_with(h, t, self._seven)
-            ):
+            if hooks.wins_with(self, s, t) if restricts else _wins_with(h, t, self._seven):
                 if row is None:
                     row = np.zeros(lay.size, dtype=np.int8)
                 row[lay.win] = 1
@@ -665,8 +692,8 @@ class Game:
             if not self.rules.multiple_winners:
                 winners = winners[:1]
             # the won discard stays in the discarder's history (several seats may win on it)
-            if self.rules.bloody:  # --- Sichuan (issue 12)
-                _sc.win(self, winners, deal_in=p, tile=t, reason=EndReason.DISCARD)
+            if self._plays_on:
+                self._hooks.win(self, winners, deal_in=p, tile=t, reason=EndReason.DISCARD)
                 return
             self._finish(winners, deal_in=p, tile=t, reason=EndReason.DISCARD)
             return
@@ -679,8 +706,8 @@ class Game:
                 self._tiles[_MELD_ROW + s, t] += n + 1
                 self._tiles[_PUBLIC_ROW, t] += n
                 self._add_meld(s, MeldKind.EXPOSED_KONG if kong else MeldKind.PONG, t, p, t)
-                if kong and self.rules.scoring == "sichuan":  # --- Sichuan (issue 12): 刮风下雨
-                    _sc.pay_kong(self, s, "exposed", discarder=p)
+                if kong and self._pays_kongs:
+                    self._hooks.pay_kong(self, s, "exposed", discarder=p)
                 self._after_claim(s, kong)
                 return
         for s in order:
@@ -695,7 +722,7 @@ class Game:
                 self._add_meld(s, MeldKind.CHOW, low, p, t)
                 self._after_claim(s, False)
                 return
-        self._draw(_sc.next_live(self, p) if self.rules.bloody else (p + 1) % NUM_SEATS, replacement=False)
+        self._draw(self._hooks.next_seat(self, p) if self._plays_on else (p + 1) % NUM_SEATS, replacement=False)
 
     def _add_meld(self, s: int, kind: MeldKind, tile: int, from_seat: int, claimed: int) -> None:
         self.meld_table[s, self.melds_declared[s]] = (kind, tile, from_seat, claimed)
@@ -727,8 +754,8 @@ class Game:
             # concealed kongs are treated as revealed to everyone (see mjenv.knowledge)
             self._tiles[_PUBLIC_ROW, t] += 4
             self._add_meld(p, MeldKind.CONCEALED_KONG, t, -1, -1)
-            if self.rules.scoring == "sichuan":  # --- Sichuan (issue 12): 下雨
-                _sc.pay_kong(self, p, "concealed")
+            if self._pays_kongs:
+                self._hooks.pay_kong(self, p, "concealed")
             self._draw(p, replacement=True)
             return
         h[t] -= 1
@@ -741,11 +768,10 @@ class Game:
         for k in (1, 2, 3):
             s = (p + k) % NUM_SEATS
             if (
-                (not self.won[s] and _sc.can_win(self._tiles[s], t, int(self.missing[s]),
-                                                 int(self.melds_declared[s]), self._seven))
-                if self._sichuan
+                (not self.won[s] and self._hooks.wins_with(self, s, t))
+                if self._restricts
                 else _wins_with(self._tiles[s], t, self._seven)
-            ):  # --- Sichuan (issue 12): only a seat still in the hand, under its missing suit
+            ):  # under a room's restrictions only a seat still in the hand
                 if masks is None:
                     masks = self._pass_only.copy()
                 masks[s, lay.win] = 1
@@ -781,15 +807,15 @@ class Game:
         self._tiles[_MELD_ROW + p, t] -= 1
         self.discards[p, self.num_discards[p]] = t
         self.num_discards[p] += 1
-        if self.rules.bloody:  # --- Sichuan (issue 12)
-            _sc.win(self, winners, deal_in=p, tile=t, reason=EndReason.ROBBED_KONG)
+        if self._plays_on:
+            self._hooks.win(self, winners, deal_in=p, tile=t, reason=EndReason.ROBBED_KONG)
             return
         self._finish(winners, deal_in=p, tile=t, reason=EndReason.ROBBED_KONG)
 
     def _added_kong_stands(self, p: int) -> None:
-        """Nobody robbed ``p``'s added kong: it is paid (Sichuan) and ``p`` draws its replacement."""
-        if self.rules.scoring == "sichuan":  # --- Sichuan (issue 12): 刮风
-            _sc.pay_kong(self, p, "added")
+        """Nobody robbed ``p``'s added kong: it is paid (where kongs pay) and ``p`` draws its replacement."""
+        if self._pays_kongs:
+            self._hooks.pay_kong(self, p, "added")
         self._draw(p, replacement=True)
 
     def _draw(self, p: int, replacement: bool) -> None:
@@ -802,7 +828,7 @@ class Game:
         else:
             t = int(self.wall[self._head])
             self._head += 1
-        if t >= FLOWER_BASE:  # --- taiwan16 flowers (issue 12): set aside, replaced from the end
+        if t >= FLOWER_BASE:  # --- taiwan16 flowers: set aside, replaced from the end
             self.flowers[p, t - FLOWER_BASE] = 1
             self._draw(p, replacement=True)
             return
@@ -818,7 +844,7 @@ class Game:
 
     def _replacement_tile(self, p: int) -> int:
         """Take tiles from the wall's end until one is not a flower (flowers go to ``p``'s flowers);
-        used for flowers in the deal, where the wall always has enough tiles (issue 12)."""
+        used for flowers in the deal, where the wall always has enough tiles."""
         while True:
             self._tail -= 1
             t = int(self.wall[self._tail])
@@ -842,8 +868,8 @@ class Game:
                             row[lay.kong(t)] = 1
             if is_winning_bytes(h.tobytes(), self._seven):
                 row[lay.win] = 1
-        if self._sichuan and self.missing[p] >= 0:  # --- Sichuan (issue 12): 定缺 constraints
-            _sc.restrict_turn(self, p, row)
+        if self._restricts:
+            self._hooks.restrict_turn(self, p, row)
         self._masks = masks
         self._acting = 1 << p
 
@@ -857,10 +883,6 @@ class Game:
         self.last_discarder = -1
         self._masks = self._pass_only
         self._acting = 0
-        if self.rules.scoring == "sichuan":  # --- Sichuan (issue 12): wins and kongs were paid as they came
-            if reason == EndReason.EXHAUSTIVE_DRAW:
-                self.scores = self.scores + _sc.draw_settlement(self)
-            return
         scores = np.zeros(NUM_SEATS, dtype=np.int64)
         if winners and deal_in >= 0:
             pts = self.rules.discard_win_points
@@ -872,8 +894,8 @@ class Game:
             w = winners[0]
             scores -= pts
             scores[w] += NUM_SEATS * pts
-        if self.rules.scoring == "tai" and winners:  # --- Taiwanese tai option (issue 12)
-            scores = tai_scores(self, winners, deal_in)
+        if self._settles:  # the room scores the hand (its own table, or payments made during the hand)
+            scores = self._hooks.settle(self, winners, deal_in, reason, scores)
         self.scores = scores
 
     def __repr__(self) -> str:

@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from mjenv.game.engine import LOG_FORMAT, LOG_VERSION, Game
+from mjenv.game.engine import Game
+from mjenv.game.jsonl import LOG_FORMAT, LOG_VERSION, write_log_lines
 from mjenv.rules import QUIET_DEFAULTS
 
 __all__ = ["log_rules", "read_jsonl", "replay", "replay_states", "write_jsonl"]
@@ -63,21 +64,9 @@ def log_rules(log: dict[str, Any]) -> dict[str, Any]:
     return rules
 
 
-def _lines(game: Game) -> list[dict[str, Any]]:
-    log = game.log
-    header = {"type": "header", **{k: v for k, v in log.items() if k not in ("steps", "result")}}
-    out = [header]
-    out += [{"type": "step", "i": i, "actions": s} for i, s in enumerate(log["steps"])]
-    if "result" in log:
-        out.append({"type": "result", **log["result"]})
-    return out
-
-
 def write_jsonl(game: Game, path: str | os.PathLike[str], append: bool = False) -> None:
     """Write ``game`` (header, steps, result when over) as JSON lines to ``path``."""
-    with open(path, "a" if append else "w", encoding="utf-8") as f:
-        for line in _lines(game):
-            f.write(json.dumps(line, separators=(",", ":")) + "\n")
+    write_log_lines(game.log, path, append=append)
 
 
 def _from_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -88,7 +88,7 @@ def make_wall(
     for k in range(NUM_SEATS):
         h = chosen[(dealer + k) % NUM_SEATS]
         deal += h + [next(fill) for _ in range(r.hand_size - len(h))]
-    # taiwan16's flowers (issue 12) go last in the middle: a scripted hand meets none unless it
+    # taiwan16's flowers go last in the middle: a scripted hand meets none unless it
     # draws that far (script them with Game(wall=...) where a test needs them).
     middle = list(fill) + list(range(FLOWER_BASE, FLOWER_BASE + r.flowers))
     if len(deal) + len(front) + len(back) + len(middle) != r.num_tiles or len(front) + len(back) > r.dead_wall_start:

@@ -1,1 +1,96 @@
-"""Rule-set rooms: one subpackage per rule set (``mjenv.rulesets.<name>``)."""
+"""The registry of rule sets: one line per room (see :mod:`mjenv.rulesets.protocol`).
+
+Each line maps a preset name to the module of its room (a package ``mjenv/rulesets/<name>/`` whose
+``ROOM`` is a :class:`~mjenv.rulesets.protocol.RuleSet`). Rooms are imported on first use, by name,
+so this module imports no room and no other part of mjenv: every layer may ask it for a room.
+
+```python
+from mjenv import rulesets
+rulesets.room("sichuan").engines       # ('python',)
+rulesets.names()                       # ('basic', 'honours', 'sichuan', 'taiwan16')
+```
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from typing import Any
+
+#: Preset name -> module of its room. Adding a rule set is one more line here (and its folder).
+ROOMS: dict[str, str] = {
+    "basic": "mjenv.rulesets.basic",
+    "honours": "mjenv.rulesets.honours",
+    "sichuan": "mjenv.rulesets.sichuan",
+    "taiwan16": "mjenv.rulesets.taiwan16",
+}
+
+__all__ = ["ROOMS", "engines", "game_hooks", "names", "own_engine", "room", "rooms"]
+
+
+def names() -> tuple[str, ...]:
+    """The registered preset names, in registry order."""
+    return tuple(ROOMS)
+
+
+def room(name: str) -> Any:
+    """The :class:`~mjenv.rulesets.protocol.RuleSet` of preset ``name``.
+
+    Raises:
+        ValueError: an unregistered name (the message lists the registered ones).
+    """
+    if not isinstance(name, str) or name not in ROOMS:
+        raise ValueError(f"unknown rules {name!r}; allowed presets: {', '.join(ROOMS)}")
+    return _load(name, ROOMS[name])
+
+
+@cache
+def _load(name: str, module: str) -> Any:
+    found = getattr(importlib.import_module(module), "ROOM", None)
+    if found is None or getattr(found, "name", None) != name:
+        raise ValueError(f"{module} must define ROOM, the RuleSet named {name!r}")
+    return found
+
+
+def rooms() -> list[Any]:
+    """Every registered room, in registry order."""
+    return [room(n) for n in ROOMS]
+
+
+def game_hooks(rules: Any) -> Any:
+    """The :class:`~mjenv.rulesets.protocol.GameHooks` of the room whose own fields ``rules`` turns on,
+    or None when ``rules`` is a plain game for the shared engine.
+
+    Raises:
+        ValueError: ``rules`` turns on the fields of two rooms (no room combines them).
+    """
+    using = [r for r in rooms() if r.game_hooks is not None and r.uses(rules)]
+    if not using:
+        return None
+    if len(using) > 1:
+        raise ValueError(f"rules {rules!r} combine the own fields of rule sets {[r.name for r in using]}; "
+                         "a game plays the fields of at most one")
+    return importlib.import_module(using[0].game_hooks).HOOKS
+
+
+def engines(rules: Any) -> tuple[str, ...]:
+    """The engines that can run ``rules``: its preset's room's (``("python",)`` when a room's own fields
+    are on, whatever the name; both for a name no room has, where the fields alone decide)."""
+    own = room(rules.name).engines if rules.name in ROOMS else ("python", "compiled")
+    if any(r.uses(rules) for r in rooms() if r.game_hooks is not None):
+        return ("python",)
+    return own
+
+
+def own_engine(rules: Any) -> Any:
+    """The module of the room that brings its own engine, observation and env shells for ``rules`` (a
+    preset name, a dict with ``"name"``, or a Rules), or None when the shared ones play it.
+
+    The env factories hand their keyword arguments to it: ``make_parallel_env(**kwargs)``,
+    ``make_env(**kwargs)`` (AEC) and ``make_vector_env(num_envs, **kwargs)``.
+    """
+    name = rules.get("name", "basic") if isinstance(rules, dict) else getattr(rules, "name", rules)
+    if not isinstance(name, str) or name not in ROOMS:
+        return None
+    module = room(name).own_engine
+    return None if module is None else importlib.import_module(module)

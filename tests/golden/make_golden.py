@@ -28,7 +28,7 @@ CASES = {
     "basic_discard_win": ("basic", 100, {"discard"}, {"pong", "chow"}),
     "basic_self_draw_kong": ("basic", 200, {"self_draw"}, {"concealed_kong"}),
     "honours_added_kong": ("honours", 300, {"discard", "self_draw", "exhaustive_draw"}, {"added_kong"}),
-    # bloody battle: the hand ends at the third win or at the draw (issue 12)
+    # bloody battle: the hand ends at the third win or at the draw
     "sichuan_exposed_kong": ("sichuan", 400, {"discard", "self_draw", "exhaustive_draw"}, {"exposed_kong"}),
     "taiwan16_draw": ("taiwan16", 500, {"exhaustive_draw"}, {"pong"}),
     "basic_two_winners": ({"name": "basic", "multiple_winners": True}, 600, {"discard"}, set()),

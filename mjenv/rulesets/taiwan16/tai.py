@@ -1,4 +1,4 @@
-"""Taiwanese 16-tile tai (台) scoring: the ``Rules(scoring="tai")`` option of ``taiwan16`` (issue 12).
+"""Taiwanese 16-tile tai (台) scoring: the ``Rules(scoring="tai")`` option of ``taiwan16``.
 
 SIMCAT (Sec. 2.1, Sec. 5) counts only who won, which stays the default (``scoring="points"``). This
 module scores a win with the common Taiwanese tai table as published for 16-tile Taiwanese Mahjong

@@ -1,9 +1,11 @@
 """Sichuan bloody battle (血战到底) at game level: the missing-suit declaration, its constraints, the
-play-on after a win, and the payments of :mod:`mjenv.game.sichuan_scoring` wired into a hand.
+play-on after a win, and the payments of :mod:`mjenv.rulesets.sichuan.scoring` wired into a hand.
 
-The engine (:mod:`mjenv.game.engine`) calls these functions from small, marked places only when its
-rule set asks for them (``Rules.missing_suit``, ``Rules.bloody``, ``Rules.scoring == "sichuan"``);
-the rule set itself is documented in :mod:`mjenv.rules` and docs/DESIGN.md ("Sichuan").
+The shared engine (:mod:`mjenv.game.engine`) calls :data:`HOOKS` (a
+:class:`~mjenv.rulesets.protocol.GameHooks`) at its hook points when its rule set turns on this room's
+fields (``Rules.missing_suit``, ``Rules.bloody``, ``Rules.scoring == "sichuan"``); the rule set itself is
+documented in :mod:`mjenv.rules` and docs/DESIGN.md ("Sichuan"). The hooks change the game through its
+public methods only.
 
 * 定缺 (:func:`start_declarations`, :func:`on_declare`): after the deal every seat declares, all at
   once in one step (``Phase.DECLARE``); ``Game.missing`` holds the declared suits (-1 before).
@@ -17,22 +19,19 @@ the rule set itself is documented in :mod:`mjenv.rules` and docs/DESIGN.md ("Sic
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-from mjenv.game import sichuan_scoring as sc
 from mjenv.game._win import is_winning_bytes
 from mjenv.game.actions import Phase
-
-if TYPE_CHECKING:  # the engine imports this module; the annotation only needs the name
-    from mjenv.game.engine import Game
+from mjenv.game.engine import EndReason, Game
+from mjenv.rulesets.protocol import GameHooks
+from mjenv.rulesets.sichuan import scoring as sc
 
 NUM_SEATS = 4
 #: ``Game.missing`` of a seat that has not declared (every seat before the first step, and every
 #: seat of a rule set without ``missing_suit``).
 UNDECLARED = -1
-# meld kind codes (engine.MeldKind) -> the kind names of sichuan_scoring.fan
+# meld kind codes (engine.MeldKind) -> the kind names of scoring.fan
 _FAN_KIND = {1: "pong", 2: "kong", 3: "kong", 4: "kong"}
 
 
@@ -72,8 +71,7 @@ def start_declarations(game: Game) -> None:
     masks[:, lay.declares] = 1
     masks.flags.writeable = False
     game.phase = Phase.DECLARE
-    game._masks = masks
-    game._acting = (1 << NUM_SEATS) - 1
+    game.set_decision(masks, (1 << NUM_SEATS) - 1)
 
 
 def on_declare(game: Game, chosen: list[int]) -> None:
@@ -81,7 +79,7 @@ def on_declare(game: Game, chosen: list[int]) -> None:
     start = game.layout.declares.start
     game.missing = np.array([a - start for a in chosen], dtype=np.int8)
     game.phase = Phase.DISCARD
-    game._set_turn_masks(game.current_player)
+    game.set_turn_masks(game.current_player)
 
 
 def restrict_turn(game: Game, seat: int, row: np.ndarray) -> None:
@@ -93,14 +91,14 @@ def restrict_turn(game: Game, seat: int, row: np.ndarray) -> None:
     """
     lay = game.layout
     m = int(game.missing[seat])
-    h = game._tiles[seat]
+    h = game.tile_table[seat]
     lo = 9 * m
     if h[lo : lo + 9].any():
         held = row[lay.discards.start + lo : lay.discards.start + lo + 9].copy()
         row[lay.discards] = 0
         row[lay.discards.start + lo : lay.discards.start + lo + 9] = held
     row[lay.kongs.start + lo : lay.kongs.start + lo + 9] = 0
-    row[lay.win] = not game._claimed_turn and can_win(
+    row[lay.win] = not game.claimed_turn and can_win(
         h, -1, m, int(game.melds_declared[seat]), game.rules.seven_pairs
     )
 
@@ -120,20 +118,20 @@ def next_live(game: Game, seat: int) -> int:
 
 
 def fans(game: Game, seat: int, tile: int, reason: int) -> dict[str, int]:
-    """The fan of ``seat``'s win (:func:`mjenv.game.sichuan_scoring.fan`), its hand as it is now.
+    """The fan of ``seat``'s win (:func:`mjenv.rulesets.sichuan.scoring.fan`), its hand as it is now.
 
     Args:
         tile: the won discard or robbed tile (added to the hand); ignored for a self-draw (the drawn
             tile is in the hand).
         reason: ``EndReason`` value: 1 self-draw, 2 discard, 3 robbed kong.
     """
-    concealed = game._tiles[seat].astype(np.int64)
+    concealed = game.tile_table[seat].astype(np.int64)
     if reason != 1:
         concealed[tile] += 1
     melds = [(_FAN_KIND[k], t) for k, t, _, _ in game.meld_table[seat, : game.melds_declared[seat]].tolist()]
     out = sc.fan(
         concealed, melds, int(game.missing[seat]), self_draw=reason == 1,
-        after_kong=reason == 1 and game._after_kong, robbing_kong=reason == 3,
+        after_kong=reason == 1 and game.after_kong, robbing_kong=reason == 3,
     )  # fmt: skip
     if out is None:  # the engine's win check and the fan table disagree: a bug, never a silent 0
         raise RuntimeError(f"seat {seat}'s win is not a win for the fan table (hand {concealed.tolist()}, {melds})")
@@ -158,11 +156,11 @@ def win(game: Game, winners: list[int], deal_in: int, tile: int, reason) -> None
                           "points": pts})
     game.won[winners] = True
     if int(game.won.sum()) >= NUM_SEATS - 1:
-        game._finish(winners, deal_in=deal_in, tile=tile, reason=reason)
+        game.finish(winners, deal_in=deal_in, tile=tile, reason=reason)
         return
     game.last_discard = -1
     game.last_discarder = -1
-    game._draw(next_live(game, winners[-1]), replacement=False)
+    game.draw(next_live(game, winners[-1]))
 
 
 def pay_kong(game: Game, seat: int, kind: str, discarder: int | None = None) -> None:
@@ -173,12 +171,12 @@ def pay_kong(game: Game, seat: int, kind: str, discarder: int | None = None) -> 
 def draw_settlement(game: Game) -> np.ndarray:
     """int64[4] the payments at an exhaustive draw among the seats still in the hand (查花猪, 查大叫)."""
     live = live_seats(game)
-    pigs = [s for s in live if holds_suit(game._tiles[s], int(game.missing[s]))]
+    pigs = [s for s in live if holds_suit(game.tile_table[s], int(game.missing[s]))]
     ready: dict[int, int] = {}
     for s in live:
         if s in pigs:
             continue
-        h, m, melds = game._tiles[s], int(game.missing[s]), int(game.melds_declared[s])
+        h, m, melds = game.tile_table[s], int(game.missing[s]), int(game.melds_declared[s])
         best = 0
         for t in range(27):
             if h[t] < 4 and can_win(h, t, m, melds, game.rules.seven_pairs):
@@ -186,3 +184,48 @@ def draw_settlement(game: Game) -> np.ndarray:
         if best:
             ready[s] = best
     return sc.draw_settlement(live, pigs, ready)
+
+
+class SichuanHooks(GameHooks):
+    """The Sichuan rules at the shared engine's hook points (the functions above)."""
+
+    restricts = True
+    plays_on = True
+    pays_kongs = True
+    settles = True
+
+    def start(self, game: Game) -> None:
+        start_declarations(game)
+
+    def on_phase(self, game: Game, chosen: list[int]) -> None:
+        on_declare(game, chosen)
+
+    def may_meld(self, game: Game, seat: int, tile: int) -> bool:
+        return may_pong(game, seat, tile)
+
+    def wins_with(self, game: Game, seat: int, tile: int) -> bool:
+        return can_win(game.tile_table[seat], tile, int(game.missing[seat]), int(game.melds_declared[seat]),
+                       game.rules.seven_pairs)
+
+    def restrict_turn(self, game: Game, seat: int, row: np.ndarray) -> None:
+        if game.missing[seat] >= 0:  # from the declaration on
+            restrict_turn(game, seat, row)
+
+    def win(self, game: Game, winners: list[int], deal_in: int, tile: int, reason: int) -> None:
+        win(game, winners, deal_in, tile, reason)
+
+    def next_seat(self, game: Game, seat: int) -> int:
+        return next_live(game, seat)
+
+    def pay_kong(self, game: Game, seat: int, kind: str, discarder: int | None = None) -> None:
+        pay_kong(game, seat, kind, discarder)
+
+    def settle(self, game: Game, winners: list[int], deal_in: int, reason: int, scores: np.ndarray) -> np.ndarray:
+        # wins and kongs were paid as they came; an exhaustive draw settles among the seats still in
+        return game.scores + draw_settlement(game) if reason == EndReason.EXHAUSTIVE_DRAW else game.scores
+
+    def result(self, game: Game) -> dict:
+        return {"missing": game.missing.tolist(), "wins": [dict(w) for w in game.wins]}
+
+
+HOOKS = SichuanHooks()

@@ -119,12 +119,9 @@ def fan(concealed, melds, missing_suit: int, *, self_draw: bool = False, after_k
     gen = int((total == 4).sum())
     if gen:
         out["gen"] = gen
-    if self_draw:
-        out["self_draw"] = 1
-    if after_kong:
-        out["after_kong"] = 1
-    if robbing_kong:
-        out["robbing_kong"] = 1
+    # the one-fan circumstances of the win, in this order
+    out.update((name, 1) for name, on in (("self_draw", self_draw), ("after_kong", after_kong),
+                                          ("robbing_kong", robbing_kong)) if on)
     return out
 
 

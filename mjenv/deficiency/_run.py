@@ -1,0 +1,86 @@
+"""Running a deficiency backend on a validated batch (:func:`run_batch`): shared by the public calls of
+:mod:`mjenv.deficiency` and the modules it imports, so that none of them imports the package itself."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+from mjenv.deficiency import seven_pairs as _closed
+from mjenv.deficiency._validate import RULES, Batch, check_method  # noqa: F401  (RULES: named in run_batch's doc)
+from mjenv.deficiency.kernel import disabled as kernel_disabled
+
+try:  # built by setup.py (optional extension)
+    from mjenv.deficiency import _fast
+except ImportError:  # pragma: no cover - depends on the install
+    _fast = None
+
+_BACKEND_MODULES = {
+    "hbba": "mjenv.deficiency.hbba",
+    "bda": "mjenv.deficiency.bda",
+    "dp": "mjenv.deficiency.dp",
+    "ndde": "mjenv.deficiency.ndde",
+}
+
+
+
+def _backend(method: str):
+    return importlib.import_module(_BACKEND_MODULES[method])
+
+
+def _fast_ready() -> bool:
+    """Whether the compiled engine ``_fast`` is installed (its tables loaded on first use).
+
+    ``MJENV_NO_KERNEL=1`` (see :mod:`mjenv.deficiency.kernel`) turns it off too, so that a run can be
+    checked without any compiled code; it is read on each call, as the kernel does.
+    """
+    global _fast_tables
+    if _fast is None or kernel_disabled():
+        return False
+    if not _fast_tables:
+        from mjenv.deficiency import _dp_tables
+
+        _fast.setup(*_dp_tables.half_tables(), np.ndarray)
+        _fast_tables = True
+    return True
+
+
+_fast_tables = False
+#: Batches of fewer rows than this go through the compiled engine under ``method="auto"``.
+_FAST_BATCH_MAX = 512
+
+
+def run_batch(batch: Batch, method: str = "dp", *, form: int = 0, **options) -> np.ndarray:
+    """Run a backend on an already validated :class:`Batch`; returns int32[B].
+
+    Args:
+        batch: validated rows (:func:`normalize` with ``melds=4`` when ``form`` is set).
+        method: one of :data:`METHODS`; it computes the m-melds-and-a-pair half.
+        form: a closed-hand form's code (``seven_pairs.SEVEN_PAIRS``; :data:`RULES` maps a rule name to
+            it), 0 for none: each row with no exposed meld (melds needed 4) takes the least of the two.
+        **options: the method's options.
+
+    Raises:
+        ValueError: an unknown method, or an option the method does not take.
+    """
+    check_method(method, options)
+    if len(batch.hands) == 0:
+        return np.zeros(0, dtype=np.int32)
+    if method == "auto":
+        # small batches: one C loop (about 0.5 us a hand); large ones: numpy dp, whose per-call
+        # overhead is spread over the batch and whose KB = 4 - H tables skip the boundary join
+        if len(batch.hands) < _FAST_BATCH_MAX and _fast_ready():
+            out = np.empty(len(batch.hands), dtype=np.int32)
+            hands, kbs = np.ascontiguousarray(batch.hands), np.ascontiguousarray(batch.kbs)
+            _fast.batch(hands, kbs, batch.melds_needed, out, form, 4)
+            return out
+        method = "dp"
+    mod = _backend(method)
+    out = np.asarray(mod.deficiency_batch(batch.hands, batch.kbs, batch.melds_needed, **options), dtype=np.int32)
+    if form:
+        closed = np.flatnonzero(batch.melds_needed == 4)
+        if len(closed):
+            extra = _closed.seven_pairs_deficiency(batch.hands[closed], batch.kbs[closed], _closed.SEVEN_PAIRS[form])
+            out[closed] = np.minimum(out[closed], extra)
+    return out

@@ -1,0 +1,136 @@
+"""The protocol between a rule set's room and the shared code.
+
+A room is a package ``mjenv/rulesets/<name>/`` whose ``__init__`` defines ``ROOM``, a :class:`RuleSet`.
+The shared code (the game engine, the observation writer, the env shells, the agents' shared code)
+never names a rule set: it asks the registry (:mod:`mjenv.rulesets`) for the room of a rule set and
+calls the room through this protocol.
+
+What a room holds:
+
+* ``preset``: its :class:`~mjenv.rules.Rules` (``get_rules("<name>")`` returns it).
+* ``engines``: which engines can run it. ``"python"`` is the shared :class:`~mjenv.game.Game`; ``"compiled"``
+  adds the compiled batch step (``mjenv.game.batch``), which runs the rules of the fields it implements.
+* ``uses(rules)``: whether a rule set (of any name) turns on fields that this room's hooks implement.
+  The engine then calls the room's :class:`GameHooks` at its hook points.
+* ``game_hooks``: the module path of the room's :class:`GameHooks` object (its ``HOOKS``), imported only
+  when a game of those rules is built.
+* ``own_engine``: the module path of a room that brings its own engine, observation and env shells
+  instead of the shared ones; None for the rooms that play on the shared engine. ``mjenv.parallel_env``,
+  ``mjenv.env`` and ``mjenv.vector_env`` hand their keyword arguments to the module's
+  ``make_parallel_env(**kwargs)``, ``make_env(**kwargs)`` and ``make_vector_env(num_envs, **kwargs)``.
+
+Module paths are strings so that importing the registry imports no room: a room may import from every
+layer it needs (the engine, the observation writer, the agents) without an import loop.
+
+Adding a rule set: a new folder ``mjenv/rulesets/<name>/`` with an ``__init__.py`` that defines
+``ROOM``, plus one line in :data:`mjenv.rulesets.ROOMS` (docs/ARCHITECTURE.md, "Adding a rule set").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mjenv.rules import Rules
+
+#: Engines a room may list in :attr:`RuleSet.engines`.
+ENGINE_KINDS = ("python", "compiled")
+
+
+def _uses_nothing(rules: Rules) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """One rule set's room (see the module docstring).
+
+    Attributes:
+        name: the preset's name (the registry key, ``Rules.name`` of the preset).
+        preset: the rules of the preset.
+        summary: one line for tables and ``--help``.
+        engines: the engines that can run the preset: ``("python",)`` or ``("python", "compiled")``.
+        uses: ``uses(rules) -> bool``: whether ``rules`` turns on fields that ``game_hooks`` implements.
+        game_hooks: module path of the room's :class:`GameHooks` (its attribute ``HOOKS``), or None.
+        own_engine: module path of a room that brings its own engine, observation and env shells
+            (``make_parallel_env``, ``make_env``, ``make_vector_env``), or None.
+    """
+
+    name: str
+    preset: Rules
+    summary: str = ""
+    engines: tuple[str, ...] = ("python",)
+    uses: Callable[[Rules], bool] = _uses_nothing
+    game_hooks: str | None = None
+    own_engine: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise ValueError(f"RuleSet.name must be an identifier (its folder's name), got {self.name!r}")
+        if not isinstance(self.preset, Rules) or self.preset.name != self.name:
+            raise ValueError(f"RuleSet {self.name!r}: preset must be a Rules named {self.name!r}, got {self.preset!r}")
+        if not self.engines or any(e not in ENGINE_KINDS for e in self.engines) or "python" not in self.engines:
+            raise ValueError(f"RuleSet {self.name!r}: engines must include 'python', from {ENGINE_KINDS}; "
+                             f"got {self.engines!r}")
+
+
+class GameHooks:
+    """The hook points of the shared engine (:class:`mjenv.game.Game`) for a room's own rules.
+
+    The engine calls a room's hooks only where the matching flag is set, so a game without a room's rules
+    runs none of them. Everything here has the plain game's behaviour; a room overrides what its rules change.
+    Hooks change the game only through its public methods (``Game.draw``, ``Game.finish``,
+    ``Game.set_turn_masks``, ``Game.set_decision``) and the state arrays the engine documents.
+
+    Flags:
+        restricts: the room restricts claims, kongs and wins (:meth:`may_meld`, :meth:`wins_with`,
+            :meth:`restrict_turn`); a seat that has won is out of the claim windows.
+        plays_on: a win does not end the hand (:meth:`win`, :meth:`next_seat`).
+        pays_kongs: kongs are paid as they are made (:meth:`pay_kong`).
+        settles: the room scores the end of the hand (:meth:`settle`).
+    """
+
+    restricts = False
+    plays_on = False
+    pays_kongs = False
+    settles = False
+
+    def start(self, game: Any) -> None:
+        """After the deal and the dealer's first draw: a room may open a phase of its own here."""
+
+    def on_phase(self, game: Any, chosen: list[int]) -> None:
+        """Apply a step in a phase the engine does not know (the room's own, opened by :meth:`start`)."""
+        raise ValueError(f"phase {game.phase!r} is not a phase of these rules")
+
+    def may_meld(self, game: Any, seat: int, tile: int) -> bool:
+        """Whether ``seat`` may pong or kong ``tile`` (a claim)."""
+        return True
+
+    def wins_with(self, game: Any, seat: int, tile: int) -> bool:
+        """Whether ``seat``'s concealed hand plus ``tile`` is a win under these rules (a claim or rob)."""
+        raise NotImplementedError
+
+    def restrict_turn(self, game: Any, seat: int, row: np.ndarray) -> None:
+        """Restrict ``seat``'s own-turn mask ``row`` (int8[A], in place); the win entry is the room's."""
+
+    def win(self, game: Any, winners: list[int], deal_in: int, tile: int, reason: int) -> None:
+        """A win when the hand plays on after it: pay it, and go on or end the hand (``Game.finish``)."""
+        raise NotImplementedError
+
+    def next_seat(self, game: Any, seat: int) -> int:
+        """The seat that draws after ``seat``'s discard was passed."""
+        return (seat + 1) % 4
+
+    def pay_kong(self, game: Any, seat: int, kind: str, discarder: int | None = None) -> None:
+        """Pay ``seat``'s kong as it is made: ``kind`` is ``"exposed"``, ``"added"`` or ``"concealed"``."""
+
+    def settle(self, game: Any, winners: list[int], deal_in: int, reason: int, scores: np.ndarray) -> np.ndarray:
+        """int64[4] the hand's scores at its end; ``scores`` are the plain game's (fixed points)."""
+        return scores
+
+    def result(self, game: Any) -> dict[str, Any]:
+        """Keys the room adds to ``Game.result()`` (after the plain ones)."""
+        return {}
