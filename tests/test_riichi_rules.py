@@ -349,3 +349,70 @@ def test_bust_played():
     game = _all_last([37000, 25000, 37000, 1000], dealer_wins=False)
     assert game.scores[3] == -300 and game.phase == "game_over"
     assert sum(game.final_scores) == 100_000
+
+
+# ---------------------------------------------------------------- chankan, haitei, houtei
+def test_only_thirteen_orphans_robs_a_closed_kan():
+    kokushi = "99m19p19s1234567z"  # waits on 1m
+    ryanmen = "23m456p789s555z99s"[:-3] + "66s"  # waits on 1m / 4m (white dragons)
+    game, _ = make_game(["1111m", kokushi, ryanmen, ""], draws="8p")
+    game.step({0: A.kan_action(0)})  # closed kan of 1m
+    assert game.phase == "chankan" and game.to_act() == (1,)
+    game.step({1: A.RON})
+    win = next(e for e in game.events if e["type"] == "win")
+    assert win["yakuman"] >= 1 and game.results[-1]["deltas"] == [-32000, 32000, 0, 0]
+
+
+def test_added_kan_is_robbed_by_any_win():
+    game, _ = make_game(["", "3333p", "45p789s555z11m678m", ""], draws="1z2z")
+    threes = [t for t in game.hands[1] if t >> 2 == 11]
+    game.melds[1] = [CalledMeld("pon", threes[:3], threes[0], 0)]
+    game.hands[1] = [t for t in game.hands[1] if t not in threes[:3]][:10]
+    discard(game, 0, "1z")
+    if game.phase == "claim":
+        pass_all(game)
+    game.step({1: A.kan_action(11)})  # add the fourth 3p to the pon
+    assert game.phase == "chankan" and game.to_act() == (2,)
+    game.step({2: A.RON})
+    win = next(e for e in game.events if e["type"] == "win")
+    assert "chankan" in [y[0] for y in win["yaku"]]
+    d = game.results[-1]["deltas"]
+    assert d[1] < 0 < d[2] and d[0] == d[3] == 0
+
+
+def test_haitei_and_houtei():
+    game, _ = make_game(["", WAITS_9M, "", ""], draws="1z9m")
+    game.wall.live_end = game.wall.live_pos + 1  # seat 1's next draw is the last live tile
+    game.uninterrupted = False  # (as after a call: no first-turn win)
+    discard(game, 0, "1z")
+    if game.phase == "claim":
+        pass_all(game)
+    assert game.wall.remaining == 0 and A.TSUMO in legal(game, 1)
+    game.step({1: A.TSUMO})
+    assert "haitei" in [y[0] for y in next(e for e in game.events if e["type"] == "win")["yaku"]]
+
+    game, _ = make_game(["9m", WAITS_9M, "", ""], draws="1z")
+    game.wall.live_end = game.wall.live_pos  # the dealer's draw was the last live tile
+    discard(game, 0, "9m")
+    game.step({s: (A.RON if s == 1 else A.PASS) for s in game.to_act()})
+    assert "houtei" in [y[0] for y in next(e for e in game.events if e["type"] == "win")["yaku"]]
+
+
+def test_exhaustive_draw_pays_tenpai():
+    game, _ = make_game(["5p", WAITS_9M, "", ""], draws="2z")
+    game.wall.live_end = game.wall.live_pos
+    discard(game, 0, "5p")  # a simple: no nagashi mangan
+    if game.phase == "claim":
+        pass_all(game)
+    assert game.results[-1]["result"] == "exhaustive"
+    assert game.results[-1]["deltas"] == [-1000, 3000, -1000, -1000]
+
+
+def test_nagashi_mangan():
+    game, _ = make_game(["1z", WAITS_9M, "", ""], draws="2z")
+    game.wall.live_end = game.wall.live_pos
+    discard(game, 0, "1z")  # the dealer's only discard is an honour, never called
+    if game.phase == "claim":
+        pass_all(game)
+    assert game.results[-1]["result"] == "nm"
+    assert game.results[-1]["deltas"] == [12000, -4000, -4000, -4000]

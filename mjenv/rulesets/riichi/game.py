@@ -26,7 +26,29 @@ Stepping: :meth:`RiichiGame.to_act` names the seats that must choose;
 :meth:`RiichiGame.step` takes ``{seat: action}`` for those seats (claims on a discard are
 simultaneous: ron > pon/kan > chi). When a hand ends the phase is ``"hand_over"`` and
 :meth:`RiichiGame.next_hand` deals the next one (or the game is ``"game_over"``). Everything that
-happens is appended to :attr:`RiichiGame.events` as dicts (see ``EVENT_TYPES``).
+happens is appended to :attr:`RiichiGame.events` as dicts; ``results`` holds one dict per finished
+hand (``round``, ``honba``, ``sticks`` at its start, ``result``, ``deltas``, ``scores``) and
+``final_scores`` / ``final_points`` the game's end.
+
+Events (``"type"`` and the other keys; tiles are 136-ids; a ``draw`` tile is hidden from the other
+seats, everything else is public):
+
+=================  ==============================================================================
+type               keys
+=================  ==============================================================================
+start_hand         round, honba, sticks, dealer, scores, dora (the first indicator, in a list)
+draw               seat, tile, rinshan (a kan's replacement tile)
+discard            seat, tile, tsumogiri, riichi (the declaration tile)
+riichi             seat (declared; the deposit follows when the discard passes)
+riichi_accepted    seat, scores (1000 paid, stick on the table)
+call               seat, kind (chi/pon/minkan/ankan/kakan), tiles, called (the taken or added
+                   tile; None for ankan), from (the discarder; None for ankan/kakan)
+dora               indicator (a newly revealed indicator)
+win                seat, from (None on tsumo), tile, han, fu, yaku, yakuman, deltas, dora, ura
+draw_game          reason (exhaustive, nm, yao9, kaze4, reach4, kan4, ron3), tenpai (4 bools or
+                   None), deltas
+end_game           scores (leftover sticks to the first), points (uma and oka)
+=================  ==============================================================================
 """
 
 from __future__ import annotations
@@ -236,9 +258,12 @@ class RiichiGame:
         return wait_types(self.hands[seat] if hand is None else hand, melded)
 
     def is_furiten(self, seat: int) -> bool:
-        """Whether ``seat`` (between turns, 3k+1 tiles) may not ron now."""
+        """Whether ``seat`` may not ron now: same-turn or riichi furiten, or (between its turns, with
+        3k+1 tiles) a wait among its own discards. On its own turn (3k+2 tiles) only the first two count."""
         if self.same_turn_furiten[seat] or self.riichi_furiten[seat]:
             return True
+        if len(self.hands[seat]) % 3 != 1:
+            return False
         return discard_furiten(self.concealed_waits(seat), self.discards[seat])
 
     def _ctx(self, seat: int, tsumo: bool, **flags) -> WinContext:
@@ -701,7 +726,9 @@ class RiichiGame:
         )
 
     def tenpai(self, seat: int) -> bool:
-        """Whether ``seat`` (13-tile hand) is tenpai."""
+        """Whether ``seat`` is tenpai (between its turns: 3k+1 concealed tiles)."""
+        if len(self.hands[seat]) % 3 != 1:
+            raise ValueError(f"tenpai is for a hand between turns; seat {seat} holds {len(self.hands[seat])} tiles")
         return bool(self.concealed_waits(seat))
 
     def _exhaustive_draw(self) -> None:
