@@ -40,6 +40,7 @@ SECTIONS = [
     "taiwan16.md",
     "seven_pairs.md",
     "flatmc_speed.md",
+    "riichi_scoring.md",
 ]
 
 _HEADING = re.compile(r"^(#{1,5}) ", re.MULTILINE)

@@ -9,6 +9,9 @@ melds and kans, seven pairs, thirteen orphans, yakuman) go through:
 * ``riichienv`` (if installed): its Rust ``HandEvaluator(tiles, melds).calc(...)``, inputs built before
   the clock starts (the evaluator object is built inside, as it holds the hand).
 
+A second table times ``hand.waits`` on 13-tile concealed hands (the winning hands without melds, less
+one random tile) against RiichiEnv's ``HandEvaluator(tiles, []).get_waits()`` and counts agreements.
+
 Times are CPU seconds of this process (``time.process_time``), best of ``--repeat`` passes, divided
 by the number of hands. It also counts the hands where RiichiEnv's han, fu or payments differ from
 mjenv's (mjenv equals ``mahjong`` on every hand: ``tests/test_riichi_scoring.py``). RiichiEnv plays
@@ -26,7 +29,9 @@ import time
 
 from tqdm import tqdm
 
+from mjenv.rulesets.riichi.hand import waits
 from mjenv.rulesets.riichi.scoring import score_hand
+from mjenv.rulesets.riichi.tiles136 import TYPE34
 from tests.riichi_hands import random_deal, tenhou_options
 
 
@@ -188,6 +193,53 @@ def main(argv=None) -> None:
         print(f"hands where riichienv's han, fu or payments differ from mjenv's: {differ} of {n}")
         print("(yakuman: han only, after Mahjong Soul's double yakuman; tenhou with thirteen orphans counts as")
         print(" the 13-wait there, a name difference that pays the same under Tenhou's single yakuman)")
+    waits_table(deals, args.repeat)
+
+
+def waits_table(deals, repeat: int) -> None:
+    """``hand.waits`` on 13-tile concealed hands (a winning hand less one tile) against RiichiEnv's."""
+    rng = random.Random(1)
+    hands = []
+    for d in deals:
+        if not d.melds:
+            tiles = list(d.concealed)
+            tiles.pop(rng.randrange(len(tiles)))
+            hands.append(tiles)
+    n = len(hands)
+
+    def mine():
+        for tiles in hands:
+            c = [0] * 34
+            for t in tiles:
+                c[TYPE34[t]] += 1
+            waits(c)
+
+    mine()
+    rows = [("mjenv hand.waits (from 136-ids)", _best(mine, repeat) / n)]
+    try:
+        from riichienv import _riichienv as rc
+    except ImportError:
+        rc = None
+    same = None
+    if rc is not None:
+
+        def rust():
+            for tiles in hands:
+                rc.HandEvaluator(tiles, []).get_waits()
+
+        rows.append(("riichienv HandEvaluator.get_waits (Rust)", _best(rust, repeat) / n))
+        same = 0
+        for tiles in hands:
+            c = [0] * 34
+            for t in tiles:
+                c[TYPE34[t]] += 1
+            theirs = sorted(TYPE34[4 * k] for k in rc.HandEvaluator(tiles, []).get_waits())
+            same += theirs == waits(c)
+    print(f"\n{n} 13-tile concealed hands (winning hands less one tile), CPU time per hand, best of {repeat}")
+    for name, t in rows:
+        print(f"{name:42s} {t * 1e6:9.1f} us {t / rows[0][1]:8.2f}x")
+    if same is not None:
+        print(f"hands where both give the same waits: {same} of {n}")
 
 
 if __name__ == "__main__":

@@ -361,6 +361,11 @@ def test_only_thirteen_orphans_robs_a_closed_kan():
     game.step({1: A.RON})
     win = next(e for e in game.events if e["type"] == "win")
     assert win["yakuman"] >= 1 and game.results[-1]["deltas"] == [-32000, 32000, 0, 0]
+    # the option off (Tenhou's own rule): nobody may rob the closed kan
+    game, _ = make_game(["1111m", kokushi, ryanmen, ""], draws="8p")
+    game.kokushi_robs_ankan = False
+    game.step({0: A.kan_action(0)})
+    assert game.phase == "act" and game.events[-1]["rinshan"]
 
 
 def test_added_kan_is_robbed_by_any_win():
@@ -416,3 +421,15 @@ def test_nagashi_mangan():
         pass_all(game)
     assert game.results[-1]["result"] == "nm"
     assert game.results[-1]["deltas"] == [12000, -4000, -4000, -4000]
+
+
+def test_any_call_breaks_ippatsu():
+    game, _ = make_game([TENPAI, "7p", "77p", ""], draws="9m1z")
+    game.step({0: A.RIICHI})
+    discard(game, 0, "9m")
+    if game.phase == "claim":
+        pass_all(game)
+    assert game.ippatsu[0] and game.dora_indicators == game.wall.tiles[126:127]
+    discard(game, 1, "7p")
+    game.step({s: (A.PON if s == 2 else A.PASS) for s in game.to_act()})
+    assert not game.ippatsu[0]

@@ -393,3 +393,18 @@ def test_every_win_in_the_tenhou_logs_scores_as_tenhou_scored_it():
             assert r.cost["total"] == w.points, w.where
             assert r.fu == w.fu, w.where
     assert n >= 200
+
+
+def test_tiles136_conversion():
+    from mjenv.rulesets.riichi.tiles136 import counts34, dora_of_indicator, is_red, tiles136_of, to34
+
+    assert [to34(t) for t in (0, 35, 36, 71, 72, 107, 108, 135)] == [9, 17, 18, 26, 0, 8, 27, 33]
+    assert [to34(t) for t in (16, 52, 88)] == [13, 22, 4]  # 5m, 5p, 5s
+    assert is_red(16) and is_red(52) and is_red(88) and not is_red(17)
+    assert list(tiles136_of(0)) == [72, 73, 74, 75] and list(tiles136_of(27)) == [108, 109, 110, 111]
+    assert counts34([0, 1, 108]).tolist() == [0] * 9 + [2] + [0] * 17 + [1] + [0] * 6
+    assert [dora_of_indicator(t) for t in (0, 8, 17, 26, 27, 30, 31, 33)] == [1, 0, 9, 18, 28, 27, 32, 31]
+    with pytest.raises(ValueError, match="0..135"):
+        to34(136)
+    with pytest.raises(ValueError, match="0..33"):
+        tiles136_of(34)

@@ -13,7 +13,7 @@ from .yaku import TERMINAL_OR_HONOUR
 
 CHIITOITSU_FU = 25
 
-RYANMEN, SHANPON, KANCHAN, PENCHAN, TANKI = 0, 1, 2, 3, 4
+RYANMEN, SHANPON, KANCHAN, PENCHAN = 0, 1, 2, 3
 
 
 def set_fu(code: int, concealed: bool, kan: bool) -> int:
@@ -52,5 +52,74 @@ def wait_kind(code: int, win34: int) -> int:
     return RYANMEN
 
 
-def round_up10(fu: int) -> int:
+def readings(
+    pair: int, sets, meld_sets, win34: int, tsumo: bool, menzen: bool, seat_wind: int, round_wind: int
+) -> list[tuple[int, bool, int]]:
+    """``(fu, pinfu, ron_trip)`` for each reading of one regular decomposition.
+
+    A reading is the concealed set (or the pair) the winning tile completed; a set code read twice
+    (twin runs) counts once.
+
+    Args:
+        pair: the pair's type.
+        sets: the concealed set codes (``t`` triplet, ``34 + t`` run).
+        meld_sets: ``(code, concealed, kan)`` of each meld.
+        win34: the winning tile's type.
+        tsumo, menzen: a self-draw; a closed hand (closed kans allowed).
+        seat_wind, round_wind: 0..3.
+
+    Returns:
+        One tuple per reading: its fu (rounded); whether it is pinfu (closed, four runs, a pair without
+        fu, a two-sided wait); 1 when a ron completed a concealed triplet (it then counts as open), else 0.
+    """
+    pf = pair_fu(pair, seat_wind, round_wind)
+    fixed = 20 + pf
+    for s in sets:
+        if s < 34:
+            fixed += 8 if TERMINAL_OR_HONOUR[s] else 4
+    for code, closed, kan in meld_sets:
+        fixed += set_fu(code, closed, kan)
+    if tsumo:
+        fixed += 2
+    elif menzen:
+        fixed += 10
+    all_runs = not meld_sets and pf == 0
+    if all_runs:
+        for s in sets:
+            if s < 34:
+                all_runs = False
+                break
+    out = []
+    seen = -1
+    for s in sets:
+        if s == seen:
+            continue
+        if s < 34:
+            if s != win34:
+                continue
+            f = fixed
+            if not tsumo:  # the ron made this triplet: open
+                f -= 4 if TERMINAL_OR_HONOUR[s] else 2
+            out.append((finish(f, menzen), False, 0 if tsumo else 1))
+        elif s - 34 <= win34 <= s - 32:
+            wait = wait_kind(s, win34)
+            if wait == RYANMEN:
+                if all_runs:
+                    out.append((20 if tsumo else 30, True, 0))
+                else:
+                    out.append((finish(fixed, menzen), False, 0))
+            else:
+                out.append((finish(fixed + 2, menzen), False, 0))
+        else:
+            continue
+        seen = s
+    if pair == win34:  # tanki
+        out.append((finish(fixed + 2, menzen), False, 0))
+    return out
+
+
+def finish(fu: int, menzen: bool) -> int:
+    """Round up to 10; an open hand without any fu (open pinfu shape, on ron) is 30."""
+    if fu == 20 and not menzen:
+        return 30
     return -(-fu // 10) * 10

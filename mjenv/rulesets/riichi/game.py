@@ -53,6 +53,7 @@ end_game           scores (leftover sticks to the first), points (uma and oka)
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -120,6 +121,8 @@ class RiichiGame:
         wall_factory: ``f(game) -> Wall`` called at each deal (the replay gives each hand's wall).
         scores, round_index, honba, sticks: where the game starts (default: 25,000 each, East 1,
             no honba, no sticks), e.g. to play an all-last hand.
+        kokushi_robs_ankan: whether thirteen orphans may rob a closed kan (True, as the project's
+            rule list says; Tenhou itself does not allow it, so False plays Tenhou's rule).
     """
 
     def __init__(
@@ -132,6 +135,7 @@ class RiichiGame:
         round_index: int = 0,
         honba: int = 0,
         sticks: int = 0,
+        kokushi_robs_ankan: bool = True,
     ) -> None:
         if length not in LENGTHS:
             raise ValueError(f"length must be one of {LENGTHS}, got {length!r}")
@@ -149,6 +153,7 @@ class RiichiGame:
         self.round_index = int(round_index)
         self.honba = int(honba)
         self.sticks = int(sticks)
+        self.kokushi_robs_ankan = bool(kokushi_robs_ankan)
         self.events: list[dict] = []
         self.results: list[dict] = []
         self.final_scores: list[int] | None = None
@@ -161,7 +166,8 @@ class RiichiGame:
         return self.round_index % 4
 
     def clone(self) -> RiichiGame:
-        """An independent copy (lists copied; the event log is shared up to now, then separate)."""
+        """An independent copy: the same state and the same future walls (lists copied; events up to now
+        shared, later ones separate)."""
         g = RiichiGame.__new__(RiichiGame)
         for k, v in self.__dict__.items():
             if isinstance(v, list):
@@ -174,7 +180,7 @@ class RiichiGame:
             elif isinstance(v, dict):
                 v = {s: dict(o) for s, o in v.items()}
             setattr(g, k, v)
-        g.rng = np.random.default_rng(self.rng.integers(2**63))
+        g.rng = copy.deepcopy(self.rng)  # the same future walls; the original's generator is not advanced
         return g
 
     def _deal(self) -> None:
@@ -222,6 +228,16 @@ class RiichiGame:
         self._draw(d)
 
     # ------------------------------------------------------------------ queries
+    @property
+    def dora_indicators(self) -> list[int]:
+        """The dora indicators shown so far (136-ids, in reveal order)."""
+        return self.wall.dora_indicators(self.n_dora)
+
+    @property
+    def live_remaining(self) -> int:
+        """Live tiles left to draw (the wall count a player sees)."""
+        return self.wall.remaining
+
     def to_act(self) -> tuple[int, ...]:
         """Seats that must choose an action now (empty when the hand or game is over)."""
         if self.phase in ("act", "after_call", "riichi_discard"):
@@ -664,7 +680,7 @@ class RiichiGame:
         for s in range(4):
             if s == seat or self.is_furiten(s):
                 continue
-            if meld.kind == "ankan" and not self._kokushi_wait(s, tt):
+            if meld.kind == "ankan" and not (self.kokushi_robs_ankan and self._kokushi_wait(s, tt)):
                 continue
             if self._ron_result(s, rob, True) is not None:
                 self.claims[s] = {A.RON: ()}

@@ -11,6 +11,9 @@ A concealed part of ``3n + 2`` tiles wins in one of three forms:
 A regular decomposition is ``(pair, sets)``: ``pair`` a tile type, ``sets`` a tuple of set codes, where
 code ``t`` (0..33) is a triplet of type ``t`` and code ``34 + t`` a run ``t, t+1, t+2``.
 
+The three suits are treated alike (nothing here depends on which suit is which), so counts in
+Tenhou's type order (m, p, s, z) get the same answers, in that order.
+
 Each suit (and the honours) is decomposed on its own and the result cached by its nine (seven) counts,
 so that after a warm-up a hand costs a few dictionary look-ups.
 
@@ -230,45 +233,36 @@ def waits(counts: Sequence[int]) -> list[int]:
     total = sum(c)
     if total % 3 != 1 or min(c) < 0 or max(c) > 4:
         raise ValueError(f"waits need 3n + 1 tiles with counts 0..4; got {total} tiles, counts {min(c)}..{max(c)}")
-    out: set[int] = set()
-    keys = [tuple(c[0:9]), tuple(c[9:18]), tuple(c[18:27]), tuple(c[27:34])]
-    mods = [sum(k) % 3 for k in keys]
-    # The added tile goes to a group with mod 1 (which becomes the pair group) or mod 2 (which becomes
-    # complete without a pair, while the other mod-2 group holds the pair).
-    for g in range(4):
-        if mods[g] == 0:
-            continue
-        ok = True
-        others_pair = 0
-        for h in range(4):
-            if h == g:
-                continue
-            nopair, withpair = _group(keys[h], h == 3)
-            if mods[h] == 0:
-                ok = ok and bool(nopair)
-            elif mods[h] == 2:
-                ok = ok and bool(withpair)
-                others_pair += 1
-            else:
-                ok = False
-        if not ok:
-            continue
-        if mods[g] == 1 and others_pair != 0:
-            continue
-        if mods[g] == 2 and others_pair != 1:
-            continue
-        base = GROUP_START[g]
-        for r in _group_waits(keys[g], g == 3):
-            out.add(base + r)
+    keys = (tuple(c[0:9]), tuple(c[9:18]), tuple(c[18:27]), tuple(c[27:34]))
+    mods = (sum(keys[0]) % 3, sum(keys[1]) % 3, sum(keys[2]) % 3, sum(keys[3]) % 3)
+    out: list[int] = []
+    # The added tile goes to a group with mod 1 (which becomes the pair group, the others complete
+    # without a pair) or to one of two mod-2 groups (which becomes complete; the other holds the pair).
+    if mods.count(1) == 1 and mods.count(2) == 0:
+        g = mods.index(1)
+        if all(h == g or _group(keys[h], h == 3)[0] for h in range(4)):
+            base = GROUP_START[g]
+            out.extend(base + r for r in _group_waits(keys[g], g == 3))
+    elif mods.count(2) == 2 and mods.count(1) == 0:
+        g1 = mods.index(2)
+        g2 = mods.index(2, g1 + 1)
+        if all(h in (g1, g2) or _group(keys[h], h == 3)[0] for h in range(4)):
+            for g, other in ((g1, g2), (g2, g1)):
+                if _group(keys[other], other == 3)[1]:
+                    base = GROUP_START[g]
+                    out.extend(base + r for r in _group_waits(keys[g], g == 3))
     if total == 13:
         # seven pairs: six pairs and a single
-        if sum(1 for x in c if x == 2) == 6 and sum(1 for x in c if x == 1) == 1:
-            out.add(c.index(1))
+        if c.count(2) == 6 and c.count(1) == 1:
+            single = c.index(1)
+            if single not in out:
+                out.append(single)
         # thirteen orphans
-        if sum(c[t] for t in ORPHANS) == 13:
+        if c[0] + c[8] + c[9] + c[17] + c[18] + c[26] + sum(c[27:34]) == 13:
             missing = [t for t in ORPHANS if c[t] == 0]
             if not missing:
-                out.update(ORPHANS)
-            elif len(missing) == 1:
-                out.add(missing[0])
-    return sorted(t for t in out if c[t] < 4)
+                out = list(ORPHANS)
+            elif len(missing) == 1 and missing[0] not in out:
+                out.append(missing[0])
+    out.sort()
+    return out

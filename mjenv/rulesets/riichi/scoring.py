@@ -26,7 +26,6 @@ from . import fu as _fu
 from . import yaku as _yaku
 from .hand import decompose, is_thirteen_orphans, waits
 from .tiles136 import FIRST136, RED_FIVES, TYPE34, dora_of_indicator
-from .yaku import TERMINAL_OR_HONOUR
 
 MELD_KINDS = ("chi", "pon", "minkan", "ankan", "kakan")
 #: The dora type shown by an indicator of each type.
@@ -300,7 +299,7 @@ def score_hand(
         n = len(ym)
         best_fu = _fu.CHIITOITSU_FU if chiitoi else 0
         for pair, sets in decomps:
-            for fu, _, _ in _readings(pair, sets, meld_sets, win34, ctx, menzen):
+            for fu, _, _ in _fu.readings(pair, sets, meld_sets, win34, tsumo, menzen, seat, ctx.round_wind):
                 if fu > best_fu:
                     best_fu = fu
         base, limit = basic_points(0, 0, n)
@@ -336,7 +335,7 @@ def score_hand(
         for s in sets:
             if s < 34:
                 trips += 1
-        for fu, pinfu, ron_trip in _readings(pair, sets, meld_sets, win34, ctx, menzen):
+        for fu, pinfu, ron_trip in _fu.readings(pair, sets, meld_sets, win34, tsumo, menzen, seat, ctx.round_wind):
             han = dy_han
             if pinfu:
                 han += 1
@@ -367,66 +366,6 @@ def score_hand(
     cost = payments(base, dealer, tsumo)
     cost["limit"] = limit
     return ScoreResult(han, fu, yk, 0, dealer, cost, limit)
-
-
-def _readings(pair, sets, meld_sets, win34, ctx, menzen):
-    """``(fu, pinfu, ron_trip)`` for each reading of one decomposition.
-
-    A reading is the set (or the pair) the winning tile completed. ``pinfu``: the reading is pinfu
-    (closed, four runs, a pair without fu, a two-sided wait); ``ron_trip``: 1 when a ron completed a
-    concealed triplet (which then counts as open), else 0.
-    """
-    tsumo = ctx.is_tsumo
-    pf = _fu.pair_fu(pair, ctx.seat_wind, ctx.round_wind)
-    fixed = 20 + pf
-    for s in sets:
-        if s < 34:
-            fixed += 8 if TERMINAL_OR_HONOUR[s] else 4
-    for code, closed, kan in meld_sets:
-        fixed += _fu.set_fu(code, closed, kan)
-    if tsumo:
-        fixed += 2
-    elif menzen:
-        fixed += 10
-    all_runs = not meld_sets and pf == 0
-    if all_runs:
-        for s in sets:
-            if s < 34:
-                all_runs = False
-                break
-    out = []
-    seen = -1
-    for s in sets:
-        if s == seen:
-            continue
-        if s < 34:
-            if s != win34:
-                continue
-            f = fixed
-            if not tsumo:  # the ron made this triplet: open
-                f -= 4 if TERMINAL_OR_HONOUR[s] else 2
-            out.append((_finish(f, menzen), False, 0 if tsumo else 1))
-        elif s - 34 <= win34 <= s - 32:
-            wait = _fu.wait_kind(s, win34)
-            if wait == _fu.RYANMEN:
-                if all_runs:
-                    out.append((20 if tsumo else 30, True, 0))
-                else:
-                    out.append((_finish(fixed, menzen), False, 0))
-            else:
-                out.append((_finish(fixed + 2, menzen), False, 0))
-        else:
-            continue
-        seen = s
-    if pair == win34:
-        out.append((_finish(fixed + 2, menzen), False, 0))
-    return out
-
-
-def _finish(f: int, menzen: bool) -> int:
-    if f == 20 and not menzen:  # an open hand without fu (open pinfu shape) on ron
-        return 30
-    return -(-f // 10) * 10
 
 
 def has_yaku(concealed: Sequence[int], melds: Sequence[Meld], win_tile: int, ctx: WinContext) -> bool:
