@@ -31,10 +31,13 @@ the state record has; a new fact is one more field in :data:`STATE_FIELDS` and o
 
 INCOMPLETABLE (``mjenv.deficiency.INCOMPLETABLE`` = 99) appears as is in the deficiency views.
 
+A rule set's own public facts come from its room (:class:`mjenv.rulesets.protocol.ObservationViews`):
+state-record fields before the record's last entry, and the views that show them after the shared ones.
+
 The rule set's complete hands: the plan carries the seven-pairs form the features also
 count (:func:`seven_pairs_form`: a seat with no declared meld shows min(melds-and-pair, seven pairs))
-and, in Sichuan, where the seats' missing-suit one-hots lie in the state record (the features leave
-that suit out). Both writers apply them inside the feature evaluation; nothing is rewritten after.
+and, where a room names one, the state field of each seat's excluded suit (one-hots; the features
+leave that suit out). Both writers apply them inside the feature evaluation; nothing is rewritten after.
 """
 
 from __future__ import annotations
@@ -44,12 +47,14 @@ from functools import cached_property
 
 import numpy as np
 
+from mjenv import rulesets
 from mjenv.deficiency import INCOMPLETABLE
 from mjenv.deficiency import kernel as _kernel
 from mjenv.deficiency.features import CLAIM_KINDS, NOT_APPLICABLE
 from mjenv.deficiency.seat_features import FEATURE_INPUTS, FEATURE_NAMES, DeficiencyFeatures
 from mjenv.deficiency.seven_pairs import check_seven_pairs
 from mjenv.game import Phase
+from mjenv.game.actions import ActionLayout
 from mjenv.knowledge import knowledge_bases_many, unseen
 from mjenv.rules import Rules, get_rules
 
@@ -89,9 +94,7 @@ STATE_FIELDS = (
     ("wall_count", (), 0),
     ("dealer", (), 0),
     ("phase", (), 0),
-    ("flowers", ("4", "F"), 0),  # flowers set aside per seat (F = rules.flowers: 0, or 8 in taiwan16)
-    ("missing_suit", ("4", "S"), 0),  # declared missing suit one-hot per seat (S = 3 with Rules.missing_suit, else 0)
-    ("won", ("4", "W"), 0),  # 1 for a seat that has won (W = 1 with Rules.bloody, else 0)
+    # a rule set's own fields go here (its room's ObservationViews.state_fields)
     ("zero", (), 0),
 )
 #: How many of :data:`STATE_FIELDS` come from arrays (the rest are ints).
@@ -161,8 +164,8 @@ class WriterPlan:
         seven_pairs: the seven-pairs form the features also count (0 none, 1 distinct pairs, 2 a four
             of a kind as two pairs: :func:`seven_pairs_form`).
         melds: melds of a complete hand (seven pairs needs none declared).
-        missing_suit: state offset of the seats' missing-suit one-hots (int[4, 3], the features leave
-            that suit out: ``DeficiencyFeatures.compute``'s ``missing_suit``), -1 for none.
+        excluded_suit: state offset of the seats' excluded-suit one-hots (int[4, 3], a room's field; the
+            features leave that suit out: ``DeficiencyFeatures.compute``'s suit argument), -1 for none.
     """
 
     num_tile_types: int
@@ -176,7 +179,7 @@ class WriterPlan:
     feature_outputs: np.ndarray
     seven_pairs: int = 0
     melds: int = 4
-    missing_suit: int = -1
+    excluded_suit: int = -1
 
 
 class ObservationSpec:
@@ -202,6 +205,9 @@ class ObservationSpec:
         self.num_tile_types = self.rules.num_tile_types
         self.max_discards = self.rules.max_discards
         self._allow_chow = self.rules.allow_chow
+        self._room_views = rulesets.observation_views(self.rules)
+        excluded = [room.excluded_suit(self.rules) for room in self._room_views]
+        self._excluded_suit = next((name for name in excluded if name), None)
         v = self._view_list()
         self._views = v
         self.views: dict[str, tuple[int, ...]] = {x.name: x.shape for x in v}
@@ -220,6 +226,9 @@ class ObservationSpec:
         """The views in order: THE definition of the observation (a new view is one more line here)."""
         r, t = self.rules, self.num_tile_types
         defi = float(INCOMPLETABLE)
+        # the shared phases, and a rule set's own after END (only where its layout has their actions)
+        own_phase = ActionLayout.for_rules(r).declares.stop > ActionLayout.for_rules(r).declares.start
+        phases = [p.name.lower().replace("_", " ") for p in Phase if p <= Phase.END or own_phase]
         v = [
             View("hand", (t,), 0, 4, "own concealed tile counts (the drawn tile included)", "hands", "own"),
             View("melds", (4, t), 0, 4, "tiles in each seat's declared melds", "meld_counts", "relative"),
@@ -233,8 +242,7 @@ class ObservationSpec:
             View("knowledge_base", (t,), 0, 4, "copies of each tile the seat has not seen", "knowledge_base", "own"),
             View("wall_count", (1,), 0, r.num_tiles, "tiles left in the wall", "wall_count", "shared"),
             View("dealer", (4,), 0, 1, "one-hot seat of the dealer", "dealer", "onehot_relative"),
-            View("phase", (len(Phase) if r.missing_suit else 4,), 0, 1, "one-hot of the game phase: discard, claim, "
-                 "rob kong, end" + (", declare" if r.missing_suit else ""), "phase", "onehot"),
+            View("phase", (len(phases),), 0, 1, "one-hot of the game phase: " + ", ".join(phases), "phase", "onehot"),
             View("deficiency", (1,), 0, defi, f"knowledge-aware deficiency of the own hand ({INCOMPLETABLE} = "
                  "incompletable)", "deficiency", "feature"),
             View("deficiency_after_discard", (t,), NOT_APPLICABLE, defi,
@@ -253,15 +261,8 @@ class ObservationSpec:
                  "after a kong of t: concealed (4 held) or added (the hand minus t); -1 where t is not held or it "
                  "is not the seat's discard turn", "deficiency_after_kong", "feature"),
         ]
-        if r.flowers:  # taiwan16: flowers are set aside face up, so every seat sees them
-            v.append(View("flowers", (4, r.flowers), 0, 1, "flowers each seat has set aside (public; seat-relative)",
-                          "flowers", "relative"))
-        if r.missing_suit:  # Sichuan: declarations are made at once, public from then on
-            v.append(View("missing_suit", (4, 3), 0, 1, "each seat's declared missing suit, one-hot s/m/p (all 0 "
-                          "before the declaration; seat-relative)", "missing_suit", "relative"))
-        if r.bloody:  # Sichuan bloody battle: who has won and left the hand is public
-            v.append(View("won", (4,), 0, 1, "1 for a seat that has won and left the hand (seat-relative)", "won",
-                          "relative"))
+        for room in self._room_views:  # the rule set's own public facts
+            v += room.views(r)
         if self.oracle:
             v += [
                 View("oracle_hands", (4, t), 0, 4, "HIDDEN: every seat's concealed tiles (seat-relative)", "hands",
@@ -339,12 +340,15 @@ class ObservationSpec:
 
     def _state_layout(self) -> tuple[dict[str, tuple[int, tuple[int, ...], int]], int]:
         """Each state field's (start, shape, add) in the state record, and the record's length."""
-        dims = {"4": 4, "T": self.num_tile_types, "D": self.max_discards, "F": self.rules.flowers,
-                "S": 3 * self.rules.missing_suit, "W": int(self.rules.bloody)}
+        dims = {"4": 4, "T": self.num_tile_types, "D": self.max_discards}
+        own = [f for room in self._room_views for f in room.state_fields(self.rules)]
         fields, pos = {}, 0
-        for name, shape, add in STATE_FIELDS:
+        for name, shape, add in STATE_FIELDS[:-1]:
             shape = tuple(dims[d] for d in shape)
             fields[name] = (pos, shape, add)
+            pos += int(np.prod(shape))
+        for name, shape, add in [*own, STATE_FIELDS[-1]]:  # the rule set's fields, then the last entry
+            fields[name] = (pos, tuple(shape), add)
             pos += int(np.prod(shape))
         return fields, pos
 
@@ -395,7 +399,7 @@ class ObservationSpec:
             feature_outputs=outputs,
             seven_pairs=check_seven_pairs(seven_pairs_form(self.rules)),
             melds=self.rules.melds,
-            missing_suit=fields["missing_suit"][0] if self.rules.missing_suit else -1,
+            excluded_suit=fields[self._excluded_suit][0] if self._excluded_suit else -1,
         )
 
     def sources(self, game, knowledge_bases: np.ndarray | None = None) -> tuple:
@@ -421,13 +425,16 @@ class ObservationSpec:
             n0, n1, n2, n3, m - n0, m - n1, m - n2, m - n3, turn == 0, turn == 1, turn == 2, turn == 3,
             *c, chow == 0, chow == 1, chow == 2, chow == 3,
             last, who if last >= 0 else -1, game.wall_remaining, game.dealer, phase,
-            *(game.flowers.ravel().tolist() if self.rules.flowers else ()),
-            *(_missing_onehots(game.missing) if self.rules.missing_suit else ()),
-            *(game.won.tolist() if self.rules.bloody else ()), 0,
+            *(self._room_ints(game) if self._room_views else ()), 0,
         )  # fmt: skip
         hands, meld_counts, public_counts = self._game_rows(game)
         kbs = unseen(hands, public_counts, kb_out) if knowledge_bases is None else knowledge_bases
         return hands, meld_counts, kbs, game.discards, ints
+
+    def _room_ints(self, game) -> list[int]:
+        """The values of the rule set's own state fields (its rooms' ``state_ints``), in field order."""
+        r = self.rules
+        return [x for room in self._room_views for x in room.state_ints(r, game)]
 
     def _game_rows(self, game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The game's ``hands``, ``meld_counts`` and ``public_counts``, the same view objects while its
@@ -579,8 +586,8 @@ class ObservationSpec:
             width = t if name in ("hands", "knowledge_bases") else 1
             inputs.append(states[:, start : start + 4 * width].reshape(4 * n, width).squeeze(-1 if width == 1 else ()))
         extra = {}
-        if plan.missing_suit >= 0:  # Sichuan: each seat's declared suit from its one-hot, -1 before
-            onehot = states[:, plan.missing_suit : plan.missing_suit + 12].reshape(4 * n, 3)
+        if plan.excluded_suit >= 0:  # each seat's excluded suit from its one-hot, -1 for none
+            onehot = states[:, plan.excluded_suit : plan.excluded_suit + 12].reshape(4 * n, 3)
             extra["missing_suit"] = np.where(onehot.any(axis=1), onehot.argmax(axis=1), -1)
         feats = self.features.compute(*inputs, **extra)  # all N states' seats in one call
         for name, off in zip(FEATURE_NAMES, plan.feature_outputs.tolist()):
@@ -611,21 +618,13 @@ def seven_pairs_form(rules: Rules) -> str | None:
     """The seven-pairs hand ``rules`` lets win, as the deficiency features count it.
 
     Returns:
-        None (``seven_pairs`` off); ``"fours"`` with ``missing_suit`` (Sichuan: a four of a kind is two
-        pairs, ``mjenv.rulesets.sichuan.game.can_win``); else ``"distinct"`` (``mjenv.game.is_winning``).
+        None (``seven_pairs`` off); else the rule set's form (``GameHooks.seven_pairs_form`` of its room:
+        ``"fours"``, a four of a kind is two pairs) or ``"distinct"`` (``mjenv.game.is_winning``).
     """
     if not rules.seven_pairs:
         return None
-    return "fours" if rules.missing_suit else "distinct"
-
-
-def _missing_onehots(missing: np.ndarray) -> list[int]:
-    """The four seats' declared suits as 12 ints, one-hot per seat (all 0 for an undeclared seat)."""
-    out = [0] * 12
-    for s, m in enumerate(missing.tolist()):
-        if m >= 0:
-            out[3 * s + m] = 1
-    return out
+    hooks = rulesets.game_hooks(rules)
+    return "distinct" if hooks is None else hooks.seven_pairs_form
 
 
 def oracle_wall(game, length: int) -> np.ndarray:

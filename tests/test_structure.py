@@ -26,7 +26,6 @@ RULE_WORD_FILES = {
     "baselines/greedy.py", "baselines/human.py", "mjenv/cli.py", "mjenv/compiled_table.py",
     "mjenv/deficiency/__init__.py", "mjenv/deficiency/_closed.h", "mjenv/deficiency/_fast.c",
     "mjenv/deficiency/_kernel.c", "mjenv/deficiency/_validate.py", "mjenv/deficiency/features.py",
-    "mjenv/deficiency/kernel.py",
     "mjenv/deficiency/reference.py", "mjenv/deficiency/seat_features.py", "mjenv/deficiency/seven_pairs.py",
     "mjenv/deficiency/sichuan.py", "mjenv/env.py", "mjenv/game/__init__.py", "mjenv/game/_step.c",
     "mjenv/game/actions.py", "mjenv/game/batch.py", "mjenv/game/engine.py", "mjenv/game/scripting.py",

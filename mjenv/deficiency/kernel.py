@@ -196,5 +196,5 @@ def bound_observe(plan):
     t = plan.num_tile_types
     bound = _require().bind(*_table_buffers(t), plan.copies, plan.onehots, plan.feature_inputs, plan.feature_outputs,
                             plan.fields, plan.scalar_start, plan.state_size, t, plan.gather.shape[1],
-                            plan.seven_pairs, plan.melds, plan.missing_suit)  # fmt: skip
+                            plan.seven_pairs, plan.melds, plan.excluded_suit)  # fmt: skip
     return functools.partial(_ext.observe, bound)

@@ -25,7 +25,7 @@ ROOMS: dict[str, str] = {
     "taiwan16": "mjenv.rulesets.taiwan16",
 }
 
-__all__ = ["ROOMS", "engines", "game_hooks", "names", "own_engine", "room", "rooms"]
+__all__ = ["ROOMS", "engines", "game_hooks", "names", "observation_views", "own_engine", "room", "rooms"]
 
 
 def names() -> tuple[str, ...]:
@@ -94,3 +94,15 @@ def own_engine(rules: Any) -> Any:
         return None
     module = room(name).own_engine
     return None if module is None else importlib.import_module(module)
+
+
+def observation_views(rules: Any) -> list[Any]:
+    """The :class:`~mjenv.rulesets.protocol.ObservationViews` of every room that adds fields to the
+    observation of ``rules``, in ascending ``position`` (then registry order)."""
+    found = []
+    for r in rooms():
+        if r.views is not None:
+            v = importlib.import_module(r.views).VIEWS
+            if v.state_fields(rules):
+                found.append(v)
+    return sorted(found, key=lambda v: v.position)

@@ -14,6 +14,8 @@ What a room holds:
   The engine then calls the room's :class:`GameHooks` at its hook points.
 * ``game_hooks``: the module path of the room's :class:`GameHooks` object (its ``HOOKS``), imported only
   when a game of those rules is built.
+* ``views``: the module path of the room's :class:`ObservationViews` (its attribute ``VIEWS``): the public
+  facts its rules add to the observation (state-record fields and the views that show them).
 * ``own_engine``: the module path of a room that brings its own engine, observation and env shells
   instead of the shared ones; None for the rooms that play on the shared engine. ``mjenv.parallel_env``,
   ``mjenv.env`` and ``mjenv.vector_env`` hand their keyword arguments to the module's
@@ -55,6 +57,7 @@ class RuleSet:
         engines: the engines that can run the preset: ``("python",)`` or ``("python", "compiled")``.
         uses: ``uses(rules) -> bool``: whether ``rules`` turns on fields that ``game_hooks`` implements.
         game_hooks: module path of the room's :class:`GameHooks` (its attribute ``HOOKS``), or None.
+        views: module path of the room's :class:`ObservationViews` (its attribute ``VIEWS``), or None.
         own_engine: module path of a room that brings its own engine, observation and env shells
             (``make_parallel_env``, ``make_env``, ``make_vector_env``), or None.
     """
@@ -65,6 +68,7 @@ class RuleSet:
     engines: tuple[str, ...] = ("python",)
     uses: Callable[[Rules], bool] = _uses_nothing
     game_hooks: str | None = None
+    views: str | None = None
     own_engine: str | None = None
 
     def __post_init__(self) -> None:
@@ -91,12 +95,16 @@ class GameHooks:
         plays_on: a win does not end the hand (:meth:`win`, :meth:`next_seat`).
         pays_kongs: kongs are paid as they are made (:meth:`pay_kong`).
         settles: the room scores the end of the hand (:meth:`settle`).
+        seven_pairs_form: the seven-pairs hand of these rules (not a flag: read when ``seven_pairs`` is on).
     """
 
     restricts = False
     plays_on = False
     pays_kongs = False
     settles = False
+    #: The seven-pairs hand the rules let win, when ``Rules.seven_pairs`` is on: ``"distinct"`` (seven
+    #: different pairs) or ``"fours"`` (a four of a kind counts as two pairs); the deficiency features count it.
+    seven_pairs_form = "distinct"
 
     def start(self, game: Any) -> None:
         """After the deal and the dealer's first draw: a room may open a phase of its own here."""
@@ -134,3 +142,34 @@ class GameHooks:
     def result(self, game: Any) -> dict[str, Any]:
         """Keys the room adds to ``Game.result()`` (after the plain ones)."""
         return {}
+
+
+class ObservationViews:
+    """A room's part of the observation (:class:`mjenv.observation.ObservationSpec`): public facts its rules
+    add. Each fact is a state-record field (ints the writer reads from the game once per state) and a view
+    that shows it; the shared writer lays both out and fills them, on the compiled and the numpy path.
+
+    A room's fields follow the shared ones, before the record's last entry, in ascending ``position``
+    (then registry order); its views follow the shared views, before the oracle views, in the same order.
+    Every method gets the rules and returns nothing (empty) for rules that do not turn its facts on.
+    """
+
+    #: Where this room's fields and views go among the rooms' (ascending).
+    position = 0
+
+    def state_fields(self, rules: Rules) -> list[tuple[str, tuple[int, ...], int]]:
+        """``(name, shape, add)`` of each field it adds (per-seat fields lead with 4, the absolute seats)."""
+        return []
+
+    def views(self, rules: Rules) -> list[Any]:
+        """The :class:`mjenv.observation.View` s that show its fields."""
+        return []
+
+    def state_ints(self, rules: Rules, game: Any) -> list[int]:
+        """The values of its fields for ``game``'s state, in field order (as many as the fields' sizes)."""
+        return []
+
+    def excluded_suit(self, rules: Rules) -> str | None:
+        """The name of a field holding each seat's one-hot of a suit the deficiency features leave out
+        (int[4, 3]; all 0 for none), or None."""
+        return None

@@ -26,4 +26,5 @@ ROOM = RuleSet(
     summary="108 tiles, missing suit, no chow, play on after a win, fan scoring (BDA paper)",
     uses=uses,
     game_hooks="mjenv.rulesets.sichuan.game",
+    views="mjenv.rulesets.sichuan.views",
 )

@@ -193,6 +193,7 @@ class SichuanHooks(GameHooks):
     plays_on = True
     pays_kongs = True
     settles = True
+    seven_pairs_form = "fours"  # a four of a kind is two pairs (龙七对), as can_win counts it
 
     def start(self, game: Game) -> None:
         start_declarations(game)

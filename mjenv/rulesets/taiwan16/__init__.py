@@ -20,4 +20,5 @@ ROOM = RuleSet(
     summary="144 tiles with flowers, 16-tile hands, drawn at 16 left (SIMCAT paper)",
     uses=uses,
     game_hooks="mjenv.rulesets.taiwan16.game",
+    views="mjenv.rulesets.taiwan16.views",
 )
