@@ -20,7 +20,6 @@ from mjenv.rulesets.riichi.tiles136 import FIRST136, TYPE34
 from mjenv.rulesets.riichi.yaku import YAKU_HAN
 from tests.riichi_hands import LIBRARY_NAMES, random_deal
 
-mahjong = pytest.importorskip("mahjong")
 
 _SUIT = {"s": 0, "m": 9, "p": 18, "z": 27}
 
@@ -408,3 +407,24 @@ def test_tiles136_conversion():
         to34(136)
     with pytest.raises(ValueError, match="0..33"):
         tiles136_of(34)
+
+
+def test_may_leave_tenpai_is_a_necessary_condition():
+    from mjenv.rulesets.riichi.hand import may_leave_tenpai
+
+    rng = random.Random(5)
+    rejected = 0
+    for k in range(3000):
+        tiles = _random_concealed(rng) if k % 3 == 0 else [TYPE34[t] for t in rng.sample(range(136), 14)]
+        c = [0] * 34
+        for t in tiles:
+            c[t] += 1
+        some = False
+        for t in set(tiles):
+            c[t] -= 1
+            some = some or bool(waits(c))
+            c[t] += 1
+        if not may_leave_tenpai(c):
+            rejected += 1
+            assert not some, c
+    assert rejected > 500  # it does reject most random hands

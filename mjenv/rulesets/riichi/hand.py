@@ -266,3 +266,35 @@ def waits(counts: Sequence[int]) -> list[int]:
                 out.append(missing[0])
     out.sort()
     return out
+
+
+def may_leave_tenpai(counts: Sequence[int]) -> bool:
+    """A quick necessary condition: can some discard from this ``3n + 2``-tile concealed part leave tenpai?
+
+    ``False`` means no discard does (so ``waits`` need not be asked for each); ``True`` decides nothing.
+    A discard changes one group (suit or honours) and the winning tile one more, so in the regular form
+    at most two groups may be incomplete now; seven pairs needs six pairs already, thirteen orphans
+    twelve different terminals and honours.
+    """
+    c = counts.tolist() if hasattr(counts, "tolist") else counts
+    incomplete = 0
+    for g in range(4):
+        start = GROUP_START[g]
+        key = tuple(c[start : start + GROUP_LEN[g]])
+        m = sum(key) % 3
+        if m == 1:
+            incomplete += 1
+        elif m == 0 and key.count(0) == GROUP_LEN[g]:
+            continue
+        else:
+            nopair, withpair = _group(key, g == 3)
+            if not (withpair if m == 2 else nopair):
+                incomplete += 1
+    if incomplete <= 2:
+        return True
+    if sum(c) == 14:
+        if sum(1 for x in c if x >= 2) >= 6:
+            return True
+        if sum(1 for t in ORPHANS if c[t]) >= 12:
+            return True
+    return False

@@ -24,7 +24,7 @@ from numbers import Integral
 
 from . import fu as _fu
 from . import yaku as _yaku
-from .hand import decompose, is_thirteen_orphans, waits
+from .hand import decompose, is_thirteen_orphans, may_leave_tenpai, waits
 from .tiles136 import FIRST136, RED_FIVES, TYPE34, dora_of_indicator
 
 MELD_KINDS = ("chi", "pon", "minkan", "ankan", "kakan")
@@ -322,7 +322,7 @@ def score_hand(
     nbonus = dora + ura + aka
 
     best = None  # (base points, han, fu, yaku list without bonus)
-    if chiitoi and common_han + 2 + nbonus > 0:
+    if chiitoi:  # chiitoitsu is itself a yaku
         han = common_han + 2 + nbonus
         best = (basic_points(han, _fu.CHIITOITSU_FU)[0], han, _fu.CHIITOITSU_FU, common + [("chiitoitsu", 2)])
     all_melds = [code for code, _, _ in meld_sets]
@@ -431,6 +431,11 @@ def discards_tenpai_yaku(concealed: Sequence[int], melds: Sequence[Meld], ctx: W
             f"got {len(concealed)}"
         )
     out = [False] * 34
+    cc = [0] * 34
+    for t in concealed:
+        cc[TYPE34[t]] += 1
+    if not may_leave_tenpai(cc):
+        return out
     done = set()
     for i, t in enumerate(concealed):
         t34 = TYPE34[t]
