@@ -46,8 +46,14 @@ def _base_type(annotation: Any) -> type:
     raise TypeError(f"unsupported Args field type {annotation!r}")
 
 
-def parse_args(cls: type[T], argv: list[str] | None = None, prog: str | None = None) -> T:
-    """Build ``cls`` (a dataclass with defaults for every field) from command-line arguments."""
+def parse_args(cls: type[T], argv: list[str] | None = None, prog: str | None = None,
+               aliases: dict[str, str] | None = None) -> T:
+    """Build ``cls`` (a dataclass with defaults for every field) from command-line arguments.
+
+    Args:
+        aliases: older flag names (as field names, e.g. ``{"torch_threads": "num_threads"}``) still
+            accepted for a field; they are left out of ``--help``.
+    """
     docs = field_docs(cls)
     hints = typing.get_type_hints(cls)
     parser = argparse.ArgumentParser(prog=prog, description=(cls.__doc__ or "").strip().splitlines()[0])
@@ -60,4 +66,12 @@ def parse_args(cls: type[T], argv: list[str] | None = None, prog: str | None = N
             parser.add_argument(flag, dest=f.name, action=action, default=f.default, help=help_text)
         else:
             parser.add_argument(flag, dest=f.name, type=kind, default=f.default, help=help_text)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    for old, name in (aliases or {}).items():
+        kind = _base_type(hints[name])
+        flag = "--" + old.replace("_", "-")
+        if kind is bool:
+            parser.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, help=argparse.SUPPRESS)
+        else:
+            parser.add_argument(flag, dest=name, type=kind, default=fields[name].default, help=argparse.SUPPRESS)
     return cls(**vars(parser.parse_args(argv)))

@@ -9,6 +9,7 @@ only door between an agent and the world, and it takes an observation, nothing e
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -131,12 +132,16 @@ class Agent:
         self.seed = seed
         self.rng = np.random.default_rng(seed)
 
-    def _decode(self, observation: np.ndarray) -> dict[str, np.ndarray]:
+    def _decoder(self):
+        """The observation spec of this agent's rules (built on first use)."""
         if self._spec is None:
             from mjenv.observation import ObservationSpec
 
             self._spec = ObservationSpec(rules=self.rules)
-        return self._spec.decode(np.asarray(observation))
+        return self._spec
+
+    def _decode(self, observation: np.ndarray) -> dict[str, np.ndarray]:
+        return self._decoder().decode(np.asarray(observation))
 
     def situation(self, observation: dict[str, Any]) -> Situation:
         """Decode one seat's observation dict (``{"observation", "action_mask"}``)."""
@@ -153,6 +158,24 @@ class Agent:
         """Choose a legal action id from this seat's observation dict."""
         return int(self.decide(self.situation(observation)))
 
+    @classmethod
+    def act_rows(cls, agents: Sequence[Agent], observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``agents[i].act`` on row i, for agents of this class: what :func:`act_rows` calls.
+
+        Subclasses override it to decide many rows in one call (the same actions, the same random
+        draws from each agent's own generator); this default calls :meth:`act` row by row.
+
+        Args:
+            agents: B agents of this class (one per row; an agent may appear more than once).
+            observations: float32[B, size], each row one seat's observation.
+            masks: int8/bool[B, A] the rows' legal actions.
+
+        Returns:
+            int64[B] action ids.
+        """
+        return np.array([a.act({"observation": o, "action_mask": m}) for a, o, m in zip(agents, observations, masks)],
+                        dtype=np.int64)
+
     @staticmethod
     def declare(s: Situation) -> int:
         """Sichuan 定缺 from the own hand and knowledge base only: the suit cheapest to drop by the
@@ -166,3 +189,34 @@ class Agent:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self.seed!r}, rules={self.rules.name!r})"
+
+
+def act_rows(agents: Sequence[Agent], observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Each agent's action on its own row, the agents of one class deciding together.
+
+    The same actions as ``[agents[i].act({"observation": observations[i], "action_mask": masks[i]})]``
+    (each agent's own random generator is drawn in row order), but one call per agent class: a
+    training loop's opponents at every table in one batch.
+
+    Args:
+        agents: B agents.
+        observations: float32[B, size] observation rows.
+        masks: int8/bool[B, A] legal-action rows.
+
+    Returns:
+        int64[B] action ids.
+
+    Raises:
+        ValueError: a count of agents, observations and masks that differ.
+    """
+    if not (len(agents) == len(observations) == len(masks)):
+        raise ValueError(f"act_rows needs one agent per row: {len(agents)} agents, {len(observations)} observations, "
+                         f"{len(masks)} masks")
+    out = np.zeros(len(agents), dtype=np.int64)
+    by_class: dict[type, list[int]] = {}
+    for i, a in enumerate(agents):
+        by_class.setdefault(type(a), []).append(i)
+    for cls, rows in by_class.items():
+        idx = np.array(rows)
+        out[idx] = cls.act_rows([agents[i] for i in rows], observations[idx], masks[idx])
+    return out

@@ -18,6 +18,13 @@ kongs in the same way:
 
 All deficiencies come from the exact batched ``dp`` core, one call per feature.
 
+**Many seats at once** (:meth:`GreedyAgent.act_rows`, a training loop's opponents at every table):
+the same decisions read from the observation's per-action views (``deficiency_after_discard``,
+``effective_count_after_discard``, ``deficiency``, ``deficiency_after_claim``, which hold exactly the
+scores above) in a few numpy operations over all rows; the rarer rows (a kong to weigh, Sichuan's
+declaration, a claim after a declared missing suit) go through :meth:`GreedyAgent.decide` one by
+one. A test compares the two on many observations of every preset.
+
 **The rule set's deficiency**. Where the rules let seven pairs win (``Rules.seven_pairs``:
 distinct pairs; ``sichuan``: a four of a kind counts as two pairs), a seat with no declared meld
 minimises ``min(melds-and-pair, seven pairs)`` (:mod:`mjenv.deficiency.seven_pairs`), and its effective
@@ -30,6 +37,8 @@ seven pairs or a missing suit nothing changes.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 from mjenv.baselines._common import PHASE_CLAIM, PHASE_DECLARE, PHASE_DISCARD, Agent, Situation
@@ -180,6 +189,34 @@ class GreedyAgent(Agent):
             return self._claim(s)
         return lay.pass_ if s.mask[lay.pass_] else int(legal[0])
 
+    @classmethod
+    def act_rows(cls, agents: Sequence[Agent], observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The decisions of :meth:`act` for many rows in one call (see the module docstring).
+
+        Args:
+            agents: B GreedyAgents (one per row).
+            observations: float32[B, size] rows of observations of the agents' rules.
+            masks: int8/bool[B, A] their legal actions.
+
+        Returns:
+            int64[B] action ids, each equal to ``agents[i].act`` of row i.
+        """
+        if len(agents) == 0:
+            return np.zeros(0, dtype=np.int64)
+        first = agents[0]
+        spec = first._decoder()
+        observations = np.asarray(observations)
+        masks = np.asarray(masks).astype(bool)
+        same_rules = all(a.rules is first.rules or a.rules == first.rules for a in agents)
+        fits = (observations.ndim == 2 and observations.shape[1] == spec.size and masks.ndim == 2
+                and masks.shape == (len(observations), first.layout.size) and masks.any(axis=1).all())
+        if not (same_rules and fits and all(v in spec.slices for v in _BATCH_VIEWS)):
+            return super().act_rows(agents, observations, masks)  # per row, with act()'s own checks
+        actions, done = _greedy_rows(first, observations, masks)
+        for i in np.flatnonzero(~done):
+            actions[i] = agents[i].act({"observation": observations[i], "action_mask": masks[i]})
+        return actions
+
     def _own_turn(self, s: Situation) -> int:
         lay, n_t = s.layout, s.layout.num_tile_types
         form = seven_pairs_code(self.rules, s.melds_needed)
@@ -227,3 +264,77 @@ class GreedyAgent(Agent):
         if best == lay.pass_ and not s.mask[lay.pass_]:
             return int(s.legal[0])
         return int(best)
+
+
+#: Views the batched decisions read (see :meth:`GreedyAgent.act_rows`).
+_BATCH_VIEWS = ("hand", "num_melds", "last_discard", "phase", "deficiency", "deficiency_after_discard",
+                "effective_count_after_discard", "deficiency_after_claim")
+
+
+def _greedy_rows(agent: GreedyAgent, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The greedy actions of the rows the observation's views decide alone.
+
+    Args:
+        agent: any GreedyAgent of these rules (the rule is the same for all).
+        observations: float32[B, size]; masks: bool[B, A] (every row with a legal action).
+
+    Returns:
+        (actions int64[B], done bool[B]): ``actions[i]`` is row i's decision where ``done[i]``; the other
+        rows (a kong legal on the own turn, Sichuan's declaration, a claim after a declared missing
+        suit, a hand with nothing to discard) need :meth:`GreedyAgent.decide`.
+    """
+    spec = agent._decoder()
+    lay, t = agent.layout, agent.layout.num_tile_types
+
+    def view(name: str) -> np.ndarray:
+        return observations[:, spec.slices[name]]
+
+    legal_count = masks.sum(axis=1)
+    actions = np.argmax(masks, axis=1).astype(np.int64)  # the only legal action where there is one
+    done = legal_count == 1
+    phase = np.argmax(view("phase"), axis=1)
+    free = ~done & (phase != PHASE_DECLARE)
+    # a declared missing suit (own row of the public declarations): the discard views hold its scores
+    # too, a claim's are the agent's own (per seat)
+    declared = np.zeros(len(masks), dtype=bool)
+    if "missing_suit" in spec.slices:
+        declared = view("missing_suit")[:, :3].max(axis=1) > 0
+    win = free & masks[:, lay.win]
+    actions[win] = lay.win
+    done |= win
+    free &= ~win
+    # own turn: the best discard (lowest deficiency after it, most effective tiles, lowest id)
+    turn = free & (phase == PHASE_DISCARD) & masks[:, :t].any(axis=1)
+    free &= ~turn
+    hand = np.rint(view("hand")).astype(np.int64)
+    cand = masks[:, :t] & (hand > 0)
+    simple = turn & ~masks[:, t : 2 * t].any(axis=1) & cand.any(axis=1)
+    if simple.any():
+        d = np.rint(view("deficiency_after_discard")[simple]).astype(np.int64)
+        eff = np.maximum(np.rint(view("effective_count_after_discard")[simple]).astype(np.int64), 0)
+        key = np.where(cand[simple], d * (1 << 20) - eff, np.iinfo(np.int64).max)
+        actions[simple] = np.argmin(key, axis=1)  # argmin: the lowest tile id among equal keys
+        done |= simple
+    # claims of the last discard: the lowest deficiency after a legal claim, at most the deficiency now
+    last = view("last_discard")
+    claim = free & (phase == PHASE_CLAIM) & (last.max(axis=1) > 0)
+    free &= ~claim
+    claim &= ~declared
+    if claim.any():
+        now = np.rint(view("deficiency")[claim, 0]).astype(np.int64)
+        after = np.rint(view("deficiency_after_claim")[claim]).astype(np.int64)
+        m = masks[claim]
+        best = np.where(m[:, lay.pass_], lay.pass_, np.argmax(m, axis=1))
+        best_d = np.full(len(now), np.iinfo(np.int64).max)
+        kinds = (lay.chow_low, lay.chow_mid, lay.chow_high, lay.pong, lay.exposed_kong)
+        for col in (4, 3, 0, 1, 2):  # ties prefer kong, pong, then chows (low, mid, high)
+            d = after[:, col]
+            take = m[:, kinds[col]] & (d != NOT_APPLICABLE) & (d <= now) & (d < best_d)
+            best = np.where(take, kinds[col], best)
+            best_d = np.where(take, d, best_d)
+        actions[claim] = best
+        done |= claim
+    # any other phase with a choice (a robbed kong not won): pass when legal, else the first legal action
+    actions[free] = np.where(masks[free, lay.pass_], lay.pass_, np.argmax(masks[free], axis=1))
+    done |= free
+    return actions, done

@@ -348,7 +348,8 @@ class PolicyNet(nn.Module):
         return normalise_observation(obs, self._select, self.obs_low, self.obs_high, self.obs_scale)
 
     def forward(
-        self, obs: torch.Tensor, mask: torch.Tensor, aux: torch.Tensor | None = None
+        self, obs: torch.Tensor, mask: torch.Tensor, aux: torch.Tensor | None = None,
+        features: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits and values.
 
@@ -356,6 +357,8 @@ class PolicyNet(nn.Module):
             obs: float32[B, obs_size] raw observations.
             mask: int8/bool[B, A] legal actions (1 = legal); every row needs at least one.
             aux: :meth:`aux` of ``obs`` when precomputed (only read with ``discard_effective``).
+            features: :meth:`action_features` of ``obs`` when precomputed (they hold no parameter, so
+                a trainer may compute them once for the epochs over one batch); ``aux`` is then unused.
 
         Returns:
             (logits float32[B, A] with ``-inf`` at illegal actions, values float32[B]).
@@ -369,7 +372,9 @@ class PolicyNet(nn.Module):
             row = int(torch.nonzero(~legal.any(dim=1))[0, 0])
             raise ValueError(f"action mask row {row} is all zero; every observation needs a legal action (PASS)")
         h = self.trunk(self.normalise(obs))
-        logits = self.actor(h) + self.action_head(self.action_features(obs, aux)).squeeze(-1)
+        if features is None:
+            features = self.action_features(obs, aux)
+        logits = self.actor(h) + self.action_head(features).squeeze(-1)
         logits = logits.masked_fill(~legal, -math.inf)
         return logits, self.critic(h).squeeze(-1)
 

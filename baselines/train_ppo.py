@@ -19,8 +19,8 @@ shaping uses that same discount and telescopes in the learner's own process.
 
 Outputs in ``--out-dir``: ``checkpoint.pt`` (resume with ``--resume``), ``policy.pt`` (the latest
 policy, ``PolicyAgent.load``), ``snapshots/``, ``ppo_log.csv``, TensorBoard events in ``tb/``,
-``ppo_curve.png``, and evaluations against three greedy agents through the evaluation harness in
-``eval/``.
+``ppo_curve.png`` (redrawn at checkpoints at most once a minute, see ``--plot-every``), and
+evaluations against three greedy agents through the evaluation harness in ``eval/``.
 
 Run: ``python -m mjenv.baselines.train_ppo --total-timesteps 200000`` or ``mjenv train ppo ...``.
 PPO as in Schulman et al. 2017 (clipped surrogate, GAE), with the CleanRL ``ppo.py`` loop layout.
@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from mjenv.baselines._args import parse_args
+from mjenv.baselines._common import act_rows
 from mjenv.baselines.evaluate import evaluate_vs_greedy  # noqa: F401  (its home before: kept importable here)
 from mjenv.baselines.oracle_critic import OracleCritic, privileged_features, privileged_size
 from mjenv.baselines.policy import PolicyNet, build_net, load_net, save_policy
@@ -114,6 +115,9 @@ class Args:
     """continue from out_dir/checkpoint.pt (network, optimiser, counters, pool, logs)"""
     checkpoint_every: int = 5
     """updates between checkpoints"""
+    plot_every: float = 60.0
+    """wall seconds at least between two redraws of ppo_curve.png at checkpoints (a redraw costs about a third of
+    a CPU-second); the last update always draws it; 0 = at every checkpoint"""
     keep_policies: bool = False
     """also keep a copy of the policy at every checkpoint, out_dir/policies/step_<global step>.pt (learning curves)"""
     eval_every: int = 20
@@ -127,8 +131,8 @@ class Args:
     """write TensorBoard events"""
     progress: bool = True
     """show a tqdm progress bar"""
-    torch_threads: int = 2
-    """torch intra-op threads"""
+    num_threads: int = 1
+    """torch intra-op threads (also accepted as --torch-threads)"""
     oracle_critic: bool = False
     """advantages from an oracle-guided critic (baselines/oracle_critic.py): a separate value MLP that also reads
     every seat's concealed tiles and the wall's next draws (training only; the saved policy reads its own
@@ -152,6 +156,24 @@ def trained_parameters(net: PolicyNet, critic) -> list:
     return list(net.parameters()) + ([] if critic is None else list(critic.parameters()))
 
 
+def sample_actions(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """One action per row drawn from ``softmax(logits)``, and its log-probability.
+
+    The operations of ``torch.distributions.Categorical(logits=logits)``'s ``sample()`` and
+    ``log_prob()``, so the same draws from torch's generator, without building the distribution object
+    (its bookkeeping costs more than the draw for a rollout step's few rows).
+
+    Args:
+        logits: float32[B, A] masked logits (``-inf`` at illegal actions).
+
+    Returns:
+        (int64[B] actions, float32[B] their log-probabilities).
+    """
+    norm = logits - logits.logsumexp(dim=-1, keepdim=True)
+    actions = torch.multinomial(torch.softmax(norm, dim=-1), 1, True).T.reshape(-1)
+    return actions, norm.gather(-1, actions[:, None]).squeeze(-1)
+
+
 def win_rewards(done: np.ndarray, final_scores: np.ndarray, value: float) -> np.ndarray:
     """The reward of ``--win-reward``: ``value`` for each seat that has just won a hand, else 0.
 
@@ -167,7 +189,7 @@ def win_rewards(done: np.ndarray, final_scores: np.ndarray, value: float) -> np.
 
 
 def main(argv: list[str] | None = None) -> Path:
-    args = parse_args(Args, argv, prog="mjenv train ppo")
+    args = parse_args(Args, argv, prog="mjenv train ppo", aliases={"torch_threads": "num_threads"})
     check_shaping(args.shaping)
     if args.win_reward < 0:
         raise ValueError(f"--win-reward must be >= 0 (0 = score changes), got {args.win_reward}")
@@ -186,7 +208,7 @@ def main(argv: list[str] | None = None) -> Path:
     random.seed(args.seed)
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
-    torch.set_num_threads(max(1, args.torch_threads))
+    torch.set_num_threads(max(1, args.num_threads))
     rng = np.random.default_rng(args.seed)
 
     # --- network, optimiser, resume -------------------------------------------------------------------
@@ -267,7 +289,18 @@ def main(argv: list[str] | None = None) -> Path:
         return seats
 
     roles = [draw_roles(e) for e in range(n_env)]
+    # the roles as arrays (kept in step with ``roles``): learner seats, and each baseline seat's agent
+    is_learner = np.zeros((n_env, 4), dtype=bool)
+    seat_agent = np.empty((n_env, 4), dtype=object)
+
+    def set_roles(e: int) -> None:
+        is_learner[e] = [r == LEARNER for r in roles[e]]
+        seat_agent[e] = [baseline_agents[r][e][s] if r in baseline_agents else None for s, r in enumerate(roles[e])]
+
+    for e in range(n_env):
+        set_roles(e)
     next_obs, _ = venv.reset(seed=args.seed + 1000 * (start_iteration - 1))
+    phi_next = None if phi is None else phi(next_obs["observation"])  # Phi of next_obs, kept for the next step
 
     # --- rollout storage: (step, env, seat) ------------------------------------------------------------------
     shape = (args.num_steps, n_env, 4)
@@ -284,6 +317,7 @@ def main(argv: list[str] | None = None) -> Path:
     finished: list[dict] = []  # per finished game: learner returns and wins
 
     t_start = time.time()
+    last_plot = t_start
     bar = tqdm(total=num_iterations, initial=start_iteration - 1, desc="PPO", unit="update", disable=not args.progress)
     for iteration in range(start_iteration, num_iterations + 1):
         if args.anneal_lr:
@@ -296,7 +330,6 @@ def main(argv: list[str] | None = None) -> Path:
         for step in range(args.num_steps):
             o, m = next_obs["observation"], next_obs["action_mask"]
             obs_buf[step], mask_buf[step] = o, m
-            is_learner = np.array([[r == LEARNER for r in roles[e]] for e in range(n_env)])
             learn_buf[step] = is_learner
             if critic is not None:
                 priv_buf[step] = privileged_features(venv._batch.games)
@@ -304,26 +337,27 @@ def main(argv: list[str] | None = None) -> Path:
             le, ls = np.nonzero(is_learner)
             with torch.no_grad():
                 logits, values = net(torch.as_tensor(o[le, ls]), torch.as_tensor(m[le, ls]))
-                dist = torch.distributions.Categorical(logits=logits)
-                a = dist.sample()
-                logp_buf[step, le, ls] = dist.log_prob(a).numpy()
+                a, logp = sample_actions(logits)
+                logp_buf[step, le, ls] = logp.numpy()
                 if critic is not None:
                     values = critic(torch.as_tensor(o[le, ls]), torch.as_tensor(priv_buf[step, le, ls]))
                 val_buf[step, le, ls] = values.numpy()
             actions[le, ls] = a.numpy()
-            # opponents decide only where they have a choice; frozen snapshots are batched per snapshot
+            # opponents decide only where they have a choice: the baselines in one call for every table,
+            # frozen snapshots batched per snapshot (in order of their first seat, row by row)
+            oe, os_ = np.nonzero(~is_learner & (m.sum(axis=2) > 1))
+            agents = seat_agent[oe, os_]
+            base = agents != None  # noqa: E711  (elementwise over an object array)
+            if base.any():
+                actions[oe[base], os_[base]] = act_rows(agents[base], o[oe[base], os_[base]], m[oe[base], os_[base]])
             by_snapshot: dict[str, list[tuple[int, int]]] = {}
-            for e, s in zip(*np.nonzero(~is_learner & (m.sum(axis=2) > 1))):
-                role = roles[e][s]
-                if role in baseline_agents:
-                    actions[e, s] = baseline_agents[role][e][s].act({"observation": o[e, s], "action_mask": m[e, s]})
-                else:
-                    by_snapshot.setdefault(role, []).append((e, s))
+            for e, s in zip(oe[~base], os_[~base]):
+                by_snapshot.setdefault(roles[e][s], []).append((e, s))
             for path, seats in by_snapshot.items():
                 pe, ps = np.array(seats).T
                 with torch.no_grad():
                     snap_logits, _ = past_net(path)(torch.as_tensor(o[pe, ps]), torch.as_tensor(m[pe, ps]))
-                    actions[pe, ps] = torch.distributions.Categorical(logits=snap_logits).sample().numpy()
+                    actions[pe, ps] = sample_actions(snap_logits)[0].numpy()
             act_buf[step] = actions
 
             next_obs, rewards, terms, truncs, infos = venv.step(actions)
@@ -332,7 +366,8 @@ def main(argv: list[str] | None = None) -> Path:
                 rewards = win_rewards(done, infos["final_info"]["scores"], args.win_reward)
             if phi is not None:
                 # after a hand ends next_obs is the next deal's: Phi(end of hand) = 0 instead
-                rewards = rewards + args.gamma * phi(next_obs["observation"]) * (1.0 - done[:, None]) - phi(o)
+                phi_now, phi_next = phi_next, phi(next_obs["observation"])
+                rewards = rewards + args.gamma * phi_next * (1.0 - done[:, None]) - phi_now
             rew_buf[step] = rewards * args.reward_scale
             done_buf[step] = done
             episode_return += rewards
@@ -346,6 +381,7 @@ def main(argv: list[str] | None = None) -> Path:
                 episode_return[e] = 0.0
                 hands_done += 1
                 roles[e] = draw_roles(e)
+                set_roles(e)
 
         # --- bootstrap and GAE, per (env, seat) ---------------------------------------------------------------
         with torch.no_grad():
@@ -379,6 +415,8 @@ def main(argv: list[str] | None = None) -> Path:
         b_val = torch.as_tensor(val_buf.reshape(-1)[idx])
         b_priv = None if critic is None else torch.as_tensor(priv_buf.reshape(-1, critic.priv_size)[idx])
         b_decide = (b_mask.sum(dim=1) > 1).float()  # only real choices carry policy gradient
+        with torch.no_grad():  # a function of the observations alone: once for every epoch
+            b_feat = net.action_features(b_obs)
         net.train()
         if critic is not None:
             critic.train()
@@ -388,10 +426,10 @@ def main(argv: list[str] | None = None) -> Path:
             perm = torch.as_tensor(rng.permutation(len(idx)))
             for start in range(0, len(idx), mb_size):
                 mb = perm[start : start + mb_size]
-                logits, newvalue = net(b_obs[mb], b_mask[mb])
+                logits, newvalue = net(b_obs[mb], b_mask[mb], features=b_feat[mb])
                 if critic is not None:
                     newvalue = critic(b_obs[mb], b_priv[mb])
-                dist = torch.distributions.Categorical(logits=logits)
+                dist = torch.distributions.Categorical(logits=logits, validate_args=False)
                 newlogp = dist.log_prob(b_act[mb])
                 logratio = newlogp - b_logp[mb]
                 ratio = logratio.exp()
@@ -493,9 +531,11 @@ def main(argv: list[str] | None = None) -> Path:
                         "iteration": iteration, "global_step": global_step, "hands": hands_done,
                         "pool": pool_paths, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
                         "args": asdict(args)}, ckpt_path)
-            plot_curve(csv_path, out_dir / "ppo_curve.png", "global_step",
-                       ["learner_return", "learner_win_rate", "eval_policy_win_rate+eval_greedy_win_rate", "entropy"],
-                       "masked PPO")
+            if is_last or time.time() - last_plot >= args.plot_every:
+                plot_curve(csv_path, out_dir / "ppo_curve.png", "global_step",
+                           ["learner_return", "learner_win_rate", "eval_policy_win_rate+eval_greedy_win_rate",
+                            "entropy"], "masked PPO")
+                last_plot = time.time()
         bar.set_postfix(win=f"{row['learner_win_rate']:.3f}", ret=f"{row['learner_return']:.2f}", hands=hands_done)
         bar.update(1)
     bar.close()

@@ -496,3 +496,38 @@ def test_mjenv_train_subcommand_passes_options_to_the_scripts(tmp_path, capsys):
     with pytest.raises(SystemExit):
         cli.main(["train", "bc", "--help"])
     assert "--teacher" in capsys.readouterr().out
+
+
+def test_sample_actions_draws_what_categorical_draws():
+    logits = torch.randn(64, 61)
+    logits[torch.rand(64, 61) < 0.7] = -math.inf
+    logits[:, 60] = 0.5  # every row keeps a legal action
+    torch.manual_seed(11)
+    dist = torch.distributions.Categorical(logits=logits)
+    want = dist.sample()
+    want_logp = dist.log_prob(want)
+    torch.manual_seed(11)
+    got, got_logp = train_ppo.sample_actions(logits)
+    assert torch.equal(got, want) and torch.equal(got_logp, want_logp)
+    assert torch.isfinite(logits.gather(1, got[:, None])).all()  # only legal actions
+
+
+def test_precomputed_action_features_give_the_same_forward(net):
+    obs = _one_observation()
+    o = torch.as_tensor(np.stack([obs[a]["observation"] for a in obs]))
+    m = torch.as_tensor(np.stack([obs[a]["action_mask"] for a in obs]))
+    logits, values = net(o, m)
+    logits2, values2 = net(o, m, features=net.action_features(o))
+    assert torch.equal(logits, logits2) and torch.equal(values, values2)
+
+
+@pytest.mark.parametrize("flag", ["--num-threads", "--torch-threads"])
+def test_ppo_num_threads_sets_torch_threads(tmp_path, flag, monkeypatch):
+    seen = []
+    monkeypatch.setattr(torch, "set_num_threads", lambda n: seen.append(n))
+    train_ppo.main(["--total-timesteps", "64", "--num-envs", "2", "--num-steps", "32", "--eval-hands", "0",
+                    "--no-progress", "--no-tensorboard", "--opponents", "random", flag, "3",
+                    "--out-dir", str(tmp_path)])
+    assert seen[0] == 3
+    assert json.loads((tmp_path / "args.json").read_text())["num_threads"] == 3
+    assert train_ppo.parse_args(train_ppo.Args, []).num_threads == 1  # the default: one thread

@@ -32,7 +32,8 @@ def run(*args: str, timeout: int = 120) -> str:
 @pytest.mark.parametrize(("script", "flag"), [("examples/sb3_maskable_ppo.py", "--torch-threads"),
                                               ("examples/rllib_ppo.py", "--torch-threads"),
                                               ("benchmarks/shaping_study.py", "--ppo-steps"),
-                                              ("benchmarks/train_ppo_throughput.py", "--steps")])
+                                              ("benchmarks/train_ppo_throughput.py", "--steps"),
+                                              ("benchmarks/cold_start.py", "--cold-cache")])
 def test_help_works(script, flag):
     out = run(script, "--help")
     assert out.startswith("usage:") and flag in out
@@ -146,10 +147,25 @@ def test_shaping_study_runs_two_seeds_of_the_variant_and_reports_cis(tmp_path):
         in table and "| ppo:deficiency_tiles | 2,048 | 2 |" in table
 
 
-def test_train_ppo_throughput_benchmark_prints_its_breakdown_and_the_peer_ratio():
-    out = run("benchmarks/train_ppo_throughput.py", "--steps", "2048", "--env-steps", "64", "--num-envs", "4")
+def test_train_ppo_throughput_benchmark_prints_its_breakdown_and_the_peer():
+    out = run("benchmarks/train_ppo_throughput.py", "--parts", "--steps", "2048", "--env-steps", "64",
+              "--num-envs", "4")
     assert "env steps per CPU-second" in out and "| env (vector env step) |" in out
-    assert "ratio training / bare env:" in out
+    assert "| opponents' decisions |" in out and "bare vector env" in out
+
+
+def test_train_ppo_throughput_benchmark_compares_two_trees():
+    # this tree as both "before" and "after" (the default "before" is a worktree of an older commit)
+    out = run("benchmarks/train_ppo_throughput.py", "--steps", "2048", "--num-envs", "4", "--repeats", "1",
+              "--base-tree", str(ROOT), "--base-python", sys.executable, timeout=300)
+    assert "| before |" in out and "| after |" in out and "after / before:" in out
+    assert "--torch-threads 1" in out  # the command both trees run
+
+
+def test_cold_start_benchmark_compares_two_trees(tmp_path):
+    out = run("benchmarks/cold_start.py", "--repeats", "1", "--figures", "deficiency,parallel_env", "--cold-cache",
+              "--base-tree", str(ROOT), "--base-python", sys.executable, timeout=300)
+    assert "| deficiency | <= 0.1 |" in out and "| parallel_env | <= 0.5 |" in out and "empty table cache" in out
 
 
 def test_rl_policy_recipe_trains_selects_and_resumes_with_tiny_budgets(tmp_path):

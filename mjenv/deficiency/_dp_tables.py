@@ -27,7 +27,10 @@ Tables (values uint8, ``INF`` where no pattern fits):
   by that boundary (c4, c5) in 0..2 x 0..2. The left part counts the crossing chows as its melds.
 - ``honour_tables()``: any KB, honours 1-4 (15**4 rows) and 5-7 (15**3 rows).
 
-Tables are built lazily on first use (about a second each here) and kept in memory.
+Tables are made on first use and kept in memory. They are a pure function of this module, so they
+are also kept on disk, once per install, by :mod:`mjenv.deficiency._table_cache` (keyed by a hash of
+this file's source): a fresh process maps them in a few milliseconds instead of building them for
+about a CPU-second. ``MJENV_CACHE_DIR`` relocates that cache, ``MJENV_CACHE_DIR=0`` turns it off.
 
 Shared with the torch path (``_dp_torch``) as well: the min-plus pair indices (:func:`combos`,
 :func:`padded_combos`) and the table-row weights (:func:`digit_weights`), so that neither ``dp`` nor
@@ -37,8 +40,11 @@ Shared with the torch path (``_dp_torch``) as well: the min-plus pair indices (:
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 import numpy as np
+
+from mjenv.deficiency import _table_cache
 
 #: Cost of an impossible pattern. uint8; two INF add to 200 < 256, callers clamp after each addition.
 INF = 100
@@ -119,22 +125,19 @@ def prefix_table(
     return value
 
 
-@cache
-def full_suit_table() -> np.ndarray:
+def _build_full_suit_table() -> np.ndarray:
     """uint8[5**9, KMAX + 1, 2]: one suit with A = 4, row ``sum h_r * 5**(8-r)``."""
     t = prefix_table(option_pairs(True), 9, tuple(range(7)), closed=True)
     return np.ascontiguousarray(t[:, 0, 0])
 
 
-@cache
-def full_honour_table() -> np.ndarray:
+def _build_full_honour_table() -> np.ndarray:
     """uint8[5**7, KMAX + 1, 2]: the seven honours with A = 4, row ``sum h_j * 5**(6-j)``."""
     t = prefix_table(option_pairs(True), 7, (), closed=True)
     return np.ascontiguousarray(t[:, 0, 0])
 
 
-@cache
-def half_tables() -> tuple[np.ndarray, np.ndarray]:
+def _build_half_tables() -> tuple[np.ndarray, np.ndarray]:
     """Left and right parts of a suit for any KB.
 
     Returns:
@@ -157,14 +160,74 @@ def half_tables() -> tuple[np.ndarray, np.ndarray]:
     return left, np.ascontiguousarray(right.reshape(len(raw), KMAX + 1, 2, 9))
 
 
-@cache
-def honour_tables() -> tuple[np.ndarray, np.ndarray]:
+def _build_honour_tables() -> tuple[np.ndarray, np.ndarray]:
     """uint8[15**4, KMAX + 1, 2] (honours 1-4) and uint8[15**3, KMAX + 1, 2] (5-7) for any KB."""
     opts = option_pairs(False)
     return (
         np.ascontiguousarray(prefix_table(opts, 4, (), closed=True)[:, 0, 0]),
         np.ascontiguousarray(prefix_table(opts, 3, (), closed=True)[:, 0, 0]),
     )
+
+
+#: Rows x (k, p)[x boundary] of each table, for checking the cached files without building anything.
+_SHAPES = {
+    "suit": (5**9, KMAX + 1, 2),
+    "honour": (5**7, KMAX + 1, 2),
+    "left": (15**5, KMAX + 1, 2, 9),
+    "right": (15**4, KMAX + 1, 2, 9),
+    "h4": (15**4, KMAX + 1, 2),
+    "h3": (15**3, KMAX + 1, 2),
+}
+
+
+@cache
+def cache_key() -> str | None:
+    """Version of the tables: a hash of this module's source (the code that generates them); None
+    when the source cannot be read (then nothing is cached)."""
+    import hashlib
+
+    try:
+        return hashlib.blake2b(Path(__file__).read_bytes(), digest_size=8).hexdigest()
+    except OSError:  # pragma: no cover - an install without its sources
+        return None
+
+
+def _cached(names: tuple[str, ...], build) -> tuple[np.ndarray, ...]:
+    """The tables ``names`` from the on-disk cache, or from ``build()`` (a tuple in that order) and
+    stored; read-only either way."""
+    key = cache_key()
+    if key is None:  # pragma: no cover - see cache_key
+        got = dict(zip(names, build()))
+    else:
+        got = _table_cache.cached_arrays("dp_tables", key, {n: _SHAPES[n] for n in names},
+                                         lambda: dict(zip(names, build())))
+    for t in got.values():
+        t.flags.writeable = False
+    return tuple(got[n] for n in names)
+
+
+@cache
+def full_suit_table() -> np.ndarray:
+    """uint8[5**9, KMAX + 1, 2]: one suit with A = 4, row ``sum h_r * 5**(8-r)`` (read-only when cached)."""
+    return _cached(("suit",), lambda: (_build_full_suit_table(),))[0]
+
+
+@cache
+def full_honour_table() -> np.ndarray:
+    """uint8[5**7, KMAX + 1, 2]: the seven honours with A = 4, row ``sum h_j * 5**(6-j)`` (read-only when cached)."""
+    return _cached(("honour",), lambda: (_build_full_honour_table(),))[0]
+
+
+@cache
+def half_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Left and right parts of a suit for any KB (see :func:`_build_half_tables`; read-only when cached)."""
+    return _cached(("left", "right"), _build_half_tables)
+
+
+@cache
+def honour_tables() -> tuple[np.ndarray, np.ndarray]:
+    """uint8[15**4, KMAX + 1, 2] (honours 1-4) and uint8[15**3, KMAX + 1, 2] (5-7) for any KB (read-only)."""
+    return _cached(("h4", "h3"), _build_honour_tables)
 
 
 # ----------------------------------------------------------------------------- min-plus combinations

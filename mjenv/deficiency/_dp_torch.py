@@ -78,7 +78,7 @@ def _device_tables(dev_str: str) -> dict:
         "h4": h4.reshape(-1, 12),
         "h3": h3.reshape(-1, 12),
     }
-    return {k: torch.from_numpy(np.ascontiguousarray(v)).to(dev) for k, v in host.items()}
+    return {k: torch.from_numpy(np.array(v)).to(dev) for k, v in host.items()}  # a writable copy for torch
 
 
 @cache

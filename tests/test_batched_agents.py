@@ -1,0 +1,87 @@
+"""Agents deciding many rows in one call (``act_rows``) make exactly the decisions of ``act`` row by row."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from mjenv.baselines._common import PHASE_CLAIM, PHASE_DISCARD, act_rows
+from mjenv.baselines.greedy import GreedyAgent, _greedy_rows
+from mjenv.baselines.random_agent import RandomAgent
+
+import mjenv
+from mjenv.rules import PRESET_NAMES
+
+
+def _rows(rules: str, steps: int, seed: int):
+    """Observation and mask rows of every seat of 8 tables, played half greedy, half at random."""
+    venv = mjenv.vector_env(8, rules=rules)
+    obs, _ = venv.reset(seed=seed)
+    greedy = GreedyAgent(rules=rules)
+    rng = np.random.default_rng(seed)
+    out_o, out_m = [], []
+    for _ in range(steps):
+        o, m = obs["observation"], obs["action_mask"]
+        flat_o, flat_m = o.reshape(-1, o.shape[-1]), m.reshape(-1, m.shape[-1])
+        out_o.append(flat_o.copy())
+        out_m.append(flat_m.copy())
+        actions = np.argmax(np.where(m > 0, rng.random(m.shape), -1.0), axis=2)
+        by_greedy = rng.random(actions.shape) < 0.5
+        rows = np.flatnonzero(by_greedy.reshape(-1))
+        actions.reshape(-1)[rows] = GreedyAgent.act_rows([greedy] * len(rows), flat_o[rows], flat_m[rows])
+        obs, *_ = venv.step(actions)
+    return np.concatenate(out_o), np.concatenate(out_m)
+
+
+@pytest.mark.parametrize("rules", PRESET_NAMES)
+def test_batched_greedy_equals_the_per_seat_agent(rules):
+    o, m = _rows(rules, 150, seed=3)
+    agents = [GreedyAgent(rules=rules) for _ in range(len(o))]
+    got = act_rows(agents, o, m)
+    want = np.array([a.act({"observation": x, "action_mask": y}) for a, x, y in zip(agents, o, m)])
+    np.testing.assert_array_equal(got, want)
+    # the batched path itself decided most rows, in every branch (not the per-seat fallback)
+    _, done = _greedy_rows(agents[0], o, m.astype(bool))
+    choice = m.sum(axis=1) > 1
+    assert done[choice].mean() > 0.6, done[choice].mean()  # Sichuan: its declarations go per seat
+    phase = np.argmax(agents[0]._decoder().decode(o)["phase"], axis=1)
+    lay = agents[0].layout
+    t = lay.num_tile_types
+    fast = done & choice
+    assert (fast & (phase == PHASE_DISCARD) & (got < t)).sum() > 100  # discards
+    claims = fast & (phase == PHASE_CLAIM)
+    if "missing_suit" not in agents[0]._decoder().slices:  # (Sichuan's claims come after a declaration: per seat)
+        assert (claims & (got < lay.win)).sum() > 20  # claims taken (greedy takes any claim that does not hurt)
+
+
+def test_batched_greedy_takes_wins_and_rejects_bad_rows():
+    o, m = _rows("basic", 150, seed=4)
+    agent = GreedyAgent()
+    wins = np.flatnonzero(m[:, agent.layout.win] > 0)
+    assert len(wins) > 0
+    assert (GreedyAgent.act_rows([agent] * len(wins), o[wins], m[wins]) == agent.layout.win).all()
+    bad = m[:3].copy()
+    bad[1] = 0
+    with pytest.raises(ValueError, match="no legal action"):
+        GreedyAgent.act_rows([agent] * 3, o[:3], bad)
+    with pytest.raises(ValueError, match="one agent per row"):
+        act_rows([agent] * 2, o[:3], m[:3])
+
+
+def test_batched_random_draws_what_each_agent_would():
+    o, m = _rows("honours", 40, seed=5)
+    a = [RandomAgent(seed=100 + i % 4, rules="honours") for i in range(len(o))]
+    b = [RandomAgent(seed=100 + i % 4, rules="honours") for i in range(len(o))]
+    got = act_rows(a, o, m)
+    want = np.array([x.act({"observation": y, "action_mask": z}) for x, y, z in zip(b, o, m)])
+    np.testing.assert_array_equal(got, want)
+    assert len(set(got.tolist())) > 3
+    with pytest.raises(ValueError, match="masks must be"):
+        RandomAgent.act_rows([RandomAgent()] * 2, o[:2], m[:2])  # basic agents, honours rows
+
+
+def test_act_rows_mixes_agent_classes_in_row_order():
+    o, m = _rows("basic", 20, seed=6)
+    mixed = [GreedyAgent() if i % 3 else RandomAgent(seed=i) for i in range(len(o))]
+    same = [GreedyAgent() if i % 3 else RandomAgent(seed=i) for i in range(len(o))]
+    want = np.array([x.act({"observation": y, "action_mask": z}) for x, y, z in zip(same, o, m)])
+    np.testing.assert_array_equal(act_rows(mixed, o, m), want)
