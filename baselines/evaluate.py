@@ -244,14 +244,20 @@ class Report:
                 "bloody battle), so outside sichuan its win rate is at most about 1/k (50% for a team of 2), and it "
                 "wins a hand at about k times that rate.",
             ]
+        deals = len({(h.get("seed", 0), h["deal"]) for h in self.hands})
         if self.pairwise:
             lines += ["", "| win rate difference | mean ± 95% CI | significant at 95% |", "|---|---|---|"]
+            few = deals < MIN_DEALS_FOR_TEST
             for p in self.pairwise:
+                verdict = f"not tested ({deals} < {MIN_DEALS_FOR_TEST} deals)" if few else (
+                    "yes" if p["significant"] else "no")
                 lines.append(
-                    f"| {p['a']} − {p['b']} | {100 * p['diff']:+.1f} ± {_fmt_ci(100 * p['ci'], 1)} pp | "
-                    f"{'yes' if p['significant'] else 'no'} |"
+                    f"| {p['a']} − {p['b']} | {100 * p['diff']:+.1f} ± {_fmt_ci(100 * p['ci'], 1)} pp | {verdict} |"
                 )
-        if len({(h.get("seed", 0), h["deal"]) for h in self.hands}) == 1:
+            if few and deals > 1:
+                lines += ["", f"Not tested: a t-interval over fewer than {MIN_DEALS_FOR_TEST} deals is no evidence "
+                          f"(a zero spread over 2 deals would look significant); play at least {MIN_DEALS_FOR_TEST}."]
+        if deals == 1:
             lines += ["", "n/a: one deal gives no confidence interval; play at least 2 deals (5 to test a difference)."]
         return "\n".join(lines)
 

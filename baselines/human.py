@@ -83,8 +83,16 @@ def meld_groups(counts, num_melds: int) -> list[str]:
     return [hand_text(np.bincount(m, minlength=len(c))) for m in found]
 
 
-def render_observation(views: dict[str, np.ndarray], rules: Rules) -> str:
-    """Text table of one seat's decoded observation (seat-relative: 0 = you, 1 = right, ...)."""
+def render_observation(views: dict[str, np.ndarray], rules: Rules, claimed=()) -> str:
+    """Text table of one seat's decoded observation (seat-relative: 0 = you, 1 = right, ...).
+
+    Args:
+        views: the decoded observation (``ObservationSpec.decode``).
+        rules: its rules.
+        claimed: ``(relative seat, index)`` of discards claimed into a meld (public; the observation keeps
+            them in the pile): written in brackets, ``(5s)``.
+    """
+    claimed = set(claimed)
     n_t = rules.num_tile_types
     hand = np.rint(views["hand"]).astype(int)
     melds = np.rint(views["melds"]).astype(int).reshape(4, n_t)
@@ -95,15 +103,21 @@ def render_observation(views: dict[str, np.ndarray], rules: Rules) -> str:
     dealer = int(np.argmax(views["dealer"]))
     # taiwan16: flowers are public, so every seat's row shows them
     flowers = np.rint(views["flowers"]).astype(int).reshape(4, -1) if "flowers" in views else None
+    missing = np.asarray(views["missing_suit"]).reshape(4, 3) if "missing_suit" in views else None
     lines = [f"wall: {int(round(float(np.ravel(views['wall_count'])[0])))} tiles left"]
     for seat in (2, 3, 1, 0):
-        shown = [tile_name(int(t) - 1) for t in discards[seat] if t > 0]
+        shown = [f"({tile_name(int(t) - 1)})" if (seat, i) in claimed else tile_name(int(t) - 1)
+                 for i, t in enumerate(discards[seat]) if t > 0]
         meld_txt = " ".join(meld_groups(melds[seat], int(num_melds[seat]))) or "-"
         tag = " (dealer)" if seat == dealer else ""
         fl = ""
         if flowers is not None and flowers[seat].any():
             fl = "; flowers " + " ".join(FLOWER_NAMES[f] for f in np.flatnonzero(flowers[seat]))
+        if missing is not None and missing[seat].any():  # sichuan: every seat's declared suit is public
+            fl += f"; missing suit {'smp'[int(np.argmax(missing[seat]))]}"
         lines.append(f"  {SEAT_NAMES[seat]:>6}{tag}: melds {meld_txt}; discards {' '.join(shown) or '-'}{fl}")
+    if claimed:
+        lines.append("  (a tile in brackets was claimed into a meld)")
     if last.max() > 0:
         lines.append(f"  on the table: {tile_name(int(np.argmax(last)))} from {SEAT_NAMES[int(np.argmax(last_from))]}")
     lines.append(f"  your hand: {hand_text(hand)}   ({format_hand(hand, 'unicode')})")
@@ -140,6 +154,9 @@ class HumanAgent(Agent):
         self.input = input if input is not None else sys.stdin
         self.output = output if output is not None else sys.stdout
         self.max_attempts = max_attempts
+        #: ``(relative seat, index)`` of the discards claimed so far (public; ``mjenv play`` keeps it up
+        #: to date): they are bracketed in the table
+        self.claimed: set[tuple[int, int]] = set()
 
     def act(self, observation: dict[str, Any]) -> int:
         s = self.situation(observation)
@@ -148,7 +165,7 @@ class HumanAgent(Agent):
         views = self._decode(observation["observation"])
         self._print("")
         self._print(f"--- {PHASE_NAMES.get(s.phase, 'decide')} ---")
-        self._print(render_observation(views, self.rules))
+        self._print(render_observation(views, self.rules, self.claimed))
         return self.decide(s)
 
     def moves(self, s: Situation) -> list[tuple[int, str]]:

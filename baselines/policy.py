@@ -47,6 +47,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from mjenv.planes import RECENT as RECENT_DISCARDS
+
 # A process forked after torch ran a parallel op (e.g. the evaluation harness's worker processes,
 # forked after it loaded a policy to check its spec) deadlocks in its first parallel op: the OpenMP
 # pool does not survive fork. One intra-op thread in forked children avoids the pool altogether,
@@ -89,6 +91,10 @@ _VIEW_NORMALISATION: dict[str, tuple[float, float, float]] = {
     "oracle_hands": (0.0, 4.0, 4.0),
 }
 _DEFAULT_NORMALISATION = (-200.0, 200.0, 50.0)
+#: The trunks of :class:`PolicyNet`: an MLP over the flat observation, or a CNN over its tile planes.
+TRUNKS = ("mlp", "cnn")
+#: Channels of each convolution of the ``"cnn"`` trunk.
+CNN_CHANNELS = 64
 
 
 def view_offsets(views: Mapping[str, Sequence[int]]) -> dict[str, tuple[int, int]]:
@@ -125,6 +131,11 @@ class PolicyNet(nn.Module):
         hidden: widths of the trunk's hidden layers.
         discard_effective: give the action-feature head the effective-tile count after each discard
             and the deficiency after each kong (see the module docstring).
+        trunk: ``"mlp"`` (the default: an MLP over the normalised flat observation) or ``"cnn"``: a
+            small 1-D convolutional trunk over the tile planes of :mod:`mjenv.planes` (built inside
+            the network from the flat observation it is given, so it trains wherever the MLP does;
+            each plane clipped and scaled as its view), two convolutions of :data:`CNN_CHANNELS`
+            channels along the tile axis, then the ``hidden`` MLP.
 
     Attributes:
         views: the layout the trunk was built on (stored in checkpoints).
@@ -139,8 +150,11 @@ class PolicyNet(nn.Module):
         num_tile_types: int,
         hidden: Sequence[int] = (256, 256),
         discard_effective: bool = False,
+        trunk: str = "mlp",
     ):
         super().__init__()
+        if trunk not in TRUNKS:
+            raise ValueError(f"trunk must be one of {TRUNKS}, got {trunk!r}")
         if num_tile_types not in (27, 34):
             raise ValueError(f"num_tile_types must be 27 or 34, got {num_tile_types}")
         if not hidden or any(int(h) <= 0 for h in hidden):
@@ -150,6 +164,7 @@ class PolicyNet(nn.Module):
         self.num_actions = 2 * self.num_tile_types + 7
         self.hidden = tuple(int(h) for h in hidden)
         self.discard_effective = bool(discard_effective)
+        self.trunk_kind = trunk
         offsets = view_offsets(self.views)
         trunk_size = max(stop for _, stop in offsets.values()) if offsets else 0
         self.register_buffer("_select", None, persistent=False)
@@ -177,6 +192,8 @@ class PolicyNet(nn.Module):
 
         layers: list[nn.Module] = []
         width = trunk_size
+        if trunk == "cnn":
+            layers, width = self._cnn_layers(low, high, scale)
         for h in self.hidden:
             layers += [_layer(nn.Linear(width, h)), nn.Tanh()]
             width = h
@@ -187,6 +204,30 @@ class PolicyNet(nn.Module):
         self.action_head = nn.Sequential(
             _layer(nn.Linear(head_in, 32)), nn.Tanh(), _layer(nn.Linear(32, 1), std=0.01)
         )
+
+    def _cnn_layers(self, low: torch.Tensor, high: torch.Tensor, scale: torch.Tensor) -> tuple[list[nn.Module], int]:
+        """The convolutional part of ``trunk="cnn"`` (and the planes' clip and scale buffers); its output width."""
+        from mjenv.planes import PlaneSpec
+
+        self.planes = PlaneSpec(self.views, self.num_tile_types)
+        # each plane is clipped and scaled as the flat entries it shows (the first of them: a plane is one view)
+        first = self.planes.planes(np.arange(self.planes.size, dtype=np.float32))[:, 0]
+        src = torch.as_tensor(first, dtype=torch.long)
+        c0, _ = self.planes.layout["discard_counts"]
+        seats = self.planes.layout["discard_counts"][1][0]
+        plane_low, plane_high, plane_scale = low[src].clone(), high[src].clone(), scale[src].clone()
+        plane_low[c0:c0 + seats], plane_high[c0:c0 + seats], plane_scale[c0:c0 + seats] = 0.0, 4.0, 4.0
+        recent = slice(c0 + seats, c0 + seats * (1 + RECENT_DISCARDS))
+        plane_low[recent], plane_high[recent], plane_scale[recent] = 0.0, 1.0, 1.0
+        self.register_buffer("plane_low", plane_low[:, None])
+        self.register_buffer("plane_high", plane_high[:, None])
+        self.register_buffer("plane_scale", plane_scale[:, None])
+        c = self.planes.channels
+        layers: list[nn.Module] = [
+            nn.Conv1d(c, CNN_CHANNELS, 3, padding=1), nn.ReLU(),
+            nn.Conv1d(CNN_CHANNELS, CNN_CHANNELS, 3, padding=1), nn.ReLU(), nn.Flatten(),
+        ]
+        return layers, CNN_CHANNELS * self.num_tile_types
 
     def bind_observation(self, views: Mapping[str, Sequence[int]]) -> None:
         """Read observations of the layout ``views`` from now on (``obs_size`` becomes its length).
@@ -240,6 +281,7 @@ class PolicyNet(nn.Module):
             "num_tile_types": self.num_tile_types,
             "hidden": list(self.hidden),
             "discard_effective": self.discard_effective,
+            "trunk": self.trunk_kind,
         }
 
     @classmethod
@@ -247,7 +289,7 @@ class PolicyNet(nn.Module):
         """A fresh network from :meth:`config` (older configs without ``discard_effective`` too),
         bound to the current observation layout of its rule set (:func:`current_layout`)."""
         net = cls(config["views"], config["num_tile_types"], config["hidden"],
-                  bool(config.get("discard_effective", False)))
+                  bool(config.get("discard_effective", False)), config.get("trunk", "mlp"))
         layout = current_layout(net.views)
         if layout is not None:
             net.bind_observation(layout)
@@ -344,7 +386,11 @@ class PolicyNet(nn.Module):
         return torch.cat([onehot, kinds, extra], dim=-1)
 
     def normalise(self, obs: torch.Tensor) -> torch.Tensor:
-        """The trunk's input: the network's entries of raw observations float32[B, obs_size], clipped and scaled."""
+        """The trunk's input: the network's entries of raw observations float32[B, obs_size], clipped and
+        scaled; with ``trunk="cnn"`` their tile planes float32[B, C, T], each clipped and scaled."""
+        if self.trunk_kind == "cnn":
+            flat = obs if self._select is None else obs.index_select(1, self._select)
+            return torch.clamp(self.planes.planes(flat), self.plane_low, self.plane_high) / self.plane_scale
         return normalise_observation(obs, self._select, self.obs_low, self.obs_high, self.obs_scale)
 
     def forward(
@@ -397,12 +443,14 @@ def current_layout(views: Mapping[str, Sequence[int]]) -> dict[str, tuple[int, .
     return None
 
 
-def build_net(rules: Any = "basic", hidden: Sequence[int] = (256, 256), discard_effective: bool = True) -> PolicyNet:
-    """A fresh :class:`PolicyNet` for the default observation of a rule set."""
+def build_net(rules: Any = "basic", hidden: Sequence[int] = (256, 256), discard_effective: bool = True,
+              trunk: str = "mlp") -> PolicyNet:
+    """A fresh :class:`PolicyNet` for the default observation of a rule set (``trunk``: ``"mlp"`` or ``"cnn"``)."""
     from mjenv.observation import ObservationSpec
     from mjenv.rules import get_rules
 
-    return PolicyNet(ObservationSpec(rules=rules).views, get_rules(rules).num_tile_types, hidden, discard_effective)
+    return PolicyNet(ObservationSpec(rules=rules).views, get_rules(rules).num_tile_types, hidden, discard_effective,
+                     trunk)
 
 
 class PolicyAgent:

@@ -56,6 +56,8 @@ class Args:
     """Adam learning rate (annealed linearly to 10% over training)"""
     hidden: str = "256,256"
     """widths of the trunk's hidden layers, comma separated"""
+    trunk: str = "mlp"
+    """trunk of a fresh network: 'mlp' (over the flat observation) or 'cnn' (over its tile planes, mjenv.planes)"""
     init: str | None = None
     """start from this policy checkpoint instead of a fresh network"""
     val_fraction: float = 0.1
@@ -295,7 +297,7 @@ def main(argv: list[str] | None = None) -> Path:
 
     # --- network and optimiser ----------------------------------------------------------------------
     hidden = tuple(int(h) for h in args.hidden.split(","))
-    net = load_net(args.init) if args.init else build_net(args.rules, hidden)
+    net = load_net(args.init) if args.init else build_net(args.rules, hidden, trunk=args.trunk)
     if net.obs_size != obs.shape[1]:
         raise ValueError(f"network expects {net.obs_size} observation entries, the data has {obs.shape[1]}")
     optimizer = torch.optim.Adam(net.parameters(), lr=args.learning_rate)

@@ -106,6 +106,8 @@ class Args:
     """updates between snapshots added to the pool"""
     hidden: str = "256,256"
     """trunk widths of a fresh network (ignored with --init or --resume)"""
+    trunk: str = "mlp"
+    """trunk of a fresh network: 'mlp' (over the flat observation) or 'cnn' (over its tile planes, mjenv.planes)"""
     init: str | None = None
     """start from this policy checkpoint (e.g. the behaviour-cloning warm start)"""
     kl_to_init: float = 0.0
@@ -233,7 +235,8 @@ def main(argv: list[str] | None = None) -> Path:
         torch.set_rng_state(ckpt["torch_rng"])
         print(f"resumed at iteration {start_iteration} (global step {global_step})")
     else:
-        net = load_net(args.init) if args.init else build_net(args.rules, tuple(int(h) for h in args.hidden.split(",")))
+        net = load_net(args.init) if args.init else build_net(args.rules, tuple(int(h) for h in args.hidden.split(",")),
+                                                                   trunk=args.trunk)
         critic = make_critic(net, args)
         optimizer = torch.optim.Adam(trained_parameters(net, critic), lr=args.learning_rate, eps=1e-5)
         with open(csv_path, "w", newline="") as f:

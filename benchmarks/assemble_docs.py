@@ -33,6 +33,7 @@ SECTIONS = [
     "game.md",
     "env_speed.md",
     "vector_speed.md",
+    "planes.md",
     "batch_step.md",
     "peers.md",
     "one_writer.md",

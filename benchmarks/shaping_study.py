@@ -275,6 +275,7 @@ def plot(agg: dict, algo: str, path: Path, xlabel: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
     for ax, opp in zip(axes, ("random", "greedy")):
@@ -285,7 +286,8 @@ def plot(agg: dict, algo: str, path: Path, xlabel: str) -> None:
             m = np.array([r[f"win_{opp}"] for r in res["rows"]])
             ci = np.nan_to_num(np.array([r[f"win_{opp}_ci"] for r in res["rows"]]))
             line, = ax.plot(x, m, marker="o", ms=3,
-                            label=f"{setting.split(':')[1]} ({len(res['seeds'])} seeds, budget {res['budget']:,})")
+                            label=f"{setting.split(':')[1]} ({len(res['seeds'])} seeds"
+                                  + (f", budget {res['budget']:,})" if "budget" in res else ")"))
             # the CI band drawn inside [0, 1]; each seed's own curve faintly
             ax.fill_between(x, np.clip(m - ci, 0, 1), np.clip(m + ci, 0, 1), color=line.get_color(), alpha=0.15)
             for k in range(len(res["seeds"])):
@@ -295,15 +297,18 @@ def plot(agg: dict, algo: str, path: Path, xlabel: str) -> None:
         ref = [r[f"{opp}_seat_win_{opp}"] for res in agg.values() for r in res["rows"]]
         if ref:
             ax.axhline(np.mean(ref), color="grey", ls=":",
-                       label=f"a {opp} seat's win rate (same hands, mean of all points)")
-        ax.axhline(0.25, color="k", lw=0.5)
+                       label="an opponent's own seat's win rate (same hands, mean of all points)")
+        ax.axhline(0.25, color="k", lw=0.5, label="25%: one seat's share when all four are equal")
         ax.set_ylim(0, 1)
         ax.set_title(f"policy vs three {opp} agents (fresh duplicate deals)")
         ax.set_xlabel(xlabel)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
     axes[0].set_ylabel("win rate: mean, 95% CI (band), seeds (thin)")
-    fig.tight_layout()
+    # one legend below both panels (the same settings and reference lines), so that it covers no band
+    fig.set_size_inches(11, 5.2)
+    fig.tight_layout(rect=(0, 0.17, 1, 1))
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=8, frameon=False)
     fig.savefig(path, dpi=110)
     plt.close(fig)
 

@@ -5,10 +5,10 @@ rotations), all pairs on the same walls (one seed), so the whole matrix is measu
 The seed 646464 was fixed for the ladder before any result and is never used in training or model
 selection (docs/TRAINING.md, "The RL policy").
 
-Resumable: a pair whose ``OUT/<a>_vs_<b>.json`` exists is not played again. At the end it writes the
-matrix of win-rate differences (row minus column, per seat, mean and 95% CI over deals, paired by deal)
-as ``OUT/ladder.md`` and a heat map ``OUT/ladder.png``, and says whether each step of the expected
-order (the order of ``--agents``, weakest first) is significantly positive.
+Resumable: a pair whose ``OUT/<a>_vs_<b>.json`` (or its ``.md`` table) exists is not played again. At
+the end it writes the matrix of win-rate differences (row minus column, per seat, mean and 95% CI over
+deals, paired by deal) as ``OUT/ladder.md`` and a heat map ``OUT/ladder.png``, and says whether each
+step of the expected order (the order of ``--agents``, weakest first) is significantly positive.
 
 Run: ``python benchmarks/strength_ladder.py --deals 100 --out runs/ladder`` (about 40 CPU-minutes,
 nearly all of it the flat Monte Carlo pairs).
@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -45,6 +46,12 @@ def find_result(out: Path, a: str, b: str) -> tuple[float, float, bool] | None:
         if f.is_file():
             pw = [p for p in json.loads(f.read_text())["pairwise"] if p["metric"] == "win_rate"][0]
             return sign * pw["diff"], pw["ci"], bool(pw["significant"])
+        md = f.with_suffix(".md")  # docs/ keeps only each pair's table
+        if md.is_file():
+            row = re.search(rf"\| {re.escape(x)} − {re.escape(y)} \| ([+-][\d.]+) ± ([\d.]+) pp \| (\w+)",
+                            md.read_text())
+            if row:
+                return sign * float(row.group(1)) / 100, float(row.group(2)) / 100, row.group(3) == "yes"
     return None
 
 
@@ -81,20 +88,13 @@ def report(agents: list[str], out: Path, deals: int, seed: int) -> str:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         import numpy as np
+        from mjenv.baselines.league import difference_heatmap
 
-        m = np.array(matrix)
-        lim = np.nanmax(np.abs(m[np.isfinite(m) & (np.abs(m) < 40)]), initial=10.0)
         fig, ax = plt.subplots(figsize=(1.3 * len(agents) + 2, 1.1 * len(agents) + 1))
-        im = ax.imshow(np.clip(m, -lim, lim), cmap="RdBu", vmin=-lim, vmax=lim)
-        ax.set_xticks(range(len(agents)), agents, rotation=30, ha="right")
-        ax.set_yticks(range(len(agents)), agents)
-        for i, j in itertools.product(range(len(agents)), repeat=2):
-            if np.isfinite(m[i, j]):
-                ax.text(j, i, f"{m[i, j]:+.1f}", ha="center", va="center", fontsize=9)
+        difference_heatmap(fig, ax, np.array(matrix), agents)
         ax.set_title(f"win rate, row minus column (pp), {deals} deals, seed {seed}")
-        fig.colorbar(im, ax=ax, shrink=0.8)
         fig.tight_layout()
-        fig.savefig(out / "ladder.png", dpi=110)
+        fig.savefig(out / "ladder.png", dpi=90)
         plt.close(fig)
     except ImportError:  # the plot is optional; the table is the result
         pass

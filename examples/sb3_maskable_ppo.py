@@ -7,7 +7,8 @@ Needs ``pip install 'mjenv[train]'``. Run::
     python examples/sb3_maskable_ppo.py --help
 
 The learner sits at a random seat each hand (``SingleAgentEnv(seat=None)``); every ``step`` of that env
-is one of its real decisions. The shaping (``--shaping deficiency``: ``Phi = -deficiency`` of its own
+is one of its real decisions (a progress bar counts them, with the learner's mean return over its last
+100 hands; ``--no-progress`` hides it). The shaping (``--shaping deficiency``: ``Phi = -deficiency`` of its own
 hand, times ``--shaping-scale``, 1 by default) is applied by the wrapper between the learner's
 consecutive decisions with the SAME ``--gamma`` that MaskablePPO discounts with, so it stays
 potential-based in the learner's own decision process (see ``mjenv.wrappers.single_agent``).
@@ -32,9 +33,12 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import deque
 from pathlib import Path
 
+import numpy as np
 import torch
+from tqdm import tqdm
 
 from mjenv.shaping import SHAPINGS
 
@@ -180,6 +184,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="comma-separated timesteps at which to keep a model in OUT/models/ (learning curves)")
     p.add_argument("--eval-deals", type=int, default=50,
                    help="duplicate deals of the final evaluation per opponent kind, 0 = none (default: %(default)s)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar while training")
     args = p.parse_args(argv)
     for name in ("timesteps", "n_steps", "batch_size", "n_epochs", "torch_threads"):
         if getattr(args, name) < 1:
@@ -241,7 +246,30 @@ def main(argv: list[str] | None = None) -> dict:
                 path.with_suffix(".json").write_text(json.dumps(meta))
             return True
 
-    model.learn(total_timesteps=args.timesteps, callback=Keep(args.save_at))
+    class Progress(BaseCallback):
+        """A tqdm bar of the decisions trained, with the learner's mean hand return over its last 100 hands."""
+
+        def __init__(self, total: int, disable: bool):
+            super().__init__()
+            self.bar = tqdm(total=total, desc="MaskablePPO", unit="decision", disable=disable)
+            self.returns: deque[float] = deque(maxlen=100)
+            self.running = 0.0
+
+        def _on_step(self) -> bool:
+            self.running += float(self.locals["rewards"][0])
+            if self.locals["dones"][0]:
+                self.returns.append(self.running)
+                self.running = 0.0
+                self.bar.set_postfix(hands=len(self.returns), mean_return=f"{np.mean(self.returns):+.2f}",
+                                     refresh=False)
+            self.bar.update(1)
+            return True
+
+        def _on_training_end(self) -> None:
+            self.bar.close()
+
+    model.learn(total_timesteps=args.timesteps,
+                callback=[Keep(args.save_at), Progress(args.timesteps, disable=args.no_progress)])
     model.save(str(out / "model"))
     print(f"trained {args.timesteps} decisions ({env.env_steps} env steps), shaping {args.shaping}, "
           f"gamma {args.gamma}; saved {out / 'model.zip'}")

@@ -4,6 +4,9 @@
 ``mjenv.raw_env``, ``mjenv.vector_env()``, ``mjenv.replay(log)``. The deficiency core is
 ``mjenv.deficiency``; the pure game is ``mjenv.game``. Heavy modules (pettingzoo, gymnasium) are
 imported only when an environment is asked for, so ``import mjenv.deficiency`` stays light.
+
+``import mjenv`` registers the gymnasium id ``"mjenv/SingleSeat-v0"`` (``mjenv.wrappers.SingleAgentEnv``)
+without importing gymnasium: right away if gymnasium is already imported, else when it is first imported.
 """
 
 from __future__ import annotations
@@ -23,6 +26,15 @@ _LAZY = {
 }
 
 __all__ = ["AGENTS", "__version__", *_LAZY]
+
+
+def _register_gymnasium() -> None:
+    from mjenv._extras import register_gymnasium_ids_lazily
+
+    register_gymnasium_ids_lazily()
+
+
+_register_gymnasium()
 
 
 def __getattr__(name: str):

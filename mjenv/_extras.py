@@ -65,3 +65,81 @@ def import_or_hint(module: str, what: str):
             raise
         # one line that says what to install, instead of "No module named 'gymnasium'"
         raise MissingExtraError(f"{what} {hint}", name=exc.name) from exc
+
+
+#: gymnasium ids mjenv registers -> entry point (a string: registering imports nothing of mjenv's)
+GYMNASIUM_IDS = {"mjenv/SingleSeat-v0": "mjenv.wrappers.single_agent:SingleAgentEnv"}
+
+
+def register_gymnasium_ids() -> None:
+    """Register :data:`GYMNASIUM_IDS` with gymnasium (imports it; a no-op without it or when done)."""
+    try:
+        import gymnasium
+    except ModuleNotFoundError:  # a bare install (no env extra): nothing to register with
+        return
+    for env_id, entry_point in GYMNASIUM_IDS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(id=env_id, entry_point=entry_point)
+
+
+class _RegisterOnImport:
+    """A ``sys.meta_path`` finder that registers mjenv's ids right after gymnasium is first imported.
+
+    ``import mjenv`` installs it instead of importing gymnasium (about 130 ms), so the import stays
+    cheap and ``gymnasium.make("mjenv/SingleSeat-v0")`` works whenever gymnasium comes in later.
+    It steps aside (removes itself) at the first import of gymnasium.
+    """
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "gymnasium":
+            return None
+        import importlib.util
+        import sys
+
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def exec_then_register(module):
+            exec_module(module)
+            register_gymnasium_ids()
+
+        spec.loader.exec_module = exec_then_register
+        return spec
+
+
+def register_gymnasium_ids_lazily() -> None:
+    """Register mjenv's gymnasium ids now if gymnasium is imported, else as soon as it is."""
+    import sys
+
+    if "gymnasium" in sys.modules:
+        register_gymnasium_ids()
+    elif not any(isinstance(f, _RegisterOnImport) for f in sys.meta_path):
+        sys.meta_path.insert(0, _RegisterOnImport())
+
+
+class UnknownKeywordError(TypeError, ValueError):
+    """An unknown keyword argument (a ``TypeError``, as Python's own, and a ``ValueError``, as mjenv's bad input)."""
+
+
+def reject_unknown_keywords(what: str, unknown: dict, function) -> None:
+    """Raise :class:`UnknownKeywordError` naming ``unknown`` and the keywords ``function`` takes.
+
+    Args:
+        what: the callable's name as the user wrote it, e.g. ``"mjenv.parallel_env"``.
+        unknown: the keyword arguments ``function`` did not take (nothing happens when empty).
+        function: the function whose named parameters are the allowed keywords.
+    """
+    if not unknown:
+        return
+    import inspect
+
+    allowed = [
+        n for n, p in inspect.signature(function).parameters.items()
+        if n != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
+    names = ", ".join(repr(k) for k in unknown)
+    raise UnknownKeywordError(f"{what} got unknown keyword argument(s) {names}; allowed: {', '.join(allowed)}")

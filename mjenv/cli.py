@@ -4,7 +4,11 @@
   (random, greedy, flat Monte Carlo SP and FP at a small budget) that prints a table.
 - ``mjenv eval AGENT AGENT [AGENT AGENT]``: duplicate-deal evaluation with 95% CIs, table printed and
   written as markdown, JSON and a PNG chart; ``--workers N`` processes or ``--ray``.
+  ``mjenv eval --league AGENT AGENT AGENT ...``: every pair on the same deals, openskill ratings with
+  95% CIs (:mod:`mjenv.baselines.league`).
 - ``mjenv play``: you play one seat against three baselines at the terminal.
+- ``mjenv view LOG.jsonl --out hand.html``: a self-contained HTML page replaying a logged hand
+  (:mod:`mjenv.view`).
 
 Adding subcommands (e.g. the training scripts): call :func:`register_command` with a name, a help
 line and a builder ``build(parser) -> handler`` that adds the arguments and returns
@@ -131,9 +135,14 @@ def _build_eval(p: argparse.ArgumentParser) -> Handler:
     p.add_argument("agents", nargs="*", help="2 or 4 agent specs, e.g. flatmc greedy")
     p.add_argument("--merge", nargs="+", default=None, metavar="JSON",
                    help="instead of playing, merge the results .json of earlier runs (different seeds)")  # fmt: skip
+    p.add_argument("--league", nargs="+", default=None, metavar="AGENT",
+                   help="3 or more agents: every pair plays the same duplicate deals; each agent gets an openskill "
+                        "rating with a 95%% CI (a markdown table, and with --out a .json and .png)")  # fmt: skip
     _add_eval_options(p, deals=50, workers=1)
 
     def run(args: argparse.Namespace) -> int:
+        if args.league:
+            return _run_league(args)
         if args.merge:
             from mjenv.baselines.evaluate import merge_reports
 
@@ -152,6 +161,26 @@ def _build_eval(p: argparse.ArgumentParser) -> Handler:
         return _run_eval(args, list(args.agents))
 
     return run
+
+
+def _run_league(args: argparse.Namespace) -> int:
+    from mjenv.baselines.league import league
+
+    if args.agents:
+        print(f"mjenv: error: give the league's agents after --league only, got also {args.agents}", file=sys.stderr)
+        return 2
+    try:
+        report = league(args.league, args.deals, args.seed, rules=args.rules, workers=args.workers,
+                        threads=args.threads, progress=not args.no_progress, out_dir=args.out,
+                        name="league" if args.name == "results" else args.name)
+    except ValueError as exc:
+        print(f"mjenv: error: {exc}", file=sys.stderr)
+        return 2
+    print(report.table())
+    if args.out:
+        name = "league" if args.name == "results" else args.name
+        print(f"written: {args.out}/{name}.md, .json, .png")
+    return 0
 
 
 def _build_play(p: argparse.ArgumentParser) -> Handler:
@@ -212,6 +241,13 @@ def narrate(before: list[tuple[int, int]], game, names: list[str], you: int) -> 
     return lines
 
 
+def your_draw(game, you: int) -> str | None:
+    """``"  you draw 5s"`` when seat ``you`` has just drawn a tile and must discard (None otherwise)."""
+    if not game.is_over and int(game.phase) == 0 and int(game.current_player) == you and int(game.last_drawn) >= 0:
+        return f"  you draw {tile_name(int(game.last_drawn))}"
+    return None
+
+
 def winning_hand(game, seat: int) -> str:
     """The winner's tiles: concealed (with the winning tile) and declared melds, e.g. ``123s 55m + 777p``."""
     from mjenv.render import hand_text
@@ -233,7 +269,7 @@ def play(args: argparse.Namespace, input=None, output=None) -> int:
     from mjenv.baselines.registry import make_agent
     from mjenv.game import Game
     from mjenv.observation import ObservationSpec
-    from mjenv.render import hand_text
+    from mjenv.render import ClaimMarks, hand_text
     from mjenv.rules import get_rules
 
     out = output if output is not None else sys.stdout
@@ -263,21 +299,38 @@ def play(args: argparse.Namespace, input=None, output=None) -> int:
         seated.insert(args.seat, human)
         g = Game(rules=rules, seed=seed + h)
         print(f"\n=== hand {h + 1} (seed {seed + h}); dealer: {names[g.dealer]} ===", file=out)
+        claims = ClaimMarks()
+        human.claimed = set()
+        drew = your_draw(g, args.seat)
         try:
             while not g.is_over:
+                if drew:
+                    print(drew, file=out)
                 actions = {}
                 for s in g.acting_seats():
                     obs = {"observation": spec.encode(g, s), "action_mask": g.legal_action_mask(s)}
                     actions[s] = int(seated[s].act(obs))
                 before = _public_state(g)
+                claims.before(g)
                 g.step(actions)
+                claimed = claims.after(g)
+                if claimed is not None:  # the human's table brackets it, seat-relative
+                    human.claimed.add(((claimed[0] - args.seat) % 4, claimed[1]))
                 for line in narrate(before, g, names, args.seat):
                     print(line, file=out)
+                drew = your_draw(g, args.seat)
         except EOFError:
             print("\ninput ended; bye", file=out)
             return 0
         print(f"\n=== hand {h + 1} (seed {seed + h}) over ===", file=out)
-        if g.winners:
+        if rules.bloody:  # sichuan: every win of the hand in order (the last may be long before the end)
+            for w in g.wins:
+                giver = "your" if w["deal_in"] == args.seat else f"{names[w['deal_in']]}'s"
+                how = "self-draw" if w["deal_in"] < 0 else f"on {giver} tile"
+                print(f"win: {names[w['seat']]} ({how}, {tile_name(int(w['tile']))}), {w['points']} points", file=out)
+            if not g.wins:
+                print("draw: nobody won", file=out)
+        elif g.winners:
             giver = "your" if g.deal_in == args.seat else f"{names[g.deal_in]}'s"
             how = "self-draw" if g.deal_in < 0 else f"on {giver} tile"
             for w in g.winners:
@@ -295,9 +348,34 @@ def play(args: argparse.Namespace, input=None, output=None) -> int:
     return 0
 
 
+def _build_view(p: argparse.ArgumentParser) -> Handler:
+    p.description = (
+        "Write a self-contained HTML page (no network; open it from disk) that replays a logged hand step by "
+        "step: the four hands, discards, melds, claims, flowers, dora and scores. Arrow keys or the buttons "
+        "step through it; #step=k in the address opens step k."
+    )
+    p.add_argument("log", help="a JSON-lines hand log (an env's log_dir/hands.jsonl, Game.to_jsonl)")
+    p.add_argument("--out", required=True, help="the HTML file to write, e.g. hand.html")
+    p.add_argument("--hand", type=int, default=0, help="which hand of the file, 0-based (default 0)")
+
+    def run(args: argparse.Namespace) -> int:
+        from mjenv.view import write_page
+
+        try:
+            frames = write_page(args.log, args.out, hand=args.hand)
+        except (ValueError, OSError, KeyError) as exc:
+            print(f"mjenv: error: cannot view {args.log}: {exc}", file=sys.stderr)
+            return 2
+        print(f"written: {args.out} ({frames} steps; open it in a browser)")
+        return 0
+
+    return run
+
+
 register_command("tournament", "a short duplicate-deal tournament of the baselines (prints a table)", _build_tournament)
 register_command("eval", "evaluate agents on duplicate deals with 95%% CIs (table, JSON, PNG)", _build_eval)
 register_command("play", "play one seat against three baseline agents at the terminal", _build_play)
+register_command("view", "write an HTML page that replays a logged hand step by step", _build_view)
 
 
 def _missing_extra_command(hint: str) -> Builder:

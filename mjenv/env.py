@@ -70,6 +70,10 @@ missing suit (its tiles are in no completion; discarding one leaves the deficien
 observation: a seat's default observation depends only on what that seat has seen (tested), and with
 the default `claim_window="always"` so do the number of steps and the AEC agent order (see above).
 
+`observation="planes"` hands the default observation as float32[C, T] tile planes for convolutional
+networks (`mjenv.planes`: one plane per tile-shaped row, each seat's discard counts and last four
+discards, each scalar as a constant plane; C = 55 for `"basic"`); `env.planes.decode(obs)` names them.
+
 ## Infos
 
 `infos[agent]`: `seat` (0..3), `needs_action` (the seat has a real choice now: it is in
@@ -119,7 +123,7 @@ refused step changes nothing.
 | `rules` | `"basic"` | preset name, `mjenv.rules.Rules` or dict |
 | `render_mode` | `None` | `"ansi"` (text), `"human"` (printed after every reset and step), `"rgb_array"` |
 | `render_seat` | `None` | `None` renders the full table; a seat 0..3 renders what that seat sees |
-| `observation` | `"default"` | `"default"` or `"oracle"` |
+| `observation` | `"default"` | `"default"`, `"oracle"` or `"planes"` |
 | `shaping` | `None` | `None` or `"deficiency"` |
 | `gamma` | `1.0` | discount used by the shaping term, in (0, 1] |
 | `illegal_action` | `"penalize"` | `"penalize"` or `"raise"` |
@@ -169,6 +173,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
 
 from mjenv import AGENTS, rulesets
+from mjenv._extras import reject_unknown_keywords
 from mjenv.compiled_table import CompiledTable, parallel_step, single_table
 from mjenv.game.actions import CLAIM_NAMES, ActionLayout
 from mjenv.observation import ObservationSpec
@@ -212,6 +217,8 @@ __all__ = [
 ]
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
+#: the env's observation options: the tables' and the tile planes derived from the default one
+ENV_OBSERVATIONS = (*OBSERVATIONS, "planes")
 _SEAT = {a: s for s, a in enumerate(AGENTS)}
 _A0, _A1, _A2, _A3 = AGENTS
 
@@ -282,10 +289,14 @@ class _Shell:
     metadata = {"name": "mjenv_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": True, "render_fps": 1}
 
     def __init__(self, rules="basic", render_mode=None, observation="default", shaping=None, gamma=1.0,
-                 illegal_action="penalize", log_dir=None, render_seat=None, engine="auto"):
+                 illegal_action="penalize", log_dir=None, render_seat=None, engine="auto", **unknown):
+        reject_unknown_keywords(type(self).__name__, unknown, _Shell.__init__)
         self._output = _Output(render_mode, log_dir, render_seat)
+        if observation not in ENV_OBSERVATIONS:
+            raise ValueError(f"observation must be one of {ENV_OBSERVATIONS}, got {observation!r}")
+        planes = observation == "planes"  # derived from the default observation (mjenv.planes)
         # the compiled step's one table where it applies (mjenv.compiled_table), else a Game's
-        self._table = single_table(engine, rules, observation, shaping, gamma, illegal_action)
+        self._table = single_table(engine, rules, "default" if planes else observation, shaping, gamma, illegal_action)
         #: the engine the table runs on, "compiled" or "python"
         self.engine = "compiled" if isinstance(self._table, CompiledTable) else "python"
         self._quick = self.engine == "compiled" and not self._table.rules.bloody
@@ -294,6 +305,10 @@ class _Shell:
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
         self.observation_spaces, self.action_spaces = _spaces(self._table)
+        if planes:
+            from mjenv.planes import attach_planes
+
+            attach_planes(self)
 
     @property
     def game(self):
@@ -403,6 +418,17 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
 
     def observe(self, agent):
         return self._table.observation(_SEAT[agent])
+
+    def last(self, observe: bool = True):
+        """PettingZoo's ``last()``: the selected agent's observation, reward, terminated, truncated, info.
+
+        Raises:
+            ValueError: the hand is over and every agent has stepped its last (``None``) action; call
+                ``reset()`` (``agent_iter()`` stops there).
+        """
+        if not self.agents and self._table.game is not None:
+            raise ValueError("last() after the hand ended: every agent has left; call reset() for a new hand")
+        return super().last(observe)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self._start(seed, options)

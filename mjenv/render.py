@@ -4,8 +4,9 @@
 Both show either the full table (every hand face up) or one seat's view (the other concealed hands
 face down; in a claim window a seat's view marks every answering seat as to act, not only those that
 can claim, so it shows nothing hidden). The image is drawn with Pillow: each seat has a panel on its
-side of the table (the viewing seat, or seat 0, at the bottom) with its concealed hand, declared melds
-and discards; the centre shows the wall count, the phase, the discard awaiting claims and whose turn it is. Tiles are
+side of the table (the viewing seat, or seat 0, at the bottom) with its concealed hand, declared melds,
+flowers (taiwan16, by name) and discards; the centre shows the wall count, the phase, the discard
+awaiting claims and whose turn it is. Tiles are
 drawn as cards with the rank and a suit letter in the suit's colour (s bamboo green, m characters
 red, p dots blue; honours E S W N Wh Gr Rd), so no mahjong font is needed. The last discard is marked in
 its seat's discards (in brackets in the text, a gold card in the image) while it awaits claims.
@@ -23,7 +24,7 @@ import numpy as np
 
 from mjenv.tiles import FLOWER_NAMES, UNICODE_TILES, tile_name
 
-__all__ = ["HumanWindow", "hand_text", "render_human", "render_rgb", "render_text"]
+__all__ = ["ClaimMarks", "HumanWindow", "hand_text", "render_human", "render_rgb", "render_text"]
 
 SEAT_NAMES = ("player_0", "player_1", "player_2", "player_3")
 PHASE_NAMES = ("discard", "claim", "rob kong", "end", "declare missing suit")
@@ -51,6 +52,39 @@ def hand_text(counts) -> str:
 def _tiles_of(counts) -> list[int]:
     c = np.asarray(counts)
     return [int(t) for t in np.repeat(np.arange(len(c)), c.astype(np.int64))]
+
+
+class ClaimMarks:
+    """Which discards were claimed into a meld, followed step by step (the game keeps a claimed tile in its
+    discarder's pile, as it was discarded; a table shows it marked).
+
+    Call :meth:`before` before each ``game.step`` and :meth:`after` after it.
+
+    Attributes:
+        claimed: ``set[(seat, index)]``: seat ``seat``'s discard number ``index`` (0-based, in
+            ``game.discards[seat]``) was claimed. Public: every seat at the table sees the claim.
+    """
+
+    def __init__(self) -> None:
+        self.claimed: set[tuple[int, int]] = set()
+        self._pending: tuple[int, int, int] | None = None
+
+    def before(self, game) -> None:
+        """Note the discard awaiting claims (if any) and the melds declared so far."""
+        d = int(game.last_discarder)
+        claim = int(game.phase) == 1 and d >= 0  # Phase.CLAIM: a rob-kong window takes no discard
+        self._pending = (d, int(game.num_discards[d]) - 1, int(game.melds_declared.sum())) if claim else None
+
+    def after(self, game) -> tuple[int, int] | None:
+        """Record the discard claimed by the step just taken; returns it as (seat, index), or None."""
+        if self._pending is None:
+            return None
+        d, index, melds = self._pending
+        self._pending = None
+        if int(game.melds_declared.sum()) > melds:
+            self.claimed.add((d, index))
+            return d, index
+        return None
 
 
 def _uni(tiles) -> str:
@@ -235,6 +269,10 @@ def _panel(draw, box, game, s: int, face_up: bool, acting: list[int], big: tuple
                 mx += small[0] + 2
             mx += 10
         y += small[1] + 6
+    if game.rules.flowers and game.flowers[s].any():  # taiwan16: set aside face up, so public
+        shown = ", ".join(FLOWER_NAMES[f][1:] for f in np.flatnonzero(game.flowers[s]))  # names, no glyph
+        draw.text((x, y), f"flowers  {shown}", fill=_MARKED_FACE, font=_font(13, bold=True))
+        y += 19
     n = int(game.num_discards[s])
     disc = [int(t) for t in game.discards[s][:n]]
     draw.text((x, y), "discards", fill=(190, 220, 200), font=_font(13))

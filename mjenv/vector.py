@@ -52,6 +52,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from mjenv import AGENTS, rulesets
+from mjenv._extras import reject_unknown_keywords
 from mjenv.env import _Output
 from mjenv.observation import ObservationSpec
 from mjenv.tables import POTENTIAL_CAP, PythonTables, _check_seed, _Table, step_tables
@@ -86,7 +87,9 @@ class MahjongVectorEnv(VectorEnv):
         illegal_action: str = "penalize",
         log_dir: str | None = None,
         engine: str = "auto",
+        **unknown,
     ):
+        reject_unknown_keywords("mjenv.vector_env", unknown, MahjongVectorEnv.__init__)
         if engine not in ENGINES:
             raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:

@@ -5,10 +5,26 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+import pytest
 from hypothesis import settings
 
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.load_profile("ci")
+
+#: Test files run whole in the smoke tier (``pytest -m smoke``: about 2 minutes on 2 cores; every layer:
+#: tiles, rules, the game and its claims, the observation and features, the env APIs, shaping, agents, the
+#: command line, the docs' promises), beside single tests marked ``@pytest.mark.smoke`` in other files.
+SMOKE_FILES = frozenset({
+    "test_tiles.py", "test_rules.py", "test_game_claims.py", "test_features.py", "test_observation.py",
+    "test_env_api.py", "test_shaping.py", "test_agents.py", "test_cli.py", "test_docs.py",
+})
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in SMOKE_FILES and item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.smoke)
+
 
 SUITS = {0: range(0, 9), 1: range(9, 18), 2: range(18, 27), 3: range(27, 34)}
 KB_MODES = ("full", "empty", "random", "tiny", "suit")

@@ -102,7 +102,8 @@ def test_merge_reports_of_two_seeds(tmp_path):
 
 
 def test_ray_runs_a_small_local_evaluation():
-    pytest.importorskip("ray", reason="the optional 'ray' extra is not installed")
+    pytest.importorskip("ray", reason="the optional 'ray' extra is not installed: pip install -e '.[ray]' "
+                                      "(CI installs it)")
     report = evaluate(["greedy", "random"], num_deals=1, seed=3, progress=False, use_ray=True, workers=1)
     local = evaluate(["greedy", "random"], num_deals=1, seed=3, progress=False)
     assert [h["scores"] for h in report.hands] == [h["scores"] for h in local.hands]

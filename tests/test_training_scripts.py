@@ -15,6 +15,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 
+#: why the RLlib tests skip without Ray RLlib
+RLLIB_MISSING = "Ray RLlib is not in the Quick start's install: pip install -e '.[rllib]' (CI installs it)"
+
 
 def run_recipe(script: str, out: Path, env: dict) -> str:
     """Runs a bash recipe of examples/ on ``out`` with ``env``; its stdout (asserts it succeeded)."""
@@ -104,7 +107,7 @@ def test_sb3_policynet_policy_is_policynet_and_a_saved_model_acts_legally_on_raw
 
 
 def test_rllib_example_runs_one_tiny_iteration_with_shaping(tmp_path):
-    pytest.importorskip("ray.rllib")
+    pytest.importorskip("ray.rllib", reason=RLLIB_MISSING)
     out = run("examples/rllib_ppo.py", "--iterations", "1", "--train-batch-size", "64", "--shaping", "deficiency",
               "--num-cpus", "1", "--out", str(tmp_path / "p.pt"))
     assert "iteration 1: env steps" in out and (tmp_path / "p.pt").is_file()

@@ -9,6 +9,9 @@ from mjenv.wrappers import SingleAgentEnv
 
 import mjenv
 
+#: why the RLlib tests skip without Ray RLlib
+RLLIB_MISSING = "Ray RLlib is not in the Quick start's install: pip install -e '.[rllib]' (CI installs it)"
+
 
 def test_single_agent_env_passes_gymnasium_check_env():
     check_env(SingleAgentEnv(opponents="random", seat=None), skip_render_check=True)
@@ -146,8 +149,8 @@ def test_rllib_adapter_presents_only_seats_with_a_choice_and_keeps_every_reward(
 
 
 def test_rllib_multi_agent_ppo_trains_one_iteration_with_the_masked_module():
-    ray = pytest.importorskip("ray")
-    pytest.importorskip("ray.rllib")
+    ray = pytest.importorskip("ray", reason=RLLIB_MISSING)
+    pytest.importorskip("ray.rllib", reason=RLLIB_MISSING)
     from mjenv.wrappers.rllib import policy_agent_from_module, ppo_config
 
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False, configure_logging=False)

@@ -9,9 +9,9 @@
 
 Everything loads on first use, so ``import mjenv.wrappers`` does not import Ray or torch.
 
-Importing this package registers the single-seat env with gymnasium as ``"mjenv/SingleSeat-v0"``
-(keyword arguments of :class:`SingleAgentEnv`); ``gymnasium.make("mjenv.wrappers:mjenv/SingleSeat-v0")``
-imports it first. Later versions of the env get the next number (see ``mjenv.mjenv_v0``).
+``import mjenv`` registers the single-seat env with gymnasium as ``"mjenv/SingleSeat-v0"`` (keyword
+arguments of :class:`SingleAgentEnv`), lazily: ``gymnasium.make("mjenv/SingleSeat-v0")`` works after
+``import mjenv``. Later versions of the env get the next number (see ``mjenv.mjenv_v0``).
 """
 
 from __future__ import annotations
@@ -33,12 +33,9 @@ SINGLE_SEAT_ID = "mjenv/SingleSeat-v0"
 
 
 def _register() -> None:
-    try:
-        import gymnasium
-    except ModuleNotFoundError:  # a bare install (no env extra): nothing to register with
-        return
-    if SINGLE_SEAT_ID not in gymnasium.registry:
-        gymnasium.register(id=SINGLE_SEAT_ID, entry_point="mjenv.wrappers.single_agent:SingleAgentEnv")
+    from mjenv._extras import register_gymnasium_ids
+
+    register_gymnasium_ids()
 
 
 _register()

@@ -103,8 +103,12 @@ class SingleAgentEnv(gym.Env):
         render_mode: str | None = None,
         shaping_scale: float = 1.0,
         scale_observation: bool = False,
+        **unknown,
     ):
         import mjenv
+        from mjenv._extras import reject_unknown_keywords
+
+        reject_unknown_keywords("SingleAgentEnv", unknown, SingleAgentEnv.__init__)
         from mjenv.shaping import Potential, check_gamma, check_shaping
 
         check_shaping(shaping)
