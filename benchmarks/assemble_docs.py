@@ -41,6 +41,8 @@ SECTIONS = [
     "taiwan16.md",
     "seven_pairs.md",
     "flatmc_speed.md",
+    "cold_start.md",
+    "train_throughput.md",
     "riichi_scoring.md",
 ]
 

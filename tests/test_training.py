@@ -531,3 +531,22 @@ def test_ppo_num_threads_sets_torch_threads(tmp_path, flag, monkeypatch):
     assert seen[0] == 3
     assert json.loads((tmp_path / "args.json").read_text())["num_threads"] == 3
     assert train_ppo.parse_args(train_ppo.Args, []).num_threads == 1  # the default: one thread
+
+
+@pytest.mark.parametrize("discard_effective", [True, False])
+def test_numpy_action_features_equal_the_torch_ones_byte_for_byte(discard_effective):
+    net = build_net("honours", hidden=(8,), discard_effective=discard_effective)
+    venv = mjenv.vector_env(16, rules="honours")
+    obs, _ = venv.reset(seed=4)
+    rng = np.random.default_rng(4)
+    rows = []
+    for _ in range(80):
+        rows.append(obs["observation"].reshape(-1, obs["observation"].shape[-1]).copy())
+        m = obs["action_mask"]
+        obs, *_ = venv.step(np.argmax(np.where(m > 0, rng.random(m.shape), -1.0), axis=2))
+    x = torch.as_tensor(np.concatenate(rows))
+    got = net.action_features(x)  # a CPU tensor without gradient: the numpy path
+    want = net.action_features(x.clone().requires_grad_()).detach()  # the torch path
+    assert got.dtype == want.dtype == torch.float32 and got.shape == want.shape
+    assert torch.equal(got, want)
+    assert (got[:, : net.num_tile_types, :5].argmax(-1) < 4).any()  # some discards change the deficiency bins
