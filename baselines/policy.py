@@ -466,10 +466,10 @@ def current_layout(views: Mapping[str, Sequence[int]]) -> dict[str, tuple[int, .
     ``views`` in the same order and shapes, for a network built on an older layout; None when
     ``views`` already is a current layout or no preset's layout holds it (custom rules)."""
     from mjenv.observation import ObservationSpec
-    from mjenv.rules import PRESET_NAMES
+    from mjenv.rulesets import shared_names
 
     views = {str(k): tuple(int(s) for s in v) for k, v in views.items()}
-    for name in PRESET_NAMES:
+    for name in shared_names():
         for oracle in (False, True):
             layout = ObservationSpec(name, oracle=oracle).views
             if layout == views:

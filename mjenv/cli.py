@@ -64,7 +64,8 @@ def _add_rules_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", default="basic", choices=PRESET_NAMES,
                    help="rules preset: basic (the papers' 108-tile game, default), honours (136 tiles with winds "
                         "and dragons), sichuan (bloody battle: missing suit, play on after a win), taiwan16 "
-                        "(16-tile hands); see help(mjenv.rules)")  # fmt: skip
+                        "(16-tile hands), riichi (Japanese Riichi, Tenhou's rules: help(mjenv.rulesets.riichi.env)); "
+                        "see help(mjenv.rules)")  # fmt: skip
 
 
 def _add_eval_options(p: argparse.ArgumentParser, deals: int, workers: int) -> None:
@@ -265,6 +266,11 @@ def play(args: argparse.Namespace, input=None, output=None) -> int:
     After every step the other seats' public moves are told; at the end, the result, the winning hand
     and every seat's tiles.
     """
+    from mjenv import rulesets
+
+    own = rulesets.own_engine(args.rules)
+    if own is not None:  # a rule set with an engine of its own plays its own table
+        return own.play(args, input=input, output=output)
     from mjenv.baselines.human import HumanAgent
     from mjenv.baselines.registry import make_agent
     from mjenv.game import Game

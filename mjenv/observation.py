@@ -63,6 +63,7 @@ __all__ = [
     "STATE_FIELDS",
     "ObservationSpec",
     "View",
+    "ViewLayout",
     "WriterPlan",
     "decode",
     "relative_order",
@@ -182,7 +183,90 @@ class WriterPlan:
     excluded_suit: int = -1
 
 
-class ObservationSpec:
+class ViewLayout:
+    """A list of named :class:`View` s laid out in one flat float32 array: offsets, bounds, the gymnasium
+    space, the documentation table and :meth:`decode`. Every observation spec is one (the shared
+    :class:`ObservationSpec`, and a room's own, as Riichi's).
+
+    Attributes:
+        views: ``dict[str, tuple[int, ...]]`` ordered name -> shape.
+        slices: name -> slice of the flat array.
+        size: length of the flat array.
+    """
+
+    def _lay_out(self, views: list[View]) -> None:
+        self._views = views
+        self.views: dict[str, tuple[int, ...]] = {x.name: x.shape for x in views}
+        self.slices: dict[str, slice] = {}
+        pos = 0
+        for x in views:
+            self.slices[x.name] = slice(pos, pos + x.size)
+            pos += x.size
+        self.size = pos
+
+    def _mismatch(self, shape: tuple[int, ...]) -> str:
+        return f"observation has shape {shape}; this spec needs ({self.size},) or (B, {self.size})"
+
+    def view(self, name: str) -> View:
+        """The :class:`View` called ``name``."""
+        for x in self._views:
+            if x.name == name:
+                return x
+        raise ValueError(f"no view {name!r}; views: {', '.join(self.views)}")
+
+    @cached_property
+    def low(self) -> np.ndarray:
+        """float32[size] lower bound of each entry."""
+        return np.concatenate([np.full(x.size, x.low, np.float32) for x in self._views])
+
+    @cached_property
+    def high(self) -> np.ndarray:
+        """float32[size] upper bound of each entry."""
+        return np.concatenate([np.full(x.size, x.high, np.float32) for x in self._views])
+
+    @cached_property
+    def space(self):
+        """``gymnasium.spaces.Box(low, high, (size,), float32)``; gymnasium is imported lazily."""
+        from gymnasium import spaces
+
+        return spaces.Box(self.low, self.high, (self.size,), np.float32)
+
+    def markdown_table(self) -> str:
+        """The documentation table of the views (name, shape, offset, range, content)."""
+        rows = ["| view | shape | offset | range | content |", "|---|---|---|---|---|"]
+        for x in self._views:
+            sl = self.slices[x.name]
+            rows.append(
+                f"| `{x.name}` | {x.shape} | {sl.start} | {x.low:g}..{x.high:g} | {x.description} |"
+            )
+        rows.append(f"| total | ({self.size},) | | | float32 |")
+        return "\n".join(rows)
+
+    def decode(self, observation) -> dict[str, np.ndarray]:
+        """Named views of an observation.
+
+        Args:
+            observation: float32[size], or the env's dict ``{"observation": ..., "action_mask": ...}``,
+                or a batch float32[B, size].
+
+        Returns:
+            ``dict[name, np.ndarray]``: views (no copy) of shape ``views[name]`` (or ``(B, *shape)``).
+
+        Raises:
+            ValueError: the array's last dimension is not ``size`` (another rule set or spec).
+        """
+        if isinstance(observation, dict):
+            if "observation" not in observation:
+                raise ValueError("a dict observation must have the key 'observation'")
+            observation = observation["observation"]
+        arr = np.asarray(observation)
+        if arr.ndim not in (1, 2) or arr.shape[-1] != self.size:
+            raise ValueError(self._mismatch(arr.shape))
+        lead = arr.shape[:-1]
+        return {x.name: arr[..., self.slices[x.name]].reshape(*lead, *x.shape) for x in self._views}
+
+
+class ObservationSpec(ViewLayout):
     """The ordered named views of a seat's observation for one rule set, and their one writer.
 
     Args:
@@ -201,6 +285,7 @@ class ObservationSpec:
         if not isinstance(oracle, bool):
             raise ValueError(f"oracle must be True or False, got {oracle!r}")
         self.rules = get_rules(rules)
+        rulesets.check_shared(self.rules, "ObservationSpec")
         self.oracle = oracle
         self.num_tile_types = self.rules.num_tile_types
         self.max_discards = self.rules.max_discards
@@ -208,15 +293,7 @@ class ObservationSpec:
         self._room_views = rulesets.observation_views(self.rules)
         excluded = [room.excluded_suit(self.rules) for room in self._room_views]
         self._excluded_suit = next((name for name in excluded if name), None)
-        v = self._view_list()
-        self._views = v
-        self.views: dict[str, tuple[int, ...]] = {x.name: x.shape for x in v}
-        self.slices: dict[str, slice] = {}
-        pos = 0
-        for x in v:
-            self.slices[x.name] = slice(pos, pos + x.size)
-            pos += x.size
-        self.size = pos
+        self._lay_out(self._view_list())
         self._fields, self.state_size = self._state_layout()
         self.plan = self._compile()
         self._kb_scratch = np.empty((4, self.num_tile_types), dtype=np.int8)
@@ -273,66 +350,9 @@ class ObservationSpec:
             ]
         return v
 
-    def view(self, name: str) -> View:
-        """The :class:`View` called ``name``."""
-        for x in self._views:
-            if x.name == name:
-                return x
-        raise ValueError(f"no view {name!r}; views: {', '.join(self.views)}")
-
-    @cached_property
-    def low(self) -> np.ndarray:
-        """float32[size] lower bound of each entry."""
-        return np.concatenate([np.full(x.size, x.low, np.float32) for x in self._views])
-
-    @cached_property
-    def high(self) -> np.ndarray:
-        """float32[size] upper bound of each entry."""
-        return np.concatenate([np.full(x.size, x.high, np.float32) for x in self._views])
-
-    @cached_property
-    def space(self):
-        """``gymnasium.spaces.Box(low, high, (size,), float32)``; gymnasium is imported lazily."""
-        from gymnasium import spaces
-
-        return spaces.Box(self.low, self.high, (self.size,), np.float32)
-
-    def markdown_table(self) -> str:
-        """The documentation table of the views (name, shape, offset, range, content)."""
-        rows = ["| view | shape | offset | range | content |", "|---|---|---|---|---|"]
-        for x in self._views:
-            sl = self.slices[x.name]
-            rows.append(
-                f"| `{x.name}` | {x.shape} | {sl.start} | {x.low:g}..{x.high:g} | {x.description} |"
-            )
-        rows.append(f"| total | ({self.size},) | | | float32 |")
-        return "\n".join(rows)
-
-    def decode(self, observation) -> dict[str, np.ndarray]:
-        """Named views of an observation.
-
-        Args:
-            observation: float32[size], or the env's dict ``{"observation": ..., "action_mask": ...}``,
-                or a batch float32[B, size].
-
-        Returns:
-            ``dict[name, np.ndarray]``: views (no copy) of shape ``views[name]`` (or ``(B, *shape)``).
-
-        Raises:
-            ValueError: the array's last dimension is not ``size`` (another rule set or oracle flag).
-        """
-        if isinstance(observation, dict):
-            if "observation" not in observation:
-                raise ValueError("a dict observation must have the key 'observation'")
-            observation = observation["observation"]
-        arr = np.asarray(observation)
-        if arr.ndim not in (1, 2) or arr.shape[-1] != self.size:
-            raise ValueError(
-                f"observation has shape {arr.shape}; this spec (rules={self.rules.name!r}, oracle={self.oracle}) "
-                f"needs ({self.size},) or (B, {self.size}); decode with the rules and oracle flag it was made with"
-            )
-        lead = arr.shape[:-1]
-        return {x.name: arr[..., self.slices[x.name]].reshape(*lead, *x.shape) for x in self._views}
+    def _mismatch(self, shape: tuple[int, ...]) -> str:
+        return (f"observation has shape {shape}; this spec (rules={self.rules.name!r}, oracle={self.oracle}) "
+                f"needs ({self.size},) or (B, {self.size}); decode with the rules and oracle flag it was made with")
 
     # ------------------------------------------------------------------------------------------
     # The writer

@@ -17,7 +17,7 @@ from mjenv.deficiency.sichuan import sichuan_deficiency
 from mjenv.game import Phase
 from mjenv.knowledge import knowledge_base
 from mjenv.observation import ObservationSpec
-from mjenv.rules import _PRESETS
+from mjenv.rulesets import shared_names
 
 from .test_kernel import _random_seats
 from .test_observation import _states
@@ -79,7 +79,7 @@ def _sichuan_reference(hand, kb, melds_needed, missing):
     return count, kong
 
 
-@pytest.mark.parametrize("rules", sorted(_PRESETS))
+@pytest.mark.parametrize("rules", sorted(shared_names()))
 def test_action_views_equal_the_core_on_played_hands(rules, path):
     spec = ObservationSpec(rules)
     assert spec.compiled == (path == "kernel")

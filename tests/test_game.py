@@ -13,8 +13,11 @@ import pytest
 
 from mjenv.deficiency import is_complete
 from mjenv.game import Game, Phase, is_winning, log_rules, make_wall, read_jsonl, replay
-from mjenv.rules import PRESET_NAMES, get_rules
+from mjenv.rules import get_rules
+from mjenv.rulesets import shared_names
 from tests.game_helpers import play_random, random_action, script, state_summary, tid, tile_totals
+
+PRESET_NAMES = shared_names()  # the presets the shared engine plays
 
 GOLDEN = Path(__file__).parent / "golden"
 VARIANTS = [

@@ -17,7 +17,7 @@ from mjenv.deficiency import kernel
 from mjenv.deficiency.seat_features import DeficiencyFeatures
 from mjenv.game import Game
 from mjenv.observation import ObservationSpec, seven_pairs_form
-from mjenv.rules import _PRESETS
+from mjenv.rulesets import shared_names
 from tests.test_observation import _states
 
 
@@ -188,7 +188,7 @@ def test_the_discarders_next_state_is_served_from_its_discard_turn(num_tile_type
     assert served >= expected > 60  # H - t for every held t of every trial at least
 
 
-@pytest.mark.parametrize("rules", sorted(_PRESETS))
+@pytest.mark.parametrize("rules", sorted(shared_names()))
 def test_kernel_observations_equal_the_numpy_encoder_on_played_hands(rules):
     fast = ObservationSpec(rules, oracle=True)
     ref = ObservationSpec(rules, oracle=True)

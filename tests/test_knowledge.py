@@ -7,10 +7,13 @@ import pytest
 
 from mjenv.game import Game, Phase
 from mjenv.knowledge import knowledge_base, knowledge_bases
-from mjenv.rules import PRESET_NAMES, get_rules
+from mjenv.rules import get_rules
+from mjenv.rulesets import shared_names
 from mjenv.tiles import parse
 from tests.game_helpers import play_random, random_action, recount_kb, script, tid
 from tests.test_game_claims import CHOW_VS_PONG, M5, L
+
+PRESET_NAMES = shared_names()  # the presets the shared engine plays
 
 
 def test_initial_kb_is_four_minus_the_own_hand():

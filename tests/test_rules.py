@@ -7,7 +7,9 @@ import dataclasses
 import pytest
 
 from mjenv.game import Game, Phase
+from mjenv.observation import ObservationSpec
 from mjenv.rules import PRESET_NAMES, Rules, get_rules
+from mjenv.rulesets import shared_names
 from tests.game_helpers import script, tid
 
 
@@ -32,7 +34,7 @@ def test_presets(name, tiles, hand, melds, chow):
 
 
 def test_preset_names_and_default():
-    assert PRESET_NAMES == ("basic", "honours", "sichuan", "taiwan16")
+    assert PRESET_NAMES == ("basic", "honours", "sichuan", "taiwan16", "riichi")
     assert get_rules() == get_rules("basic") == get_rules(None) == Rules()
     r = Rules()
     assert get_rules(r) is r
@@ -77,8 +79,9 @@ def test_bad_values_name_the_field_and_the_allowed_values(kwargs, match):
 
 
 def test_unknown_preset_and_fields():
-    with pytest.raises(ValueError, match=r"unknown rules 'riichi'; allowed presets: basic, honours, sichuan, taiwan16"):
-        get_rules("riichi")
+    with pytest.raises(ValueError, match=r"unknown rules 'mahjong'; allowed presets: basic, honours, sichuan, "
+                       "taiwan16, riichi"):
+        get_rules("mahjong")
     with pytest.raises(ValueError, match=r"unknown Rules fields \['furiten'\]"):
         get_rules({"furiten": True})
     with pytest.raises(ValueError, match=r"must be a preset name"):
@@ -87,7 +90,15 @@ def test_unknown_preset_and_fields():
         Game("nope")
 
 
-@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_the_shared_engine_refuses_a_room_with_its_own_engine():
+    assert "riichi" not in shared_names() and "riichi" in PRESET_NAMES
+    for make in (Game, ObservationSpec):
+        with pytest.raises(ValueError, match=r"rules 'riichi' are played by their room's own engine: use "
+                           r"mjenv.parallel_env.*; .* plays basic, honours, sichuan, taiwan16"):
+            make("riichi")
+
+
+@pytest.mark.parametrize("preset", shared_names())
 def test_deal_sizes(preset):
     r = get_rules(preset)
     for dealer in range(4):

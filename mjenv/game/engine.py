@@ -199,6 +199,7 @@ class Game:
         wall: Sequence[int] | np.ndarray | None = None,
     ) -> None:
         self.rules: Rules = get_rules(rules)
+        rulesets.check_shared(self.rules, "mjenv.game.Game")
         t_count = self.rules.num_tile_types
         self.num_tile_types = t_count
         self.layout = ActionLayout.for_rules(self.rules)

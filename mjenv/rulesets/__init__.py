@@ -23,14 +23,36 @@ ROOMS: dict[str, str] = {
     "honours": "mjenv.rulesets.honours",
     "sichuan": "mjenv.rulesets.sichuan",
     "taiwan16": "mjenv.rulesets.taiwan16",
+    "riichi": "mjenv.rulesets.riichi",
 }
 
-__all__ = ["ROOMS", "engines", "game_hooks", "names", "observation_views", "own_engine", "room", "rooms"]
+__all__ = [
+    "ROOMS", "check_shared", "engines", "game_hooks", "names", "observation_views", "own_engine", "room", "rooms",
+    "shared_names",
+]
 
 
 def names() -> tuple[str, ...]:
     """The registered preset names, in registry order."""
     return tuple(ROOMS)
+
+
+def shared_names() -> tuple[str, ...]:
+    """The presets the shared engine, observation writer and env shells play: every room without an
+    ``own_engine``, in registry order."""
+    return tuple(n for n in ROOMS if room(n).own_engine is None)
+
+
+def check_shared(rules: Any, what: str) -> None:
+    """Refuse rules whose room brings its own engine (``what`` names the shared part asked to play them).
+
+    Raises:
+        ValueError: saying which env factories play them and which presets ``what`` plays.
+    """
+    name = getattr(rules, "name", rules)
+    if isinstance(name, str) and name in ROOMS and room(name).own_engine is not None:
+        raise ValueError(f"rules {name!r} are played by their room's own engine: use mjenv.parallel_env, mjenv.env "
+                         f"or mjenv.vector_env with rules={name!r}; {what} plays {', '.join(shared_names())}")
 
 
 def room(name: str) -> Any:

@@ -19,7 +19,9 @@ What a room holds:
 * ``own_engine``: the module path of a room that brings its own engine, observation and env shells
   instead of the shared ones; None for the rooms that play on the shared engine. ``mjenv.parallel_env``,
   ``mjenv.env`` and ``mjenv.vector_env`` hand their keyword arguments to the module's
-  ``make_parallel_env(**kwargs)``, ``make_env(**kwargs)`` and ``make_vector_env(num_envs, **kwargs)``.
+  ``make_parallel_env(**kwargs)``, ``make_env(**kwargs)`` and ``make_vector_env(num_envs, **kwargs)``;
+  ``mjenv play --rules <name>`` calls its ``play(args, input, output)``, and documentation generators read
+  its ``observation_spec()`` (``markdown_table()``, ``size``, ``views``, ``decode``) and ``action_table()``.
 
 Module paths are strings so that importing the registry imports no room: a room may import from every
 layer it needs (the engine, the observation writer, the agents) without an import loop.

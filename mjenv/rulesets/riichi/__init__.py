@@ -4,5 +4,20 @@ Modules: ``tiles136`` (136-tile ids and their conversion to mjenv's 34 tile type
 (winning shapes, decompositions and waits), ``yaku``, ``fu`` and ``scoring`` (``score_hand``);
 ``wall``, ``actions`` (the 85 fixed action ids), ``furiten``, ``game`` (``RiichiGame``: state, legal
 actions, transitions, events), ``settlement`` (payments and the game's flow) and ``mjlog`` (Tenhou
-logs and the referee replay behind ``mjenv.riichi.replay_mjlog``).
+logs and the referee replay behind ``mjenv.riichi.replay_mjlog``); the env's own modules:
+``observation`` (the views), ``env`` (the parallel, AEC and vector envs: ``own_engine``), ``log``
+(mjenv's record, its replay and the log formats) and ``render``.
 """
+
+from __future__ import annotations
+
+from mjenv.rules import Rules
+from mjenv.rulesets.protocol import RuleSet
+
+ROOM = RuleSet(
+    name="riichi",
+    # the shared fields that describe it (the room's own engine plays it; nothing shared runs these rules)
+    preset=Rules(name="riichi", num_tile_types=34, seven_pairs=True, multiple_winners=True),
+    summary="Japanese Riichi, Tenhou's ranked four-player rules (136 tiles, red fives, hanchan)",
+    own_engine="mjenv.rulesets.riichi.env",
+)

@@ -79,6 +79,7 @@ EVENT_TYPES = (
     "end_game",
 )
 LENGTHS = ("hanchan", "east", "hand")
+CLAIM_WINDOWS = ("when_possible", "always")
 TERMINAL_HONOUR = frozenset([0, 8, 9, 17, 18, 26] + list(range(27, 34)))
 WIND_TYPES = frozenset(range(27, 31))
 DRAGON_TYPES = frozenset(range(31, 34))
@@ -123,6 +124,10 @@ class RiichiGame:
             no honba, no sticks), e.g. to play an all-last hand.
         kokushi_robs_ankan: whether thirteen orphans may rob a closed kan (True, as the project's
             rule list says; Tenhou itself does not allow it, so False plays Tenhou's rule).
+        claim_window: ``"when_possible"`` (the default): a claim (or kan-robbing) window opens only when
+            some seat can claim; ``"always"``: one opens after every discard and every kan, with
+            nobody acting when nobody can claim (``to_act() == ()``; ``step({})`` closes it), so the
+            sequence of phases tells a seat nothing about the other hands (the env plays this).
     """
 
     def __init__(
@@ -136,6 +141,7 @@ class RiichiGame:
         honba: int = 0,
         sticks: int = 0,
         kokushi_robs_ankan: bool = True,
+        claim_window: str = "when_possible",
     ) -> None:
         if length not in LENGTHS:
             raise ValueError(f"length must be one of {LENGTHS}, got {length!r}")
@@ -146,6 +152,9 @@ class RiichiGame:
                 f"round_index must be 0..{settlement.LAST_ROUND_INDEX} and honba, sticks >= 0; "
                 f"got {round_index}, {honba}, {sticks}"
             )
+        if claim_window not in CLAIM_WINDOWS:
+            raise ValueError(f"claim_window must be one of {CLAIM_WINDOWS}, got {claim_window!r}")
+        self.claim_window = claim_window
         self.rng = np.random.default_rng(seed)
         self.length = length
         self.wall_factory = wall_factory
@@ -465,6 +474,9 @@ class RiichiGame:
             ValueError: a seat that must act is missing, or an action is illegal for it.
         """
         seats = self.to_act()
+        if not seats and self.phase in ("claim", "chankan"):  # an always-open window nobody can use
+            self._resolve_claims({})
+            return
         if not seats:
             raise ValueError(f"no seat acts in phase {self.phase!r}")
         chosen: dict[int, tuple[int, tuple]] = {}
@@ -556,7 +568,7 @@ class RiichiGame:
                 self.claims[s] = o
         self.claim_tile, self.claim_from = tile, seat
         self.phase = "claim"
-        if not self.claims:
+        if not self.claims and self.claim_window == "when_possible":
             self._resolve_claims({})
 
     def _pass_furiten(self, tile: int, winners: Sequence[int], exclude: int) -> None:
@@ -686,7 +698,7 @@ class RiichiGame:
                 self.claims[s] = {A.RON: ()}
         self.claim_tile, self.claim_from = rob, seat
         self.phase = "chankan"
-        if not self.claims:
+        if not self.claims and self.claim_window == "when_possible":
             self._resolve_claims({})
 
     def _kokushi_wait(self, seat: int, tt: int) -> bool:

@@ -1,0 +1,712 @@
+"""Riichi Mahjong (Tenhou's ranked four-player rules) as PettingZoo and gymnasium-style vector environments.
+
+```python
+import mjenv
+env = mjenv.parallel_env(rules="riichi")                 # a whole hanchan per episode
+obs, infos = env.reset(seed=0)
+while env.agents:
+    actions = {a: env.action_space(a).sample(obs[a]["action_mask"]) for a in env.agents}
+    obs, rewards, terminations, truncations, infos = env.step(actions)
+
+aec = mjenv.env(rules="riichi", episode="hand")          # AEC: one agent at a time
+venv = mjenv.vector_env(8, rules="riichi", episode="east")
+```
+
+| | |
+|---|---|
+| Agents | `player_0` .. `player_3` (seat 0 is the first dealer, East) |
+| Action space | `Discrete(85)` (table below); the mask of every agent every step |
+| Observation space | `Dict(observation=Box(float32[{SIZE}]), action_mask=Box(int8[85]))` |
+| Episodes | `episode=`: `"hanchan"` (default, East-South), `"east"`, `"hand"` (one hand from 25,000 each) |
+| Rewards | `reward="points"` (default): each hand's score change, in thousands; `"rank"`: placement points |
+| Engine | pure Python (`mjenv.rulesets.riichi.game.RiichiGame`) |
+
+## Rules
+
+Tenhou's ranked four-player rules (hanchan, red fives, open tanyao); sources:
+[riichi.wiki](https://riichi.wiki) and Tenhou's rule page (<https://tenhou.net/man/>).
+
+- Tiles: 136, one red five per suit (each a dora); a 14-tile dead wall; dora, kan dora, ura dora. A
+  closed kan shows its new indicator at once, an open or added kan after the replacement draw, before
+  the next discard.
+- Calls: chi, pon, open kan, added kan, closed kan; ron > pon/kan > chi; kuikae (swap-calling)
+  forbidden; a red five is its own choice in calls and discards.
+- Riichi: a closed tenpai, at least 1,000 points and 4 live tiles; deposit, ippatsu, double riichi;
+  after riichi only closed kans of the drawn tile that keep the waits.
+- Wins: at least one yaku; furiten (permanent, same-turn, riichi); haitei/houtei, rinshan, chankan;
+  double ron (the seat nearest the discarder takes honba and sticks); pao for big three dragons and
+  big four winds.
+- Thirteen orphans may rob a closed kan by default (`kokushi_robs_ankan=True`, the project's rule
+  list); Tenhou itself does not allow it: `kokushi_robs_ankan=False` plays Tenhou's rule.
+- Draws: exhaustive (tenpai/noten 3,000), nagashi mangan; abortive: nine terminals (action 83), four
+  winds, four riichi, four kans, triple ron.
+- The game: the dealer repeats on a win or tenpai; honba and sticks carry over; a score below zero
+  ends it; agari-yame; extension into West (South for an east-only game) until someone has 30,000.
+- Scoring: han and fu for every yaku and yakuman on Tenhou's list; kazoe yakuman; no kiriage mangan;
+  no double yakuman. Final: start 25,000, return 30,000, uma +20/+10/-10/-20, oka and leftover
+  sticks to the first; ties go to the seat nearer the first dealer.
+
+## Actions
+
+{ACTIONS}
+
+A seat with nothing to decide has exactly one legal action, PASS (84). After every discard, and every
+kan, a claim (or kan-robbing) window opens whether or not anyone can claim: seats that cannot have
+only PASS, so the steps and phases a seat sees say nothing about the other hands. In the parallel API
+an omitted agent takes PASS when PASS is its only legal action; an omitted agent with a real choice is
+refused with a `ValueError`. The AEC API selects the seat on its turn and, in a window, each of the
+three other seats in turn order from the discarder, every time.
+
+## Observation
+
+`{"observation": float32[{SIZE}], "action_mask": int8[85]}` for every agent after every step.
+`mjenv.rulesets.riichi.observation.decode(obs)` (or `env.spec.decode(obs)`) returns the views by name
+(rows seat-relative: 0 = self, 1 = right, 2 = across, 3 = left; tiles are mjenv ids, `id + 1` where a
+view lists tiles):
+
+{OBSERVATION}
+
+## Rewards and infos
+
+`reward="points"`: at the step a hand ends, each agent receives its score change over the hand in
+thousands of points (riichi deposits included: the four rewards sum to minus the sticks put on the table
+during the hand, plus those taken by a winner); at the game's end the leftover sticks go to the first
+place in that step's reward too, so a game's rewards sum to zero and equal (final score - 25,000) / 1000.
+`reward="rank"`: 0 at every step but the last, which gives each agent its final placement points
+(Tenhou: (score - 30,000) / 1000 + uma, oka to the first; they sum to zero).
+`shaping="deficiency"` adds `gamma * Phi(s') - Phi(s)`, `Phi = -min(deficiency, 15)`, `Phi = 0` at the
+episode's end (potential-based: optimal policies unchanged).
+
+An illegal action (not in the mask) ends the episode by default (`illegal_action="penalize"`): the
+offending agent receives -1, the others 0, `infos[agent]["illegal_action"]` is True. With
+`illegal_action="raise"` a `ValueError` names the agent, the action and the legal actions (a riichi
+without tenpai, a discard that breaks kuikae). An action outside 0..84 always raises.
+
+`infos[agent]`: `seat`, `needs_action`, `deficiency`, `potential`, `phase`; at the step a hand ends also
+`hand` (`result`, `deltas` in points, `winners`, `round`, `honba`), `scores` (the seat's change over the
+hand, points) and `winners`; at the episode's end `final_scores`, `final_points`, `rank` (0 = first)
+and `illegal_action`.
+
+## Arguments
+
+| argument | default | meaning |
+|---|---|---|
+| `rules` | `"riichi"` | this rule set |
+| `episode` | `"hanchan"` | `"hanchan"`, `"east"` or `"hand"` |
+| `reward` | `"points"` | `"points"` or `"rank"` |
+| `render_mode` | `None` | `"ansi"`, `"human"` (printed) or `"rgb_array"` |
+| `render_seat` | `None` | `None` renders the full table; a seat 0..3 renders what that seat sees |
+| `shaping`, `gamma` | `None`, `1.0` | `"deficiency"` shaping and its discount |
+| `illegal_action` | `"penalize"` | `"penalize"` or `"raise"` |
+| `log_dir`, `log_format` | `None`, `"mjenv"` | each episode appended to `log_dir` (`mjenv.rulesets.riichi.log`) |
+| `kokushi_robs_ankan` | `True` | thirteen orphans may rob a closed kan (False: Tenhou's rule) |
+
+## Seeding
+
+`reset(seed=s)` (an int >= 0) seeds the env's generator; every wall of the episode is drawn from it, so
+equal seeds give equal games for equal actions. `reset()` without a seed plays on from that generator.
+`reset(options={...})` may set where the game starts: `scores` (4 ints), `round` (0 = East 1 ..),
+`honba`, `sticks`, and `wall` (136 tile ids in the layout of `mjenv.rulesets.riichi.wall`, the first
+hand's wall). `env.copy()` (or `copy.deepcopy(env)`) is an independent copy that plays on identically.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from pettingzoo import AECEnv, ParallelEnv
+
+from mjenv import AGENTS
+from mjenv.rulesets.riichi import actions as A
+from mjenv.rulesets.riichi import log as _log
+from mjenv.rulesets.riichi.game import RiichiGame
+from mjenv.rulesets.riichi.observation import spec as _obs_spec
+from mjenv.rulesets.riichi.settlement import LAST_ROUND_INDEX, placement
+from mjenv.rulesets.riichi.wall import Wall
+from mjenv.tables import ILLEGAL_REWARD, POTENTIAL_CAP, check_gamma
+
+__all__ = [
+    "EPISODES", "REWARDS", "RiichiAECEnv", "RiichiParallelEnv", "RiichiTable", "RiichiVectorEnv", "action_table",
+    "make_env", "make_parallel_env", "make_vector_env", "observation_spec", "play",
+]
+
+EPISODES = ("hanchan", "east", "hand")
+REWARDS = ("points", "rank")
+ILLEGAL_ACTIONS = ("penalize", "raise")
+RENDER_MODES = ("ansi", "human", "rgb_array")
+SHAPINGS = (None, "deficiency")
+#: keyword arguments of the env factories (``rules`` must be "riichi")
+ARGUMENTS = ("rules", "episode", "reward", "render_mode", "render_seat", "shaping", "gamma", "illegal_action",
+             "log_dir", "log_format", "kokushi_robs_ankan")  # fmt: skip
+_SEAT = {a: s for s, a in enumerate(AGENTS)}
+_RESET_OPTIONS = ("scores", "round", "honba", "sticks", "wall")
+
+
+def action_table() -> str:
+    """The markdown table of the 85 action ids."""
+    rows = ["| id | action | when |", "|---|---|---|",
+            "| 0..33 | discard a tile of type t (a plain copy; the drawn tile when it is one) | own turn |",
+            "| 34..36 | discard the red five of bamboo / characters / dots | own turn |",
+            "| 37..70 | closed kan (four held) or added kan (onto a pon) of tile type id - 37 | own turn |",
+            "| 71 | riichi (then the seat discards: only discards that keep tenpai are legal) | own turn |",
+            "| 72 | tsumo (win on the own draw) | own turn |",
+            "| 73 | ron (win on the discard, or rob an added kan) | claim / kan-robbing window |",
+            "| 74..76 | chi with the called tile lowest / middle / highest, no red five from the hand | left seat |",
+            "| 77..79 | the same chi, using the red five from the hand | left seat |",
+            "| 80 | pon without the hand's red five | any discard |",
+            "| 81 | pon using the hand's red five | any discard |",
+            "| 82 | open kan on the discard | any discard |",
+            "| 83 | abortive draw on nine terminal and honour types | first uninterrupted turn |",
+            "| 84 | pass | whenever the seat decides; the only action of a seat with nothing to decide |"]  # fmt: skip
+    return "\n".join(rows)
+
+
+def _check_kwargs(kwargs: Mapping[str, Any]) -> None:
+    unknown = sorted(set(kwargs) - set(ARGUMENTS))
+    if unknown:
+        raise ValueError(f"unknown arguments {unknown} for rules='riichi'; allowed: {list(ARGUMENTS)}")
+    rules = kwargs.get("rules", "riichi")
+    name = rules.get("name") if isinstance(rules, dict) else getattr(rules, "name", rules)
+    if name != "riichi" or (isinstance(rules, dict) and set(rules) != {"name"}):
+        raise ValueError(f"rules must be 'riichi' here (its rules are set by this env's arguments: "
+                         f"{list(ARGUMENTS[1:])}), got {rules!r}")
+
+
+class RiichiTable:
+    """One table: a :class:`RiichiGame` episode, its observations, rewards, infos and log.
+
+    The env shells (parallel, AEC, vector) all step this one class, so the episode, reward, illegal-action
+    and info rules are written once.
+    """
+
+    def __init__(self, episode: str = "hanchan", reward: str = "points", shaping: str | None = None,
+                 gamma: float = 1.0, illegal_action: str = "penalize", kokushi_robs_ankan: bool = True,
+                 log_dir: str | os.PathLike | None = None, log_format: str = "mjenv"):
+        for name, value, allowed in (("episode", episode, EPISODES), ("reward", reward, REWARDS),
+                                     ("shaping", shaping, SHAPINGS), ("illegal_action", illegal_action,
+                                                                      ILLEGAL_ACTIONS)):  # fmt: skip
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        if not isinstance(kokushi_robs_ankan, bool):
+            raise ValueError(f"kokushi_robs_ankan must be True or False, got {kokushi_robs_ankan!r}")
+        _log.check_format(log_format)
+        self.episode, self.reward, self.shaping = episode, reward, shaping
+        self.gamma = check_gamma(gamma)
+        self.illegal_action = illegal_action
+        self.kokushi_robs_ankan = kokushi_robs_ankan
+        self.log_dir = None if log_dir is None else os.fspath(log_dir)
+        self.log_format = log_format
+        self.spec = _obs_spec()
+        self.rng = np.random.default_rng()
+        self.game: RiichiGame | None = None
+        self.over = True
+        self.illegal_seats: list[int] = []
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed=None, options: Mapping | None = None) -> None:
+        """Start an episode (see the module docstring, "Seeding")."""
+        if seed is not None:
+            if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+                raise ValueError(f"seed must be None or an int >= 0, got {seed!r}")
+            self.rng = np.random.default_rng(int(seed))
+        start = _start_options(options)
+        first_wall = start.pop("wall", None)
+
+        def deal(game: RiichiGame) -> Wall:  # reads only the game: a clone deals the same future walls
+            return first_wall if first_wall is not None and not game.results else Wall.shuffled(game.rng)
+
+        self.game = RiichiGame(int(self.rng.integers(2**63)), length=self.episode, wall_factory=deal,
+                               kokushi_robs_ankan=self.kokushi_robs_ankan, claim_window="always", **start)
+        self.record = _log.new_record(self, start)
+        self.over = False
+        self.illegal_seats = []
+        self.hand_end: dict | None = None
+        self._observe()
+
+    # ------------------------------------------------------------------ observing
+    def _observe(self) -> None:
+        self.obs, self.masks, self.deficiency = self.spec.observe(self.game)
+        self.acting = set(self.game.to_act())
+
+    def observation(self, seat: int) -> dict[str, np.ndarray]:
+        return {"observation": self.obs[seat], "action_mask": self.masks[seat]}
+
+    def potentials(self) -> list[float]:
+        if self.over:
+            return [0.0] * 4
+        return [-float(min(d, POTENTIAL_CAP)) for d in self.deficiency]
+
+    def answering(self) -> list[int]:
+        """The seats the AEC env selects now: the seat on its turn, or the three others in a window."""
+        g = self.game
+        if g.phase in ("claim", "chankan"):
+            return [(g.claim_from + k) % 4 for k in (1, 2, 3)]
+        return [g.turn]
+
+    def infos(self) -> dict[str, dict]:
+        out = {}
+        for s, a in enumerate(AGENTS):
+            info = {"seat": s, "needs_action": s in self.acting, "deficiency": self.deficiency[s],
+                    "potential": self.potentials()[s], "phase": self.game.phase}
+            if self.hand_end is not None:
+                info.update(hand=self.hand_end, scores=self.hand_end["deltas"][s], winners=self.hand_end["winners"])
+            if self.over:
+                g = self.game
+                info["illegal_action"] = s in self.illegal_seats
+                if g.final_scores is not None:
+                    info.update(final_scores=list(g.final_scores), final_points=list(g.final_points),
+                                rank=placement(g.final_scores).index(s))
+            out[a] = info
+        return out
+
+    # ------------------------------------------------------------------ stepping
+    def check_action(self, seat: int, action) -> int:
+        """``action`` as an int in the action space; ValueError otherwise (nothing changes)."""
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"{AGENTS[seat]}: action must be an int in 0..{A.N_ACTIONS - 1}, got {action!r}; "
+                             f"legal: {self.legal(seat)}")
+        a = int(action)
+        if not 0 <= a < A.N_ACTIONS:
+            raise ValueError(f"{AGENTS[seat]}: action {a} is outside the action space 0..{A.N_ACTIONS - 1}; "
+                             f"legal: {self.legal(seat)}")
+        return a
+
+    def legal(self, seat: int) -> list[str]:
+        return [f"{i} ({A.describe(i)})" for i in np.flatnonzero(self.masks[seat])]
+
+    def complete(self, actions: Mapping[int, int]) -> dict[int, int]:
+        """Every seat's action: the given ones checked, an omitted seat's only legal action."""
+        out = {}
+        for s in range(4):
+            if s in actions:
+                out[s] = self.check_action(s, actions[s])
+                continue
+            legal = np.flatnonzero(self.masks[s])
+            if len(legal) != 1:
+                raise ValueError(f"{AGENTS[s]} must act (it has a choice): legal {self.legal(s)}")
+            out[s] = int(legal[0])
+        return out
+
+    def illegal(self, actions: Mapping[int, int]) -> list[int]:
+        """Seats whose action is not in their mask (raises in ``illegal_action="raise"`` mode)."""
+        bad = [s for s, a in actions.items() if not self.masks[s, a]]
+        if bad and self.illegal_action == "raise":
+            s = bad[0]
+            raise ValueError(f"{AGENTS[s]}: action {actions[s]} ({A.describe(actions[s])}) is illegal in phase "
+                             f"{self.game.phase!r}; legal: {self.legal(s)}")
+        return bad
+
+    def step(self, actions: Mapping[int, int]) -> list[float]:
+        """Apply one action per seat (checked and completed by :meth:`complete`); the four rewards."""
+        if self.over:
+            raise ValueError("step() after the episode ended; call reset()")
+        acts = self.complete(actions)
+        bad = self.illegal(acts)
+        before = self.potentials()
+        self.hand_end = None
+        if bad:
+            self.illegal_seats = bad
+            self.over = True
+            rewards = [ILLEGAL_REWARD if s in bad else 0.0 for s in range(4)]
+            self._finish()
+            return rewards
+        g = self.game
+        chosen = {s: acts[s] for s in g.to_act()}
+        self.record["hands"][-1]["actions"].append([[s, a] for s, a in sorted(chosen.items())])
+        g.step(chosen)
+        rewards = [0.0] * 4
+        if g.phase in ("hand_over", "game_over"):
+            rewards = self._hand_over()
+        self._observe()
+        if self.shaping is not None:
+            after = self.potentials()
+            rewards = [r + self.gamma * a - b for r, a, b in zip(rewards, after, before)]
+        return rewards
+
+    def _hand_over(self) -> list[float]:
+        g = self.game
+        res = g.results[-1]
+        wins = [e["seat"] for e in g.events[self._hand_start():] if e["type"] == "win"]
+        self.hand_end = {"result": res["result"], "deltas": list(res["deltas"]), "winners": wins,
+                         "round": res["round"], "honba": res["honba"]}
+        self.record["hands"][-1]["result"] = dict(self.hand_end)
+        rewards = [0.0] * 4
+        if self.reward == "points":
+            rewards = [d / 1000 for d in res["deltas"]]
+        if g.phase == "game_over":
+            self.over = True
+            if self.reward == "points":  # the leftover sticks go to the first
+                rewards = [r + (f - s) / 1000 for r, f, s in zip(rewards, g.final_scores, g.scores)]
+            else:
+                rewards = [float(p) for p in g.final_points]
+            self._finish()
+        else:
+            g.next_hand()
+            _log.add_hand(self.record, g)
+        return rewards
+
+    def _hand_start(self) -> int:
+        return max(i for i, e in enumerate(self.game.events) if e["type"] == "start_hand")
+
+    def _finish(self) -> None:
+        """The episode's end: its log."""
+        self.record["illegal_seats"] = list(self.illegal_seats)
+        if self.log_dir is not None:
+            _log.write(self.log_dir, self.log_format, self.game, self.record)
+
+    def copy(self) -> RiichiTable:
+        t = _copy.copy(self)
+        t.game = self.game.clone() if self.game is not None else None
+        t.rng = _copy.deepcopy(self.rng)
+        t.record = _copy.deepcopy(self.record) if self.game is not None else None
+        t.obs, t.masks = self.obs.copy(), self.masks.copy()
+        t.deficiency, t.acting, t.illegal_seats = list(self.deficiency), set(self.acting), list(self.illegal_seats)
+        return t
+
+
+def _start_options(options) -> dict:
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"reset options must be a dict or None, got {type(options).__name__}")
+    out: dict[str, Any] = {}
+    # other keys are ignored, as gymnasium envs do (PettingZoo's api_test passes one)
+    if "scores" in options:
+        sc = options["scores"]
+        if not isinstance(sc, Sequence) or len(sc) != 4 or any(isinstance(x, bool) or int(x) != x for x in sc):
+            raise ValueError(f"options['scores'] must be 4 integers (points), got {sc!r}")
+        out["scores"] = [int(x) for x in sc]
+    for key, field, hi in (("round", "round_index", LAST_ROUND_INDEX), ("honba", "honba", None),
+                           ("sticks", "sticks", None)):  # fmt: skip
+        if key in options:
+            v = options[key]
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0 or (hi is not None and v > hi):
+                raise ValueError(f"options[{key!r}] must be an int in 0..{hi if hi is not None else 'inf'}, got {v!r}")
+            out[field] = int(v)
+    if "wall" in options:
+        out["wall"] = Wall(options["wall"])  # ValueError unless the 136 ids once each
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The shells
+# ---------------------------------------------------------------------------------------------
+
+
+class _Shell:
+    metadata = {"name": "mjenv_riichi_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": True,
+                "render_fps": 1}
+
+    def __init__(self, rules="riichi", episode="hanchan", reward="points", render_mode=None, render_seat=None,
+                 shaping=None, gamma=1.0, illegal_action="penalize", log_dir=None, log_format="mjenv",
+                 kokushi_robs_ankan=True):
+        _check_kwargs({"rules": rules})
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+        if render_seat is not None and render_seat not in (0, 1, 2, 3):
+            raise ValueError(f"render_seat must be None (full table) or a seat 0..3, got {render_seat!r}")
+        self._table = RiichiTable(episode, reward, shaping, gamma, illegal_action, kokushi_robs_ankan, log_dir,
+                                  log_format)
+        self.render_mode, self.render_seat = render_mode, render_seat
+        self.possible_agents = list(AGENTS)
+        self.agents: list[str] = []
+        sp = self._table.spec
+        template = spaces.Dict({"observation": sp.space, "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), np.int8)})
+        self.observation_spaces = {a: _copy.deepcopy(template) for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(A.N_ACTIONS) for a in AGENTS}
+
+    @property
+    def game(self) -> RiichiGame | None:
+        """The underlying :class:`RiichiGame` (read it; stepping it directly desynchronises the env)."""
+        return self._table.game
+
+    @property
+    def spec(self):
+        """The observation spec (:class:`~mjenv.rulesets.riichi.observation.RiichiObservationSpec`)."""
+        return self._table.spec
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def log(self) -> dict:
+        """The episode so far as mjenv's Riichi log record (:func:`mjenv.rulesets.riichi.log.replay`)."""
+        if self._table.game is None:
+            raise ValueError("no episode yet: call reset() first")
+        return _copy.deepcopy(self._table.record)
+
+    def _check_started(self) -> None:
+        if self._table.game is None:
+            raise ValueError("step() before reset(); call reset() first")
+
+    def render(self):
+        from mjenv.rulesets.riichi import render as _render
+
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass 'ansi', 'human' or 'rgb_array'")
+            return None
+        if self._table.game is None:
+            raise ValueError("render() needs a game: call reset() first")
+        if self.render_mode == "rgb_array":
+            return _render.render_rgb(self._table.game, self.render_seat)
+        text = _render.render_text(self._table.game, self.render_seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def _rendered(self) -> None:
+        if self.render_mode == "human":
+            self.render()
+
+    def close(self) -> None:
+        pass
+
+    def copy(self):
+        """An independent copy of the env (the same state and the same future walls)."""
+        return _copy.deepcopy(self)
+
+    def __deepcopy__(self, memo):
+        new = _copy.copy(self)
+        new._table = self._table.copy() if self._table.game is not None else _copy.deepcopy(self._table, memo)
+        for k, v in self.__dict__.items():
+            if k != "_table" and isinstance(v, (list, dict)):
+                setattr(new, k, _copy.deepcopy(v, memo))
+        return new
+
+
+class RiichiParallelEnv(_Shell, ParallelEnv):
+    """Riichi, PettingZoo parallel API (see the module docstring)."""
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        self._table.reset(seed, options)
+        self.agents = list(AGENTS)
+        self._rendered()
+        t = self._table
+        return {a: t.observation(i) for i, a in enumerate(AGENTS)}, t.infos()
+
+    def step(self, actions: dict[str, Any]):
+        self._check_started()
+        if not self.agents:
+            raise ValueError("step() after the episode ended; call reset()")
+        if not isinstance(actions, dict):
+            raise ValueError(f"actions must be a dict agent -> action, got {type(actions).__name__}")
+        for a in actions:
+            if a not in self.agents:
+                raise ValueError(f"unknown or finished agent {a!r}; live agents: {self.agents}")
+        t = self._table
+        rewards = t.step({_SEAT[a]: x for a, x in actions.items()})
+        obs = {a: t.observation(i) for i, a in enumerate(AGENTS)}
+        rew = dict(zip(AGENTS, rewards))
+        term = dict.fromkeys(AGENTS, t.over)
+        trunc = dict.fromkeys(AGENTS, False)
+        infos = t.infos()
+        if t.over:
+            self.agents = []
+        self._rendered()
+        return obs, rew, term, trunc, infos
+
+
+class RiichiAECEnv(_Shell, AECEnv):
+    """Riichi, PettingZoo AEC API (see the module docstring)."""
+
+    def observe(self, agent):
+        return self._table.observation(_SEAT[agent])
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        t = self._table
+        t.reset(seed, options)
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        self.infos = t.infos()
+        self._pending: dict[int, int] = {}
+        self._queue = t.answering()
+        self.agent_selection = AGENTS[self._queue[0]]
+        self._rendered()
+
+    def step(self, action) -> None:
+        self._check_started()
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        t = self._table
+        seat = _SEAT[agent]
+        a = t.check_action(seat, action)
+        bad = t.illegal({seat: a})  # raises in "raise" mode before anything changes
+        self._cumulative_rewards[agent] = 0.0
+        self._pending[seat] = a
+        self._queue.pop(0)
+        if self._queue and not bad:
+            self._clear_rewards()
+            self.agent_selection = AGENTS[self._queue[0]]
+            self._accumulate_rewards()
+            return
+        pending, self._pending = self._pending, {}
+        rewards = t.step({seat: a} if bad else pending)
+        self.rewards = dict(zip(AGENTS, rewards))
+        self.infos = t.infos()
+        if t.over:
+            for ag in AGENTS:
+                self.terminations[ag] = True
+            self._queue = []
+            self.agent_selection = AGENTS[(seat + 1) % 4]
+        else:
+            self._queue = t.answering()
+            self.agent_selection = AGENTS[self._queue[0]]
+        self._accumulate_rewards()
+        self._rendered()
+
+
+class RiichiVectorEnv(VectorEnv):
+    """``num_envs`` independent Riichi tables stepped together (gymnasium vector conventions).
+
+    ``reset(seed=s)`` seeds table i with s + i; ``step(actions int[N, 4])`` returns
+    ``({"observation": float32[N, 4, size], "action_mask": int8[N, 4, 85]}, rewards float32[N, 4],
+    terminations bool[N], truncations bool[N], infos)``. Autoreset is ``SAME_STEP``: when an episode ends its
+    table starts the next at once; ``infos["final_obs"]`` / ``infos["final_info"]`` (``final_scores``,
+    ``final_points``, ``illegal_action``, all [N, 4]) hold the ended episode's, valid where
+    ``infos["_final_obs"]`` is True. Every table is exactly the parallel env with the same arguments.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(self, num_envs: int, **kwargs):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        _check_kwargs(kwargs)
+        if kwargs.get("render_mode") is not None:
+            raise ValueError("the vector env does not render; render a parallel_env(rules='riichi') instead")
+        table_args = {k: v for k, v in kwargs.items() if k not in ("rules", "render_mode", "render_seat")}
+        self.num_envs = int(num_envs)
+        self.tables = [RiichiTable(**table_args) for _ in range(self.num_envs)]
+        self.spec_obs = self.tables[0].spec
+        self.possible_agents = list(AGENTS)
+        self.render_mode = None
+        sp = self.spec_obs
+        self.single_observation_space = spaces.Dict(
+            {"observation": sp.space, "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), np.int8)})
+        self.single_action_space = spaces.Discrete(A.N_ACTIONS)
+        lead = (self.num_envs, 4)
+        self.observation_space = spaces.Dict({
+            "observation": spaces.Box(np.broadcast_to(sp.low, (*lead, sp.size)),
+                                      np.broadcast_to(sp.high, (*lead, sp.size)), (*lead, sp.size), np.float32),
+            "action_mask": spaces.Box(0, 1, (*lead, A.N_ACTIONS), np.int8)})  # fmt: skip
+        self.action_space = spaces.MultiDiscrete(np.full(lead, A.N_ACTIONS))
+        self._started = False
+
+    def _gather(self):
+        obs = np.stack([t.obs for t in self.tables])
+        masks = np.stack([t.masks for t in self.tables])
+        infos = {"needs_action": np.array([[s in t.acting for s in range(4)] for t in self.tables]),
+                 "deficiency": np.array([t.deficiency for t in self.tables], dtype=np.int64),
+                 "potential": np.array([t.potentials() for t in self.tables], dtype=np.float32)}
+        return {"observation": obs, "action_mask": masks}, infos
+
+    def reset(self, seed=None, options=None):
+        n = self.num_envs
+        if seed is None:
+            seeds = [None] * n
+        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+            if seed < 0:
+                raise ValueError(f"seed must be None, an int >= 0 or a sequence of {n} ints, got {seed!r}")
+            seeds = [int(seed) + i for i in range(n)]
+        elif isinstance(seed, (Sequence, np.ndarray)) and not isinstance(seed, (str, bytes)) and len(seed) == n:
+            seeds = list(seed)
+        else:
+            raise ValueError(f"seed must be None, an int >= 0 or a sequence of {n} ints, got {seed!r}")
+        many = isinstance(options, Sequence) and not isinstance(options, (str, bytes))
+        per_table = options if many else [options] * n
+        if len(per_table) != n:
+            raise ValueError(f"options must be None, a dict, or a sequence of {n} dicts or None (one per table)")
+        for t, s, o in zip(self.tables, seeds, per_table):
+            t.reset(s, o)
+        self._started = True
+        return self._gather()
+
+    def step(self, actions):
+        if not self._started:
+            raise ValueError("step() before reset(); call reset() first")
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs, 4) or acts.dtype.kind not in "iu":
+            raise ValueError(f"actions must be an int array of shape ({self.num_envs}, 4), got {acts.dtype} "
+                             f"{acts.shape}")
+        rows = [{s: int(x) for s, x in enumerate(row)} for row in acts.tolist()]
+        for i, (t, row) in enumerate(zip(self.tables, rows)):  # every table checked before any moves
+            try:
+                t.illegal(t.complete(row))
+            except ValueError as e:
+                raise ValueError(f"table {i}: {e}") from None
+        n = self.num_envs
+        rewards = np.zeros((n, 4), dtype=np.float32)
+        done = np.zeros(n, dtype=bool)
+        final_obs = np.zeros((n, 4, self.spec_obs.size), dtype=np.float32)
+        final_masks = np.zeros((n, 4, A.N_ACTIONS), dtype=np.int8)
+        final = {"final_scores": np.zeros((n, 4), np.int64), "final_points": np.zeros((n, 4), np.float64),
+                 "illegal_action": np.zeros((n, 4), bool)}
+        for i, (t, row) in enumerate(zip(self.tables, rows)):
+            rewards[i] = t.step(row)
+            if t.over:
+                done[i] = True
+                final_obs[i], final_masks[i] = t.obs, t.masks
+                g = t.game
+                if g.final_scores is not None:
+                    final["final_scores"][i] = g.final_scores
+                    final["final_points"][i] = g.final_points
+                final["illegal_action"][i, t.illegal_seats] = True
+                t.reset()
+        obs, infos = self._gather()
+        infos.update(final_obs={"observation": final_obs, "action_mask": final_masks}, _final_obs=done.copy(),
+                     final_info=final, _final_info=done.copy())
+        return obs, rewards, done, np.zeros(n, dtype=bool), infos
+
+    def close_extras(self, **kwargs) -> None:
+        pass
+
+
+def make_parallel_env(**kwargs) -> RiichiParallelEnv:
+    """``mjenv.parallel_env(rules="riichi", ...)`` (arguments: :data:`ARGUMENTS`)."""
+    _check_kwargs(kwargs)
+    return RiichiParallelEnv(**kwargs)
+
+
+def make_env(**kwargs) -> AECEnv:
+    """``mjenv.env(rules="riichi", ...)``: the AEC env with PettingZoo's order enforcing."""
+    from mjenv.env import _OrderEnforcing
+
+    _check_kwargs(kwargs)
+    return _OrderEnforcing(RiichiAECEnv(**kwargs))
+
+
+def play(args, input=None, output=None) -> int:
+    """``mjenv play --rules riichi`` (:func:`mjenv.rulesets.riichi.play.play`)."""
+    from mjenv.rulesets.riichi.play import play as _play
+
+    return _play(args, input=input, output=output)
+
+
+def observation_spec():
+    """The observation spec (for documentation generators: ``markdown_table()``, ``size``, ``views``)."""
+    return _obs_spec()
+
+
+def make_vector_env(num_envs: int, **kwargs) -> RiichiVectorEnv:
+    """``mjenv.vector_env(num_envs, rules="riichi", ...)``."""
+    return RiichiVectorEnv(num_envs, **kwargs)
+
+
+__doc__ = (__doc__.replace("{ACTIONS}", action_table()).replace("{OBSERVATION}", _obs_spec().markdown_table())
+           .replace("{SIZE}", str(_obs_spec().size)))
