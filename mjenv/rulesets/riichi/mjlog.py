@@ -188,6 +188,11 @@ def replay(text: str) -> RiichiGame:
         ValueError: bad input (see the module docstring) or an action mjenv finds illegal, naming
             the hand (number and round) and the tag.
     """
+    return replay_with_walls(text)[0]
+
+
+def replay_with_walls(text: str) -> tuple[RiichiGame, list[Wall]]:
+    """As :func:`replay`, with each hand's rebuilt :class:`Wall` (the deal of each hand, e.g. for mjai)."""
     go, hands = parse(text)
     t = int(go.get("type", "9"))
     length = "hanchan" if t & 0x08 else "east"
@@ -212,7 +217,7 @@ def replay(text: str) -> RiichiGame:
         _play_hand(game, hand, where)
         if game.phase not in ("hand_over", "game_over"):
             raise ValueError(f"{where}: the log ends the hand but mjenv's hand goes on (phase {game.phase})")
-    return game
+    return game, walls
 
 
 def _pass_all(game: RiichiGame, keep: dict | None = None, tiles: dict | None = None) -> None:
