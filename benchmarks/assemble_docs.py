@@ -40,6 +40,7 @@ SECTIONS = [
     "baselines.md",
     "taiwan16.md",
     "seven_pairs.md",
+    "riichi_deficiency.md",
     "flatmc_speed.md",
     "cold_start.md",
     "train_throughput.md",

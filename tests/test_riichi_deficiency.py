@@ -370,8 +370,11 @@ def test_claims_and_completeness_under_riichi():
     assert want.sum() >= 3
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_seat_features_match_the_reference(backend):
+@pytest.mark.parametrize(("backend", "with_memo"), [("numpy", False), *[pytest.param("c", m, marks=BACKENDS[1].marks)
+                                                                          for m in (True, False)]])
+def test_seat_features_match_the_reference(backend, with_memo):
+    # the kernel finds each discard's melds-and-pair draws in its memo's record, or without a memo in
+    # its own; both must give the reference
     rng = np.random.default_rng(38)
     rows = []
     for i in range(40):
@@ -390,7 +393,7 @@ def test_seat_features_match_the_reference(backend):
     want = [ref.features(*row) for row in rows]
     hands, kbs, needed, turn, claim, chow = (np.array(x) for x in zip(*rows))
     engine = DeficiencyFeatures(34, backend=backend, rules="riichi", cache=PartCache())
-    memo = kernel.new_memo() if backend == "c" else None
+    memo = kernel.new_memo() if with_memo else None
     got = engine.compute(hands, kbs, needed, turn, claim, chow, memo=memo)
     below = 0
     for i, w in enumerate(want):

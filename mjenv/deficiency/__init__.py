@@ -67,8 +67,13 @@ _HAND_MEMO: dict[tuple, int] = {}
 _HAND_MEMO_SIZE = 1 << 15
 
 
+#: The default ``rules``: the same object, so the hot path tells it by identity (any other value, an
+#: equal string included, goes through :func:`check_rules`).
+_BASIC = "basic"
+
+
 def deficiency(hand, kb=None, *, method: str = "auto", exposed_melds=0, melds: int = 4, missing_suit=None,
-               rules: str = "basic", **options):
+               rules: str = _BASIC, **options):
     """Knowledge-aware deficiency of one hand or a batch.
 
     What the default runs: ``method="auto"`` gives the exact deficiency (equal to ``hbba`` and
@@ -110,7 +115,7 @@ def deficiency(hand, kb=None, *, method: str = "auto", exposed_melds=0, melds: i
             option, unparseable notation, ``rules`` not in :data:`RULES` (or ``"riichi"`` with
             ``melds`` other than 4 or with a ``missing_suit``).
     """
-    form = check_rules(rules, melds)
+    form = 0 if rules is _BASIC else check_rules(rules, melds)
     if form:
         # Riichi: melds-and-pair, seven distinct pairs, thirteen orphans
         if missing_suit is not None:

@@ -907,16 +907,21 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
  * variant is one add; closed_value: the deficiency from their sum), the twin of
  * ``mjenv/deficiency/seven_pairs.py``. Applied after seat_features (and after the memo, which keeps
  * the melds-and-pair features). */
-/* The features of one seat (seat_features' outputs, updated in place) with seven pairs (form 1:
- * distinct pairs, 2: a four of a kind is two pairs). Each draw moves either deficiency by at most one,
- * so a draw lowers min(o, s) exactly when it lowers the smaller (either, on a tie): the draws of the
- * melds-and-pair half are seat_features' effective bits. The effective count after discarding t on a
- * tie needs those bits of H - t, which seat_features of H - t (no discard turn) gives. The claims and
- * a concealed kong leave a declared meld: those rows keep melds-and-pair; the added-kong rows are the
- * hand minus t, as a discard. */
+/* The features of one seat (seat_features' outputs, updated in place) with a closed-hand form (1:
+ * seven distinct pairs, 2: a four of a kind is two pairs, 3: seven distinct pairs or thirteen
+ * orphans). Each draw moves either deficiency by at most one, so a draw lowers min(o, s) exactly when
+ * it lowers the smaller (either, on a tie): the draws of the melds-and-pair half are seat_features'
+ * effective bits. The effective count after discarding t on a tie needs those bits of H - t, which
+ * discard_features leaves per t in an AfterDiscard: ``ad``, the memo's last discard turn, when it is
+ * this seat's (the whole input compared), else one seat_features of the discard turn computes them
+ * for every t at once. The claims and a concealed kong leave a declared meld: those rows keep
+ * melds-and-pair; the added-kong rows are the hand minus t, as a discard. */
 static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *hand, const int8_t *kb, int m,
                              int discard_turn, int32_t *out_def, int32_t *out_disc, uint8_t *out_eff,
-                             int64_t *out_count, int32_t *out_count_after, int32_t *out_kong) {
+                             int64_t *out_count, int32_t *out_count_after, int32_t *out_kong,
+                             const AfterDiscard *ad) {
+    AfterDiscard own;
+    const AfterDiscard *rows_t = NULL; /* per held t, the melds-and-pair effective draws of H - t */
     int64_t offers[34], total = 0;
     for (int t = 0; t < T; t++) total += offers[t] = closed_offers(form, t, hand[t], hand[t] + kb[t]);
     int o = *out_def, s = closed_value(form, total);
@@ -952,14 +957,21 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
             for (int u = 0; u < T; u++) c += sp_eff[u] ? kb[u] : 0;
             if (st == ot) c = out_count_after[t]; /* a tie with no seven-pairs draw: the ordinary count */
         } else { /* a tie: the draws that lower either half of H - t */
-            int8_t rest[34];
-            int32_t d, disc[34], claim[5], ca[34], kong[34];
-            uint8_t eff[34];
-            int64_t cnt;
-            memcpy(rest, hand, (size_t)T);
-            rest[t]--;
-            seat_features(tb, NULL, T, rest, kb, m, 0, -1, 0, &d, disc, eff, &cnt, claim, ca, kong, NULL, NULL, NULL);
-            for (int u = 0; u < T; u++) c += (eff[u] || sp_eff[u]) ? kb[u] : 0;
+            if (rows_t == NULL) { /* discard_features' bits of every H - t: the memo's, or computed once */
+                if (ad && ad->used && ad->T == T && ad->m == m && !memcmp(ad->hand, hand, (size_t)T) &&
+                    !memcmp(ad->kb, kb, (size_t)T)) {
+                    rows_t = ad;
+                } else {
+                    int32_t d, disc[34], claim[5], ca[34], kong[34];
+                    uint8_t eff[34];
+                    int64_t cnt;
+                    own.used = 0;
+                    seat_features(tb, NULL, T, hand, kb, m, 1, -1, 0, &d, disc, eff, &cnt, claim, ca, kong, &own,
+                                  NULL, NULL);
+                    rows_t = &own;
+                }
+            }
+            for (int u = 0; u < T; u++) c += ((rows_t->eff[t] >> u & 1) || sp_eff[u]) ? kb[u] : 0;
         }
         out_count_after[t] = (int32_t)c;
     }
@@ -1101,7 +1113,10 @@ static void memo_store(MemoEntry *e, int T, const uint8_t *key, int32_t def, con
 static void seat_features_memo(Memo *memo, int seat, const Tables *tb, int T, const int8_t *hand, const int8_t *kb,
                                int m, int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
                                int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
-                               int32_t *out_count_after, int32_t *out_kong) {
+                               int32_t *out_count_after, int32_t *out_kong, AfterDiscard *scratch) {
+    /* the discard turn's rows of H - t go to the memo's record, or without a memo to ``scratch`` (NULL:
+     * nowhere) */
+    AfterDiscard *ad = memo ? &memo->after : scratch;
     uint8_t key[KEY_BYTES], codes[34];
     int rows[4][2];
     seat_codes(T, hand, kb, codes);
@@ -1115,8 +1130,7 @@ static void seat_features_memo(Memo *memo, int seat, const Tables *tb, int T, co
         const SeatRecord *prior = seat_prior(rec, T, hand, kb, m);
         if (T == 27) prefetch_seat(tb, pc, rows, hand, kb, m, discard_turn, prior ? prior->eff : ~0ull);
         if (seat_features(tb, pc, T, hand, kb, m, discard_turn, claim_tile, chow_ok, out_def, out_disc, out_eff,
-                          out_count, out_claim, out_count_after, out_kong, memo ? &memo->after : NULL, prior,
-                          (const int(*)[2])rows))
+                          out_count, out_claim, out_count_after, out_kong, ad, prior, (const int(*)[2])rows))
             memo->prior_hits++;
     }
     if (served != 1) memo_store(e, T, key, *out_def, out_disc, out_eff, *out_count, out_count_after, out_kong);
@@ -1234,17 +1248,21 @@ static PyObject *py_features(PyObject *self, PyObject *args) {
         }
     }
     Tables tb = {left.buf, right.buf, h4.buf, h3.buf};
-    for (Py_ssize_t s = 0; s < S; s++)
-        seat_features_memo(memo, (int)(s & 3), &tb, (int)T, H + s * T, K + s * T, (int)M[s], DT[s], C[s] < 0 ? -1 : (int)C[s], CO[s],
-                           (int32_t *)o_def.buf + s, (int32_t *)o_disc.buf + s * T, (uint8_t *)o_eff.buf + s * T,
-                           (int64_t *)o_cnt.buf + s, (int32_t *)o_claim.buf + s * 5, (int32_t *)o_ca.buf + s * T,
-                           (int32_t *)o_kong.buf + s * T);
-    if (form) /* seven pairs: after the memo, which keeps the melds-and-pair features */
-        for (Py_ssize_t s = 0; s < S; s++)
-            if (M[s] == melds)
-                seven_pairs_seat(&tb, (int)T, form, H + s * T, K + s * T, (int)M[s], DT[s], (int32_t *)o_def.buf + s,
-                                 (int32_t *)o_disc.buf + s * T, (uint8_t *)o_eff.buf + s * T, (int64_t *)o_cnt.buf + s,
-                                 (int32_t *)o_ca.buf + s * T, (int32_t *)o_kong.buf + s * T);
+    AfterDiscard scratch; /* without a memo, where the closed form finds the discard turn's rows */
+    scratch.used = 0;
+    for (Py_ssize_t s = 0; s < S; s++) {
+        seat_features_memo(memo, (int)(s & 3), &tb, (int)T, H + s * T, K + s * T, (int)M[s], DT[s],
+                           C[s] < 0 ? -1 : (int)C[s], CO[s], (int32_t *)o_def.buf + s, (int32_t *)o_disc.buf + s * T,
+                           (uint8_t *)o_eff.buf + s * T, (int64_t *)o_cnt.buf + s, (int32_t *)o_claim.buf + s * 5,
+                           (int32_t *)o_ca.buf + s * T, (int32_t *)o_kong.buf + s * T, form ? &scratch : NULL);
+        /* a closed-hand form: after the memo, which keeps the melds-and-pair features, and right after
+         * the seat, so that the last discard turn's rows (the memo's, or scratch) are this seat's */
+        if (form && M[s] == melds)
+            seven_pairs_seat(&tb, (int)T, form, H + s * T, K + s * T, (int)M[s], DT[s], (int32_t *)o_def.buf + s,
+                             (int32_t *)o_disc.buf + s * T, (uint8_t *)o_eff.buf + s * T, (int64_t *)o_cnt.buf + s,
+                             (int32_t *)o_ca.buf + s * T, (int32_t *)o_kong.buf + s * T,
+                             memo ? &memo->after : &scratch);
+    }
     result = Py_None;
     Py_INCREF(result);
 done:
@@ -1618,7 +1636,8 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
             for (int s = 0; s < 4; s++)
                 if (st[FI[2] + s] == plan->melds)
                     seven_pairs_seat(&tb, T, plan->seven, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, &def_s[s],
-                                     after_disc[s], eff[s], &count[s], count_after[s], after_kong[s]);
+                                     after_disc[s], eff[s], &count[s], count_after[s], after_kong[s],
+                                     memo ? &memo->after : NULL);
         for (int s = 0; s < 4; s++) /* discarding a missing-suit tile leaves the deficiency and count as they are */
             if (miss[s] >= 0 && st[FI[3] + s])
                 for (int t = 9 * miss[s]; t < 9 * miss[s] + 9; t++)

@@ -52,8 +52,10 @@ SEVEN_PAIRS = (None, "distinct", "fours", "riichi")
 INCOMPLETABLE = 99
 #: The thirteen orphans' tile ids (terminals 1 and 9 of each suit, then the seven honours).
 ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
-#: Fields of the count vector: the seven-pairs offers of cost 0, 1, 2, then the orphans with
-#: ``a >= 1``, with ``h == 0``, with ``h >= 2`` and with ``a >= 2`` (``a = h + KB``).
+#: Fields of the count vector, 8 bits each in one int64 (as ``_closed.h`` packs them): the seven-pairs
+#: offers of cost 0, 1, 2, then the orphans with ``a >= 1``, with ``h == 0``, with ``h >= 2`` and with
+#: ``a >= 2`` (``a = h + KB``). Packed vectors add and subtract as integers: any sum of them whose fields
+#: all lie in 0..255 unpacks to the sum of the vectors.
 NUM_FIELDS = 7
 
 
@@ -94,48 +96,49 @@ def form_rows(forms) -> list[tuple[int, np.ndarray]]:
 
 
 def offer_table(form: int) -> np.ndarray:
-    """int64[34, 5, 5, NUM_FIELDS]: ``[t, h, a]`` is what tile t held h times with a available
-    (h + KB; entries with a < h are never read) adds to the count vector of :func:`from_counts`."""
-    out = np.zeros((34, 5, 5, NUM_FIELDS), dtype=np.int64)
+    """int64[34, 5, 5]: ``[t, h, a]`` is the packed count vector (:data:`NUM_FIELDS`) that tile t held h
+    times with a available (h + KB; entries with a < h are never read) adds; :func:`from_counts`
+    reads their sum."""
+    fields = np.zeros((34, 5, 5, NUM_FIELDS), dtype=np.int64)
     for h in range(5):
         for a in range(h, 5):
             if a >= 2:
-                out[:, h, a, max(0, 2 - h)] += 1  # the first pair
+                fields[:, h, a, max(0, 2 - h)] += 1  # the first pair
             if form == 2 and a >= 4:
-                out[:, h, a, max(0, 4 - h) - max(0, 2 - h)] += 1  # the second pair of a four
+                fields[:, h, a, max(0, 4 - h) - max(0, 2 - h)] += 1  # the second pair of a four
             if form == 3:
-                orphan = out[list(ORPHANS), h, a]
-                orphan[:, 3:] += (a >= 1, h == 0, h >= 2, a >= 2)
-                out[list(ORPHANS), h, a] = orphan
-    return out
+                fields[list(ORPHANS), h, a, 3:] += (a >= 1, h == 0, h >= 2, a >= 2)
+    return (fields << (8 * np.arange(NUM_FIELDS))).sum(axis=-1)
 
 
 _OFFERS = {form: offer_table(form) for form in range(1, len(SEVEN_PAIRS))}
 
 
 def from_counts(n: np.ndarray, form: int = 1) -> np.ndarray:
-    """Deficiency from count vectors: the seven cheapest pair offers, and (form 3) thirteen orphans.
+    """Deficiency from summed count vectors: the seven cheapest pair offers, and (form 3) thirteen
+    orphans.
 
     Args:
-        n: int[..., NUM_FIELDS] summed :func:`offer_table` entries.
+        n: int64[...] sums of :func:`offer_table` entries (packed, 8 bits a field).
         form: the form's code (1..3).
 
     Returns:
         int32[...]; ``INCOMPLETABLE`` where no pattern of the form fits.
     """
-    n0, n1, n2 = n[..., 0], n[..., 1], n[..., 2]
+    n = np.asarray(n, dtype=np.int64)
+    n0, n1, n2 = n & 255, (n >> 8) & 255, (n >> 16) & 255
     need = np.maximum(7 - n0, 0)
     ones = np.minimum(n1, need)
     out = np.where(n0 + n1 + n2 < 7, INCOMPLETABLE, ones + 2 * (need - ones))
     if form == 3:
-        present, missing, doubled, two = n[..., 3], n[..., 4], n[..., 5], n[..., 6]
+        present, missing, doubled, two = ((n >> shift) & 255 for shift in (24, 32, 40, 48))
         orphans = np.where((present < 13) | (two == 0), INCOMPLETABLE, missing + (doubled == 0))
         out = np.minimum(out, orphans)
     return out.astype(np.int32)
 
 
 def _lookup(form: int, h: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """The count vectors of every tile of rows: int64[..., T, NUM_FIELDS] for h, a int[..., T]."""
+    """The packed count vectors of every tile of rows: int64[..., T] for h, a int[..., T]."""
     return _OFFERS[form][np.arange(h.shape[-1]), h, a]
 
 
@@ -157,7 +160,7 @@ def seven_pairs_deficiency(hands, kbs, seven_pairs: str = "fours") -> np.ndarray
     if form == 0:
         raise ValueError(f"seven_pairs_deficiency needs a form, one of {SEVEN_PAIRS[1:]}, not None")
     h = np.asarray(hands, dtype=np.int64)
-    return from_counts(_lookup(form, h, h + np.asarray(kbs, dtype=np.int64)).sum(axis=-2), form)
+    return from_counts(_lookup(form, h, h + np.asarray(kbs, dtype=np.int64)).sum(axis=-1), form)
 
 
 def variants(hands: np.ndarray, kbs: np.ndarray, form: int, discard_draw: bool) -> dict[str, np.ndarray]:
@@ -177,10 +180,10 @@ def variants(hands: np.ndarray, kbs: np.ndarray, form: int, discard_draw: bool) 
     h = np.asarray(hands, dtype=np.int64)
     a = h + np.asarray(kbs, dtype=np.int64)
     hd, ad = np.maximum(h - 1, 0), np.maximum(a - 1, 0)  # clipped where the variant does not apply
-    own = _lookup(form, h, a)  # (S, T, F)
-    total = own.sum(axis=1)  # (S, F)
+    own = _lookup(form, h, a)  # (S, T) packed
+    total = own.sum(axis=1)  # (S,)
     d_draw = _lookup(form, np.minimum(h + 1, 4), a) - own  # the change of tile u's counts when u is drawn
-    after = total[:, None] + _lookup(form, hd, ad) - own  # (S, T, F): t discarded, one fewer held and available
+    after = total[:, None] + _lookup(form, hd, ad) - own  # (S, T): t discarded, one fewer held and available
     out = {
         "now": from_counts(total, form),
         "draw": from_counts(total[:, None] + d_draw, form),
