@@ -31,7 +31,7 @@ setup(
         Extension(
             "mjenv.deficiency._kernel",
             ["mjenv/deficiency/_kernel.c"],
-            depends=["mjenv/deficiency/_minplus.h", "mjenv/deficiency/_closed.h"],
+            depends=["mjenv/deficiency/_minplus.h", "mjenv/deficiency/_closed.h", "mjenv/deficiency/_kernel_api.h"],
             extra_compile_args=["-O3", "-std=c99"],
             optional=True,
         ),
@@ -51,7 +51,9 @@ setup(
         Extension(
             "mjenv.game._step",
             ["mjenv/game/_step.c"],
-            extra_compile_args=["-O3", "-std=c99"],
+            depends=["mjenv/deficiency/_kernel_api.h"],
+            extra_compile_args=["-O3", "-std=c99", "-pthread"],
+            extra_link_args=["-pthread"],
             optional=True,
         ),
         Extension(

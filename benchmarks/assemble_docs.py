@@ -37,6 +37,7 @@ SECTIONS = [
     "batch_step.md",
     "peers.md",
     "one_writer.md",
+    "contract.md",
     "baselines.md",
     "taiwan16.md",
     "seven_pairs.md",

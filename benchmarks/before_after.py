@@ -11,6 +11,9 @@ compiled modules are built in place runs on its own code whatever the interprete
 ``mjenv single`` row of the peers benchmark), steps per CPU-second and CPU us per step.
 ``--peers-vector N``: instead, ``peers_speed.py``'s vector loop at N tables (``run_vector``: the
 ``mjenv vector N`` row, its random sampling included), table-steps per CPU-second and CPU us per table-step.
+``--peers``: both of those (the lean loop and ``vector_env(64)``) and RiichiEnv's loop of ``peers_speed.py``
+(``run_riichienv``) in every repeat, each repeat's ratios to RiichiEnv printed (hands per CPU-second; a vector
+env's hands/s is its table-steps/s over the lean loop's steps per hand in that repeat), then the ranges.
 
 Run (old = the tree before a change, e.g. ``git worktree add /tmp/old <commit>`` with its own venv)::
 
@@ -43,14 +46,62 @@ from benchmarks.peers_speed import run_single
 run_single(2, 10_000)  # warm-up
 t0 = time.process_time()
 hands, steps = run_single({hands}, 0)
-print(steps / (time.process_time() - t0))
+print(steps / hands, steps / (time.process_time() - t0))
 """
 
 
 def _lean(python: str, tree: str, hands: int, env: dict) -> dict[str, float]:
     out = subprocess.run([python, "-c", _LEAN.format(hands=hands)], capture_output=True, text=True, check=True,
                          env=env, cwd=tree).stdout
-    return {"parallel_env lean loop steps/s": float(out.split()[-1])}
+    per_hand, rate = out.split()[-2:]
+    return {"parallel_env lean loop steps/s": float(rate), "steps per hand": float(per_hand)}
+
+
+_RIICHI = """
+import time
+from benchmarks.peers_speed import run_riichienv
+run_riichienv(2, 10_000)  # warm-up
+t0 = time.process_time()
+hands, steps = run_riichienv({hands}, 0)
+print(hands / (time.process_time() - t0))
+"""
+
+
+def _riichienv(python: str, tree: str, hands: int, env: dict) -> float:
+    """RiichiEnv's hands per CPU-second in peers_speed.py's loop (every observation encoded)."""
+    out = subprocess.run([python, "-c", _RIICHI.format(hands=hands)], capture_output=True, text=True, check=True,
+                         env=env, cwd=tree).stdout
+    return float(out.split()[-1])
+
+
+def _peers(a, trees: list[tuple[str, str, str]], env: dict) -> None:
+    """``--peers``: RiichiEnv, then each tree's lean loop and vector_env(64), every repeat; ratios per repeat."""
+    rows = []  # (repeat, riichienv hands/s, {tree: (lean hands/s, vector hands/s, lean steps/s, vector steps/s)})
+    for r in range(a.repeats):
+        riichi = _riichienv(trees[-1][1], trees[-1][2], a.hands, {**env, "PYTHONPATH": trees[-1][2]})
+        got = {}
+        for name, python, tree in trees:
+            here = {**env, "PYTHONPATH": tree}
+            lean = _lean(python, tree, a.hands, here)
+            vec = next(iter(_peers_vector(python, tree, 64, a.table_steps, here).values()))
+            per_hand = lean["steps per hand"]
+            got[name] = (lean["parallel_env lean loop steps/s"] / per_hand, vec / per_hand,
+                         lean["parallel_env lean loop steps/s"], vec)
+        rows.append((r, riichi, got))
+        print(f"repeat {r + 1}: RiichiEnv {riichi:,.0f} hands/s; " + "; ".join(
+            f"{n}: parallel_env {g[0]:,.0f} hands/s ({g[0] / riichi:.2f}x, {1e6 / g[2]:.2f} us/step), "
+            f"vector_env(64) {g[1]:,.0f} hands/s ({g[1] / riichi:.2f}x, {1e6 / g[3]:.2f} us/table-step)"
+            for n, g in got.items()), flush=True)
+    print(f"\n{a.repeats} repeats, per CPU second; ratio = mjenv hands/s / RiichiEnv hands/s of the same repeat")
+    print("| tree | parallel_env / RiichiEnv | vector_env(64) / RiichiEnv | parallel_env us/step (best) | "
+          "vector_env(64) us/table-step (best) |")
+    print("|---|---|---|---|---|")
+    for name, _, _ in trees:
+        lean = [g[name][0] / riichi for _, riichi, g in rows]
+        vec = [g[name][1] / riichi for _, riichi, g in rows]
+        print(f"| {name} | {min(lean):.2f}-{max(lean):.2f}x (median {sorted(lean)[len(lean) // 2]:.2f}x) | "
+              f"{min(vec):.2f}-{max(vec):.2f}x (median {sorted(vec)[len(vec) // 2]:.2f}x) | "
+              f"{1e6 / max(g[name][2] for *_, g in rows):.2f} | {1e6 / max(g[name][3] for *_, g in rows):.2f} |")
 
 
 _PEERS_VECTOR = """
@@ -92,10 +143,15 @@ def main() -> None:
     p.add_argument("--lean", action="store_true", help="only the lean single-env loop of peers_speed.py")
     p.add_argument("--peers-vector", type=int, metavar="N", help="only peers_speed.py's vector loop at N tables")
     p.add_argument("--table-steps", type=int, default=64_000, help="table-steps of a --peers-vector run")
+    p.add_argument("--peers", action="store_true", help="RiichiEnv, the lean loop and vector_env(64), every repeat")
     a = p.parse_args()
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     if a.numpy:
         env["MJENV_NO_KERNEL"] = "1"
+    if a.peers:
+        _peers(a, [(name, os.path.abspath(py) if os.sep in py else py, os.path.abspath(tree))
+                   for name, py, tree in (("old", a.old_python, a.old), ("new", a.new_python, a.new))], env)
+        return
     best: dict[str, dict[str, float]] = {"old": {}, "new": {}}
     for _ in range(a.repeats):
         for name, python, tree in (("old", a.old_python, a.old), ("new", a.new_python, a.new)):
@@ -110,7 +166,8 @@ def main() -> None:
                 rates = _env_speed(python, tree, a.hands, here)
                 rates |= _vector_speed(python, tree, a.num_envs, a.vector_hands, here)
             for k, v in rates.items():
-                best[name][k] = max(best[name].get(k, 0.0), v)
+                if k != "steps per hand":
+                    best[name][k] = max(best[name].get(k, 0.0), v)
     print(f"repeats={a.repeats} path={'numpy' if a.numpy else 'kernel'} (best of the repeats, per CPU second)")
     print("| measure | old | new | new / old |")
     print("|---|---|---|---|")

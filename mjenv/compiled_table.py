@@ -3,17 +3,17 @@
 ``mjenv.parallel_env()`` and ``mjenv.env()`` step one table. On the Python engine that table is a
 :class:`mjenv.tables._Table` over a ``mjenv.game.Game``: about 7 us of Python per step to move the
 game, plus the observation writer's Python that reads the game. :class:`CompiledTable` is the same
-table on :class:`mjenv.game.batch.BatchGames` with one table: the move and its state record are one
-C call, the observation the kernel's ``observe`` on that record: what the vector env does for N tables
-(:mod:`mjenv.vector_batch`), with N = 1 and no numpy temporaries. The parallel env's step for
-well-formed legal actions is a single C call (:data:`parallel_step`: check, move, record, observe,
-rewards and the five returned dicts), and so is the AEC env's table step (:meth:`CompiledTable.step_checked`).
+table on :class:`mjenv.game.batch.BatchGames` with one table: a step of well-formed legal actions is
+one C call (``_step.step_observe``: check, move, state record, the observation writer) that returns
+arrays (observations, masks, phase, acting seats, deficiencies); what they mean to the agents (rewards
+with the shaping term, infos, termination) is :mod:`mjenv.contract`'s, as on every other road
+(:meth:`CompiledTable.step_quick`).
 
 It is a :class:`~mjenv.tables._Table` (the checks, ``choose``, ``infos`` and the errors are that class's,
 so the messages are the same) whose state lives in the arrays. The ``Game`` the envs expose
 (``env.game``: rendering, ``log_dir``, tests) is rebuilt on demand: the hand's deal (its seed, or the
-dealt ``Game`` of a reset with options) replayed through ``Game._advance`` with the actions the table
-took, only the steps not yet replayed; reading it every step costs one Python step each, never
+dealt ``Game`` of a reset with options) replayed through ``Game._advance`` with the moves the C table
+logged, only the steps not yet replayed; reading it every step costs one Python step each, never
 reading it costs nothing. Everything the envs return equals the Python engine's byte for byte
 (``tests/test_compiled_table.py`` plays both side by side).
 
@@ -26,25 +26,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from mjenv import AGENTS
+from mjenv.contract import NEEDS_OF_BITS, shape_seats
+from mjenv.contract import infos as _infos
 from mjenv.game import batch as _batch
 from mjenv.game.actions import Phase
 from mjenv.game.batch import RECORD_FIELDS, SCALARS, BatchGames
-from mjenv.tables import _NEG_POTENTIAL, _check_options, _Table, deal_game, game_seed_of
+from mjenv.tables import _check_options, _Table, deal_game, game_seed_of
 
-__all__ = ["ENGINES", "CompiledTable", "single_table"]
+__all__ = ["ENGINES", "OMITTED", "CompiledTable", "single_table"]
 
-#: The PettingZoo envs' engines (``parallel_env(engine=...)``, as ``mjenv.vector_env``'s).
+#: The envs' engines (``parallel_env(engine=...)``, ``mjenv.env(engine=...)``, ``vector_env(engine=...)``).
 ENGINES = ("auto", "compiled", "python")
+#: What :meth:`CompiledTable.step_quick` takes for a seat without an action (it takes PASS unless it must act).
+OMITTED = object()
 # BatchGames.scalars columns and the phases, named where they are defined
-_PHASE, _LAST_DISCARDER, _ACTING = (SCALARS.index(n) for n in ("phase", "last_discarder", "_acting"))
+_LAST_DISCARDER = SCALARS.index("last_discarder")
 _CLAIM, _ROB_KONG, _END = int(Phase.CLAIM), int(Phase.ROB_KONG), int(Phase.END)
 #: the seats of each acting-seat bit set, ascending (``Game.acting_seats``)
 _SEATS_OF_BITS = tuple(tuple(s for s in range(4) if b >> s & 1) for b in range(16))
-#: what ``_step.step_env`` writes: the observation and info keys (mjenv.env's), the table's attributes
-_ENV_KEYS = ("observation", "action_mask", "seat", "needs_action", "deficiency", "potential", "illegal_action",
-             "scores", "winners")
-_ENV_ATTRS = ("obs", "masks", "deficiency", "acting", "_phase", "_taken", "ended_by_illegal")
+_step = _batch._step
 
 
 class CompiledTable(_Table):
@@ -76,15 +76,34 @@ class CompiledTable(_Table):
             raise ValueError(f"the compiled step cannot fill the state fields {sorted(unknown)}")
         layout = np.array([start[f] for f in RECORD_FIELDS] + [spec.state_size], dtype=np.int32)
         self._record = np.empty(spec.state_size, dtype=np.int16)
-        # the table's arrays bound once in C (step_one / record_one: no buffer exports per step); a C
-        # handle, so copies and pickles bind their own (__getstate__)
+        # the table's arrays and the writer bound once in C (no buffer exports per step); C handles, so copies
+        # and pickles bind their own (__setstate__)
         self._bind_args = (b._params, layout, b.tiles, b.wall, b.discards, b.num_discards, b.meld_table,
                            b.melds_declared, b.won, b.scores, b.masks, b.scalars, b.dealer, self._record)  # fmt: skip
-        self._bound = self._env = None
-        self._masks = b.masks[0]
-        self._scalars = b.scalars[0]
+        self._bind()
         self._phase = _END
-        self._taken: list[list[int]] = []  # this hand's moves, each the four seats' actions (Game._advance's)
+        self._bits = 0  # the acting-seat bit set
+        self._def = (0, 0, 0, 0)  # the seats' deficiencies (Python ints)
+        self._log_prefix: list[list[int]] = []  # moves of this hand logged before a copy (the C log holds the rest)
+
+    def _bind(self) -> None:
+        self._bound = _step.bind_one(*self._bind_args)
+        self._observer = _step.bind_observer(self._bound, self.spec._records_plan, [self.memo], np.empty, np.integer,
+                                             OMITTED)  # fmt: skip
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_log_prefix"] = self._moves()
+        del state["_bound"], state["_observer"]  # C handles of this table's arrays: a copy binds its own
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind()
+
+    def _moves(self) -> list[list[int]]:
+        """This hand's moves so far, each the four seats' actions (``Game._advance``'s)."""
+        return self._log_prefix + _step.taken(self._bound, 0)
 
     # -- the Game, rebuilt on demand --------------------------------------------------------------
 
@@ -99,9 +118,10 @@ class CompiledTable(_Table):
 
             game = self._game = Game(rules=self.rules, seed=self._deal, dealer=0)
             self._replayed = 0
-        for chosen in self._taken[self._replayed:]:
+        moves = self._moves()
+        for chosen in moves[self._replayed:]:
             game._advance(chosen)
-        self._replayed = len(self._taken)
+        self._replayed = len(moves)
         return game
 
     @game.setter
@@ -130,8 +150,9 @@ class CompiledTable(_Table):
             self.np_random, game = deal_game(self.rules, self.np_random, seed, options)
             self.batch.load(0, game)
             self._deal, self._game, self._replayed = game.seed, game, 0
-        self._taken = []
-        self._phase = int(self._scalars[_PHASE])
+        _step.clear_taken(self._bound)
+        self._log_prefix = []
+        self._phase = _END  # observe_now() reads the state
         self.ended_by_illegal = False
         self.illegal_seats = []
 
@@ -139,49 +160,28 @@ class CompiledTable(_Table):
         raise NotImplementedError("a CompiledTable deals its own hands (deal())")
 
     def observe_now(self) -> None:
-        """Writes the current state's observations, deficiencies, masks and acting seats (fresh arrays)."""
-        self._observe(_batch._step.record_one(self._bound or self._bind()))
+        """Observes the current state (fresh arrays)."""
+        self.obs, self.masks, self._phase, self._bits, self._def, _, _ = _step.observe_state(self._observer)
 
-    def _observe(self, phase: int) -> None:
-        """The observations of the state whose record ``step_one`` / ``record_one`` just wrote."""
-        self._phase = phase
-        obs = np.empty((4, self.spec.size), dtype=np.float32)
-        deficiency = np.empty(4, dtype=np.int32)
-        self.spec._kernel_observe_records(self._record, [self.memo], obs, deficiency)
-        self.obs, self.deficiency = obs, deficiency
-        self.masks = self._masks.copy()
-        self.acting = list(_SEATS_OF_BITS[self._scalars[_ACTING]])
+    @property
+    def deficiency(self) -> np.ndarray:
+        """int32[4] the seats' deficiencies in the current state."""
+        return np.array(self._def, dtype=np.int32)
 
-    def _bind(self):
-        self._bound = _batch._step.bind_one(*self._bind_args)
-        return self._bound
+    @property
+    def acting(self) -> list[int]:
+        """The acting seats (a fresh list; empty once the hand is over)."""
+        return [] if self.ended_by_illegal else list(_SEATS_OF_BITS[self._bits])
 
-    def _bind_env(self):
-        """The env step bound once in C (``_step.bind_env``; :func:`parallel_step` calls this the first time):
-        what it writes and the names it uses."""
-        spec = self.spec
-        self._env = _batch._step.bind_env(
-            self._bound or self._bind(), spec._kernel_observe_records, self._record, [self.memo], np.empty,
-            np.dtype(np.float32), np.empty(4, dtype=np.int32), self._masks, np.integer, spec.size, tuple(AGENTS),
-            _ENV_KEYS, _ENV_ATTRS, _NEG_POTENTIAL, self.shaping is not None, self.gamma)  # fmt: skip
-        return self._env
-
-    def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        state["_bound"] = state["_env"] = None  # C handles of this table's arrays: a copy binds its own
-        del state["_masks"], state["_scalars"]  # views of the batch's rows: the copy's own (__setstate__)
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._masks, self._scalars = self.batch.masks[0], self.batch.scalars[0]
+    def finish(self) -> None:
+        pass  # acting follows the arrays: empty at the end of a hand
 
     @property
     def over(self) -> bool:
         return self.ended_by_illegal or self._phase == _END
 
     def _window_discarder(self) -> int:  # _Table.answering's, from the batch's scalars
-        return int(self._scalars[_LAST_DISCARDER]) if self._phase == _CLAIM or self._phase == _ROB_KONG else -1
+        return int(self.batch.scalars[0, _LAST_DISCARDER]) if self._phase in (_CLAIM, _ROB_KONG) else -1
 
     # -- the move ---------------------------------------------------------------------------------
 
@@ -194,34 +194,45 @@ class CompiledTable(_Table):
             chosen[s] = actions[s]
         self.advance(chosen)
 
-    def step_checked(self, chosen: list[int]) -> tuple[list[float], dict]:
-        """The AEC env's step (it checks the actions as it collects them), in one C call
-        (``_step.step_seats``): ``chosen[s]`` is seat s's legal action (PASS for the seats not acting).
+    def step_quick(self, chosen: list) -> tuple | None:
+        """One step of well-formed legal actions in one C call (``_step.step_observe``), and what it means to the
+        agents (:mod:`mjenv.contract`).
+
+        Args:
+            chosen: the four seats' actions (ints, numpy integers), :data:`OMITTED` for a seat without one.
 
         Returns:
-            (the four seats' rewards as :func:`parallel_step` computes them, :meth:`infos`).
+            (obs, masks, rewards: 4 floats, over, infos) of the new state, fresh; obs and masks are the four
+            rows (views) of float32[4, size] and int8[4, A];
+            None, with nothing changed, when the actions need the checks of :func:`mjenv.tables.step_tables`
+            (one not an int in the action space or not legal, an acting seat omitted, the hand over).
         """
-        return _batch._step.step_seats(self, *chosen)
+        if self.ended_by_illegal:
+            return None
+        out = _step.step_observe(self._observer, *chosen)
+        if out is None:
+            return None
+        before = self._def
+        self.obs, self.masks, phase, bits, d, obs, masks = out
+        self._phase, self._bits, self._def = phase, bits, d
+        over = phase == _END
+        if over:
+            scores = self.batch.scores[0]
+            end = ((), scores, np.flatnonzero(self.batch.won[0]).tolist())
+            rewards = [float(x) for x in scores.tolist()]
+        else:
+            end, rewards = None, [0.0, 0.0, 0.0, 0.0]
+        if self.shaping is not None:
+            rewards = shape_seats(rewards, before, d, over, self.gamma)
+        return obs, masks, rewards, over, _infos(d, NEEDS_OF_BITS[bits], over, end)
 
     def advance(self, chosen: list[int]) -> None:
         """One C step with checked actions (``chosen[s]``: seat s's, PASS for the seats not acting); the new
         state is observed later (:meth:`observe_now`, by ``step_tables``)."""
-        phase = _batch._step.step_one(self._bound or self._bind(), *chosen)
+        phase = _step.step_one(self._bound, *chosen)
         if phase < 0:
             raise RuntimeError("mjenv.compiled_table: the C step refused actions the legal masks allow")
-        self._taken.append(chosen)
         self._phase = phase
-
-
-#: The parallel env's step on a :class:`CompiledTable` for well-formed legal actions, in one C call:
-#: ``parallel_step(table, actions) -> (observations, rewards, terminations, truncations, infos) | None``
-#: (``_step.step_env``; actions: the parallel env's ``{agent: action}``). The tuple is what ``mjenv.env``
-#: returns (rewards: the scores at the end of the hand plus the shaping term, as
-#: :func:`mjenv.tables.step_tables` computes them; observations and masks fresh arrays). None, with nothing
-#: changed, when the actions need that function's checks: not a dict, a key that is not an agent, an action
-#: that is not an int (numpy integers included) in the action space or not legal, an acting seat left out,
-#: or the hand over. Logging the finished hand is the caller's (``PythonTables.finish``).
-parallel_step = _batch._step.step_env if _batch.available() else None
 
 
 def single_table(engine: str, rules, observation, shaping, gamma, illegal_action) -> _Table:

@@ -174,7 +174,8 @@ from pettingzoo.utils import wrappers
 
 from mjenv import AGENTS, rulesets
 from mjenv._extras import reject_unknown_keywords
-from mjenv.compiled_table import CompiledTable, parallel_step, single_table
+from mjenv.compiled_table import OMITTED, CompiledTable, single_table
+from mjenv.contract import leaving, parallel_dicts
 from mjenv.game.actions import CLAIM_NAMES, ActionLayout
 from mjenv.observation import ObservationSpec
 
@@ -363,16 +364,24 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
 
     def step(self, actions: dict[str, Any]):
         t = self._table
-        # a compiled table moves on well-formed legal actions in one C call that builds the
-        # five dicts (None: the checks below)
-        if self._quick:
-            out = parallel_step(t, actions)
+        # a compiled table moves on well-formed legal actions in one C call that returns arrays; the dicts are
+        # mjenv.contract's (None: the checks below)
+        if self._quick and type(actions) is dict:
+            chosen = [OMITTED, OMITTED, OMITTED, OMITTED]
+            try:
+                for a, x in actions.items():
+                    chosen[_SEAT[a]] = x
+            except (KeyError, TypeError):  # not an agent: the checks below say so
+                out = None
+            else:
+                out = t.step_quick(chosen)
             if out is not None:
-                if out[2][_A0]:  # terminated: the hand is over
+                if out[3]:  # the hand is over
                     self.agents = []
                     self._tables.finish([0])  # step_tables' end of a hand: the log
-                self._rendered()
-                return out
+                if self.render_mode == "human":
+                    self._output.render(t)
+                return parallel_dicts(*out)
         self._check_started()
         if not self.agents:
             raise ValueError("step() after the hand ended; call reset()")
@@ -383,34 +392,24 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
                 raise ValueError(f"unknown or finished agent {a!r}; live agents: {self.agents}")
         rewards = step_tables(self._tables, [{_SEAT[a]: x for a, x in actions.items()}]).rewards[0].tolist()
         over = t.over  # the hand was live before this step
-        # rows by unpacking (one pass over each array, no per-row indexing) into dict literals
-        (o0, o1, o2, o3), (m0, m1, m2, m3) = t.obs, t.masks
-        obs = {_A0: {"observation": o0, "action_mask": m0}, _A1: {"observation": o1, "action_mask": m1},
-               _A2: {"observation": o2, "action_mask": m2}, _A3: {"observation": o3, "action_mask": m3}}
-        r0, r1, r2, r3 = rewards
-        rew = {_A0: r0, _A1: r1, _A2: r2, _A3: r3}
-        term = dict.fromkeys(AGENTS, over)
-        trunc = dict.fromkeys(AGENTS, False)
-        infos = t.infos()
+        dicts = parallel_dicts(t.obs, t.masks, rewards, over, t.infos())
         if over:
             self.agents = []
         if t.rules.bloody:  # --- Sichuan: winners leave; the dicts hold the agents live before
-            return self._bloody_step(obs, rew, term, trunc, infos)
+            return self._bloody_step(dicts)
         self._rendered()
-        return obs, rew, term, trunc, infos
+        return dicts
 
-    def _bloody_step(self, *dicts):
+    def _bloody_step(self, dicts):
         """Bloody battle (Sichuan): a seat that has won is terminated and leaves ``agents``; every
         returned dict holds the agents that were live before this step (PettingZoo's parallel
         convention), so a winner gets its last observation, reward and ``terminated=True`` once."""
         live = [a for a in self.possible_agents if a in self._live]
-        won = self._table.game.won
-        term = dicts[2]
-        for a in live:
-            term[a] = term[a] or bool(won[_SEAT[a]])
-        self._live = self.agents = [] if not self.agents else [a for a in live if not term[a]]
+        term, self._live = leaving(live, not self.agents, self._table.game.won)
+        self.agents = self._live
         self._rendered()
-        return tuple({a: d[a] for a in live} for d in dicts)
+        obs, rew, _, trunc, infos = dicts
+        return tuple({a: d[a] for a in live} for d in (obs, rew, term, trunc, infos))
 
 
 class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC class)
@@ -469,8 +468,11 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
             chosen = [t.layout.pass_] * 4
             for s, x in pending.items():
                 chosen[s] = x
-            rewards, infos = t.step_checked(chosen)  # and the infos, in one C call
-            if t.over:
+            out = t.step_quick(chosen)
+            if out is None:
+                raise RuntimeError("mjenv.env: the compiled step refused actions the legal masks allow")
+            _, _, rewards, over, infos = out
+            if over:
                 self._tables.finish([0])  # step_tables' end of a hand: the log
         else:
             rewards = step_tables(self._tables, [{seat: a} if bad else pending]).rewards[0].tolist()

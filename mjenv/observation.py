@@ -42,6 +42,7 @@ leave that suit out). Both writers apply them inside the feature evaluation; not
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -527,7 +528,8 @@ class ObservationSpec(ViewLayout):
         # the bound plan is a C handle: copies and pickles bind their own on first use
         state = self.__dict__.copy()
         state.pop("_kernel_observe", None)
-        state.pop("_kernel_observe_records", None)  # the batch step's bound plan, also a C handle
+        state.pop("_kernel_observe_records", None)  # the compiled step's bound plan, also a C handle
+        state.pop("_records_plan", None)
         state["_rows_of"], state["_rows"] = None, ()  # the last game's views (_game_rows), not the spec's
         return state
 
@@ -560,11 +562,17 @@ class ObservationSpec(ViewLayout):
 
     # --- the same writer on state records (the compiled batch step's tables) ------------
     @cached_property
-    def _kernel_observe_records(self):
-        """The kernel's ``observe`` with a plan whose one source is the whole state record."""
+    def _records_plan(self):
+        """The kernel's bound plan whose one source is the whole state record (a C handle; ``mjenv.game._step``
+        observes its records with it)."""
         whole = replace(self.plan, fields=np.array([[0, self.state_size, 0]], dtype=np.int32),
                         scalar_start=self.state_size)
-        return _kernel.bound_observe(whole)
+        return _kernel.bind_plan(whole)
+
+    @cached_property
+    def _kernel_observe_records(self):
+        """The kernel's ``observe`` with :attr:`_records_plan`."""
+        return functools.partial(_kernel._require().observe, self._records_plan)
 
     def observe_records(self, records: np.ndarray, memos: list | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The observations of N states given as state records (the plan of :meth:`observe_many`, one call).

@@ -8,7 +8,7 @@ every policy, so optimal policies are unchanged.
 The potentials here read only the seat's own observation (the ``deficiency`` and ``effective_count``
 views: its hand under its own knowledge base), so nothing hidden enters the reward:
 
-* ``"deficiency"``: ``Phi = -min(deficiency, 15)``, exactly :func:`mjenv.env.potential` (the env's own
+* ``"deficiency"``: ``Phi = -min(deficiency, 15)``, exactly :func:`mjenv.contract.potential` (the env's own
   ``shaping="deficiency"`` and ``infos["potential"]``; 15 stands for INCOMPLETABLE).
 * ``"deficiency_tiles"``: ``Phi = -min(deficiency, 15) + TILES_WEIGHT * effective_count / (4 * T)``:
   among hands of the same deficiency, those with more unseen copies of tiles that lower it are
@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mjenv.env import POTENTIAL_CAP, check_gamma  # noqa: F401  (check_gamma: re-exported for the wrappers)
+from mjenv.contract import POTENTIAL_CAP, potential  # noqa: F401  (POTENTIAL_CAP: re-exported)
+from mjenv.env import check_gamma  # noqa: F401  (re-exported for the wrappers)
 from mjenv.observation import ObservationSpec
 
 #: Shaping names accepted by the wrappers and ``mjenv train ppo`` (None = no shaping).
@@ -73,7 +74,7 @@ class Potential:
             float64[...]: one potential per observation (a 0-d array for one observation).
         """
         obs = np.asarray(observation)
-        phi = -np.minimum(obs[..., self._deficiency].astype(np.float64), POTENTIAL_CAP)
+        phi = potential(obs[..., self._deficiency])  # the env's own potential (integral floats: the same values)
         if self.shaping == "deficiency_tiles":
             phi = phi + self._count_scale * obs[..., self._count].astype(np.float64)
         return phi

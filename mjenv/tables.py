@@ -25,7 +25,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from mjenv import AGENTS
-from mjenv.deficiency import INCOMPLETABLE
+from mjenv.contract import ILLEGAL_REWARD, POTENTIAL_CAP, infos, potential, shape
 from mjenv.game import Phase
 from mjenv.game.actions import ActionLayout
 from mjenv.observation import ObservationSpec
@@ -36,17 +36,10 @@ __all__ = [
     "step_tables",
 ]
 
-#: Deficiency counted for INCOMPLETABLE in the shaping potential (one more than any completable hand).
-POTENTIAL_CAP = 15
-#: Reward of an agent whose illegal action ended the hand (PettingZoo's classic games use -1).
-ILLEGAL_REWARD = -1.0
 OBSERVATIONS = ("default", "oracle")
 SHAPINGS = (None, "deficiency")
 ILLEGAL_ACTIONS = ("penalize", "raise")
 _PHASE_END = Phase.END
-_A0, _A1, _A2, _A3 = AGENTS
-#: potential() of each deficiency 0..INCOMPLETABLE as a Python float (Table.infos' lookup)
-_NEG_POTENTIAL = tuple(-float(min(d, POTENTIAL_CAP)) for d in range(INCOMPLETABLE + 1))
 
 
 def check_gamma(gamma) -> float:
@@ -54,18 +47,6 @@ def check_gamma(gamma) -> float:
     if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not 0.0 < float(gamma) <= 1.0:
         raise ValueError(f"gamma must be a number in (0, 1] (the learner's discount), got {gamma!r}")
     return float(gamma)
-
-
-def potential(deficiency) -> np.ndarray:
-    """Shaping potential of hands with these deficiencies: ``-min(deficiency, POTENTIAL_CAP)``.
-
-    Args:
-        deficiency: int array (any shape) of knowledge-aware deficiencies; INCOMPLETABLE (99) allowed.
-
-    Returns:
-        float64 array of the same shape, in ``[-POTENTIAL_CAP, 0]``.
-    """
-    return -np.minimum(np.asarray(deficiency), POTENTIAL_CAP).astype(np.float64)
 
 
 def _check_seed(seed) -> int | None:
@@ -168,11 +149,11 @@ def step_tables(tables, actions, autoreset: bool = False) -> StepResult:
     """
     chosen, illegal = tables.check(actions)  # {table: seats whose action was illegal}; raises first
     n = tables.num_tables
-    before = None
+    before = left_before = None
     if tables.shaping == "deficiency":
-        before = potential(tables.deficiency)
+        before = tables.deficiency.copy()
         if tables.bloody:  # a seat that has left the hand (it won, play went on) has Phi = 0
-            before[tables.won] = 0.0
+            left_before = tables.won.copy()
     # --- Sichuan: bloody battle pays during the hand; each step rewards its score changes
     paid = tables.scores.copy() if tables.bloody else None
     ended = tables.move(chosen, illegal)  # ascending table indices, the illegal ones included
@@ -203,12 +184,9 @@ def step_tables(tables, actions, autoreset: bool = False) -> StepResult:
         if ended:
             tables.deal(ended)
     final_obs, final_masks = tables.observe(final)
-    if before is not None:
-        after = potential(tables.deficiency)  # Phi = 0 once the hand is over (done, not the next hand's)
-        after[done] = 0.0
-        if tables.bloody:  # and for a seat that has left the hand
-            after[tables.won] = 0.0
-        rewards += tables.gamma * after - before
+    if before is not None:  # Phi(s') = 0 once the hand is over (done, not the next hand's) and for a seat that left
+        left_after = tables.won if tables.bloody else None
+        shape(rewards, before, tables.deficiency, done, tables.gamma, left_before, left_after)
     return StepResult(rewards, done, final_obs, final_masks, scores, winners, illegal_seats)
 
 
@@ -313,34 +291,17 @@ class _Table:
         return {"observation": self.obs[seat], "action_mask": self.masks[seat]}
 
     def infos(self) -> dict[str, dict[str, Any]]:
-        """Every agent's info for the current state."""
-        d0, d1, d2, d3 = self.deficiency.tolist()
-        over = self.over
-        acting = self.acting
-        # the hot path of every step: four dict literals; potential() of each seat from its table
-        # (-min(deficiency, cap), 0 once the hand is over)
-        p0 = p1 = p2 = p3 = 0.0
-        if not over:
-            p0, p1, p2, p3 = _NEG_POTENTIAL[d0], _NEG_POTENTIAL[d1], _NEG_POTENTIAL[d2], _NEG_POTENTIAL[d3]
-        out = {_A0: {"seat": 0, "needs_action": 0 in acting, "deficiency": d0, "potential": p0},
-               _A1: {"seat": 1, "needs_action": 1 in acting, "deficiency": d1, "potential": p1},
-               _A2: {"seat": 2, "needs_action": 2 in acting, "deficiency": d2, "potential": p2},
-               _A3: {"seat": 3, "needs_action": 3 in acting, "deficiency": d3, "potential": p3}}
-        if over:
-            for i, info in enumerate(out.values()):
-                info.update(self._end_info(i))
-        elif self.rules.bloody:  # a seat that has left the hand: its final keys now, and Phi = 0
-            for i in np.flatnonzero(self.game.won).tolist():
-                out[AGENTS[i]].update(self._end_info(i), potential=0.0)
-        return out
+        """Every agent's info for the current state (:func:`mjenv.contract.infos`)."""
+        acting, over, end, left = self.acting, self.over, None, ()
+        if over or self.rules.bloody:  # a seat that has left the hand (bloody battle): its final keys now
+            winners = np.flatnonzero(self.won).tolist()
+            end = (self.illegal_seats, self.scores, winners)
+            left = () if over else winners
+        return infos(self.deficiency.tolist(), (0 in acting, 1 in acting, 2 in acting, 3 in acting), over, end, left)
 
-    def _end_info(self, seat: int) -> dict[str, Any]:
-        """The keys of a seat's info at the end of the hand."""
-        return {  # scores and won: the engine's arrays (a CompiledTable's are its batch's row)
-            "illegal_action": seat in self.illegal_seats,
-            "scores": int(self.scores[seat]),  # also after an illegal end: what was paid before it
-            "winners": np.flatnonzero(self.won).tolist(),
-        }
+    def finish(self) -> None:
+        """The hand is over: nobody acts (a hand ended by an illegal action keeps its game's acting seats)."""
+        self.acting = []
 
     # -- checks (no state changes) ----------------------------------------------------------------
 
@@ -494,7 +455,7 @@ class PythonTables:
     def finish(self, ended: list[int]) -> None:
         for i in ended:
             t = self.tables[i]
-            t.acting = []
+            t.finish()
             if self.output.log_dir is not None:  # (a compiled table builds its Game only when asked)
                 self.output.write_log(t.game)
 
@@ -541,5 +502,6 @@ class PythonTables:
         return {"observation": np.stack([t.obs for t in self.tables]),
                 "action_mask": np.stack([t.masks for t in self.tables])}
 
-    def needs_action(self) -> np.ndarray:
-        return np.array([[s in t.acting for s in range(4)] for t in self.tables])
+    def acting_bits(self) -> np.ndarray:
+        """int64[N] each table's acting-seat bit set."""
+        return np.array([sum(1 << s for s in t.acting) for t in self.tables], dtype=np.int64)

@@ -53,9 +53,11 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from mjenv import AGENTS, rulesets
 from mjenv._extras import reject_unknown_keywords
+from mjenv.compiled_table import ENGINES
+from mjenv.contract import vector_final_infos, vector_infos
 from mjenv.env import _Output
 from mjenv.observation import ObservationSpec
-from mjenv.tables import POTENTIAL_CAP, PythonTables, _check_seed, _Table, step_tables
+from mjenv.tables import PythonTables, _check_seed, _Table, step_tables
 
 __all__ = ["MahjongVectorEnv", "vector_env"]
 
@@ -69,9 +71,12 @@ class MahjongVectorEnv(VectorEnv):
         engine: ``"auto"`` (the compiled batch step where it applies, else the Python engine),
             ``"compiled"`` (the batch step or a ``ValueError`` saying why not) or ``"python"``; see
             :data:`ENGINES`. Both give the same results byte for byte.
+        num_threads: threads that step and observe the tables on the compiled engine, with the GIL released
+            (default 1; the results are the same for every number). The Python engine runs on one.
 
     Attributes:
         engine: the engine the tables run on, ``"compiled"`` or ``"python"``.
+        num_threads: the threads that step the tables (1 on the Python engine).
         tables: the ``mjenv.tables._Table`` s (Python engine only).
     """
 
@@ -87,6 +92,7 @@ class MahjongVectorEnv(VectorEnv):
         illegal_action: str = "penalize",
         log_dir: str | None = None,
         engine: str = "auto",
+        num_threads: int = 1,
         **unknown,
     ):
         reject_unknown_keywords("mjenv.vector_env", unknown, MahjongVectorEnv.__init__)
@@ -94,13 +100,16 @@ class MahjongVectorEnv(VectorEnv):
             raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or not 0 < num_threads < 257:
+            raise ValueError(f"num_threads must be an int in 1..256, got {num_threads!r}")
         self.num_envs = int(num_envs)
         self.possible_agents = list(AGENTS)
         self.render_mode = None
         self._output = _Output(None, log_dir, None)
         first = _Table(rules, observation, shaping, gamma, illegal_action)
-        self._batch = _batch_tables(engine, self.num_envs, first, log_dir)
+        self._batch = _batch_tables(engine, self.num_envs, first, log_dir, int(num_threads))
         self.engine = "python" if self._batch is None else "compiled"
+        self.num_threads = 1 if self._batch is None else int(num_threads)
         if self._batch is None:
             self.tables = [first] + [_Table(rules, observation, shaping, gamma, illegal_action)
                                      for _ in range(self.num_envs - 1)]
@@ -128,16 +137,13 @@ class MahjongVectorEnv(VectorEnv):
         )
         self.action_space = spaces.MultiDiscrete(np.full(lead, n_act))
         self._started = False
+        self._stepping = None  # step_async's pending step (a Future of its one worker thread)
+        self._worker = None
 
     def _infos(self) -> dict[str, np.ndarray]:
-        deficiency = self._tables.deficiency.astype(np.int64)
-        # no table is over between steps (ended hands are dealt again at once): Phi = potential(deficiency),
-        # -min(d, cap), here negated after the float32 cast (the same values, -0.0 included; two
-        # operations, not potential's four and a cast)
-        phi = -np.minimum(deficiency, POTENTIAL_CAP).astype(np.float32)
-        if self._tables.bloody:  # a seat that has left the hand (bloody battle) has Phi = 0
-            phi[self._tables.won] = 0.0
-        return {"needs_action": self._tables.needs_action(), "deficiency": deficiency, "potential": phi}
+        # no table is over between steps (ended hands are dealt again at once): mjenv.contract's infos of its arrays
+        tables = self._tables
+        return vector_infos(tables.acting_bits(), tables.deficiency, tables.won if tables.bloody else None)
 
     def reset(self, seed: int | Sequence[int] | None = None, options: dict | Sequence[dict | None] | None = None):
         """Deal a new hand at every table.
@@ -217,23 +223,53 @@ class MahjongVectorEnv(VectorEnv):
 
     def _returns(self, rewards, done, final_obs, final_masks, scores, winners, illegal, infos: dict[str, Any]):
         """step()'s five returns from the step's arrays (fresh ones) and the infos of the new states."""
-        infos["final_obs"] = {"observation": final_obs, "action_mask": final_masks}
-        infos["_final_obs"] = done.copy()
-        infos["final_info"] = {"scores": scores, "winners": winners, "illegal_action": illegal}
-        infos["_final_info"] = done.copy()
+        vector_final_infos(infos, done, final_obs, final_masks, scores, winners, illegal)
         truncations = np.zeros(self.num_envs, dtype=bool)
         return self._tables.observations(), rewards, done, truncations, infos
 
+    def step_async(self, actions) -> None:
+        """Starts :meth:`step` on a worker thread and returns at once (gymnasium's async pair): the compiled
+        engine steps with the GIL released, so a learner's inference can run meanwhile. :meth:`step_wait`
+        returns what :meth:`step` returns (or raises what it raised).
+
+        Args:
+            actions: as :meth:`step` (copied: the caller may reuse its buffer).
+
+        Raises:
+            ValueError: a step is already pending (call :meth:`step_wait` first).
+        """
+        if self._stepping is not None:
+            raise ValueError("step_async() while a step is pending; call step_wait() first")
+        if self._worker is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mjenv-vector")
+        self._stepping = self._worker.submit(self.step, np.array(actions, copy=True))
+
+    def step_wait(self, **kwargs):
+        """The pending :meth:`step_async` step's returns (:meth:`step`'s).
+
+        Raises:
+            ValueError: no step is pending; and whatever the step raised.
+        """
+        if self._stepping is None:
+            raise ValueError("step_wait() without a pending step_async()")
+        pending, self._stepping = self._stepping, None
+        return pending.result()
+
     def close_extras(self, **kwargs) -> None:
-        pass
+        if getattr(self, "_stepping", None) is not None:  # (a constructor that raised has none)
+            self._stepping.exception()  # let a pending step finish
+            self._stepping = None
+        if getattr(self, "_worker", None) is not None:
+            self._worker.shutdown()
+            self._worker = None
 
 
-#: The vector env's engines (``MahjongVectorEnv(engine=...)``).
-ENGINES = ("auto", "compiled", "python")
 _warned_no_step = False
 
 
-def _batch_tables(engine: str, num_envs: int, table: _Table, log_dir: str | None):
+def _batch_tables(engine: str, num_envs: int, table: _Table, log_dir: str | None, num_threads: int = 1):
     """The compiled batch step's tables (``mjenv.vector_batch``), or None for the Python engine.
 
     ``"auto"`` falls back to the Python engine where the batch step does not apply (a one-time
@@ -259,7 +295,7 @@ def _batch_tables(engine: str, num_envs: int, table: _Table, log_dir: str | None
         from mjenv.vector_batch import BatchTables
 
         try:
-            return BatchTables(num_envs, table.spec, table.shaping, table.gamma, table.illegal_action)
+            return BatchTables(num_envs, table.spec, table.shaping, table.gamma, table.illegal_action, num_threads)
         except ValueError as e:  # a rule set the batch step does not implement (taiwan16, sichuan)
             why = str(e)
     if engine == "compiled":

@@ -4,22 +4,17 @@
 (``mjenv.game._step``) is built and supports the rule set: the N games live as the arrays of one
 :class:`mjenv.game.batch.BatchGames`, one C call moves them all, and the observations come from the
 same writer as on the Python path: the games' arrays are read into the writer's state records
-(:meth:`ObservationSpec.state`'s layout, all tables in one C call, :meth:`BatchGames.records`)
-and the spec's plan is executed on them (:meth:`ObservationSpec.observe_records`: one C call of the
-kernel's ``observe``, or the numpy executor with ``MJENV_NO_KERNEL=1``).
+(:meth:`ObservationSpec.state`'s layout) and the spec's plan is executed on them.
 
 It is one engine of the one end of a step, :func:`mjenv.tables.step_tables` (the other is
-:class:`mjenv.tables.PythonTables`): this class checks, moves, keeps the final states, deals and
-observes; the rewards, termination and autoreset are that function's, for both engines. A
-well-formed step takes a shorter road with the same results (:meth:`BatchTables.step`): three
-C calls around the writer's on arrays bound once (``_step.step_batch``: the checks, the moves, the
-final states and every state record; ``_step.finish_batch``: ``step_tables``' rewards in its float
-operations and order, the final observations and the infos' arrays), about 0.5 us of a table-step
-where ``step_tables`` and its numpy temporaries took 1.2; whatever it refuses (an action outside the
-action space, an illegal one under ``illegal_action="raise"``) goes through ``step_tables``, which
-raises. Everything the env returns equals the Python engine byte for byte: observations, masks,
-rewards, terminations, infos, final observations and infos, autoreset from each table's own generator
-(``tests/test_vector_batch.py`` plays both side by side). New hands take their ``Game`` seed from
+:class:`mjenv.tables.PythonTables`). A well-formed step takes a shorter road with the same results
+(:meth:`BatchTables.step`): one C call (``_step.step_batch``: the checks, the moves, the state records
+and the writer's observations, on ``num_threads`` threads with the GIL released) returns arrays, the
+hands that ended are dealt again and observed (``_step.observe_batch``), and :mod:`mjenv.contract`
+turns the arrays into the rewards and infos, as for every other road. Whatever the C call refuses (an
+action outside the action space, an illegal one under ``illegal_action="raise"``) goes through
+``step_tables``, which raises. Everything the env returns equals the Python engine byte for byte,
+for every number of threads (``tests/test_vector_batch.py``). New hands take their ``Game`` seed from
 the table's generator as the Python engine does (:func:`mjenv.tables.game_seed_of`, so seeds give the
 same walls) and are dealt straight into the arrays (:meth:`BatchGames.deal`; a reset with a given wall
 or dealer loads a dealt ``Game``); everything after the deal runs in C.
@@ -31,19 +26,57 @@ game log), ``observation="oracle"`` (its wall view is computed from a ``Game``),
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from gymnasium.utils import seeding
 
 from mjenv import AGENTS
+from mjenv.contract import table_rewards, vector_infos
 from mjenv.game.actions import ActionLayout, Phase
 from mjenv.game.batch import RECORD_FIELDS, SCALARS, BatchGames, _step
 from mjenv.observation import ObservationSpec
-from mjenv.tables import POTENTIAL_CAP, _deals, game_seed_of
+from mjenv.tables import _deals, game_seed_of
 
 __all__ = ["BatchTables"]
 
-#: row b: whether each seat is in the acting-seat bit set b (BatchGames' scalar ``_acting``)
-_NEEDS_ACTION = (np.arange(16)[:, None] >> np.arange(4) & 1) > 0
+
+class _Spares:
+    """Arrays a step hands out, each written again once nothing but this pool holds it.
+
+    A vector env's step returns a few large arrays (the observations and the final observations of 64 tables
+    are 578 KB each); allocating and zeroing them costs about half a microsecond a table-step. An array the
+    caller has dropped is unreachable, so writing it again is invisible: ``take`` returns such an array (its
+    rows written since it was handed out set back to ``fill``), or a fresh one when the caller still holds
+    every array of the pool (``depth`` of them: the last step's is usually held while the next is taken).
+    """
+
+    def __init__(self, shape: tuple[int, ...], dtype, fill: int | None, depth: int = 2):
+        self.shape, self.dtype, self.fill = shape, dtype, fill
+        self.arrays: list[np.ndarray | None] = [None] * depth
+        self.written: list[list[int] | None] = [None] * depth  # rows written since handed out (None: all)
+        self.next = 0
+
+    def take(self) -> tuple[np.ndarray, int]:
+        """(an array nobody else holds, filled; its slot for :meth:`wrote`)."""
+        arrays = self.arrays
+        for k in range(len(arrays)):
+            # the list's reference and getrefcount's argument, and no other: nobody holds the array
+            if arrays[k] is not None and sys.getrefcount(arrays[k]) == 2:
+                rows, a = self.written[k], arrays[k]
+                if self.fill is not None and rows:
+                    a[rows] = self.fill
+                return a, k
+        k = self.next
+        self.next = (k + 1) % len(arrays)
+        a = np.empty(self.shape, self.dtype) if self.fill is None else np.full(self.shape, self.fill, self.dtype)
+        arrays[k] = a
+        return a, k
+
+    def wrote(self, k: int, rows: list[int]) -> None:
+        """The rows of slot k's array written since it was taken (refilled when it is taken again)."""
+        self.written[k] = rows
+
 # scalars columns of BatchGames, named where they are defined
 _PHASE, _ACTING = SCALARS.index("phase"), SCALARS.index("_acting")
 _END = int(Phase.END)
@@ -56,12 +89,14 @@ class BatchTables:
         num_envs: N >= 1.
         spec: the tables' observation spec (without game views).
         shaping, gamma, illegal_action: checked values of the env's arguments.
+        num_threads: threads that step and observe the tables (the same outputs for every number).
 
     Raises:
         ValueError: rules ``BatchGames`` does not support, or a spec with views computed from a game.
     """
 
-    def __init__(self, num_envs: int, spec: ObservationSpec, shaping: str | None, gamma: float, illegal_action: str):
+    def __init__(self, num_envs: int, spec: ObservationSpec, shaping: str | None, gamma: float, illegal_action: str,
+                 num_threads: int = 1):
         if spec._game_views:
             raise ValueError("the batch step cannot write views computed from a game (observation='oracle')")
         self.rules = spec.rules
@@ -70,6 +105,7 @@ class BatchTables:
         self.games = BatchGames(self.rules, num_envs)
         self.num_envs = self.num_tables = n = int(num_envs)
         self.shaping, self.gamma, self.illegal_action = shaping, gamma, illegal_action
+        self.num_threads = num_threads
         self.bloody = False  # the Sichuan game is not on the compiled step
         self.np_random = [seeding.np_random(None)[0] for _ in range(n)]
         self.memos = [spec.new_memo() for _ in range(n)]
@@ -86,67 +122,81 @@ class BatchTables:
         #: where each (table, seat)'s mask row starts in the flat masks (check's one take)
         self._mask_offsets = np.arange(4 * n, dtype=np.int64) * self.games.masks.shape[2]
         self._bound = None  # the arrays bound in C for step() (_bind; a C handle, so copies bind their own)
-        #: step()'s state records: rows 0..N-1 the tables' current states, then the final states of the hands that
-        #: ended in the last step
-        self._step_records = np.empty((2 * n, spec.state_size), dtype=np.int16)
+        #: step()'s state records, one row a table
+        self._step_records = np.empty((n, spec.state_size), dtype=np.int16)
+        size = (n, 4, spec.size)
+        self._spare_obs, self._spare_final = _Spares(size, np.float32, None), _Spares(size, np.float32, 0)
+        self._spare_final_masks = _Spares(self.games.masks.shape, np.int8, 0)
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        state["_bound"] = None  # a C handle: a copy binds its own arrays on its first step
+        state["_bound"] = None  # a C handle (and threads): a copy binds its own arrays on its first step
+        for name in ("_spare_obs", "_spare_final", "_spare_final_masks"):  # a copy's arrays are its own
+            state[name] = _Spares(state[name].shape, state[name].dtype, state[name].fill)
         return state
 
     def _bind(self):
         g = self.games
         self._bound = _step.bind_batch(g._params, self._layout, g.tiles, g.wall, g.discards, g.num_discards,
                                        g.meld_table, g.melds_declared, g.won, g.scores, g.masks, g.scalars, g.dealer,
-                                       self._step_records)  # fmt: skip
+                                       self._step_records, self.spec._records_plan, self.memos,
+                                       self.num_threads)  # fmt: skip
         return self._bound
 
-    # -- the vector env's step in three C calls and the writer's --------------------------------------
+    # -- the vector env's step in one C call (and one more for the hands dealt again) ----------------
 
     def step(self, acts: np.ndarray) -> tuple | None:
         """The vector env's step (:func:`mjenv.tables.step_tables` with autoreset, byte for byte) in a few C calls.
 
         ``_step.step_batch`` checks the actions, moves the tables (one with an illegal action ends on the state
-        it had), keeps the final states and writes every state record; the hands that ended are dealt again
-        (:meth:`BatchGames.deal`, their records rewritten); the writer observes all records in one call; and
-        ``_step.finish_batch`` writes the rewards and the infos' arrays. No numpy temporaries but the
-        returned arrays.
+        it had) and observes every table (the final states of the hands that ended); the hands that ended are
+        dealt again (:meth:`BatchGames.deal`) and observed (``_step.observe_batch``); :mod:`mjenv.contract`
+        gives the rewards and the infos.
 
         Args:
             acts: int[N, 4] (shape and dtype checked by the caller).
 
         Returns:
             None, with nothing changed, when the actions need the checked path (an action outside the action
-            space, or an illegal one under ``illegal_action="raise"``: :meth:`check` raises there); else
+            space, or an illegal one under ``illegal_action="raise"``: :meth:`check` raises there) or the
+            writer is numpy's; else
             (rewards float32[N, 4], done bool[N], final_obs float32[N, 4, size], final_masks int8[N, 4, A],
             scores int64[N, 4], winners bool[N, 4], illegal bool[N, 4], infos) with infos
             ``{"needs_action": bool[N, 4], "deficiency": int64[N, 4], "potential": float32[N, 4]}``: the
             vector env's returns (:class:`mjenv.tables.StepResult`'s, fresh arrays).
         """
+        if not self.spec.compiled:  # the numpy writer (MJENV_NO_KERNEL=1): the checked path observes
+            return None
         n, bound = self.num_envs, self._bound or self._bind()
         done = np.empty(n, dtype=bool)
         illegal, winners = np.empty((n, 4), dtype=bool), np.empty((n, 4), dtype=bool)
         scores = np.empty((n, 4), dtype=np.int64)
-        final_masks = np.zeros(self.games.masks.shape, dtype=np.int8)
+        (final_masks, km), (final_obs, kf) = self._spare_final_masks.take(), self._spare_final.take()
+        obs, _ = self._spare_obs.take()
+        deficiency = np.empty((n, 4), dtype=np.int32)
         ended = _step.step_batch(bound, np.ascontiguousarray(acts, dtype=np.int64), self.illegal_action == "raise",
-                                 done, illegal, scores, winners, final_masks)  # fmt: skip
+                                 done, illegal, scores, winners, final_masks, final_obs, obs, deficiency)  # fmt: skip
         if ended is None:
             return None
-        memos = self.memos
-        if ended:  # the next hands, from each table's own generator (as deal()); their records rewritten
+        self._spare_final_masks.wrote(km, ended)
+        self._spare_final.wrote(kf, ended)
+        if ended:  # the next hands, from each table's own generator (as deal()), observed
             self.deal(ended)
-            _step.records_batch(bound, np.array(ended, dtype=np.int64))
-            memos = memos + [memos[i] for i in ended]
-        out, deficiency = self.spec.observe_records(self._step_records[: n + len(ended)], memos)
-        final_obs = np.zeros((n, 4, self.spec.size), dtype=np.float32)
-        rewards, potential = np.empty((n, 4), dtype=np.float32), np.empty((n, 4), dtype=np.float32)
-        needs, deficiency64 = np.empty((n, 4), dtype=bool), np.empty((n, 4), dtype=np.int64)
-        _step.finish_batch(bound, self.deficiency, deficiency, out, final_obs, rewards, deficiency64, potential, needs,
-                           self.gamma, self.shaping == "deficiency", POTENTIAL_CAP)  # fmt: skip
-        self.obs, self.deficiency = out[:n], deficiency[:n]
-        infos = {"needs_action": needs, "deficiency": deficiency64, "potential": potential}
-        return rewards, done, final_obs, final_masks, scores, winners, illegal, infos
+            _step.observe_batch(bound, np.array(ended, dtype=np.int64), obs, deficiency)
+        before = self.deficiency if self.shaping == "deficiency" else None
+        self.obs, self.deficiency = obs, deficiency
+        rewards = table_rewards(scores, illegal if ended and illegal.any() else None, before, deficiency, done,
+                                self.gamma)  # fmt: skip
+        return rewards, done, final_obs, final_masks, scores, winners, illegal, self.infos()
+
+    def thread_stats(self) -> tuple[float, float]:
+        """(work, critical): CPU seconds of the threaded C runs so far, all threads together and the slowest
+        thread of each run summed (their critical path; ``benchmarks/vector_threads.py``)."""
+        return _step.thread_stats(self._bound or self._bind())
+
+    def infos(self) -> dict[str, np.ndarray]:
+        """The vector env's infos of the tables' current states (:func:`mjenv.contract.vector_infos`)."""
+        return vector_infos(self.games.scalars[:, _ACTING], self.deficiency)
 
     # -- the state records (ObservationSpec.sources, read from the arrays of many tables) -------------
 
@@ -256,6 +306,6 @@ class BatchTables:
     def observations(self) -> dict[str, np.ndarray]:
         return {"observation": self.obs, "action_mask": self.games.masks.copy()}
 
-    def needs_action(self) -> np.ndarray:
-        # the acting-seat bit set (0..15) looked up in its 16 rows: one take, not four array operations
-        return _NEEDS_ACTION.take(self.games.scalars[:, _ACTING], axis=0)
+    def acting_bits(self) -> np.ndarray:
+        """int32[N] each table's acting-seat bit set."""
+        return self.games.scalars[:, _ACTING]

@@ -176,22 +176,34 @@ def test_engine_choice_and_fallbacks():
 
 
 def test_one_call_step_returns_fresh_objects_and_refuses_without_changes():
-    """``compiled_table.parallel_step`` (the parallel env's step in one C call, ``_step.step_env``): new
-    dicts and arrays every step, observations a caller keeps never overwritten, values that follow
-    the env's definitions, and None with nothing changed for actions that need the env's checks."""
-    from mjenv.compiled_table import parallel_step
+    """The parallel env's compiled road (``CompiledTable.step_quick``: one C call, ``_step.step_observe``, and
+    mjenv.contract's dicts): new dicts and arrays every step, observations a caller keeps never overwritten,
+    values that follow the env's definitions, and None with nothing changed for actions that need the env's
+    checks."""
+    from mjenv.compiled_table import OMITTED
+    from mjenv.contract import parallel_dicts
+
+    def parallel_step(t, acts):  # the parallel env's road: agent names to seats, one call, the contract's dicts
+        chosen = [OMITTED] * 4
+        for a, x in acts.items():
+            chosen[mjenv.AGENTS.index(a)] = x
+        out = t.step_quick(chosen)
+        return None if out is None else parallel_dicts(*out)
 
     env = mjenv.parallel_env(engine="compiled", shaping="deficiency")  # gamma = 1: the shaping telescopes
     t = env._table
     obs, infos = env.reset(seed=11)
     d0 = [infos[a]["deficiency"] for a in mjenv.AGENTS]
-    state = (t.batch.scalars.copy(), t.batch.tiles.copy(), t.masks.copy(), len(t._taken))
+    state = (t.batch.scalars.copy(), t.batch.tiles.copy(), t.masks.copy(), len(t._moves()))
     forced = next(a for a in mjenv.AGENTS if infos[a]["needs_action"])
-    for acts in ([(forced, 0)], {"player_9": 0}, {forced: True}, {forced: 1.0}, {forced: -1}, {forced: 10**30},
+    for acts in ({forced: True}, {forced: 1.0}, {forced: -1}, {forced: 10**30}, {forced: None}, {forced: "0"},
                  {forced: int(np.flatnonzero(obs[forced]["action_mask"] == 0)[0])}, {}):
         assert parallel_step(t, acts) is None, acts
+    for acts in ([(forced, 0)], {"player_9": 0}):  # the env's own checks refuse these (nothing moves)
+        with pytest.raises(ValueError):
+            env.step(acts)
     assert (t.batch.scalars == state[0]).all() and (t.batch.tiles == state[1]).all()
-    assert (t.masks == state[2]).all() and len(t._taken) == state[3]
+    assert (t.masks == state[2]).all() and len(t._moves()) == state[3]
     rng = np.random.default_rng(0)
     returned, total = [], np.zeros(4)
     while True:
@@ -241,10 +253,9 @@ def test_one_call_aec_step_refuses_actions_the_masks_do_not_allow():
     env = mjenv.env(engine="compiled")
     env.reset(seed=2)
     t = env.unwrapped._table
-    with pytest.raises(RuntimeError, match="legal masks"):
-        t.step_checked([0, 0, 0, 0])  # seats 1..3 have PASS only
-    rewards, infos = t.step_checked([int(np.flatnonzero(t.masks[s])[0]) for s in range(4)])
-    assert rewards == [0.0] * 4 and list(infos) == list(mjenv.AGENTS)
+    assert t.step_quick([0, 0, 0, 0]) is None  # seats 1..3 have PASS only
+    _, _, rewards, over, infos = t.step_quick([int(np.flatnonzero(t.masks[s])[0]) for s in range(4)])
+    assert rewards == [0.0] * 4 and not over and list(infos) == list(mjenv.AGENTS)
 
 
 def test_without_the_compiled_step_the_envs_run_on_python(monkeypatch):
@@ -262,3 +273,21 @@ def test_without_the_compiled_step_the_envs_run_on_python(monkeypatch):
     for _ in aec.agent_iter():
         last = aec.last()
         aec.step(None if last[2] else int(np.flatnonzero(last[0]["action_mask"])[-1]))
+
+
+def test_arrays_a_caller_keeps_any_part_of_are_never_written_again():
+    """The compiled table writes an observation's memory again only once nothing holds any of it: a kept row,
+    a slice of a row, a row's base array or a mask row keeps its values over the rest of the hand."""
+    env = mjenv.parallel_env(engine="compiled")
+    obs, infos = env.reset(seed=4)
+    rng = np.random.default_rng(2)
+    kept = []
+    while env.agents:
+        obs, _, _, _, infos = env.step(_actions(obs, infos, rng, 0.0))
+        a = mjenv.AGENTS[len(kept) % 4]
+        part = (obs[a]["observation"], obs[a]["observation"][3:40], obs[a]["observation"].base,
+                obs[a]["action_mask"])[len(kept) % 4]
+        kept.append((part, part.copy()))  # the rest of this step's dicts is dropped at the next step
+    assert len(kept) > 40
+    for part, copied in kept:
+        np.testing.assert_array_equal(part, copied)

@@ -69,7 +69,10 @@ def test_vector_env_equals_single_envs_with_the_same_seeds_and_actions(shaping, 
 
 @pytest.mark.parametrize("engine", ["python", "compiled"])
 def test_one_writer_call_per_step(path, monkeypatch, engine):
+    """One writer call per step through Python; none where the compiled step calls the kernel itself (its one
+    C call writes every table's observation, and one more the hands dealt again)."""
     venv = mjenv.vector_env(4, engine=engine)
+    in_c = engine == "compiled" and path == "c"
     calls = []
     # the Python engine hands the writer games, the compiled batch step state records
     name = "observe_many" if engine == "python" else "observe_records"
@@ -92,7 +95,7 @@ def test_one_writer_call_per_step(path, monkeypatch, engine):
         seats.clear()
         obs, _, terms, _, _ = venv.step(_random_actions(obs["action_mask"], rng))
         # live tables, plus the final state and the next deal of every table whose hand just ended
-        assert calls == [4 + int(terms.sum())]
+        assert calls == ([] if in_c else [4 + int(terms.sum())])
         assert seats == ([4 * calls[0]] if path == "numpy" else [])
 
 

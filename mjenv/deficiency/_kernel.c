@@ -79,6 +79,8 @@
 
 #include "_minplus.h"  /* INF, INCOMPLETABLE, KM, VEC, NBOUND, BIG, code_of, final_value (shared with _fast.c) */
 #include "_closed.h"   /* closed_offers, closed_value: seven pairs, thirteen orphans (shared with _fast.c) */
+#include "_kernel_api.h" /* KernelApi: observe for other compiled modules */
+#include <stdio.h>
 
 #define NOT_APPLICABLE (-1)
 
@@ -1476,29 +1478,26 @@ typedef struct {
     int miss[4]; /* Sichuan: each seat's missing suit, -1 none */
 } Ready;
 
-static int prepare(const Plan *plan, PyObject *sseq, const int16_t *records, PyObject *mseq, Py_ssize_t n, Ready *rd) {
+/* the core's error message (observe_core: no Python objects, so no exception until its caller sets one) */
+typedef struct { char msg[KERNEL_ERR_LEN]; } Err;
+
+static int prepare(const Plan *plan, const int16_t *records, Memo *const *memos, Py_ssize_t n, Ready *rd, Err *err) {
     const int T = plan->T;
     const int32_t *FI = plan->fin;
     int16_t *st = rd->st;
-    if (records) /* the states as one array of whole records */
-        memcpy(st, records + n * plan->L, sizeof(int16_t) * (size_t)plan->L);
-    else {
-        memset(st, 0, sizeof(int16_t) * (size_t)plan->L);
-        if (!fill_state(PySequence_Fast_GET_ITEM(sseq, n), plan->fields, plan->F, plan->scalar_start, plan->L, st))
-            return 0;
-    }
+    memcpy(st, records + n * plan->L, sizeof(int16_t) * (size_t)plan->L);
     for (int s = 0; s < 4; s++) {
         int m = st[FI[2] + s], c = st[FI[4] + s];
         if (m < 0 || m >= KM || c < -1 || c >= T) {
-            PyErr_Format(PyExc_ValueError, "observe(): state %zd seat %d: melds needed %d (0..%d), claim tile %d",
-                         n, s, m, KM - 1, c);
+            snprintf(err->msg, sizeof err->msg, "observe(): state %zd seat %d: melds needed %d (0..%d), claim tile %d",
+                     n, s, m, KM - 1, c);
             return 0;
         }
         for (int t = 0; t < T; t++) {
             int h = st[FI[0] + s * T + t], k = st[FI[1] + s * T + t];
             if (h < 0 || k < 0 || h + k > 4) {
-                PyErr_Format(PyExc_ValueError, "observe(): state %zd seat %d tile %d: hand %d and KB %d; need "
-                             "0 <= hand, 0 <= KB, hand + KB <= 4", n, s, t, h, k);
+                snprintf(err->msg, sizeof err->msg, "observe(): state %zd seat %d tile %d: hand %d and KB %d; need "
+                         "0 <= hand, 0 <= KB, hand + KB <= 4", n, s, t, h, k);
                 return 0;
             }
             rd->hand[s][t] = (int8_t)h;
@@ -1517,17 +1516,7 @@ static int prepare(const Plan *plan, PyObject *sseq, const int16_t *records, PyO
                     memset(rd->kb[s] + 9 * j, 0, 9);
                 }
     }
-    rd->memo = NULL;
-    if (mseq) {
-        PyObject *m = PySequence_Fast_GET_ITEM(mseq, n);
-        if (m != Py_None) {
-            Py_buffer mb;
-            if (PyObject_GetBuffer(m, &mb, PyBUF_WRITABLE) < 0) return 0;
-            int good = as_memo(&mb, &rd->memo);
-            PyBuffer_Release(&mb); /* the list holds the array, so its memory stays */
-            if (!good) return 0;
-        }
-    }
+    rd->memo = memos ? memos[n] : NULL;
     for (int s = 0; s < 4; s++) {
         seat_codes(T, rd->hand[s], rd->kb[s], rd->codes[s]);
         rows_of_codes(T, rd->codes[s], rd->rows[s]);
@@ -1537,60 +1526,26 @@ static int prepare(const Plan *plan, PyObject *sseq, const int16_t *records, PyO
     return 1;
 }
 
-/* observe(): a bound writer plan executed for N states (see the module comment) */
-static PyObject *py_observe(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_buffer o_obs, o_def;
-    PyObject *capsule, *states, *memos;
-    if (!PyArg_ParseTuple(args, "OOOw*w*", &capsule, &states, &memos, &o_obs, &o_def)) return NULL;
-    PyObject *result = NULL, *sseq = NULL, *mseq = NULL;
-    Py_buffer recs;
-    int have_recs = 0;
-    Plan *plan = PyCapsule_GetPointer(capsule, PLAN_CAPSULE);
-    if (!plan) goto done;
+/* The writer plan executed for N whole state records (int16[N, L]) with their tables' memos (N pointers, NULL
+ * each allowed; memos NULL: none), into obs float32[N, 4, size] and defs int32[N, 4]. Touches no Python object, so
+ * it runs without the GIL (the compiled step's threads call it through the capsule _C_API). 0, or -1 with err. */
+static int observe_core(const Plan *plan, const int16_t *records, Memo *const *memos, Py_ssize_t N, float *obs,
+                        int32_t *defs, Err *err) {
     const int T = plan->T;
-    const Py_ssize_t N = o_def.len / 16, R = plan->R, K = plan->K, L = plan->L, size = plan->size;
+    const Py_ssize_t R = plan->R, K = plan->K, L = plan->L, size = plan->size;
     const int32_t *CP = plan->copies, *OH = plan->onehots, *FI = plan->fin, *FO = plan->fout;
     const Tables tb = plan->tb;
     Ready ready[2];
     float stf[MAX_STATE];
-    if (!need_size(&o_obs, 16 * N * size, "out_observation") || !need_size(&o_def, 16 * N, "out_deficiency")) goto done;
-    if (PyObject_CheckBuffer(states)) { /* int16[N, L] records, for a plan whose one source is the whole record */
-        if (PyObject_GetBuffer(states, &recs, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) goto done;
-        have_recs = 1;
-        const int32_t *FL = plan->fields;
-        if (recs.itemsize != 2 || !recs.format || strchr("hH", recs.format[strlen(recs.format) - 1]) == NULL ||
-            recs.len != 2 * N * L || plan->F != 1 || FL[0] != 0 || FL[1] != L || FL[2] != 0 || plan->scalar_start != L) {
-            PyErr_Format(PyExc_ValueError, "observe(): a state array must hold %zd int16 records of %zd entries "
-                         "(%zd bytes given) for a plan whose one source is the whole record", N, L, recs.len);
-            goto done;
-        }
-    } else {
-        sseq = PySequence_Fast(states, "observe(): states must be a sequence or an int16 array of records");
-        if (!sseq) goto done;
-        if (PySequence_Fast_GET_SIZE(sseq) != N) {
-            PyErr_Format(PyExc_ValueError, "observe(): %zd states for %zd outputs", PySequence_Fast_GET_SIZE(sseq), N);
-            goto done;
-        }
-    }
-    const int16_t *records = have_recs ? recs.buf : NULL;
-    if (memos != Py_None) {
-        mseq = PySequence_Fast(memos, "observe(): memos must be None or a sequence");
-        if (!mseq) goto done;
-        if (PySequence_Fast_GET_SIZE(mseq) != N) {
-            PyErr_Format(PyExc_ValueError, "observe(): %zd memos for %zd states", PySequence_Fast_GET_SIZE(mseq), N);
-            goto done;
-        }
-    }
     /* Memory order (the table rows and part-cache entries are mostly cache misses): each state is
      * made ready (prepare) one state ahead of the one written, so that its memo slots and part-cache
      * sets load while the state before it is computed; a state's seats then set what they will read
      * loading (prefetch_seat), and the work that does not need it (the next state's prepare, the
      * copies into the observation) runs before the seats' features, while it loads. */
-    if (N > 0 && !prepare(plan, sseq, records, mseq, 0, &ready[0])) goto done;
+    if (N > 0 && !prepare(plan, records, memos, 0, &ready[0], err)) return -1;
     for (Py_ssize_t n = 0; n < N; n++) {
-        float *out = (float *)o_obs.buf + n * 4 * size;
-        int32_t *def = (int32_t *)o_def.buf + n * 4;
+        float *out = obs + n * 4 * size;
+        int32_t *def = defs + n * 4;
         Ready *rd = &ready[n & 1];
         const int16_t *st = rd->st;
         Memo *memo = rd->memo;
@@ -1615,7 +1570,7 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
                 prefetch_seat(&tb, pc, (const int(*)[2])rd->rows[s], hand[s], kb[s], m, dturn,
                               prior[s] ? prior[s]->eff : ~0ull);
         }
-        if (n + 1 < N && !prepare(plan, sseq, records, mseq, n + 1, &ready[(n + 1) & 1])) goto done;
+        if (n + 1 < N && !prepare(plan, records, memos, n + 1, &ready[(n + 1) & 1], err)) return -1;
         memset(out, 0, sizeof(float) * 4 * (size_t)size);
         for (Py_ssize_t j = 0; j < L; j++) stf[j] = (float)st[j]; /* once, not once per seat that shows it */
         for (Py_ssize_t r = 0; r < R; r++)
@@ -1652,9 +1607,9 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
                 if (v < 0) continue;
                 if (OH[4 * k + 2]) v = ((v - s) % 4 + 4) % 4; /* seat-relative */
                 if (v >= OH[4 * k + 3]) {
-                    PyErr_Format(PyExc_ValueError, "observe(): one-hot value %d outside its view of %d", v,
-                                 OH[4 * k + 3]);
-                    goto done;
+                    snprintf(err->msg, sizeof err->msg, "observe(): one-hot value %d outside its view of %d", v,
+                             OH[4 * k + 3]);
+                    return -1;
                 }
                 o[OH[4 * k] + v] = 1.0f;
             }
@@ -1676,16 +1631,121 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
                 for (int k = 0; k < 5; k++) o[f4 + k] = (float)after_claim[s][k];
         }
     }
+    return 0;
+}
+
+/* the memo of each of N tables from a sequence of memo arrays (None each allowed) into out; 0, or -1 with an
+ * exception set (the arrays' owners keep their memory) */
+static int memo_pointers(PyObject *memos, Py_ssize_t N, Memo **out) {
+    PyObject *mseq = PySequence_Fast(memos, "observe(): memos must be None or a sequence");
+    if (!mseq) return -1;
+    int good = PySequence_Fast_GET_SIZE(mseq) == N;
+    if (!good)
+        PyErr_Format(PyExc_ValueError, "observe(): %zd memos for %zd states", PySequence_Fast_GET_SIZE(mseq), N);
+    for (Py_ssize_t n = 0; good && n < N; n++) {
+        PyObject *m = PySequence_Fast_GET_ITEM(mseq, n);
+        out[n] = NULL;
+        if (m == Py_None) continue;
+        Py_buffer mb;
+        if (PyObject_GetBuffer(m, &mb, PyBUF_WRITABLE) < 0) { good = 0; break; }
+        good = as_memo(&mb, &out[n]);
+        PyBuffer_Release(&mb); /* the sequence's owner holds the array, so its memory stays */
+    }
+    Py_DECREF(mseq);
+    return good ? 0 : -1;
+}
+
+/* observe(): a bound writer plan executed for N states (see the module comment) */
+static PyObject *py_observe(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer o_obs, o_def;
+    PyObject *capsule, *states, *memos;
+    if (!PyArg_ParseTuple(args, "OOOw*w*", &capsule, &states, &memos, &o_obs, &o_def)) return NULL;
+    PyObject *result = NULL, *sseq = NULL;
+    Py_buffer recs;
+    int have_recs = 0;
+    int16_t *filled = NULL;
+    Memo *one_memo[1], **mp = NULL;
+    Plan *plan = PyCapsule_GetPointer(capsule, PLAN_CAPSULE);
+    if (!plan) goto done;
+    const Py_ssize_t N = o_def.len / 16, L = plan->L, size = plan->size;
+    if (!need_size(&o_obs, 16 * N * size, "out_observation") || !need_size(&o_def, 16 * N, "out_deficiency")) goto done;
+    const int16_t *records;
+    if (PyObject_CheckBuffer(states)) { /* int16[N, L] records, for a plan whose one source is the whole record */
+        if (PyObject_GetBuffer(states, &recs, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) goto done;
+        have_recs = 1;
+        const int32_t *FL = plan->fields;
+        if (recs.itemsize != 2 || !recs.format || strchr("hH", recs.format[strlen(recs.format) - 1]) == NULL ||
+            recs.len != 2 * N * L || plan->F != 1 || FL[0] != 0 || FL[1] != L || FL[2] != 0 || plan->scalar_start != L) {
+            PyErr_Format(PyExc_ValueError, "observe(): a state array must hold %zd int16 records of %zd entries "
+                         "(%zd bytes given) for a plan whose one source is the whole record", N, L, recs.len);
+            goto done;
+        }
+        records = recs.buf;
+    } else { /* sequences of sources: read into records first */
+        sseq = PySequence_Fast(states, "observe(): states must be a sequence or an int16 array of records");
+        if (!sseq) goto done;
+        if (PySequence_Fast_GET_SIZE(sseq) != N) {
+            PyErr_Format(PyExc_ValueError, "observe(): %zd states for %zd outputs", PySequence_Fast_GET_SIZE(sseq), N);
+            goto done;
+        }
+        filled = PyMem_Calloc((size_t)(N > 0 ? N : 1) * (size_t)L, sizeof(int16_t));
+        if (!filled) { PyErr_NoMemory(); goto done; }
+        for (Py_ssize_t n = 0; n < N; n++)
+            if (!fill_state(PySequence_Fast_GET_ITEM(sseq, n), plan->fields, plan->F, plan->scalar_start, L,
+                            filled + n * L))
+                goto done;
+        records = filled;
+    }
+    if (memos != Py_None) {
+        mp = N <= 1 ? one_memo : PyMem_Malloc(sizeof(Memo *) * (size_t)N);
+        if (!mp) { PyErr_NoMemory(); goto done; }
+        if (memo_pointers(memos, N, mp) < 0) goto done;
+    }
+    Err err;
+    if (observe_core(plan, records, mp, N, (float *)o_obs.buf, (int32_t *)o_def.buf, &err) < 0) {
+        PyErr_SetString(PyExc_ValueError, err.msg);
+        goto done;
+    }
     result = Py_None;
     Py_INCREF(result);
 done:
     Py_XDECREF(sseq);
-    Py_XDECREF(mseq);
     if (have_recs) PyBuffer_Release(&recs);
+    PyMem_Free(filled);
+    if (mp && mp != one_memo) PyMem_Free(mp);
     PyBuffer_Release(&o_obs);
     PyBuffer_Release(&o_def);
     return result;
 }
+
+/* ---- the C entry points for other compiled modules (_kernel_api.h) */
+static void *api_plan_of(PyObject *capsule) {
+    Plan *plan = PyCapsule_GetPointer(capsule, PLAN_CAPSULE);
+    if (!plan) return NULL;
+    const int32_t *FL = plan->fields;
+    if (plan->F != 1 || FL[0] != 0 || FL[1] != plan->L || FL[2] != 0 || plan->scalar_start != plan->L) {
+        PyErr_SetString(PyExc_ValueError, "the plan's one source must be the whole record");
+        return NULL;
+    }
+    return plan;
+}
+
+static Py_ssize_t api_record_length(const void *plan) { return ((const Plan *)plan)->L; }
+
+static Py_ssize_t api_size(const void *plan) { return ((const Plan *)plan)->size; }
+
+static int api_memos_of(PyObject *memos, Py_ssize_t n, void **out) { return memo_pointers(memos, n, (Memo **)out); }
+
+static int api_observe(const void *plan, const int16_t *records, void *const *memos, Py_ssize_t n, float *obs,
+                       int32_t *defs, char *err) {
+    Err e;
+    int r = observe_core(plan, records, (Memo *const *)memos, n, obs, defs, &e);
+    if (r < 0) memcpy(err, e.msg, KERNEL_ERR_LEN);
+    return r;
+}
+
+static KernelApi api = {api_plan_of, api_record_length, api_size, api_memos_of, api_observe};
 
 static PyObject *py_memo_bytes(PyObject *self, PyObject *args) {
     (void)self;
@@ -1727,5 +1787,13 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel", "Compiled 
 
 PyMODINIT_FUNC PyInit__kernel(void) {
     tile_tables();
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    PyObject *cap = PyCapsule_New(&api, KERNEL_API_NAME, NULL);
+    if (!cap || PyModule_AddObject(m, "_C_API", cap) < 0) {
+        Py_XDECREF(cap);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -186,15 +186,25 @@ def observe(plan, states: list, memos, out: np.ndarray, deficiency: np.ndarray) 
     bound_observe(plan)(states, memos, out, deficiency)
 
 
-def bound_observe(plan):
-    """:func:`observe` with the plan checked once and bound with the lookup tables in the kernel:
-    ``f(states, memos, out, deficiency)``.
+def bind_plan(plan):
+    """The plan checked once and bound with the lookup tables in the kernel: a capsule for :func:`bound_observe`'s
+    calls and for other compiled modules (``mjenv.game._step`` writes observations of its state records through
+    the kernel's C entry points, ``_kernel_api.h``).
 
     Raises:
         ValueError: a plan that does not fit (its state record, its observation or the kernel's limits).
     """
     t = plan.num_tile_types
-    bound = _require().bind(*_table_buffers(t), plan.copies, plan.onehots, plan.feature_inputs, plan.feature_outputs,
-                            plan.fields, plan.scalar_start, plan.state_size, t, plan.gather.shape[1],
-                            plan.seven_pairs, plan.melds, plan.excluded_suit)  # fmt: skip
-    return functools.partial(_ext.observe, bound)
+    return _require().bind(*_table_buffers(t), plan.copies, plan.onehots, plan.feature_inputs, plan.feature_outputs,
+                           plan.fields, plan.scalar_start, plan.state_size, t, plan.gather.shape[1],
+                           plan.seven_pairs, plan.melds, plan.excluded_suit)  # fmt: skip
+
+
+def bound_observe(plan):
+    """:func:`observe` with the plan checked once and bound with the lookup tables in the kernel
+    (:func:`bind_plan`): ``f(states, memos, out, deficiency)``.
+
+    Raises:
+        ValueError: a plan that does not fit (its state record, its observation or the kernel's limits).
+    """
+    return functools.partial(_ext.observe, bind_plan(plan))

@@ -28,10 +28,15 @@
  *     (pongs: 1 where the seat has an exposed pong of that tile); claimed, can_kong uint8[M] (the turn
  *     follows a chow or pong: discard only; the wall has a tile left); out int8[M * A] written whole.
  */
+#define _POSIX_C_SOURCE 200809L
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
+
+#include "../deficiency/_kernel_api.h" /* the observation writer's C entry points */
 
 static int melds_only(int8_t *c) {
     int i = 0;
@@ -658,6 +663,8 @@ typedef struct {
     int32_t ly[NLAY];
     Py_buffer b[NBOUND_ARGS];
     Tab t;
+    int16_t *log; /* the moves since the last clear_taken, 4 actions each (taken) */
+    Py_ssize_t nlog, caplog;
 } Bound;
 
 /* params (int32[11]) and a record layout (int32[NLAY]) read and checked: T, A = 2T + 7, every field inside a record
@@ -720,6 +727,7 @@ static void bound_free(PyObject *cap) {
     Bound *B = PyCapsule_GetPointer(cap, BOUND_CAPSULE);
     if (!B) return;
     for (int i = 0; i < NBOUND_ARGS; i++) PyBuffer_Release(&B->b[i]);
+    PyMem_Free(B->log);
     PyMem_Free(B);
 }
 
@@ -756,6 +764,8 @@ static int bound_record(Bound *B) {
     return B->t.sc[SC_PHASE];
 }
 
+static int log_move(Bound *B, const int64_t c[4]);
+
 static PyObject *py_step_one(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 5) return PyErr_Format(PyExc_TypeError, "step_one() takes 5 arguments (%zd given)", nargs);
     Bound *B = PyCapsule_GetPointer(args[0], BOUND_CAPSULE);
@@ -768,6 +778,7 @@ static PyObject *py_step_one(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (B->t.sc[SC_PHASE] != PH_END) {
         for (int s = 0; s < 4; s++)
             if (c[s] < 0 || c[s] >= B->P.A || !B->t.masks[s * B->P.A + c[s]]) return PyLong_FromLong(-1);
+        if (log_move(B, c) < 0) return NULL;
         advance(&B->P, &B->t, c);
     }
     return PyLong_FromLong(bound_record(B));
@@ -778,437 +789,425 @@ static PyObject *py_record_one(PyObject *self, PyObject *cap) {
     return B ? PyLong_FromLong(bound_record(B)) : NULL;
 }
 
-/* ---------------------------------------------------------------- one env step in one call
- * The PettingZoo envs' step on a bound table (mjenv.compiled_table), in one C call instead of about
- * 4 us of Python glue around step_one: the actions checked, the step and its state record, the
- * observation writer's call into fresh arrays, the rewards (scores at the end of the hand plus the
- * shaping term) and the env's dicts. Everything the env's vocabulary names (agents, dict keys, the
- * table's attributes, the writer, numpy's ``empty``) is given once by the caller:
- *   bind_env(bound, observe, record, memos, empty, float32, deficiency, masks, integer, size, agents, keys,
- *            attrs, phi, shaped, gamma) -> capsule
- *     bound: a bind_one capsule (kept alive); observe(record, memos, out, deficiency): the writer's
- *     call on the bound record (record int16[L], bind_one's; memos its list); empty: numpy.empty;
- *     float32: its dtype; deficiency: an int32[4] array the writer's deficiencies are written into
- *     (kept exported while the capsule lives; internal state, not handed to users); masks: the
- *     table's int8[4, A] masks (its fresh copy is made with .copy()); integer: numpy.integer (an
- *     action of that type counts as its int); size: the observation's length; agents: the 4 agent
- *     names; keys: the 9 info and observation keys (observation, action_mask, seat, needs_action,
- *     deficiency, potential, illegal_action, scores, winners); attrs: the table's 7 attribute names
- *     (obs, masks, deficiency, acting, _phase, _taken, ended_by_illegal); phi: the shaping potential
- *     of each deficiency (floats); shaped: 0/1; gamma.
- *   step_env(table, actions) -> (obs, rewards, terminations, truncations, infos) or None
- *     table: the table whose attribute _env is its bind_env capsule (None: table._bind_env() is
- *     called first, and returns it); actions: the parallel env's {agent: action}. None, with
- *     nothing changed, when they need the env's checks (not a dict, a key not an agent, an action
- *     not an int or numpy integer in the mask, an acting seat left out, the hand over or ended by an
- *     illegal action, no hand dealt). Otherwise the table moves; its obs (float32[4, size]) and
- *     masks (int8[4, A]) become fresh arrays, deficiency the bound int32[4] one, acting the list of
- *     acting seats, _phase the phase; _taken gets the 4 actions.
- *   step_seats(table, a0, a1, a2, a3) -> (rewards, infos)
- *     The same step with checked actions (the AEC env's; PASS for the seats not acting); rewards a
- *     list of 4 floats. RuntimeError if an action is not legal (the caller checked them).
- * The dicts equal mjenv.env's Python ones key for key (tests/test_compiled_table.py). */
-#define ENV_CAPSULE "mjenv.game._step.env"
-enum { K_OBS, K_MASK, K_SEAT, K_NEEDS, K_DEF, K_POT, K_ILLEGAL, K_SCORES, K_WINNERS, NKEYS };
-enum { A_OBS, A_MASKS, A_DEF, A_ACTING, A_PHASE, A_TAKEN, A_ENDED, NATTRS };
-enum { NPHI_MAX = 256 };
+/* ---------------------------------------------------------------- one table: step and observe in one call
+ * The PettingZoo envs' compiled table (mjenv.compiled_table) on a bind_one table, with the observation writer
+ * bound too, so that a step is one C call that returns arrays (what the step means to the agents is the env's,
+ * defined once in mjenv.contract):
+ *   bind_observer(bound, plan, memos, empty, integer, omitted) -> capsule
+ *     bound: a bind_one capsule (kept alive); plan: a _kernel.bind capsule whose one source is the whole record;
+ *     memos: a list of the table's one memo array (or [None]), kept alive; empty: numpy.empty; integer:
+ *     numpy.integer (an action of that type counts as its int); omitted: the object that marks a seat
+ *     without an action.
+ *   step_observe(observer, a0, a1, a2, a3) -> (obs, masks, phase, acting, deficiency, obs_rows, mask_rows) or None
+ *     The four seats' actions: an int (a numpy integer counts), or ``omitted`` for a seat without one, which
+ *     takes PASS. None, with nothing changed, when the actions need the caller's checks: one not an int or
+ *     outside the action space, one not legal in its mask, an acting seat omitted, or the hand over.
+ *     Otherwise the table moves, the move goes to its log (taken) and the new state is observed: obs a
+ *     float32[4, S], masks an int8[4, A] copy of the table's (both new to the caller: arrays handed out before
+ *     are written again only once nothing holds them, see Slot), phase the phase after the step, acting the
+ *     acting-seat bit set, deficiency a tuple of the 4 seats' deficiencies (the writer's), obs_rows and mask_rows
+ *     tuples of the 4 rows of obs and masks (views).
+ *   observe_state(observer) -> the same tuple for the table as it is (no move).
+ *   taken(bound, start) -> list: the moves logged since the last clear_taken, from index start, each a list
+ *     of the 4 seats' actions (step_one's and step_observe's); clear_taken(bound) -> None (after a deal). */
+#define OBSERVER_CAPSULE "mjenv.game._step.observer"
+static const KernelApi *kernel_api = NULL;
+
+/* the writer's C entry points (_kernel_api.h), imported on first use; NULL with an exception set */
+static const KernelApi *need_kernel(void) {
+    if (!kernel_api) kernel_api = PyCapsule_Import(KERNEL_API_NAME, 0);
+    return kernel_api;
+}
+
+/* The arrays a step hands out, kept for reuse: an observation float32[4, S] and masks int8[4, A], the tuples of
+ * their 4 row views, the data pointers, and the reference counts of the two arrays when nothing but the slot holds
+ * them (the slot and the views' bases). A slot is written again only when nothing else holds any of its objects:
+ * every array and view the caller was given is then unreachable, so reusing its memory is invisible, and a step
+ * spares two numpy allocations and eight views. */
+enum { NSLOTS = 3 };
 typedef struct {
-    PyObject *bound, *observe, *record, *memos, *empty, *f32, *def, *masks, *integer, *obs_shape, *copy;
-    PyObject *agents[4], *keys[NKEYS], *attrs[NATTRS];
-    Py_buffer defb; /* def's int32[4], exported while the capsule lives */
+    PyObject *obs, *masks, *orows, *mrows;
+    float *od;
+    int8_t *md;
+    Py_ssize_t obs_refs, mask_refs;
+} Slot;
+
+typedef struct {
+    PyObject *bound, *memos, *empty, *f32, *i8, *integer, *omitted, *obs_shape, *mask_shape, *plan_cap;
     Bound *B;
-    double phi[NPHI_MAX], gamma;
-    int nphi, shaped;
-} Env;
+    void *plan, *memo[1];
+    Slot slot[NSLOTS];
+    int next_slot;
+} Observer;
 
-static void env_clear(Env *E) {
-    Py_XDECREF(E->bound); Py_XDECREF(E->observe); Py_XDECREF(E->record); Py_XDECREF(E->memos);
-    if (E->defb.obj) PyBuffer_Release(&E->defb);
-    Py_XDECREF(E->empty); Py_XDECREF(E->f32); Py_XDECREF(E->def); Py_XDECREF(E->masks); Py_XDECREF(E->integer);
-    Py_XDECREF(E->obs_shape); Py_XDECREF(E->copy);
-    for (int i = 0; i < 4; i++) Py_XDECREF(E->agents[i]);
-    for (int i = 0; i < NKEYS; i++) Py_XDECREF(E->keys[i]);
-    for (int i = 0; i < NATTRS; i++) Py_XDECREF(E->attrs[i]);
-    PyMem_Free(E);
-}
-
-static void env_free(PyObject *cap) {
-    Env *E = PyCapsule_GetPointer(cap, ENV_CAPSULE);
-    if (E) env_clear(E);
-}
-
-/* n interned strings from a tuple of exactly n str into out (new references) */
-static int take_names(PyObject *tup, int n, PyObject **out, const char *what) {
-    if (!PyTuple_Check(tup) || PyTuple_GET_SIZE(tup) != n) {
-        PyErr_Format(PyExc_ValueError, "bind_env(): %s must be a tuple of %d str", what, n);
-        return -1;
+static void observer_clear(Observer *O) {
+    Py_XDECREF(O->bound); Py_XDECREF(O->memos); Py_XDECREF(O->empty); Py_XDECREF(O->f32); Py_XDECREF(O->i8);
+    Py_XDECREF(O->integer); Py_XDECREF(O->omitted); Py_XDECREF(O->obs_shape); Py_XDECREF(O->mask_shape);
+    Py_XDECREF(O->plan_cap);
+    for (int i = 0; i < NSLOTS; i++) {
+        Py_XDECREF(O->slot[i].obs); Py_XDECREF(O->slot[i].masks); Py_XDECREF(O->slot[i].orows);
+        Py_XDECREF(O->slot[i].mrows);
     }
-    for (int i = 0; i < n; i++) {
-        PyObject *x = PyTuple_GET_ITEM(tup, i);
-        if (!PyUnicode_CheckExact(x)) {
-            PyErr_Format(PyExc_ValueError, "bind_env(): %s must be a tuple of %d str", what, n);
-            return -1;
+    PyMem_Free(O);
+}
+
+static void observer_free(PyObject *cap) {
+    Observer *O = PyCapsule_GetPointer(cap, OBSERVER_CAPSULE);
+    if (O) observer_clear(O);
+}
+
+static PyObject *py_bind_observer(PyObject *self, PyObject *args) {
+    PyObject *bound, *plan, *memos, *empty, *integer, *omitted;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &bound, &plan, &memos, &empty, &integer, &omitted)) return NULL;
+    Bound *B = PyCapsule_GetPointer(bound, BOUND_CAPSULE);
+    const KernelApi *K = B ? need_kernel() : NULL;
+    if (!K) return NULL;
+    void *pl = K->plan_of(plan);
+    if (!pl) return NULL;
+    if (K->record_length(pl) != B->ly[LY_LEN])
+        return PyErr_Format(PyExc_ValueError, "bind_observer(): the plan's record has %zd entries, the table's %d",
+                            K->record_length(pl), B->ly[LY_LEN]);
+    if (!PyCallable_Check(empty) || !PyType_Check(integer))
+        return PyErr_Format(PyExc_ValueError, "bind_observer(): empty must be callable and integer a type");
+    Observer *O = PyMem_Calloc(1, sizeof(Observer));
+    if (!O) return PyErr_NoMemory();
+    O->B = B;
+    O->plan = pl;
+    PyObject *held[7] = {bound, memos, empty, integer, omitted, plan, NULL};
+    PyObject **to[6] = {&O->bound, &O->memos, &O->empty, &O->integer, &O->omitted, &O->plan_cap};
+    for (int i = 0; i < 6; i++) { Py_INCREF(held[i]); *to[i] = held[i]; }
+    PyObject *np = PyImport_ImportModule("numpy"), *cap = NULL;
+    if (np) {
+        O->f32 = PyObject_CallMethod(np, "dtype", "s", "float32");
+        O->i8 = PyObject_CallMethod(np, "dtype", "s", "int8");
+        Py_DECREF(np);
+    }
+    O->obs_shape = Py_BuildValue("(in)", 4, K->size(pl));
+    O->mask_shape = Py_BuildValue("(ii)", 4, B->P.A);
+    if (O->f32 && O->i8 && O->obs_shape && O->mask_shape && K->memos_of(memos, 1, O->memo) == 0)
+        cap = PyCapsule_New(O, OBSERVER_CAPSULE, observer_free);
+    if (!cap) observer_clear(O);
+    return cap;
+}
+
+/* the table's state as step_observe's tuple, fresh arrays, after bound_record wrote its record */
+/* whether nothing but the slot holds its arrays, their views and the views' tuples */
+static int slot_free(const Slot *sl) {
+    if (!sl->obs || Py_REFCNT(sl->obs) != sl->obs_refs || Py_REFCNT(sl->masks) != sl->mask_refs ||
+        Py_REFCNT(sl->orows) != 1 || Py_REFCNT(sl->mrows) != 1)
+        return 0;
+    for (int s = 0; s < 4; s++)
+        if (Py_REFCNT(PyTuple_GET_ITEM(sl->orows, s)) != 1 || Py_REFCNT(PyTuple_GET_ITEM(sl->mrows, s)) != 1) return 0;
+    return 1;
+}
+
+/* a slot to write: a free one, else fresh arrays in the next slot (its old objects left to whoever holds them) */
+static Slot *take_slot(Observer *O) {
+    for (int i = 0; i < NSLOTS; i++)
+        if (slot_free(&O->slot[i])) return &O->slot[i];
+    PyObject *a_obs[2] = {O->obs_shape, O->f32}, *a_mask[2] = {O->mask_shape, O->i8};
+    Slot fresh = {NULL, NULL, NULL, NULL, NULL, NULL, 0, 0};
+    fresh.obs = PyObject_Vectorcall(O->empty, a_obs, 2, NULL);
+    fresh.masks = fresh.obs ? PyObject_Vectorcall(O->empty, a_mask, 2, NULL) : NULL;
+    fresh.orows = PyTuple_New(4);
+    fresh.mrows = PyTuple_New(4);
+    int ok = fresh.obs && fresh.masks && fresh.orows && fresh.mrows;
+    for (int s = 0; ok && s < 4; s++) {
+        PyObject *o = PySequence_GetItem(fresh.obs, s), *m = o ? PySequence_GetItem(fresh.masks, s) : NULL;
+        if (o) PyTuple_SET_ITEM(fresh.orows, s, o);
+        if (m) PyTuple_SET_ITEM(fresh.mrows, s, m);
+        ok = o && m;
+    }
+    Py_buffer ob, mb;
+    if (ok && PyObject_GetBuffer(fresh.obs, &ob, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) == 0) {
+        fresh.od = ob.buf;
+        PyBuffer_Release(&ob); /* the slot holds the array, so its memory stays where it is */
+        if (PyObject_GetBuffer(fresh.masks, &mb, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) == 0) {
+            fresh.md = mb.buf;
+            PyBuffer_Release(&mb);
         }
-        Py_INCREF(x);
-        PyUnicode_InternInPlace(&x);
-        out[i] = x;
     }
-    return 0;
-}
-
-static PyObject *py_bind_env(PyObject *self, PyObject *args) {
-    PyObject *o[9], *agents, *keys, *attrs, *phi;
-    Py_ssize_t size;
-    int shaped;
-    double gamma;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOnOOOOpd", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
-                          &size, &agents, &keys, &attrs, &phi, &shaped, &gamma))
+    if (!fresh.md) {
+        Py_XDECREF(fresh.obs); Py_XDECREF(fresh.masks); Py_XDECREF(fresh.orows); Py_XDECREF(fresh.mrows);
         return NULL;
-    Bound *B = PyCapsule_GetPointer(o[0], BOUND_CAPSULE);
-    if (!B) return NULL;
-    if (!PyCallable_Check(o[1]) || !PyCallable_Check(o[4]) || !PyType_Check(o[8]) || size < 1)
-        return PyErr_Format(PyExc_ValueError, "bind_env(): observe and empty must be callables, integer a type, "
-                            "size >= 1");
-    Env *E = PyMem_Calloc(1, sizeof(Env));
-    if (!E) return PyErr_NoMemory();
-    PyObject **held[9] = {&E->bound, &E->observe, &E->record, &E->memos, &E->empty, &E->f32, &E->def, &E->masks,
-                          &E->integer};
-    for (int i = 0; i < 9; i++) { Py_INCREF(o[i]); *held[i] = o[i]; }
-    E->B = B;
-    E->shaped = shaped;
-    E->gamma = gamma;
-    E->obs_shape = Py_BuildValue("(in)", 4, size);
-    E->copy = PyUnicode_InternFromString("copy");
-    if (PyObject_GetBuffer(E->def, &E->defb, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) goto fail;
-    if (E->defb.len != 16) {
-        PyErr_SetString(PyExc_ValueError, "bind_env(): deficiency must be int32[4]");
-        goto fail;
     }
-    if (!E->obs_shape || !E->copy || take_names(agents, 4, E->agents, "agents") < 0 ||
-        take_names(keys, NKEYS, E->keys, "keys") < 0 || take_names(attrs, NATTRS, E->attrs, "attrs") < 0)
-        goto fail;
-    if (!PyTuple_Check(phi) || PyTuple_GET_SIZE(phi) < 1 || PyTuple_GET_SIZE(phi) > NPHI_MAX) {
-        PyErr_Format(PyExc_ValueError, "bind_env(): phi must be a tuple of 1..%d floats", NPHI_MAX);
-        goto fail;
-    }
-    E->nphi = (int)PyTuple_GET_SIZE(phi);
-    for (int i = 0; i < E->nphi; i++) {
-        E->phi[i] = PyFloat_AsDouble(PyTuple_GET_ITEM(phi, i));
-        if (E->phi[i] == -1.0 && PyErr_Occurred()) goto fail;
-    }
-    PyObject *cap = PyCapsule_New(E, ENV_CAPSULE, env_free);
-    if (cap) return cap;
-fail:
-    env_clear(E);
-    return NULL;
+    fresh.obs_refs = Py_REFCNT(fresh.obs);
+    fresh.mask_refs = Py_REFCNT(fresh.masks);
+    Slot *sl = &O->slot[O->next_slot];
+    O->next_slot = (O->next_slot + 1) % NSLOTS;
+    Py_XDECREF(sl->obs); Py_XDECREF(sl->masks); Py_XDECREF(sl->orows); Py_XDECREF(sl->mrows);
+    *sl = fresh;
+    return sl;
 }
 
-/* the table's int32[4] deficiency attribute (the state before the step: the shaping term's Phi(s)) */
-static int read_deficiency(PyObject *arr, int32_t d[4]) {
-    Py_buffer b;
-    if (PyObject_GetBuffer(arr, &b, PyBUF_C_CONTIGUOUS) < 0) return -1;
-    int good = b.len == 16;
-    if (good) memcpy(d, b.buf, 16);
-    PyBuffer_Release(&b);
-    if (!good) PyErr_SetString(PyExc_ValueError, "step_env(): the table's deficiency is not int32[4]");
-    return good ? 0 : -1;
+/* the table's state as step_observe's tuple, after bound_record wrote its record */
+static PyObject *observe_now(Observer *O, int phase) {
+    Bound *B = O->B;
+    Slot *sl = take_slot(O);
+    if (!sl) return NULL;
+    memcpy(sl->md, B->t.masks, 4 * B->P.A);
+    int32_t d[4];
+    char err[KERNEL_ERR_LEN];
+    if (kernel_api->observe(O->plan, B->b[11].buf, O->memo[0] ? O->memo : NULL, 1, sl->od, d, err) < 0) {
+        PyErr_SetString(PyExc_ValueError, err);
+        return NULL;
+    }
+    return Py_BuildValue("(OOii(iiii)OO)", sl->obs, sl->masks, phase, B->t.sc[SC_ACTING], d[0], d[1], d[2], d[3],
+                         sl->orows, sl->mrows);
 }
 
-/* The step of checked actions c (legal in the masks), the fresh observations installed on the table;
- * rewards and infos out (new references), and the fresh obs and masks arrays (new references). */
-static int env_move(Env *E, PyObject *table, const int64_t c[4], PyObject **rewards, PyObject **infos,
-                    PyObject **obs_out, PyObject **masks_out) {
-    Bound *B = E->B;
-    const Params *P = &B->P;
-    int32_t before[4] = {0, 0, 0, 0}, d[4];
-    PyObject *obs = NULL, *masks = NULL, *acting = NULL, *phase_obj = NULL, *x;
-    *rewards = *infos = NULL;
-    if (E->shaped) {
-        x = PyObject_GetAttr(table, E->attrs[A_DEF]);
-        if (!x) return -1;
-        int bad = read_deficiency(x, before);
-        Py_DECREF(x);
-        if (bad) return -1;
-        for (int s = 0; s < 4; s++)
-            if (before[s] < 0 || before[s] >= E->nphi) {
-                PyErr_Format(PyExc_ValueError, "step_env(): deficiency %d has no potential", before[s]);
-                return -1;
-            }
-    }
-    advance(P, &B->t, c);
-    int phase = bound_record(B);
-    /* the table's record of this hand's moves (the Game it rebuilds on demand replays them) */
-    PyObject *taken = PyObject_GetAttr(table, E->attrs[A_TAKEN]);
-    if (!taken) return -1;
-    PyObject *chosen = Py_BuildValue("[LLLL]", (long long)c[0], (long long)c[1], (long long)c[2], (long long)c[3]);
-    int bad = !chosen || PyList_Append(taken, chosen) < 0;
-    Py_DECREF(taken);
-    Py_XDECREF(chosen);
-    if (bad) return -1;
-    PyObject *a_obs[2] = {E->obs_shape, E->f32};
-    obs = PyObject_Vectorcall(E->empty, a_obs, 2, NULL);
-    if (!obs) goto fail;
-    PyObject *a_w[4] = {E->record, E->memos, obs, E->def};
-    x = PyObject_Vectorcall(E->observe, a_w, 4, NULL);
-    if (!x) goto fail;
-    Py_DECREF(x);
-    memcpy(d, E->defb.buf, sizeof d);
-    masks = PyObject_CallMethodNoArgs(E->masks, E->copy);
-    if (!masks) goto fail;
-    int bits = B->t.sc[SC_ACTING], over = phase == PH_END;
-    acting = PyList_New(0);
-    if (!acting) goto fail;
-    for (int s = 0; s < 4; s++) {
-        if (!(bits >> s & 1)) continue;
-        x = PyLong_FromLong(s);
-        if (!x || PyList_Append(acting, x) < 0) { Py_XDECREF(x); goto fail; }
-        Py_DECREF(x);
-    }
-    phase_obj = PyLong_FromLong(phase);
-    if (!phase_obj || PyObject_SetAttr(table, E->attrs[A_OBS], obs) < 0 ||
-        PyObject_SetAttr(table, E->attrs[A_MASKS], masks) < 0 || PyObject_SetAttr(table, E->attrs[A_DEF], E->def) < 0 ||
-        PyObject_SetAttr(table, E->attrs[A_ACTING], acting) < 0 ||
-        PyObject_SetAttr(table, E->attrs[A_PHASE], phase_obj) < 0)
-        goto fail;
-    /* rewards: the scores at the end of the hand, plus gamma * Phi(s') - Phi(s) (Phi(s') = 0 at the
-     * end), the same double operations in the same order as mjenv.tables.step_tables */
-    for (int s = 0; s < 4; s++)
-        if (!over && (d[s] < 0 || d[s] >= E->nphi)) {
-            PyErr_Format(PyExc_ValueError, "step_env(): deficiency %d has no potential", d[s]);
-            goto fail;
-        }
-    double r[4];
-    for (int s = 0; s < 4; s++) r[s] = over ? (double)B->t.scores[s] : 0.0;
-    if (E->shaped)
-        for (int s = 0; s < 4; s++) {
-            double after = over ? 0.0 : E->phi[d[s]];
-            double term = E->gamma * after;
-            term = term - E->phi[before[s]];
-            r[s] = r[s] + term;
-        }
-    /* the infos: seat, needs_action, deficiency, potential; at the end of the hand the end keys
-     * (this path moves legal actions only: illegal_action is False) */
-    PyObject *winners_proto = NULL;
-    if (over) {
-        winners_proto = PyList_New(0);
-        if (!winners_proto) goto fail;
-        for (int s = 0; s < 4; s++) {
-            if (!B->t.won[s]) continue;
-            x = PyLong_FromLong(s);
-            if (!x || PyList_Append(winners_proto, x) < 0) { Py_XDECREF(x); Py_DECREF(winners_proto); goto fail; }
-            Py_DECREF(x);
-        }
-    }
-    *infos = PyDict_New();
-    *rewards = PyList_New(4);
-    if (!*infos || !*rewards) { Py_XDECREF(winners_proto); goto fail; }
-    for (int s = 0; s < 4; s++) {
-        PyObject *fr = PyFloat_FromDouble(r[s]);
-        if (!fr) { Py_XDECREF(winners_proto); goto fail; }
-        PyList_SET_ITEM(*rewards, s, fr);
-        PyObject *info = PyDict_New(), *v[4] = {NULL, NULL, NULL, NULL};
-        double pot = over ? 0.0 : E->phi[d[s]];
-        int ok = info && (v[0] = PyLong_FromLong(s)) && (v[2] = PyLong_FromLong(d[s])) && (v[3] = PyFloat_FromDouble(pot));
-        if (ok) {
-            v[1] = (bits >> s & 1) ? Py_True : Py_False;
-            Py_INCREF(v[1]);
-            ok = PyDict_SetItem(info, E->keys[K_SEAT], v[0]) == 0 && PyDict_SetItem(info, E->keys[K_NEEDS], v[1]) == 0 &&
-                 PyDict_SetItem(info, E->keys[K_DEF], v[2]) == 0 && PyDict_SetItem(info, E->keys[K_POT], v[3]) == 0;
-        }
-        for (int k = 0; k < 4; k++) Py_XDECREF(v[k]);
-        if (ok && over) {
-            PyObject *sc = PyLong_FromLongLong(B->t.scores[s]), *w = PyList_GetSlice(winners_proto, 0, 4);
-            ok = sc && w && PyDict_SetItem(info, E->keys[K_ILLEGAL], Py_False) == 0 &&
-                 PyDict_SetItem(info, E->keys[K_SCORES], sc) == 0 && PyDict_SetItem(info, E->keys[K_WINNERS], w) == 0;
-            Py_XDECREF(sc);
-            Py_XDECREF(w);
-        }
-        ok = ok && PyDict_SetItem(*infos, E->agents[s], info) == 0;
-        Py_XDECREF(info);
-        if (!ok) { Py_XDECREF(winners_proto); goto fail; }
-    }
-    Py_XDECREF(winners_proto);
-    Py_DECREF(acting);
-    Py_DECREF(phase_obj);
-    *obs_out = obs;
-    *masks_out = masks;
-    return 0;
-fail:
-    Py_XDECREF(obs); Py_XDECREF(masks); Py_XDECREF(acting); Py_XDECREF(phase_obj);
-    Py_CLEAR(*rewards);
-    Py_CLEAR(*infos);
-    return -1;
-}
-
-/* the seat of an agent name (-1: not an agent) */
-static int seat_of(Env *E, PyObject *key) {
-    for (int s = 0; s < 4; s++)
-        if (key == E->agents[s]) return s;
-    if (PyUnicode_CheckExact(key))
-        for (int s = 0; s < 4; s++)
-            if (PyUnicode_Compare(key, E->agents[s]) == 0) return s;
-    return -1;
-}
-
-/* an action as an int64 (a Python int, or a numpy integer as its int); 0: not one (no error set) */
-static int action_of(Env *E, PyObject *x, int64_t *out) {
+/* a seat's action: an int, a numpy integer as its int, or omitted (-2); -1: neither (the caller's checks decide) */
+static int64_t action_of(const Observer *O, PyObject *x) {
+    if (x == O->omitted) return -2;
     PyObject *own = NULL;
     if (!PyLong_CheckExact(x)) {
-        int is = PyObject_IsInstance(x, E->integer);
-        if (is <= 0 || !(own = PyNumber_Index(x))) { PyErr_Clear(); return 0; }
+        int is = PyObject_IsInstance(x, O->integer);
+        if (is <= 0 || !(own = PyNumber_Index(x))) { PyErr_Clear(); return -1; }
         x = own;
     }
     int overflow;
     long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
     Py_XDECREF(own);
-    if (overflow || (v == -1 && PyErr_Occurred())) { PyErr_Clear(); return 0; }
-    *out = v;
-    return 1;
+    if (overflow || (v == -1 && PyErr_Occurred())) { PyErr_Clear(); return -1; }
+    return v < 0 ? -1 : (int64_t)v;
 }
 
-/* the table's bind_env capsule (its attribute _env; None: bound first by table._bind_env()) */
-static Env *env_of(PyObject *table) {
-    static PyObject *name_env = NULL, *name_bind = NULL;
-    if (!name_env && !(name_env = PyUnicode_InternFromString("_env"))) return NULL;
-    if (!name_bind && !(name_bind = PyUnicode_InternFromString("_bind_env"))) return NULL;
-    PyObject *cap = PyObject_GetAttr(table, name_env);
-    if (cap == Py_None) {
-        Py_DECREF(cap);
-        cap = PyObject_CallMethodNoArgs(table, name_bind);
+/* the move c (checked) into the table's log */
+static int log_move(Bound *B, const int64_t c[4]) {
+    if (B->nlog == B->caplog) {
+        Py_ssize_t cap = B->caplog ? 2 * B->caplog : 256;
+        int16_t *grown = PyMem_Realloc(B->log, sizeof(int16_t) * 4 * (size_t)cap);
+        if (!grown) { PyErr_NoMemory(); return -1; }
+        B->log = grown;
+        B->caplog = cap;
     }
-    if (!cap) return NULL;
-    Env *E = PyCapsule_GetPointer(cap, ENV_CAPSULE);
-    Py_DECREF(cap); /* the table holds it */
-    return E;
+    for (int s = 0; s < 4; s++) B->log[4 * B->nlog + s] = (int16_t)c[s];
+    B->nlog++;
+    return 0;
 }
 
-static PyObject *py_step_env(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2) return PyErr_Format(PyExc_TypeError, "step_env() takes 2 arguments (%zd given)", nargs);
-    PyObject *table = args[0], *actions = args[1];
-    Env *E = env_of(table);
-    if (!E) return NULL;
-    Bound *B = E->B;
-    const int A = B->P.A;
-    if (!PyDict_CheckExact(actions) || B->t.sc[SC_PHASE] == PH_END) Py_RETURN_NONE;
-    /* the table's own view: no hand dealt yet (its _phase is END then), or one ended by an illegal action */
-    for (int k = 0; k < 2; k++) {
-        PyObject *x = PyObject_GetAttr(table, E->attrs[k ? A_ENDED : A_PHASE]);
-        if (!x) return NULL;
-        long v = k ? PyObject_IsTrue(x) : PyLong_AsLong(x);
-        Py_DECREF(x);
-        if (v == -1 && PyErr_Occurred()) return NULL;
-        if (k ? v != 0 : v == PH_END) Py_RETURN_NONE;
-    }
-    int64_t c[4] = {A - 1, A - 1, A - 1, A - 1}; /* PASS: a seat not acting has it as its only legal action */
-    int given = 0;
-    Py_ssize_t pos = 0;
-    PyObject *key, *val;
-    while (PyDict_Next(actions, &pos, &key, &val)) {
-        int s = seat_of(E, key);
-        int64_t v = -1;
-        Py_INCREF(val); /* a numpy integer's conversion runs Python code: keep the value alive */
-        int ok = s >= 0 && action_of(E, val, &v);
-        Py_DECREF(val);
-        if (!ok || v < 0 || v >= A || !B->t.masks[s * A + v]) Py_RETURN_NONE;
-        c[s] = v;
-        given |= 1 << s;
-    }
-    if (B->t.sc[SC_ACTING] & ~given) Py_RETURN_NONE; /* an acting seat left out: the env's checks decide */
-    PyObject *rewards, *infos, *obs, *masks;
-    if (env_move(E, table, c, &rewards, &infos, &obs, &masks) < 0) return NULL;
-    const int over = B->t.sc[SC_PHASE] == PH_END;
-    PyObject *od = PyDict_New(), *rd = PyDict_New(), *td = PyDict_New(), *fd = PyDict_New(), *result = NULL;
-    if (!od || !rd || !td || !fd) goto done;
-    for (int s = 0; s < 4; s++) {
-        PyObject *row = PySequence_GetItem(obs, s), *mrow = PySequence_GetItem(masks, s), *one = PyDict_New();
-        int ok = row && mrow && one && PyDict_SetItem(one, E->keys[K_OBS], row) == 0 &&
-                 PyDict_SetItem(one, E->keys[K_MASK], mrow) == 0 && PyDict_SetItem(od, E->agents[s], one) == 0 &&
-                 PyDict_SetItem(rd, E->agents[s], PyList_GET_ITEM(rewards, s)) == 0 &&
-                 PyDict_SetItem(td, E->agents[s], over ? Py_True : Py_False) == 0 &&
-                 PyDict_SetItem(fd, E->agents[s], Py_False) == 0;
-        Py_XDECREF(row);
-        Py_XDECREF(mrow);
-        Py_XDECREF(one);
-        if (!ok) goto done;
-    }
-    result = PyTuple_Pack(5, od, rd, td, fd, infos);
-done:
-    Py_XDECREF(od); Py_XDECREF(rd); Py_XDECREF(td); Py_XDECREF(fd);
-    Py_DECREF(rewards); Py_DECREF(infos); Py_DECREF(obs); Py_DECREF(masks);
-    return result;
+static Observer *observer_of(PyObject *cap) {
+    Observer *O = PyCapsule_GetPointer(cap, OBSERVER_CAPSULE);
+    return O && need_kernel() ? O : NULL;
 }
 
-static PyObject *py_step_seats(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 5) return PyErr_Format(PyExc_TypeError, "step_seats() takes 5 arguments (%zd given)", nargs);
-    Env *E = env_of(args[0]);
-    if (!E) return NULL;
-    Bound *B = E->B;
+static PyObject *py_step_observe(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5) return PyErr_Format(PyExc_TypeError, "step_observe() takes 5 arguments (%zd given)", nargs);
+    Observer *O = observer_of(args[0]);
+    if (!O) return NULL;
+    Bound *B = O->B;
+    const int A = B->P.A, acting = B->t.sc[SC_ACTING];
+    if (B->t.sc[SC_PHASE] == PH_END) Py_RETURN_NONE;
     int64_t c[4];
     for (int s = 0; s < 4; s++) {
-        c[s] = PyLong_AsLongLong(args[s + 1]);
-        if (c[s] == -1 && PyErr_Occurred()) return NULL;
+        PyObject *x = args[s + 1];
+        Py_INCREF(x); /* a numpy integer's conversion runs Python code: keep the value alive */
+        int64_t v = action_of(O, x);
+        Py_DECREF(x);
+        if (v == -2) {
+            if (acting >> s & 1) Py_RETURN_NONE; /* an acting seat without an action: the caller's checks decide */
+            v = A - 1;                           /* PASS: a seat not acting has it as its only legal action */
+        }
+        if (v < 0 || v >= A || !B->t.masks[s * A + v]) Py_RETURN_NONE;
+        c[s] = v;
     }
-    int legal = B->t.sc[SC_PHASE] != PH_END;
-    for (int s = 0; s < 4; s++)
-        if (c[s] < 0 || c[s] >= B->P.A || !B->t.masks[s * B->P.A + c[s]]) legal = 0;
-    if (!legal)
-        return PyErr_Format(PyExc_RuntimeError, "step_seats(): actions the legal masks do not allow, or the hand over");
-    PyObject *rewards, *infos, *obs, *masks;
-    if (env_move(E, args[0], c, &rewards, &infos, &obs, &masks) < 0) return NULL;
-    Py_DECREF(obs);
-    Py_DECREF(masks);
-    PyObject *result = PyTuple_Pack(2, rewards, infos);
-    Py_DECREF(rewards);
-    Py_DECREF(infos);
-    return result;
+    if (log_move(B, c) < 0) return NULL;
+    advance(&B->P, &B->t, c);
+    return observe_now(O, bound_record(B));
 }
 
-/* ---------------------------------------------------------------- the vector env's step, bound once
- * mjenv.vector_batch steps N tables a call of the vector env. Around step and records, its checks, rewards, final
- * states and infos were numpy temporaries: about 1.2 us a table-step with the deal. These calls do them in C on
- * arrays bound once (the deal's walls and the kernel's observe between them stay numpy's and the writer's):
+static PyObject *py_observe_state(PyObject *self, PyObject *cap) {
+    Observer *O = observer_of(cap);
+    return O ? observe_now(O, bound_record(O->B)) : NULL;
+}
+
+static PyObject *py_taken(PyObject *self, PyObject *args) {
+    PyObject *cap;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "On", &cap, &start)) return NULL;
+    Bound *B = PyCapsule_GetPointer(cap, BOUND_CAPSULE);
+    if (!B) return NULL;
+    if (start < 0 || start > B->nlog) start = B->nlog;
+    PyObject *out = PyList_New(B->nlog - start);
+    for (Py_ssize_t k = start; out && k < B->nlog; k++) {
+        const int16_t *m = B->log + 4 * k;
+        PyObject *row = Py_BuildValue("[iiii]", m[0], m[1], m[2], m[3]);
+        if (!row) { Py_CLEAR(out); break; }
+        PyList_SET_ITEM(out, k - start, row);
+    }
+    return out;
+}
+
+static PyObject *py_clear_taken(PyObject *self, PyObject *cap) {
+    Bound *B = PyCapsule_GetPointer(cap, BOUND_CAPSULE);
+    if (!B) return NULL;
+    B->nlog = 0;
+    Py_RETURN_NONE;
+}
+
+/* ---------------------------------------------------------------- the vector env's N tables, bound once
+ * mjenv.vector_batch steps N tables a call of the vector env: the checks, the moves, the state records and the
+ * observation writer's call (through the writer's C entry points, _kernel_api.h) in C on arrays bound once, on k
+ * threads with the GIL released. Each table's move and observation depend on that table alone (its arrays, its
+ * memo), so the outputs are the same for every k.
  *   bind_batch(params, layout, tiles, wall, discards, num_discards, meld_table, melds_declared, won, scores, masks,
- *              scalars, dealer, records) -> capsule
- *     the N tables' arrays of step and records (kept exported while the capsule lives); records int16[2N, L]:
- *     rows 0..N-1 the tables' current state records, rows N.. the final states of the hands that ended in the
- *     last step_batch, in ascending table order.
- *   step_batch(batch, actions, raise_illegal, done, illegal, scores, winners, final_masks) -> list or None
- *     actions int64[N, 4]. None, with nothing changed, when they need the env's checks (mjenv.tables.step_tables
- *     raises then): an action outside 0..A-1, or one not legal in its mask with raise_illegal. Otherwise a table
- *     with an illegal action does not move and its hand ends on the state it had (illegal[i, s] = 1 for those
- *     seats); every other table takes its step. The fresh outputs: done uint8[N] (the hand ended), illegal
- *     uint8[N, 4], scores int64[N, 4] and winners uint8[N, 4] of the hands that ended by a move, final_masks
- *     int8[N, 4, A] the masks of the hands that ended (all zeros elsewhere, as given). Every table's record is
- *     written, the ended ones' copied to rows N.. Returns the ended tables, ascending (mjenv.tables.step_tables'
- *     move, final_states and rewards, byte for byte).
- *   records_batch(batch, rows) -> None
- *     the records of tables rows (int64[R]) into their rows 0..N-1 (after BatchGames.deal dealt them: _step.deal).
- *   finish_batch(batch, before, after, out, final_obs, rewards, deficiency, potential, needs, gamma, shaped, cap)
- *     -> None, after the writer observed records[:N + K] into out float32[N + K, 4, S] and after int32[N + K, 4]
- *     (K = the hands that ended): final_obs float32[N, 4, S] (zeros) gets the ended tables' final observations;
- *     rewards float32[N, 4] = float32(score changes, or -1.0 for an illegal action, plus when shaped
- *     gamma * Phi(s') - Phi(s), Phi = -min(deficiency, cap), 0 once the hand is over), with the done, illegal
- *     and scores of the last step_batch (kept in the batch) and before int32[N, 4] the deficiencies the step
- *     started from; deficiency int64[N, 4], potential float32[N, 4] = -min(deficiency, cap), needs uint8[N, 4]
- *     (the seat acts) of the new states. */
+ *              scalars, dealer, records, plan, memos, threads) -> capsule
+ *     the N tables' arrays of step and records (kept exported while the capsule lives); records int16[N, L] the
+ *     tables' state records; plan a _kernel.bind capsule whose one source is the whole record; memos a list of the
+ *     N tables' memo arrays (kept alive); threads k >= 1 (k - 1 threads are started here and kept).
+ *   step_batch(batch, actions, raise_illegal, done, illegal, scores, winners, final_masks, final_obs, obs, deficiency)
+ *     -> list or None
+ *     actions int64[N, 4]. None, with nothing changed, when they need the env's checks: an action outside
+ *     0..A-1, or one not legal in its mask with raise_illegal. Otherwise a table with an illegal action does not
+ *     move and its hand ends on the state it had (illegal[i, s] = 1 for those seats); every other table takes its
+ *     step. Written: done uint8[N] (the hand ended), illegal uint8[N, 4], scores int64[N, 4] and winners
+ *     uint8[N, 4] of the hands that ended by a move (0 elsewhere), final_masks int8[N, 4, A] and final_obs
+ *     float32[N, 4, S] the masks and observations of the hands that ended (untouched elsewhere), obs
+ *     float32[N, 4, S] and deficiency int32[N, 4] every table's observation of its state after the step (for a
+ *     hand that ended, its final state until observe_batch rewrites it). Returns the ended tables, ascending.
+ *   observe_batch(batch, rows, obs, deficiency) -> None
+ *     the records of tables rows (int64[R], after BatchGames.deal dealt them) written and observed into their rows
+ *     of obs and deficiency. */
 #define BATCH_CAPSULE "mjenv.game._step.batch"
-enum { NBATCH_ARGS = 12 };
+enum { NBATCH_ARGS = 12, MAX_THREADS = 256 };
+
+/* k - 1 kept threads and the caller run a job over [0, n), each its own contiguous share */
+typedef void (*Job)(void *ctx, Py_ssize_t lo, Py_ssize_t hi);
+struct Pool;
+typedef struct {
+    struct Pool *pool;
+    int index; /* 1..k-1 (the caller is 0) */
+} Worker;
+typedef struct Pool {
+    int k, started, quit, busy;
+    unsigned long gen;
+    pthread_t th[MAX_THREADS];
+    Worker who[MAX_THREADS];
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    Job job;
+    void *ctx;
+    Py_ssize_t n;
+    double cpu[MAX_THREADS]; /* each thread's CPU seconds in the last run */
+    double work, critical;   /* over all runs: the CPU seconds of every thread, and of the slowest per run */
+} Pool;
+
+static double thread_cpu(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* the caller's (index 0) or a thread's share of the run: a fixed contiguous range of tables, so that each thread's
+ * work is the same whenever it gets a core (and the writer keeps its one-ahead memory order over the range) */
+static void pool_work(Pool *p, int index) {
+    const Py_ssize_t lo = p->n * index / p->k, hi = p->n * (index + 1) / p->k;
+    if (hi > lo) p->job(p->ctx, lo, hi);
+}
+
+static void *pool_thread(void *arg) {
+    Pool *p = ((Worker *)arg)->pool;
+    const int index = ((Worker *)arg)->index;
+    unsigned long seen = 0;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (p->gen == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
+        if (p->quit) break;
+        seen = p->gen;
+        pthread_mutex_unlock(&p->mu);
+        double t0 = thread_cpu();
+        pool_work(p, index);
+        p->cpu[index] = thread_cpu() - t0;
+        pthread_mutex_lock(&p->mu);
+        if (--p->busy == 0) pthread_cond_signal(&p->done);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* 0, or -1 with an exception set (no thread left running) */
+static int pool_start(Pool *p, int k) {
+    p->k = k;
+    if (k == 1) return 0;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_cond_init(&p->go, NULL);
+    pthread_cond_init(&p->done, NULL);
+    p->started = 1;
+    for (int i = 0; i < k - 1; i++) {
+        p->who[i].pool = p;
+        p->who[i].index = i + 1;
+        if (pthread_create(&p->th[i], NULL, pool_thread, &p->who[i]) != 0) {
+            p->k = i + 1; /* the threads started so far are stopped by pool_stop */
+            PyErr_Format(PyExc_RuntimeError, "could not start thread %d of %d", i + 2, k);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void pool_stop(Pool *p) {
+    if (!p->started) return;
+    pthread_mutex_lock(&p->mu);
+    p->quit = 1;
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    for (int i = 0; i < p->k - 1; i++) pthread_join(p->th[i], NULL);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->go);
+    pthread_cond_destroy(&p->done);
+    p->started = 0;
+}
+
+/* job over [0, n) on the pool's k threads (the caller's included), the GIL held by none of them */
+static void pool_run(Pool *p, Job job, void *ctx, Py_ssize_t n) {
+    if (n <= 0) return;
+    double t0 = thread_cpu();
+    if (p->k == 1 || n == 1) {
+        job(ctx, 0, n);
+        double t = thread_cpu() - t0;
+        p->work += t, p->critical += t;
+        return;
+    }
+    p->job = job, p->ctx = ctx, p->n = n;
+    pthread_mutex_lock(&p->mu);
+    p->busy = p->k - 1;
+    p->gen++;
+    pthread_cond_broadcast(&p->go);
+    pthread_mutex_unlock(&p->mu);
+    pool_work(p, 0);
+    p->cpu[0] = thread_cpu() - t0;
+    pthread_mutex_lock(&p->mu);
+    while (p->busy) pthread_cond_wait(&p->done, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    double most = 0;
+    for (int i = 0; i < p->k; i++) {
+        p->work += p->cpu[i];
+        if (p->cpu[i] > most) most = p->cpu[i];
+    }
+    p->critical += most;
+}
+
 typedef struct {
     Params P;
     int32_t ly[NLAY];
     Py_buffer b[NBATCH_ARGS]; /* tiles, wall, discards, num_discards, meld_table, melds_declared, won, scores,
                                  masks, scalars, dealer, records */
     Py_ssize_t n;
-    uint8_t *done, *illegal; /* the last step_batch's, for finish_batch */
-    int64_t *scores;
+    PyObject *memo_list, *plan_cap;
+    void *plan;
+    void **memos;
+    Pool pool;
 } Batch;
 
 static void batch_free(PyObject *cap) {
     Batch *B = PyCapsule_GetPointer(cap, BATCH_CAPSULE);
     if (!B) return;
+    pool_stop(&B->pool);
     for (int i = 0; i < NBATCH_ARGS; i++)
         if (B->b[i].obj) PyBuffer_Release(&B->b[i]);
-    PyMem_Free(B->done);
+    Py_XDECREF(B->memo_list);
+    Py_XDECREF(B->plan_cap);
+    PyMem_Free(B->memos);
     PyMem_Free(B);
 }
 
@@ -1219,39 +1218,55 @@ static Tab batch_tab(const Batch *B, Py_ssize_t i) {
     return tab_at(&B->P, base, i);
 }
 
-/* table i's state record into records row `row` */
-static void batch_record(const Batch *B, Py_ssize_t i, Py_ssize_t row) {
+/* table i's state record into its records row */
+static void batch_record(const Batch *B, Py_ssize_t i) {
     const Params *P = &B->P;
     Tab t = batch_tab(B, i);
     write_record(B->ly, P->T, P->D, P->MM, P->allow_chow, t.tiles, t.disc, t.ndecl, t.sc,
-                 ((const int8_t *)B->b[10].buf)[i], (int16_t *)B->b[11].buf + row * B->ly[LY_LEN]);
+                 ((const int8_t *)B->b[10].buf)[i], (int16_t *)B->b[11].buf + i * B->ly[LY_LEN]);
 }
 
 static PyObject *py_bind_batch(PyObject *self, PyObject *args) {
-    PyObject *op, *ol, *o[NBATCH_ARGS];
-    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOO", &op, &ol, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7],
-                          &o[8], &o[9], &o[10], &o[11]))
+    PyObject *op, *ol, *o[NBATCH_ARGS], *plan, *memos;
+    int threads;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOOi", &op, &ol, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6],
+                          &o[7], &o[8], &o[9], &o[10], &o[11], &plan, &memos, &threads))
         return NULL;
+    if (threads < 1 || threads > MAX_THREADS)
+        return PyErr_Format(PyExc_ValueError, "bind_batch(): threads must be in 1..%d, got %d", MAX_THREADS, threads);
+    const KernelApi *K = need_kernel();
+    if (!K) return NULL;
+    void *pl = K->plan_of(plan);
+    if (!pl) return NULL;
     Batch *B = PyMem_Calloc(1, sizeof(Batch));
     if (!B) return PyErr_NoMemory();
+    PyObject *cap = NULL;
     if (read_params_layout(op, ol, &B->P, B->ly, "bind_batch") < 0) { PyMem_Free(B); return NULL; }
     const Params *P = &B->P;
-    /* bytes of one table in each argument (records: two rows a table) */
+    /* bytes of one table in each argument */
     const Py_ssize_t per[NBATCH_ARGS] = {9 * P->T, P->W, 2 * 4 * P->D, 2 * 4, 4 * P->MM * 4, 4, 4, 8 * 4, 4 * P->A,
-                                         4 * NSC, 1, 2 * 2 * (Py_ssize_t)B->ly[LY_LEN]};
+                                         4 * NSC, 1, 2 * (Py_ssize_t)B->ly[LY_LEN]};
     Py_ssize_t n = 0;
     if (bind_buffers(o, B->b, per, NBATCH_ARGS, &n, "bind_batch") < 0) { PyMem_Free(B); return NULL; }
     B->n = n;
-    B->done = PyMem_Calloc(8 * n + 32 * n, 1); /* done[N], illegal[4N], then scores int64[4N] at 8N */
-    if (B->done) {
-        B->illegal = B->done + n;
-        B->scores = (int64_t *)(B->done + 8 * n);
-    }
-    PyObject *cap = B->done ? PyCapsule_New(B, BATCH_CAPSULE, batch_free) : PyErr_NoMemory();
+    B->plan = pl;
+    Py_INCREF(plan);
+    B->plan_cap = plan;
+    Py_INCREF(memos);
+    B->memo_list = memos;
+    B->memos = PyMem_Calloc((size_t)n, sizeof(void *));
+    if (!B->memos) PyErr_NoMemory();
+    else if (K->record_length(pl) != B->ly[LY_LEN])
+        PyErr_Format(PyExc_ValueError, "bind_batch(): the plan's record has %zd entries, the tables' %d",
+                     K->record_length(pl), B->ly[LY_LEN]);
+    else if (K->memos_of(memos, n, B->memos) == 0 && pool_start(&B->pool, threads) == 0)
+        cap = PyCapsule_New(B, BATCH_CAPSULE, batch_free);
     if (cap) return cap;
-    for (int i = 0; i < NBATCH_ARGS; i++) PyBuffer_Release(&B->b[i]);
-    PyMem_Free(B->done);
-    PyMem_Free(B);
+    PyObject *err_type, *err_value, *err_tb;
+    PyErr_Fetch(&err_type, &err_value, &err_tb);
+    PyObject *owner = PyCapsule_New(B, BATCH_CAPSULE, batch_free); /* frees what B holds */
+    if (owner) Py_DECREF(owner);
+    PyErr_Restore(err_type, err_value, err_tb);
     return NULL;
 }
 
@@ -1274,60 +1289,110 @@ static int exact_buffers(PyObject *const *objs, Py_buffer *b, const Py_ssize_t *
 
 static Batch *batch_of(PyObject *cap) { return PyCapsule_GetPointer(cap, BATCH_CAPSULE); }
 
+/* what a step's threads share: its inputs and outputs, and the first writer error */
+typedef struct {
+    Batch *B;
+    const int64_t *acts;
+    const int64_t *rows; /* observe_batch's tables (NULL: step_batch) */
+    uint8_t *done, *illegal, *winners;
+    int64_t *scores;
+    int8_t *final_masks;
+    float *final_obs, *obs;
+    int32_t *defs;
+    int failed;
+    char err[KERNEL_ERR_LEN];
+} StepJob;
+
+static void job_failed(StepJob *J, const char *err) {
+    if (__atomic_exchange_n(&J->failed, 1, __ATOMIC_ACQ_REL) == 0) memcpy(J->err, err, KERNEL_ERR_LEN);
+}
+
+/* tables lo..hi-1: their moves, records and observations (the final states of the hands that ended copied) */
+static void step_job(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
+    StepJob *J = ctx;
+    Batch *B = J->B;
+    const Params *P = &B->P;
+    const Py_ssize_t A = P->A, L = B->ly[LY_LEN], S = kernel_api->size(B->plan);
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        Tab t = batch_tab(B, i);
+        const uint8_t *bad = J->illegal + 4 * i;
+        int moved = !(bad[0] | bad[1] | bad[2] | bad[3]);
+        if (moved && t.sc[SC_PHASE] != PH_END) advance(P, &t, J->acts + 4 * i); /* a table over does not move */
+        int over = !moved || t.sc[SC_PHASE] == PH_END;
+        J->done[i] = (uint8_t)over;
+        for (int s = 0; s < 4; s++) {
+            J->scores[4 * i + s] = over && moved ? t.scores[s] : 0;
+            J->winners[4 * i + s] = over && moved && t.won[s];
+        }
+        batch_record(B, i);
+        if (over) memcpy(J->final_masks + i * 4 * A, t.masks, 4 * A);
+    }
+    char err[KERNEL_ERR_LEN];
+    if (kernel_api->observe(B->plan, (const int16_t *)B->b[11].buf + lo * L, B->memos + lo, hi - lo,
+                            J->obs + lo * 4 * S, J->defs + lo * 4, err) < 0) {
+        job_failed(J, err);
+        return;
+    }
+    for (Py_ssize_t i = lo; i < hi; i++)
+        if (J->done[i]) memcpy(J->final_obs + i * 4 * S, J->obs + i * 4 * S, sizeof(float) * 4 * S);
+}
+
+/* tables rows[lo..hi-1]: their records and observations */
+static void observe_job(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
+    StepJob *J = ctx;
+    Batch *B = J->B;
+    const Py_ssize_t L = B->ly[LY_LEN], S = kernel_api->size(B->plan);
+    char err[KERNEL_ERR_LEN];
+    for (Py_ssize_t k = lo; k < hi; k++) {
+        Py_ssize_t i = J->rows[k];
+        batch_record(B, i);
+        if (kernel_api->observe(B->plan, (const int16_t *)B->b[11].buf + i * L, B->memos + i, 1, J->obs + i * 4 * S,
+                                J->defs + i * 4, err) < 0) {
+            job_failed(J, err);
+            return;
+        }
+    }
+}
+
 static PyObject *py_step_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 8) return PyErr_Format(PyExc_TypeError, "step_batch() takes 8 arguments (%zd given)", nargs);
+    if (nargs != 11) return PyErr_Format(PyExc_TypeError, "step_batch() takes 11 arguments (%zd given)", nargs);
     Batch *B = batch_of(args[0]);
     if (!B) return NULL;
     int raise_illegal = PyObject_IsTrue(args[2]);
     if (raise_illegal < 0) return NULL;
     const Params *P = &B->P;
-    const Py_ssize_t n = B->n, A = P->A;
-    PyObject *objs[6] = {args[1], args[3], args[4], args[5], args[6], args[7]};
-    const Py_ssize_t len[6] = {8 * 4 * n, n, 4 * n, 8 * 4 * n, 4 * n, 4 * A * n};
-    const int writable[6] = {0, 1, 1, 1, 1, 1};
-    Py_buffer b[6];
-    if (exact_buffers(objs, b, len, writable, 6, "step_batch") < 0) return NULL;
-    const int64_t *acts = b[0].buf;
-    uint8_t *done = b[1].buf, *illegal = b[2].buf, *winners = b[4].buf;
-    int64_t *scores = b[3].buf;
-    int8_t *final_masks = b[5].buf;
+    const Py_ssize_t n = B->n, A = P->A, S = kernel_api->size(B->plan);
+    PyObject *objs[9] = {args[1], args[3], args[4], args[5], args[6], args[7], args[8], args[9], args[10]};
+    const Py_ssize_t len[9] = {8 * 4 * n, n, 4 * n, 8 * 4 * n, 4 * n, 4 * A * n, 16 * S * n, 16 * S * n, 16 * n};
+    const int writable[9] = {0, 1, 1, 1, 1, 1, 1, 1, 1};
+    Py_buffer b[9];
+    if (exact_buffers(objs, b, len, writable, 9, "step_batch") < 0) return NULL;
+    StepJob J = {B, b[0].buf, NULL, b[1].buf, b[2].buf, b[4].buf, b[3].buf, b[5].buf, b[6].buf, b[7].buf, b[8].buf, 0,
+                 {0}};
     const int8_t *masks = B->b[8].buf;
-    int8_t *records = B->b[11].buf; /* int16 rows, addressed in bytes below */
-    const Py_ssize_t L = B->ly[LY_LEN];
     PyObject *ended = NULL;
     /* the checks first: nothing moves unless every action is in range (and legal, with raise_illegal) */
     int any_bad = 0;
     for (Py_ssize_t k = 0; k < 4 * n; k++) {
-        if (acts[k] < 0 || acts[k] >= A) goto refuse;
-        int bad = !masks[k * A + acts[k]];
-        B->illegal[k] = (uint8_t)bad;
+        if (J.acts[k] < 0 || J.acts[k] >= A) goto refuse;
+        int bad = !masks[k * A + J.acts[k]];
+        J.illegal[k] = (uint8_t)bad;
         any_bad |= bad;
     }
     if (any_bad && raise_illegal) goto refuse;
-    Py_ssize_t k_end = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Tab t = batch_tab(B, i);
-        const uint8_t *bad = B->illegal + 4 * i;
-        int moved = !(bad[0] | bad[1] | bad[2] | bad[3]);
-        if (moved && t.sc[SC_PHASE] != PH_END) advance(P, &t, acts + 4 * i); /* a table over does not move */
-        int over = !moved || t.sc[SC_PHASE] == PH_END;
-        B->done[i] = done[i] = (uint8_t)over;
-        for (int s = 0; s < 4; s++) {
-            illegal[4 * i + s] = bad[s];
-            B->scores[4 * i + s] = scores[4 * i + s] = over && moved ? t.scores[s] : 0;
-            winners[4 * i + s] = over && moved && t.won[s];
-        }
-        batch_record(B, i, i);
-        if (over) {
-            memcpy(final_masks + i * 4 * A, t.masks, 4 * A);
-            memcpy(records + (n + k_end) * 2 * L, records + i * 2 * L, 2 * L);
-            k_end++;
-        }
+    Py_BEGIN_ALLOW_THREADS
+    pool_run(&B->pool, step_job, &J, n);
+    Py_END_ALLOW_THREADS
+    if (J.failed) {
+        PyErr_SetString(PyExc_ValueError, J.err);
+        goto out;
     }
+    Py_ssize_t k_end = 0;
+    for (Py_ssize_t i = 0; i < n; i++) k_end += J.done[i];
     ended = PyList_New(k_end);
     if (!ended) goto out;
     for (Py_ssize_t i = 0, j = 0; i < n; i++) {
-        if (!B->done[i]) continue;
+        if (!J.done[i]) continue;
         PyObject *x = PyLong_FromSsize_t(i);
         if (!x) { Py_CLEAR(ended); goto out; }
         PyList_SET_ITEM(ended, j++, x);
@@ -1337,8 +1402,46 @@ refuse:
     ended = Py_None;
     Py_INCREF(ended);
 out:
-    for (int i = 0; i < 6; i++) PyBuffer_Release(&b[i]);
+    for (int i = 0; i < 9; i++) PyBuffer_Release(&b[i]);
     return ended;
+}
+
+/* thread_stats(batch) -> (work, critical): CPU seconds of the batch's threaded runs so far (step_batch's and
+ * observe_batch's), of all threads together and of the slowest thread of each run summed (the runs' critical
+ * path: their wall time on cores of their own). */
+static PyObject *py_thread_stats(PyObject *self, PyObject *cap) {
+    Batch *B = batch_of(cap);
+    return B ? Py_BuildValue("(dd)", B->pool.work, B->pool.critical) : NULL;
+}
+
+static PyObject *py_observe_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4) return PyErr_Format(PyExc_TypeError, "observe_batch() takes 4 arguments (%zd given)", nargs);
+    Batch *B = batch_of(args[0]);
+    if (!B) return NULL;
+    const Py_ssize_t n = B->n, S = kernel_api->size(B->plan);
+    Py_buffer rb, b[2];
+    if (PyObject_GetBuffer(args[1], &rb, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    const Py_ssize_t len[2] = {16 * S * n, 16 * n};
+    const int writable[2] = {1, 1};
+    if (exact_buffers(args + 2, b, len, writable, 2, "observe_batch") < 0) { PyBuffer_Release(&rb); return NULL; }
+    const int64_t *rows = rb.buf;
+    const Py_ssize_t R = rb.len / 8;
+    int good = rb.len % 8 == 0;
+    for (Py_ssize_t k = 0; good && k < R; k++) good = rows[k] >= 0 && rows[k] < n;
+    StepJob J = {B, NULL, rows, NULL, NULL, NULL, NULL, NULL, NULL, b[0].buf, b[1].buf, 0, {0}};
+    if (good && R < 2 * B->pool.k) /* a few new hands (the usual case): waking the threads costs more than they save */
+        observe_job(&J, 0, R);
+    else if (good) {
+        Py_BEGIN_ALLOW_THREADS
+        pool_run(&B->pool, observe_job, &J, R);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&rb);
+    PyBuffer_Release(&b[0]);
+    PyBuffer_Release(&b[1]);
+    if (!good) return PyErr_Format(PyExc_ValueError, "observe_batch(): rows must be int64[R] in 0..%zd", n - 1);
+    if (J.failed) return PyErr_Format(PyExc_ValueError, "%s", J.err);
+    Py_RETURN_NONE;
 }
 
 /* Game(rules, seed)'s first state from its shuffled wall w (seat 0 dealing; BatchGames.deal). */
@@ -1433,92 +1536,22 @@ done:
     return result;
 }
 
-/* records_batch(batch, rows) -> None: the bound tables' records of tables rows (int64[R]) into their rows 0..N-1
- * (after a deal) */
-static PyObject *py_records_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2) return PyErr_Format(PyExc_TypeError, "records_batch() takes 2 arguments (%zd given)", nargs);
-    Batch *B = batch_of(args[0]);
-    if (!B) return NULL;
-    Py_buffer rb;
-    if (PyObject_GetBuffer(args[1], &rb, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    const int64_t *rows = rb.buf;
-    const Py_ssize_t R = rb.len / 8;
-    int good = rb.len % 8 == 0;
-    for (Py_ssize_t k = 0; good && k < R; k++) good = rows[k] >= 0 && rows[k] < B->n;
-    if (good)
-        for (Py_ssize_t k = 0; k < R; k++) batch_record(B, rows[k], rows[k]);
-    PyBuffer_Release(&rb);
-    if (!good) return PyErr_Format(PyExc_ValueError, "records_batch(): rows must be int64[R] in 0..%zd", B->n - 1);
-    Py_RETURN_NONE;
-}
-
-static PyObject *py_finish_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 12) return PyErr_Format(PyExc_TypeError, "finish_batch() takes 12 arguments (%zd given)", nargs);
-    Batch *B = batch_of(args[0]);
-    if (!B) return NULL;
-    const double gamma = PyFloat_AsDouble(args[9]);
-    if (gamma == -1.0 && PyErr_Occurred()) return NULL;
-    const int shaped = PyObject_IsTrue(args[10]);
-    const long cap = PyLong_AsLong(args[11]);
-    if (shaped < 0 || (cap == -1 && PyErr_Occurred())) return NULL;
-    const Py_ssize_t n = B->n;
-    Py_ssize_t k = 0;
-    for (Py_ssize_t i = 0; i < n; i++) k += B->done[i];
-    /* the observation's length S from out's bytes: float32[N + K, 4, S] */
-    Py_buffer ob;
-    if (PyObject_GetBuffer(args[3], &ob, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    const Py_ssize_t row = ob.len / (n + k); /* bytes of one table's 4 observations */
-    if (ob.len % (n + k) || row % 16 || row == 0) {
-        PyBuffer_Release(&ob);
-        return PyErr_Format(PyExc_ValueError, "finish_batch(): out must be float32[%zd, 4, S]", n + k);
-    }
-    PyObject *objs[7] = {args[1], args[2], args[4], args[5], args[6], args[7], args[8]};
-    const Py_ssize_t len[7] = {16 * n, 16 * (n + k), row * n, 16 * n, 32 * n, 16 * n, 4 * n};
-    const int writable[7] = {0, 0, 1, 1, 1, 1, 1};
-    Py_buffer b[7];
-    if (exact_buffers(objs, b, len, writable, 7, "finish_batch") < 0) { PyBuffer_Release(&ob); return NULL; }
-    const int32_t *before = b[0].buf, *after = b[1].buf;
-    float *rewards = b[3].buf, *potential = b[5].buf;
-    int64_t *deficiency = b[4].buf;
-    uint8_t *needs = b[6].buf;
-    const int32_t *scalars = B->b[9].buf;
-    for (Py_ssize_t i = 0, j = 0; i < n; i++) {
-        const int over = B->done[i], bits = scalars[i * NSC + SC_ACTING];
-        if (over) memcpy((char *)b[2].buf + i * row, (const char *)ob.buf + (n + j++) * row, row);
-        for (int s = 0; s < 4; s++) {
-            const Py_ssize_t x = 4 * i + s;
-            /* mjenv.tables.step_tables' float64 operations in its order, then the float32 cast */
-            double r = B->illegal[x] ? -1.0 : (double)B->scores[x];
-            if (shaped) {
-                double phi_after = over ? 0.0 : -(double)(after[x] < cap ? after[x] : cap);
-                double phi_before = -(double)(before[x] < cap ? before[x] : cap);
-                r = r + (gamma * phi_after - phi_before);
-            }
-            rewards[x] = (float)r;
-            deficiency[x] = after[x];
-            potential[x] = -(float)(after[x] < cap ? after[x] : cap);
-            needs[x] = bits >> s & 1;
-        }
-    }
-    for (int i = 0; i < 7; i++) PyBuffer_Release(&b[i]);
-    PyBuffer_Release(&ob);
-    Py_RETURN_NONE;
-}
-
 static PyMethodDef methods[] = {
     {"step", py_step, METH_VARARGS, "Advances N tables by one step (see the comment above py_step)."},
     {"records", py_records, METH_VARARGS, "The observation writer's state records of some tables (see above)."},
     {"bind_one", py_bind_one, METH_VARARGS, "One table's arrays bound for step_one and record_one (see above)."},
     {"step_one", (PyCFunction)(void (*)(void))py_step_one, METH_FASTCALL, "One bound table's step and record."},
     {"record_one", py_record_one, METH_O, "One bound table's state record."},
-    {"bind_env", py_bind_env, METH_VARARGS, "A bound table's env step bound once (see the comment above bind_env)."},
-    {"step_env", (PyCFunction)(void (*)(void))py_step_env, METH_FASTCALL, "The parallel env's step in one call."},
-    {"step_seats", (PyCFunction)(void (*)(void))py_step_seats, METH_FASTCALL, "The AEC env's step in one call."},
+    {"bind_observer", py_bind_observer, METH_VARARGS, "A bound table with the writer bound (see above)."},
+    {"step_observe", (PyCFunction)(void (*)(void))py_step_observe, METH_FASTCALL, "One table's step and observation."},
+    {"observe_state", py_observe_state, METH_O, "One table's observation as it is."},
+    {"taken", py_taken, METH_VARARGS, "A bound table's logged moves from an index on."},
+    {"clear_taken", py_clear_taken, METH_O, "Empties a bound table's log of moves."},
     {"bind_batch", py_bind_batch, METH_VARARGS, "The vector env's N tables bound once (see the comment above it)."},
-    {"step_batch", (PyCFunction)(void (*)(void))py_step_batch, METH_FASTCALL, "The vector env's move of N tables."},
-    {"records_batch", (PyCFunction)(void (*)(void))py_records_batch, METH_FASTCALL, "Some bound tables' records."},
+    {"step_batch", (PyCFunction)(void (*)(void))py_step_batch, METH_FASTCALL, "The vector env's step of N tables."},
+    {"observe_batch", (PyCFunction)(void (*)(void))py_observe_batch, METH_FASTCALL, "Some bound tables' observations."},
+    {"thread_stats", py_thread_stats, METH_O, "CPU seconds of a batch's threaded runs (see above)."},
     {"deal", py_deal, METH_VARARGS, "New hands at some tables from their shuffled walls (see above)."},
-    {"finish_batch", (PyCFunction)(void (*)(void))py_finish_batch, METH_FASTCALL, "The vector env's rewards, infos."},
     {"claim_rows", py_claim_rows, METH_VARARGS, "A seat's claim-window row per hand (see the module comment)."},
     {"turn_rows", py_turn_rows, METH_VARARGS, "The current player's own-turn row per hand (see the module comment)."},
     {"is_winning", py_is_winning, METH_VARARGS, "Batched win check (see the module comment)."},

@@ -1,0 +1,83 @@
+"""``vector_env(N, num_threads=k)``: table-steps per wall-second at k = 1 and k = 2 in the same run.
+
+Each repeat builds ``vector_env(N, num_threads=k)`` for k = 1 and then k = 2 (the same seed: the same games,
+the same outputs; ``tests/test_vector_threads.py`` compares every array), warms it up, and times ``--steps``
+steps with random legal actions (argmax of the masks times a pre-drawn bank of random bytes 1..255: a few
+microseconds a step, so the rate is the env's). Printed per k: table-steps per wall-second, per CPU-second of
+the process, and per second of the **critical path**: the process's CPU time outside the threaded C runs
+plus, for each run, the CPU time of its slowest thread (what the wall time would be with a core per thread
+and nothing else running). On a machine shared with other jobs the wall-second ratio says how much of the
+shared cores each process got; the critical-path ratio says what the threads give on cores of their own.
+
+Run: ``python -m benchmarks.vector_threads --num-envs 64 --steps 3000 --repeats 3``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+from tqdm import tqdm
+
+
+def run(num_envs: int, threads: int, steps: int, seed: int) -> dict[str, float]:
+    """Rates of ``steps`` steps of ``vector_env(num_envs, num_threads=threads)`` after a warm-up."""
+    import mjenv
+
+    venv = mjenv.vector_env(num_envs, num_threads=threads)
+    assert venv.engine == "compiled", "the threads are the compiled engine's"
+    rng = np.random.default_rng(seed)
+    bank = rng.integers(1, 256, (16, num_envs, 4, venv.single_action_space.n), dtype=np.uint8)
+    obs, _ = venv.reset(seed=seed)
+    for k in range(20):  # warm-up: lookup tables, memos, the threads' first runs
+        obs = venv.step(np.argmax(obs["action_mask"] * bank[k % 16], axis=-1))[0]
+    work0, crit0 = venv._batch.thread_stats()
+    w0, c0 = time.perf_counter(), time.process_time()
+    for k in range(steps):
+        obs = venv.step(np.argmax(obs["action_mask"] * bank[k % 16], axis=-1))[0]
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    work, crit = (x - y for x, y in zip(venv._batch.thread_stats(), (work0, crit0)))
+    venv.close()
+    table_steps = steps * num_envs
+    critical = cpu - work + crit  # the serial part, plus each threaded run's slowest thread
+    return {"wall": table_steps / wall, "cpu": table_steps / cpu, "critical": table_steps / critical,
+            "threaded share": work / cpu}
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--num-envs", type=int, default=64)
+    ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args(argv)
+    print(f"vector_env({a.num_envs}), {a.steps} steps a run, {a.repeats} repeats; {os.cpu_count()} cores; "
+          f"load average {os.getloadavg()[0]:.1f} at the start")
+    rows: dict[int, list[dict[str, float]]] = {k: [] for k in a.threads}
+    for _ in tqdm(range(a.repeats), desc="repeats"):
+        for k in a.threads:
+            rows[k].append(run(a.num_envs, k, a.steps, a.seed))
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    print("| threads | table-steps / wall-s | / CPU-s | / critical-path s | share of CPU in threaded C runs |")
+    print("|---|---|---|---|---|")
+    def cell(r: list[dict[str, float]], key: str, form: str = ",.0f") -> str:
+        return f"{min(x[key] for x in r):{form}}-{max(x[key] for x in r):{form}}"
+
+    for k in a.threads:
+        r = rows[k]
+        print(f"| {k} | {cell(r, 'wall')} | {cell(r, 'cpu')} | {cell(r, 'critical')} | "
+              f"{cell(r, 'threaded share', '.2f')} |")
+    base = a.threads[0]
+    for k in a.threads[1:]:
+        for key in ("wall", "critical"):
+            ratios = [x[key] / y[key] for x, y in zip(rows[k], rows[base])]
+            best = max(x[key] for x in rows[k]) / max(y[key] for y in rows[base])
+            print(f"k={k} / k={base}, table-steps per {key}-second: per repeat "
+                  f"{', '.join(f'{q:.2f}x' for q in ratios)}; best of each {best:.2f}x (target >= 1.6x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+/* The observation writer's C entry points, for other compiled modules (mjenv.game._step).
+ *
+ * mjenv.deficiency._kernel exports one capsule, ``_C_API`` (name KERNEL_API_NAME), holding a KernelApi. A caller
+ * takes it once with PyCapsule_Import and then writes observations of whole state records with no Python object in
+ * between: ``observe`` touches none, so it may run without the GIL and on several threads at once, provided no two
+ * threads share a memo (each memo is one table's).
+ *
+ *   plan_of(capsule) -> the plan of a ``_kernel.bind`` capsule (GIL held; NULL with an exception set), whose one
+ *     source is the whole record (mjenv.observation.ObservationSpec._kernel_observe_records' plan).
+ *   record_length(plan), size(plan): the record's length L and the observation's length S.
+ *   memos_of(memos, n, out): the memos of a sequence of n memo arrays (None each allowed) into out (GIL held; 0, or
+ *     -1 with an exception set); the arrays must outlive every use of out.
+ *   observe(plan, records, memos, n, obs, defs, err): records int16[n, L]; memos n pointers or NULL; obs
+ *     float32[n, 4, S] and defs int32[n, 4] written; 0, or -1 with a message in err (KERNEL_ERR_LEN bytes). */
+#ifndef MJENV_KERNEL_API_H
+#define MJENV_KERNEL_API_H
+#include <Python.h>
+#include <stdint.h>
+
+#define KERNEL_API_NAME "mjenv.deficiency._kernel._C_API"
+#define KERNEL_ERR_LEN 200
+
+typedef struct {
+    void *(*plan_of)(PyObject *capsule);
+    Py_ssize_t (*record_length)(const void *plan);
+    Py_ssize_t (*size)(const void *plan);
+    int (*memos_of)(PyObject *memos, Py_ssize_t n, void **out);
+    int (*observe)(const void *plan, const int16_t *records, void *const *memos, Py_ssize_t n, float *obs,
+                   int32_t *defs, char *err);
+} KernelApi;
+
+#endif
