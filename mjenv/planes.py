@@ -12,8 +12,8 @@ right, across, left). Channel by channel, in the flat views' order:
   tile discarded) and ``recent_discards``: :data:`RECENT` one-hot planes, the seat's last discard,
   the one before it, and so on (all zero where the seat has made fewer);
 * every other view is a scalar per entry, each entry one constant plane (``num_melds`` 4, ``wall_count``
-  1, ``dealer`` 4, ``phase``, ``deficiency``, ``effective_count``, ``deficiency_after_claim`` 5, and the
-  rule set's own views: taiwan16's ``flowers``, sichuan's ``missing_suit`` and ``won``).
+  1, ``dealer`` 4, ``phase``, ``deficiency``, ``effective_count``, ``deficiency_after_claim`` 5, and
+  every view a rule set adds).
 
 Values are the flat views' own (counts, -1 for "not applicable", 99 for incompletable), not scaled;
 :attr:`PlaneSpec.space` gives each plane the bounds of its view. :meth:`PlaneSpec.decode` returns the

@@ -24,7 +24,9 @@ import numpy as np
 
 from mjenv.tiles import FLOWER_NAMES, UNICODE_TILES, tile_name
 
-__all__ = ["ClaimMarks", "HumanWindow", "hand_text", "render_human", "render_rgb", "render_text"]
+__all__ = [
+    "ClaimMarks", "HumanWindow", "hand_text", "render_human", "render_rgb", "render_text", "result_line", "seat_extras",
+]
 
 SEAT_NAMES = ("player_0", "player_1", "player_2", "player_3")
 PHASE_NAMES = ("discard", "claim", "rob kong", "end", "declare missing suit")
@@ -52,6 +54,30 @@ def hand_text(counts) -> str:
 def _tiles_of(counts) -> list[int]:
     c = np.asarray(counts)
     return [int(t) for t in np.repeat(np.arange(len(c)), c.astype(np.int64))]
+
+
+def seat_extras(game, s: int) -> tuple[list[dict], list[str]]:
+    """What seat ``s`` shows beside its tiles under its rules, for pages that draw a table generically.
+
+    Returns:
+        ``(rows, notes)``: rows ``{"label": str, "items": [str, ...]}`` (taiwan16's flowers, by name) and
+        short notes (sichuan's declared missing suit; "won: out of the hand" once a seat has won).
+    """
+    rows: list[dict] = []
+    notes: list[str] = []
+    if game.rules.flowers and game.flowers[s].any():
+        rows.append({"label": "flowers", "items": [FLOWER_NAMES[f][1:] for f in np.flatnonzero(game.flowers[s])]})
+    if game.rules.missing_suit:
+        m = int(game.missing[s])
+        notes.append(f"missing suit {'smp'[m]}" if m >= 0 else "missing suit not declared")
+    if game.rules.bloody and game.won[s]:
+        notes.append("won: out of the hand")
+    return rows, notes
+
+
+def result_line(game) -> str:
+    """One line saying how the hand ended ('' while it goes on), e.g. ``player_2 wins 5s on player_0's tile``."""
+    return _result_line(game).removeprefix("result: ")
 
 
 class ClaimMarks:

@@ -4,26 +4,28 @@ The page needs no network and works from ``file://``: the frames are JSON inside
 its own small script and style sheet (tiles are drawn as cards with the rank and suit letter, so no
 mahjong font is needed). It shows, step by step, the four hands face up (the log sees everything),
 the drawn tile, melds, discards (a claimed discard marked, the discard awaiting claims outlined),
-flowers, dora indicators, every seat's score and the step's actions. The arrow keys (or ``h``/``l``),
-Home/End, the buttons and the slider step through it; space plays it; ``#step=k`` in the address opens
-step ``k`` (0 = the deal, ``k`` = after the log's first ``k`` steps) and follows the page as it moves.
+what each rule set adds (rows of named items, notes, indicator tiles), every seat's score and the
+step's actions. The arrow keys (or ``h``/``l``), Home/End, the buttons and the slider step through it;
+space plays it; ``#step=k`` in the address opens step ``k`` (0 = the deal, ``k`` = after the log's
+first ``k`` steps) and follows the page as it moves.
 
 Frames are built per log format (the header's ``"format"``) by a frame builder registered with
 :func:`register_frame_builder`, so a rule set whose hands are logged in their own format adds its own
-builder (sideways tiles, red fives, dora indicators: the frame schema below has a place for them) and
-the page draws it unchanged. The builder of the shared engine's logs (``"mjenv-hand"``) replays the
-hand through :func:`mjenv.game.replay`'s engine, every action checked again.
+builder (tiles laid sideways, marked tiles, indicator tiles: the frame schema below has a place for
+them) and the page draws it unchanged. The builder of the shared engine's logs (``"mjenv-hand"``)
+replays the hand through the engine, every action checked again; what a rule set shows beside the
+tiles comes from :func:`mjenv.render.seat_extras`.
 
 A frame (JSON) is::
 
     {"step": k, "caption": "player_1: pong; ...", "phase": "discard", "wall": 83, "to_act": [1],
-     "dora": [TILE, ...], "result": "" | "player_2 wins 5s on player_0's tile",
+     "indicators": [{"label": "...", "tiles": [TILE, ...]}], "result": "" | "player_2 wins 5s ...",
      "seats": [{"name": "player_0", "dealer": true, "score": 0, "hand": [TILE, ...], "drawn": TILE | null,
                 "melds": [{"kind": "pong", "tiles": [TILE, ...]}], "discards": [TILE, ...],
-                "flowers": ["spring", ...], "notes": ["missing suit m", ...]}, ...4]}
+                "rows": [{"label": "...", "items": ["...", ...]}], "notes": ["...", ...]}, ...4]}
 
 where a TILE is a label (``"5s"``, ``"3z"``) or an object ``{"t": "5p", "claimed": bool, "last": bool,
-"sideways": bool, "red": bool}`` (every flag optional).
+"sideways": bool, "red": bool}`` (every flag optional; ``red`` draws a marked face).
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ from typing import Any
 import numpy as np
 
 from mjenv.game.engine import LOG_FORMAT
-from mjenv.tiles import FLOWER_NAMES, tile_name
+from mjenv.render import result_line, seat_extras
+from mjenv.tiles import tile_name
 
 __all__ = ["FRAME_BUILDERS", "build_frames", "mjenv_hand_frames", "page", "register_frame_builder", "write_page"]
 
@@ -84,20 +87,6 @@ def _tiles(counts) -> list[str]:
     return [tile_name(int(t)) for t in np.repeat(np.arange(len(c)), c.astype(np.int64))]
 
 
-def _result(game) -> str:
-    if not game.is_over:
-        return ""
-    names = [f"player_{s}" for s in range(4)]
-    if game.rules.bloody:
-        wins = [f"{names[w['seat']]} {tile_name(int(w['tile']))} ({w['points']} points)" for w in game.wins]
-        return "wins: " + ("; ".join(wins) if wins else "none") + f"; {game.end_reason.replace('_', ' ')}"
-    if not game.winners:
-        return "exhaustive draw"
-    how = "self-draw" if game.deal_in < 0 else f"on {names[game.deal_in]}'s tile"
-    who = ", ".join(names[w] for w in game.winners)
-    return f"{who} wins {tile_name(int(game.winning_tile))} {how}"
-
-
 def _frame(game, k: int, caption: str, claimed: set[tuple[int, int]]) -> dict[str, Any]:
     seats = []
     drawer = int(game.current_player) if int(game.phase) == 0 and int(game.last_drawn) >= 0 else -1
@@ -114,12 +103,7 @@ def _frame(game, k: int, caption: str, claimed: set[tuple[int, int]]) -> dict[st
             mark = (s, i) in claimed
             name = tile_name(int(t))
             discards.append({"t": name, "claimed": mark, "last": last} if mark or last else name)
-        notes = []
-        if game.rules.missing_suit:
-            m = int(game.missing[s])
-            notes.append(f"missing suit {'smp'[m]}" if m >= 0 else "missing suit not declared")
-        if game.rules.bloody and game.won[s]:
-            notes.append("won: out of the hand")
+        rows, notes = seat_extras(game, s)
         seats.append({
             "name": f"player_{s}",
             "dealer": s == game.dealer,
@@ -128,7 +112,7 @@ def _frame(game, k: int, caption: str, claimed: set[tuple[int, int]]) -> dict[st
             "drawn": drawn,
             "melds": [{"kind": m.kind, "tiles": [tile_name(t) for t in m.tiles]} for m in game.melds[s]],
             "discards": discards,
-            "flowers": [FLOWER_NAMES[f][1:] for f in np.flatnonzero(game.flowers[s])] if game.rules.flowers else [],
+            "rows": rows,
             "notes": notes,
         })
     return {
@@ -137,8 +121,8 @@ def _frame(game, k: int, caption: str, claimed: set[tuple[int, int]]) -> dict[st
         "phase": _PHASES[int(game.phase)],
         "wall": int(game.wall_remaining),
         "to_act": [int(s) for s in game.acting_seats()],
-        "dora": [],
-        "result": _result(game),
+        "indicators": [],
+        "result": result_line(game),
         "seats": seats,
     }
 

@@ -9,7 +9,7 @@ import pytest
 import mjenv
 from mjenv.observation import ObservationSpec
 from mjenv.planes import RECENT, PlaneSpec, plane_spec
-from mjenv.rules import PRESET_NAMES
+from mjenv.rulesets import shared_names
 
 
 def _observations(rules: str, hands: int = 2, seed: int = 0) -> np.ndarray:
@@ -48,7 +48,7 @@ def _expected(views: dict[str, np.ndarray], spec: ObservationSpec) -> dict[str, 
     return out
 
 
-@pytest.mark.parametrize("rules", PRESET_NAMES)
+@pytest.mark.parametrize("rules", shared_names())  # the rule sets of the shared engine and observation
 def test_every_plane_entry_matches_the_flat_views(rules):
     spec, planes = ObservationSpec(rules), plane_spec(rules)
     flat = _observations(rules)

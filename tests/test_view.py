@@ -69,10 +69,13 @@ class _Page(HTMLParser):
             self.step = int(a["data-step"])
         if "seat" in cls and "data-seat" in a:
             self._seat = int(a["data-seat"])
-            self.seats[self._seat] = {"hand": [], "drawn": [], "melds": [], "discards": [], "flowers": [],
+            self.seats[self._seat] = {"hand": [], "drawn": [], "melds": [], "discards": [], "rows": {},
                                       "notes": [], "score": int(a["data-score"])}
         elif "row" in cls and self._seat is not None:
             self._row = next(c for c in cls if c != "row")
+            if self._row == "extra":
+                self._label = a["data-label"]
+                self.seats[self._seat]["rows"][self._label] = []
         elif "meld" in cls:
             self.seats[self._seat]["melds"].append((a.get("data-kind"), []))
         elif "tile" in cls and self._seat is not None and self._row is not None:
@@ -83,8 +86,8 @@ class _Page(HTMLParser):
                 self.seats[self._seat]["drawn" if "drawn" in cls else "hand"].append(a["data-t"])
             else:
                 self.seats[self._seat][self._row].append(entry)
-        elif "flower" in cls and "data-flower" in a:
-            self.seats[self._seat]["flowers"].append(a["data-flower"])
+        elif "item" in cls and "data-item" in a:
+            self.seats[self._seat]["rows"][self._label].append(a["data-item"])
         elif "note" in cls:
             self._capture = "notes"
 
@@ -123,7 +126,8 @@ def _check_state(shown: _Page, log: dict, k: int) -> None:
         taken = Counter(tile_name(m.claimed) for ms in g.melds for m in ms if m.from_seat == s and m.claimed >= 0)
         assert Counter(t for t, c in seat["discards"] if c) == taken, (k, s)
         assert seat["score"] == int(g.scores[s])
-        assert seat["flowers"] == [FLOWER_NAMES[f][1:] for f in np.flatnonzero(g.flowers[s])]
+        flowers = [FLOWER_NAMES[f][1:] for f in np.flatnonzero(g.flowers[s])]
+        assert seat["rows"] == ({"flowers": flowers} if flowers else {})
         if g.rules.missing_suit:
             m = int(g.missing[s])
             assert (f"missing suit {'smp'[m]}" if m >= 0 else "missing suit not declared") in seat["notes"]
