@@ -9,7 +9,7 @@ from mjenv.baselines.greedy import GreedyAgent, _greedy_rows
 from mjenv.baselines.random_agent import RandomAgent
 
 import mjenv
-from mjenv.rules import PRESET_NAMES
+from mjenv.rulesets import shared_names
 
 
 def _rows(rules: str, steps: int, seed: int):
@@ -32,7 +32,7 @@ def _rows(rules: str, steps: int, seed: int):
     return np.concatenate(out_o), np.concatenate(out_m)
 
 
-@pytest.mark.parametrize("rules", PRESET_NAMES)
+@pytest.mark.parametrize("rules", shared_names())  # the presets the baseline agents' observations cover
 def test_batched_greedy_equals_the_per_seat_agent(rules):
     o, m = _rows(rules, 150, seed=3)
     agents = [GreedyAgent(rules=rules) for _ in range(len(o))]
