@@ -22,7 +22,7 @@ Paper sections implemented here:
   the end each is checked for a complete pattern (deficiency 0 with an empty KB). Two engines give
   the same wins bit for bit (:func:`simulate`): the compiled simulation (``baselines/_flatmc.c``, one
   simulation at a time, the per-suit completeness table of ``mjenv/deficiency/_contains.h``; the
-  default when installed, about 8x faster under ``taiwan16``, ``docs/bench/flatmc_speed.md``) and the
+  default when installed, about 8x faster under ``taiwan16``, ``research/notes/bench/flatmc_speed.md``) and the
   numpy path (all simulations and afterstates as arrays, checked in ONE call of the batched core).
 - **Sec. 5.2, progressive pruning**: 300 simulations per action first, then 100 per iteration; action
   a is pruned when ``mean_a + r_d sigma_a < max_b (mean_b - r_d sigma_b)`` with r_d = 3 and sigma the
@@ -88,7 +88,7 @@ R_D = 3.0
 #: Simulations per action in the first pruning iteration and in each later one (paper Sec. 5.2).
 FIRST_BATCH, NEXT_BATCH = 300, 100
 #: Default total simulations per decision: keeps the average decision within 0.5 s on one core here
-#: (``benchmarks/baselines_timing.py``; see ``docs/bench/baselines.md``).
+#: (``benchmarks/baselines_timing.py``; see ``research/notes/bench/baselines.md``).
 DEFAULT_SIMULATIONS = 5000
 #: Default cap on the rounds foreseen in one simulation.
 DEFAULT_MAX_ROUNDS = 6

@@ -610,7 +610,8 @@ def load_net(path: str | Path, device: str = "cpu") -> PolicyNet:
 
 
 #: shipped policies by name (package data of ``mjenv.baselines``): ``bc`` is the behaviour-cloned policy
-#: (``examples/train_pretrained.sh``), ``rl`` the one fine-tuned from it by PPO (``examples/train_rl_policy.sh``)
+#: (``examples/train_pretrained.sh``), ``rl`` the one fine-tuned from it by PPO
+#: (``research/training/train_rl_policy.sh``)
 PRETRAINED_FILES = {"bc": PRETRAINED_FILE, "rl": "rl_policy.pt"}
 #: the policy ``load_pretrained()`` returns when no name is given
 DEFAULT_PRETRAINED = "bc"

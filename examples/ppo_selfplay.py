@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> None:
 
     policy = train_ppo.main([
         # warm start: the shipped policy (behaviour cloning of the greedy agent, then of flat Monte
-        # Carlo decisions; see docs/TRAINING.md)
+        # Carlo decisions; see research/notes/TRAINING.md)
         "--init", str(pretrained_path()),
         "--total-timesteps", str(args.total_timesteps),
         "--num-envs", str(args.num_envs),

@@ -17,7 +17,7 @@ The policy network is, by default, mjenv's ``PolicyNet`` (``--policy policynet``
 the network of ``mjenv train ppo``, with an action-feature head that maps what the deficiency core says
 about each action to a logit. sb3's plain ``MlpPolicy`` (``--policy mlp``, optionally on the scaled
 observation, ``--observation scaled``) learns far slower here: about 30% against three random agents
-after 50k decisions, 35% after 300k, where ``PolicyNet`` reaches about 86% after 50k (docs/TRAINING.md,
+after 50k decisions, 35% after 300k, where ``PolicyNet`` reaches about 86% after 50k (research/notes/TRAINING.md,
 "The shaping result", the SB3 screening table).
 
 At the end the policy (deterministic: the most likely legal action) plays ``--eval-deals`` fresh
@@ -25,7 +25,7 @@ duplicate deals (each in the four seat rotations, seeds that training never uses
 and against three greedy agents, and the win rates with 95% CIs are printed. At the default budget (50k
 decisions, a few minutes on one core) it visibly learns: over 3 seeds it won 85.8 ± 2.6% of fresh hands
 against three random agents (a random seat wins under 1%) and 21.8 ± 8.3% against three greedy agents
-(a greedy seat wins about 27% of the same hands); docs/TRAINING.md compares it with the same runs
+(a greedy seat wins about 27% of the same hands); research/notes/TRAINING.md compares it with the same runs
 without shaping.
 """
 
@@ -146,7 +146,7 @@ def evaluate_agent(agent, deals: int) -> dict[str, tuple[float, float]]:
 
 #: Default factor of the shaping potential: 1, one point per step of deficiency, the same weight relative to
 #: the score as ``mjenv train ppo``'s shaping. With 1/15 the shaping made no measurable difference; with 1
-#: the shaped runs were ahead early (docs/TRAINING.md, the SB3 shaping comparison).
+#: the shaped runs were ahead early (research/notes/TRAINING.md, the SB3 shaping comparison).
 SHAPING_SCALE = 1.0
 
 #: --shaping values: "none" plus every shaping of mjenv.shaping (the one list)

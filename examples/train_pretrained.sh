@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Trains the shipped policy (mjenv/baselines/data/pretrained_policy.pt) from scratch; see docs/TRAINING.md.
+# Trains the shipped policy (mjenv/baselines/data/pretrained_policy.pt) from scratch; see research/notes/TRAINING.md.
 #
 #   bash examples/train_pretrained.sh [OUT]      (default OUT=runs/pretrained; run from the repository root)
 #

@@ -1,10 +1,14 @@
-"""baselines/danger.py: the features against a by-hand reading of the observation, the labels against
+"""research/training/danger.py: the features against a by-hand reading of the observation, the labels against
 the game, the AUC against its definition, fitting, and checkpoints."""
 
 import numpy as np
 import pytest
 import torch
-from mjenv.baselines.danger import (
+
+from mjenv.game import Game
+from mjenv.observation import ObservationSpec, relative_order
+from mjenv.rules import get_rules
+from research.training.danger import (
     NUM_FEATURES,
     DangerFeatures,
     DangerNet,
@@ -15,10 +19,6 @@ from mjenv.baselines.danger import (
     save_danger,
     wait_labels,
 )
-
-from mjenv.game import Game
-from mjenv.observation import ObservationSpec, relative_order
-from mjenv.rules import get_rules
 
 RULES = get_rules("basic")
 SPEC = ObservationSpec(rules=RULES)
@@ -155,7 +155,7 @@ def test_bad_layouts_and_line_ups_are_refused():
 
 
 def test_the_script_fits_saves_and_evaluates(tmp_path, capsys):
-    from mjenv.baselines.danger import main
+    from research.training.danger import main
 
     out = tmp_path / "danger.pt"
     main(["--hands", "20", "--epochs", "1", "--out", str(out), "--no-progress", "--seed", "77"])

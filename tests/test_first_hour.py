@@ -219,13 +219,13 @@ def test_difference_heatmap_never_clips_and_keeps_text_readable():
     plt.close(fig)
 
 
-def test_ladder_figure_reads_the_pair_tables_kept_in_docs():
+def test_ladder_figure_reads_the_pair_tables_kept_in_research_notes():
     sys.path.insert(0, str(ROOT))
-    from benchmarks.strength_ladder import find_result
+    from research.strength_ladder import find_result
 
-    d, ci, sig = find_result(ROOT / "docs" / "training" / "ladder", "policy:bc", "greedy")
+    d, ci, sig = find_result(ROOT / "research" / "notes" / "training" / "ladder", "policy:bc", "greedy")
     assert (round(100 * d, 1), round(100 * ci, 1), sig) == (10.5, 6.0, True)
-    d2, ci2, _ = find_result(ROOT / "docs" / "training" / "ladder", "greedy", "policy:bc")
+    d2, ci2, _ = find_result(ROOT / "research" / "notes" / "training" / "ladder", "greedy", "policy:bc")
     assert (d2, ci2) == (-d, ci)
 
 
@@ -236,7 +236,7 @@ def test_shaping_study_plot_labels_every_line_and_keeps_the_legend_off_the_bands
     import matplotlib.pyplot as plt
 
     sys.path.insert(0, str(ROOT))
-    from benchmarks.shaping_study import plot
+    from research.shaping_study import plot
 
     row = {"step": 1000, "seeds": 2, "win_random": 0.5, "win_random_ci": 0.1, "win_greedy": 0.2, "win_greedy_ci": 0.1,
            "win_random_per_seed": [0.4, 0.6], "win_greedy_per_seed": [0.1, 0.3], "random_seat_win_random": 0.01,

@@ -1,4 +1,4 @@
-"""benchmarks/headroom.py: the perfect guard's choice, that guarded seats stop dealing in, and that the
+"""research/headroom.py: the perfect guard's choice, that guarded seats stop dealing in, and that the
 learned variant follows its danger network."""
 
 from types import SimpleNamespace
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from benchmarks.headroom import Table, format_result, guarded_discard, learned_discard, main, run, variant_name
+from research.headroom import Table, format_result, guarded_discard, learned_discard, main, run, variant_name
 
 T = 27
 
@@ -157,9 +157,9 @@ def test_passed_tiles_never_include_a_tile_the_seat_now_wins_on():
     (the greedy agent declares every win it can, which the inference assumes)."""
     from mjenv.baselines.registry import make_agent
 
-    from benchmarks.headroom import PassedTiles
     from mjenv.game import Game, Phase
     from mjenv.game._win import is_winning_with
+    from research.headroom import PassedTiles
 
     spec = Table("bc", "greedy").spec
     checked = grew = 0
@@ -192,7 +192,7 @@ def test_passed_tiles_never_include_a_tile_the_seat_now_wins_on():
 def test_the_public_guard_picks_the_most_probable_tile_every_standing_threat_passed():
     from types import SimpleNamespace
 
-    from benchmarks.headroom import public_discard
+    from research.headroom import public_discard
 
     logp = np.log(np.array([0.4, 0.3, 0.2, 0.1] + [1e-9] * (T - 4)))
     mask = np.zeros(2 * T + 7, dtype=np.int8)

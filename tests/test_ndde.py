@@ -1,5 +1,5 @@
 """NDDE backend (NDDE paper Sec. 3): paper examples, Eq. 8 special cases, seeding, accuracy, options, repair order;
-and the hand sets and CIs of its paper-protocol benchmark (``benchmarks/ndde_tables.py``)."""
+and the hand sets and CIs of its paper-protocol benchmark (``research/ndde_tables.py``)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks import ndde_tables
 from mjenv.deficiency import deficiency, ndde
 from mjenv.deficiency import dp as dp_backend
 from mjenv.deficiency.ndde import element_set, predecomposition_cost
 from mjenv.tiles import parse
+from research import ndde_tables
 
 from .conftest import random_case
 
@@ -333,7 +333,7 @@ def test_repair_slots_rejects_bad_individuals():
 
 
 # ---------------------------------------------------------------------------------------------------
-# The paper-protocol benchmark's hand sets and CIs (benchmarks/ndde_tables.py)
+# The paper-protocol benchmark's hand sets and CIs (research/ndde_tables.py)
 def _distinct_count_by_polynomial(suits: int) -> int:
     # distinct one-suit hands of k tiles = coefficient of x^k in (1 + x + ... + x^4)^9; exactly c suits:
     # choose the suits, then every chosen suit holds at least one tile
@@ -432,11 +432,11 @@ def test_screened_repair_rules_keep_what_their_order_says(rule, kept):
 
 
 def test_independent_implementation_reads_sec_3_1_and_eq_8_as_ndde_does():
-    # benchmarks/ndde_independent.py (a second NDDE, written from the paper's text) must build the
+    # research/ndde_independent.py (a second NDDE, written from the paper's text) must build the
     # same S in both index orders and, with a large budget, find the same optimum as the exact dp
     import random
 
-    from benchmarks import ndde_independent as ind
+    from research import ndde_independent as ind
 
     rng = np.random.default_rng(17)
     hands = np.concatenate([ndde_tables.one_suit_sample(rng, 40), ndde_tables.distinct_hands(rng, 2, 40)])

@@ -128,7 +128,7 @@ def test_resuming_a_run_without_an_oracle_critic_with_one_raises(tmp_path):
 
 
 def test_outcome_predictability_scores_a_predictable_flag_high_and_noise_near_zero():
-    from benchmarks.outcome_predictability import held_out_r2
+    from research.outcome_predictability import held_out_r2
 
     rng = np.random.default_rng(0)
     won = (rng.random(4000) < 0.25).astype(np.float32)
@@ -139,7 +139,7 @@ def test_outcome_predictability_scores_a_predictable_flag_high_and_noise_near_ze
 
 
 def test_outcome_predictability_script_prints_its_tables():
-    from benchmarks.outcome_predictability import main
+    from research.outcome_predictability import main
 
     text = main(["--tables", "4", "--steps", "120", "--epochs", "1"])
     assert "| observation + privileged (oracle critic) | " in text

@@ -1,4 +1,4 @@
-"""benchmarks/paper_tables.py at a tiny size, so the suite cannot rot; and its data generators."""
+"""research/paper_tables.py at a tiny size, so the suite cannot rot; and its data generators."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from benchmarks import paper_tables as pt
+from research import paper_tables as pt
 
 
 def test_random_hands_have_exactly_the_requested_suits():

@@ -20,7 +20,6 @@ from mjenv.rulesets.riichi.tiles136 import FIRST136, TYPE34
 from mjenv.rulesets.riichi.yaku import YAKU_HAN
 from tests.riichi_hands import LIBRARY_NAMES, random_deal
 
-
 _SUIT = {"s": 0, "m": 9, "p": 18, "z": 27}
 
 

@@ -1,11 +1,12 @@
-"""The recipes' one selection step (mjenv.baselines.select_policy): scores cached, best difference chosen."""
+"""The recipes' one selection step (research.training.select_policy): scores cached, best difference chosen."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from mjenv.baselines import select_policy
+
+from research.training import select_policy
 
 
 def test_select_best_takes_the_best_difference_caches_scores_and_resumes_without_playing_again(tmp_path, monkeypatch):

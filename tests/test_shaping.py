@@ -239,7 +239,7 @@ def test_bad_shaping_arguments_raise_value_error():
 
 def test_shaping_reward_scale_smoke():
     """The diagnosis script plays the same hands with and without shaping; unshaped mid-hand rewards are 0."""
-    from benchmarks.shaping_reward_scale import main
+    from research.shaping_reward_scale import main
 
     out = main(["--hands", "3"])
     assert out["None"]["decisions"] == out["deficiency"]["decisions"]

@@ -1,10 +1,10 @@
-"""Smoke test of benchmarks/strength_ladder.py: a two-agent ladder on two deals, and its input checks."""
+"""Smoke test of research/strength_ladder.py: a two-agent ladder on two deals, and its input checks."""
 
 from __future__ import annotations
 
 import pytest
 
-from benchmarks import strength_ladder
+from research import strength_ladder
 
 
 def test_two_agent_ladder_writes_matrix_and_step(tmp_path, capsys):

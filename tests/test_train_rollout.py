@@ -1,4 +1,4 @@
-"""Rollout policy improvement (mjenv.baselines.train_rollout): worlds, duplicate rollouts, targets, distillation."""
+"""Rollout policy improvement (research.training.train_rollout): worlds, duplicate rollouts, targets, distillation."""
 
 from __future__ import annotations
 
@@ -8,7 +8,11 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from mjenv.baselines.policy import build_net  # noqa: E402
-from mjenv.baselines.train_rollout import (  # noqa: E402
+
+from mjenv.game import Game  # noqa: E402
+from mjenv.game.actions import Phase  # noqa: E402
+from mjenv.observation import ObservationSpec  # noqa: E402
+from research.training.train_rollout import (  # noqa: E402
     RolloutEngine,
     Root,
     chunk_targets,
@@ -17,10 +21,6 @@ from mjenv.baselines.train_rollout import (  # noqa: E402
     improved_target,
     screen,
 )
-
-from mjenv.game import Game  # noqa: E402
-from mjenv.game.actions import Phase  # noqa: E402
-from mjenv.observation import ObservationSpec  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -34,7 +34,7 @@ def run(*args: str, timeout: int = 120) -> str:
 
 @pytest.mark.parametrize(("script", "flag"), [("examples/sb3_maskable_ppo.py", "--torch-threads"),
                                               ("examples/rllib_ppo.py", "--torch-threads"),
-                                              ("benchmarks/shaping_study.py", "--ppo-steps"),
+                                              ("research/shaping_study.py", "--ppo-steps"),
                                               ("benchmarks/train_ppo_throughput.py", "--steps"),
                                               ("benchmarks/cold_start.py", "--cold-cache")])
 def test_help_works(script, flag):
@@ -115,7 +115,7 @@ def test_rllib_example_runs_one_tiny_iteration_with_shaping(tmp_path):
 
 def test_shaping_study_runs_two_seeds_of_the_variant_and_reports_cis(tmp_path):
     docs = tmp_path / "docs"
-    out = run("benchmarks/shaping_study.py", "--settings", "ppo:deficiency_tiles", "--seeds", "0,1", "--ppo-steps",
+    out = run("research/shaping_study.py", "--settings", "ppo:deficiency_tiles", "--seeds", "0,1", "--ppo-steps",
               "2048", "--deals", "1", "--nice", "0", "--out", str(tmp_path / "runs"), "--docs", str(docs))
     assert "ppo:deficiency_tiles" in out
     rows = list(csv.DictReader((docs / "shaping_study.csv").open()))
@@ -142,7 +142,7 @@ def test_shaping_study_runs_two_seeds_of_the_variant_and_reports_cis(tmp_path):
                "results": {"ppo:deficiency": {"rows": [row], "seeds": [0, 1, 2],
                                               "to_50_vs_random": {"mean": 98304, "per_seed": {}}}}}
     (tmp_path / "earlier.json").write_text(json.dumps(earlier))
-    run("benchmarks/shaping_study.py", "--report-only", "--settings", "ppo:deficiency_tiles,ppo:deficiency", "--seeds",
+    run("research/shaping_study.py", "--report-only", "--settings", "ppo:deficiency_tiles,ppo:deficiency", "--seeds",
         "0,1", "--deals", "1", "--out", str(tmp_path / "runs"), "--docs", str(docs), "--previous",
         str(tmp_path / "earlier.json"))
     table = (docs / "shaping_study.md").read_text()
@@ -178,7 +178,7 @@ def test_rl_policy_recipe_trains_selects_and_resumes_with_tiny_budgets(tmp_path)
     rl = tmp_path / "rl"
 
     def recipe() -> str:
-        return run_recipe("examples/train_rl_policy.sh", rl, env)
+        return run_recipe("research/training/train_rl_policy.sh", rl, env)
 
     out = recipe()
     assert "selected step_" in out and "done" in out
@@ -199,7 +199,7 @@ def test_rl_policy_recipe_trains_selects_and_resumes_with_tiny_budgets(tmp_path)
 
 
 def test_shaping_study_rejects_bad_eval_seeds():
-    from benchmarks.shaping_study import main
+    from research.shaping_study import main
 
     for bad in ("1", "1,x", "1,2,3"):
         with pytest.raises(ValueError, match="--eval-seeds must be two ints"):
@@ -220,7 +220,7 @@ def _write_evals(out: Path, setting: str, seed: int, wins: dict[int, tuple[float
 def test_shaping_study_paired_report_takes_differences_per_seed_and_over_the_checkpoints(tmp_path):
     """--paired A,B: A minus B per training seed, per checkpoint and averaged over the checkpoints, with the
     paired t-interval (n - 1 df). Values chosen so the answers are known by hand."""
-    from benchmarks.shaping_study import main
+    from research.shaping_study import main
 
     out, docs = tmp_path / "runs", tmp_path / "docs"
     shaped = {10: {2048: (0.5, 0.1), 4096: (0.7, 0.2)}, 11: {2048: (0.4, 0.0), 4096: (0.6, 0.1)},
@@ -251,7 +251,7 @@ def test_shaping_study_paired_report_takes_differences_per_seed_and_over_the_che
 
 
 def test_shaping_study_rejects_a_bad_paired_flag():
-    from benchmarks.shaping_study import main
+    from research.shaping_study import main
 
     for bad in ("sb3:none", "sb3:none,sb3:none", "sb3:none,ppo:none"):
         with pytest.raises(ValueError, match="--paired must be two different settings of --settings"):
@@ -262,7 +262,7 @@ def test_rollout_policy_recipe_collects_distils_selects_and_resumes_with_tiny_bu
     env = {**ENV, "PYTHON": sys.executable, "CHUNKS": "1", "HANDS": "1", "DETS": "2", "CONFIRM": "4",
            "Z_SCREEN": "-100", "SELECT_DEALS": "1", "VARIANTS": "w3=--changed-weight 3 --epochs 1"}
     out = tmp_path / "rollout"
-    first = run_recipe("examples/train_rollout_policy.sh", out, env)
+    first = run_recipe("research/training/train_rollout_policy.sh", out, env)
     assert "selected" in first and "done" in first and (out / "selected.pt").is_file()
     # the iteration's policy and the variant distilled from its roots are both selection candidates
     assert (out / "iter_1" / "iter_1_w3.pt").is_file() and first.count("win-rate difference against policy:bc") == 2
@@ -273,5 +273,5 @@ def test_rollout_policy_recipe_collects_distils_selects_and_resumes_with_tiny_bu
     chunk = np.load(out / "iter_1" / "iter1_chunk_000.npz")
     assert chunk["returns"].shape[1:] == (2, 3) and chunk["confirm_returns"].shape[1:] == (4, 2)
     # a second call reuses the distilled policy and the cached selection: nothing is played again
-    second = run_recipe("examples/train_rollout_policy.sh", out, env)
+    second = run_recipe("research/training/train_rollout_policy.sh", out, env)
     assert "selected" in second and (out / "iter_1" / "log.jsonl").read_text().count("\n") == len(log)

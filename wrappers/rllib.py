@@ -288,7 +288,11 @@ def ppo_config(
         env_config: more :class:`RLlibParallelEnv` arguments (``shaping``, ...); its ``gamma`` is set to
             PPO's ``gamma`` (a different one raises ValueError: the shaping must use the learner's).
         hidden: trunk widths of the policy network.
-        train_batch_size, minibatch_size, num_epochs, lr, gamma: PPO's.
+        train_batch_size: PPO's.
+        minibatch_size: PPO's.
+        num_epochs: PPO's.
+        lr: PPO's.
+        gamma: PPO's discount per decision.
         num_env_runners: RLlib env-runner actors (0 = sample in the driver process).
         seed: RLlib's ``debugging(seed=...)``.
     """

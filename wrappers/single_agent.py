@@ -85,7 +85,9 @@ class SingleAgentEnv(gym.Env):
         shaping_scale: positive factor of the potential (module docstring); 1 = the potential as defined.
         scale_observation: hand out the observation divided by its views' bounds, in [-1, 1] (module
             docstring); False = the raw observation.
-        rules, observation, illegal_action: passed to :func:`mjenv.parallel_env`.
+        rules: passed to :func:`mjenv.parallel_env`.
+        observation: passed to :func:`mjenv.parallel_env`.
+        illegal_action: passed to :func:`mjenv.parallel_env`.
         render_mode: None, ``"ansi"``, ``"human"`` or ``"rgb_array"`` (the learner's view).
     """
 

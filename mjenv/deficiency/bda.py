@@ -53,7 +53,7 @@ from scratch (rm) may need the KB tile that a pmeld in another block uses
 from scratch may all count on the same KB tiles (``mcost * (M - m - n)`` and ke/km in Lemmas 4-6);
 and Lemmas 5-6 are lower bounds. All of these make BDA *lower* than the truth.
 
-Measured (``benchmarks/bda_speed.py``, ``docs/bench/bda.md``; ``dp`` as the exact reference):
+Measured (``benchmarks/bda_speed.py``, ``research/notes/bench/bda.md``; ``dp`` as the exact reference):
 BDA was never above the true value (Theorem 3's first half holds in every run), so every error is
 an under-estimate, most of them on hands the KB cannot complete at all (BDA gives a finite number)
 and on small KBs (under 10-20 tiles), as Sec. 6.4 reports; Sec. 6.4's wording that errors are
@@ -82,7 +82,7 @@ How the type sets are computed (none of this changes a type set once pruned; tes
   It gives the same type sets (tests compare it with the Python search on random block windows and
   whole batches); without a C compiler, or with ``MJENV_NO_KERNEL=1``, the Python search runs.
 
-Speed (same benchmark, 2-core shared machine; ``docs/bench/bda.md``), fresh hand/KB pairs, with the
+Speed (same benchmark, 2-core shared machine; ``research/notes/bench/bda.md``), fresh hand/KB pairs, with the
 compiled search: about 0.05 ms per random three-suit hand with a random KB, 0.42-0.52x the time of
 our ``hbba`` (2-2.4x faster; batches 0.44x); one-suit hands about 0.1 ms, 0.15-0.17x ``hbba`` (the
 paper's Table 1: 33.7 ms). The Python search alone: about 0.2 ms three-suit (1.6-1.9x ``hbba``)

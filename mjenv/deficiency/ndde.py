@@ -18,7 +18,7 @@ The paper is **not knowledge-aware**: ``kbs`` is ignored. Its only notion of ava
 Eq. 8), i.e. the implicit knowledge base ``KB = 4 - H``. Its target is therefore
 ``dfncy(H, 4 - H)``, the ordinary deficiency (shanten + 1), not ``dfncy(H, KB)``; with a smaller KB
 the knowledge-aware truth can be larger (or ``INCOMPLETABLE``), and NDDE never reports
-``INCOMPLETABLE``. ``benchmarks/paper_tables.py`` reports its accuracy against both targets.
+``INCOMPLETABLE``. ``research/paper_tables.py`` reports its accuracy against both targets.
 
 Eq. 8 is a closed-form count that does not check whether the tiles it charges for are available: it
 charges one tile for an eye made from a leftover single even when every leftover tile already has all
@@ -50,8 +50,8 @@ The algorithm (paper section -> code)
   "previously finding all possible melds, pmelds, and pairs"). ``"tile"``: tile by tile, Cases 1..5
   within each (mjenv's order before the tile-order fix). On the paper's one-suit set the case order scores
   about 2.5 points higher at the default budget and 3 to 5 points higher at ``G_max = 10``, which is what
-  closes most of the gap to the paper's Tables 1 and 3 (``benchmarks/ndde_tables.py``, ablation in
-  ``docs/bench/paper_tables.md``; found by bisecting against ``benchmarks/ndde_independent.py``, a
+  closes most of the gap to the paper's Tables 1 and 3 (``research/ndde_tables.py``, ablation in
+  ``research/notes/bench/paper_tables.md``; found by bisecting against ``research/ndde_independent.py``, a
   second implementation written from the paper's text).
 * Sec. 3.2.1, encoding and mapping (Eqs. 6-7): an individual is ``M + 1`` integer slots (five for the
   paper's 14-tile hands), each ``1..N_S`` (the 1-based index of an element of S) or ``0`` = empty.
@@ -64,7 +64,7 @@ The algorithm (paper section -> code)
   - ``"pmeld_first"`` (default): a pseudomeld (pair or pseudochow) before a meld, the later slot first
     within each kind. It comes far closer to the paper's Tables 1 and 3 than the alternatives
     (removing a meld first, or the last slot, costs many points; ablation in
-    ``docs/bench/paper_tables.md``); with the tile-by-tile order of S it still fell short of the paper
+    ``research/notes/bench/paper_tables.md``); with the tile-by-tile order of S it still fell short of the paper
     (one suit, NP = 20, G_max = 50: 91.6% [91.4, 91.8] against 93.3%), the gap the ``s_order`` option
     above closes;
   - ``"meld_first"``: a meld before a pseudomeld (the later slot first within each kind);
@@ -510,7 +510,7 @@ class _Search:
     def over_used_tile(self, over: np.ndarray) -> np.ndarray:
         """The tile the repair handles next per row: the lowest over-used one (Sec. 3.2.2, ascending).
 
-        A separate method so that ``benchmarks/ndde_more_readings.py`` can screen other tile orders.
+        A separate method so that ``research/ndde_more_readings.py`` can screen other tile orders.
         """
         return over.argmax(axis=2)
 

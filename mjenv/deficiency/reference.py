@@ -15,7 +15,7 @@ Riichi's other winning forms are enumerated as literally: every seven distinct p
 (:func:`reference_seven_pairs`) and every thirteen orphans W (:func:`reference_thirteen_orphans`), for a
 hand with no exposed meld (:func:`reference_deficiency` with ``rules="riichi"``).
 
-It is the ground truth of the test suite and of ``benchmarks/paper_tables.py``. Do not optimise it
+It is the ground truth of the test suite and of ``research/paper_tables.py``. Do not optimise it
 beyond what keeps it obviously correct.
 """
 

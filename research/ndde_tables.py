@@ -15,7 +15,7 @@ last column, a typo for the 500 of the text). What we run:
   natural extension of the one-suit enumeration: the suits in random order, the tile counts per suit
   ``(k_1, .., k_c)`` (each >= 1) with probability proportional to the number of distinct hands with those
   counts, then each suit's part uniformly among the distinct one-suit hands of its size. Hands dealt from
-  a wall are a different, harder distribution (``benchmarks/paper_tables.py`` scores NDDE on those too).
+  a wall are a different, harder distribution (``research/paper_tables.py`` scores NDDE on those too).
 * **Runs.** ``--runs`` independent runs per hand for Table 3 and ``--grid-runs`` for Table 1, each run
   its own seeded generator. The truth is the exact ``dp`` with ``KB = 4 - H`` (the ordinary deficiency,
   what the paper's TSA computes). As in the paper (Sec. 4.1) a run stops as soon as it finds the true
@@ -35,16 +35,16 @@ last column, a typo for the 500 of the text). What we run:
   and at small budgets (:data:`SCREEN_CELLS`). :func:`screen_run` rebuilds the generation loop with switches
   on top of ``ndde._Search``, so the element set, the repair and Eq. 8 are ``ndde``'s own.
 
-Output: the tables on stdout and in a marked block of ``docs/bench/paper_tables.md`` (kept when
-``benchmarks.paper_tables`` rewrites that file), the report under the key ``ndde_protocol`` of
-``docs/bench/paper_tables.json`` and the figure ``docs/figures/ndde_tables_grid.png``.
+Output: the tables on stdout and in a marked block of ``research/notes/bench/paper_tables.md`` (kept when
+``research.paper_tables`` rewrites that file), the report under the key ``ndde_protocol`` of
+``research/notes/bench/paper_tables.json`` and the figure ``research/notes/figures/ndde_tables_grid.png``.
 
 Usage::
 
-    nice -n 10 python -m benchmarks.ndde_tables             # the recorded run (~30 min, loaded 2-core machine)
-    python -m benchmarks.ndde_tables --one-suit-hands 118800  # Table 3 on the whole one-suit enumeration
-    nice -n 10 python -m benchmarks.ndde_tables --screen-only --screen-hands 4000  # only the screen (~15 min)
-    python -m benchmarks.ndde_tables --one-suit-hands 20 --hands 20 --runs 2 --grid-hands 10 --grid-runs 2 \\
+    nice -n 10 python -m research.ndde_tables             # the recorded run (~30 min, loaded 2-core machine)
+    python -m research.ndde_tables --one-suit-hands 118800  # Table 3 on the whole one-suit enumeration
+    nice -n 10 python -m research.ndde_tables --screen-only --screen-hands 4000  # only the screen (~15 min)
+    python -m research.ndde_tables --one-suit-hands 20 --hands 20 --runs 2 --grid-hands 10 --grid-runs 2 \\
         --ablation-hands 10 --out /tmp/x --no-figures      # smoke run
 """
 
@@ -68,7 +68,7 @@ from mjenv.deficiency import dp, ndde
 
 REPO = Path(__file__).resolve().parent.parent
 #: The marked block of ``paper_tables.md`` this script owns.
-BEGIN = "<!-- ndde_tables: begin (written by python -m benchmarks.ndde_tables; kept by benchmarks.paper_tables) -->"
+BEGIN = "<!-- ndde_tables: begin (written by python -m research.ndde_tables; kept by research.paper_tables) -->"
 END = "<!-- ndde_tables: end -->"
 JSON_KEY = "ndde_protocol"
 
@@ -124,9 +124,9 @@ class Args:
     """Run only the screen and merge it into the report stored in ``paper_tables.json``."""
     seed: int = 0
     """Seed of the hand sets and of every run (numpy SeedSequence)."""
-    out: str = "docs/bench"
+    out: str = "research/notes/bench"
     """Folder of paper_tables.md / paper_tables.json (relative to the repo root unless absolute)."""
-    figures: str | None = "docs/figures"
+    figures: str | None = "research/notes/figures"
     """Folder for the PNG figure; None skips it."""
     progress: bool = True
     """Show a tqdm progress bar."""
@@ -572,7 +572,7 @@ def render_markdown(report: dict) -> str:
         "## NDDE on the NDDE paper's own protocol (its Tables 1 and 3)",
         "",
         f"Command: `{nice}"
-        f"{report['command'] or 'python -m benchmarks.ndde_tables'}` (one process)  ",
+        f"{report['command'] or 'python -m research.ndde_tables'}` (one process)  ",
         f"Machine: {report['machine']}; elapsed {report['elapsed_s']:.0f} s.  ",
         "NDDE options: " + ", ".join(f"`{k}={v!r}`" for k, v in report["defaults"].items())
         + " (the defaults; every one of these rules is left open by the paper and inferred, see "
@@ -589,7 +589,7 @@ def render_markdown(report: dict) -> str:
         f"{cfg['grid_runs']} for Table 1 (the paper: one); every run stops when it finds the exact deficiency "
         "(`dp`, KB = 4 - H), as the paper's runs do (Sec. 4.1), which changes no answer.",
         "- **95% CI** over hands and runs (two-stage sampling, finite-population correction for the one-suit set; "
-        "see `benchmarks/ndde_tables.py`). 'Paper in CI' asks whether the paper's figure lies inside our "
+        "see `research/ndde_tables.py`). 'Paper in CI' asks whether the paper's figure lies inside our "
         "interval.",
         "",
         "### Table 3: NDDE_1 and NDDE_2, accuracy (%) against the exact deficiency",
@@ -630,7 +630,7 @@ def render_markdown(report: dict) -> str:
                 row.append(f"{_ci(v)} / {paper}")
             lines.append("| " + " | ".join(row) + " |")
         lines.append("")
-    if report.get("figure", "").startswith("docs/figures/"):
+    if report.get("figure", "").startswith("research/notes/figures/"):
         lines += [f"![NDDE paper Table 1, ours and the paper's](../figures/{Path(report['figure']).name})", ""]
     abl = report["ablation"]
     keys = [k for k in DEFAULTS if k in abl[0]]
@@ -663,12 +663,12 @@ def render_screen(scr: dict) -> list[str]:
     default_cell = first["{},{},{}".format(*SCREEN_CELLS[0])]
     half = 50 * (default_cell["hi"] - default_cell["lo"])
     lines = ["### What we tried: other readings of the paper (issue 17)", "",
-             f"Command: `nice -n 10 {scr.get('command') or 'python -m benchmarks.ndde_tables'}` (one process; the "
+             f"Command: `nice -n 10 {scr.get('command') or 'python -m research.ndde_tables'}` (one process; the "
              "full run includes it; "
              f"`--screen-only` runs it alone). {scr['hands']:,} one-suit hands (uniform sample of the 118,800) and "
              f"{scr['hands']:,} two-suit hands, **one run each** (so a one-suit CI is about +-{half:.1f} points at "
              "the paper's default budget), the same hands and seed for every row; each row changes one rule of "
-             "`ndde` (`screen_run` in `benchmarks/ndde_tables.py`). Cells read `ours [95% CI]` for "
+             "`ndde` (`screen_run` in `research/ndde_tables.py`). Cells read `ours [95% CI]` for "
              "(NP, G_max); **bold** marks the paper's figure outside the CI.", "",
              "| reading | what changes | " + " | ".join(heads) + " |",
              "|---|---|" + "---|" * len(heads),
@@ -720,7 +720,7 @@ def reading(report: dict) -> list[str]:
             "moved results by about a point at most, which was measured for last slot against first slot only and "
             "is wrong for the kind of element removed.")
     out.append(
-        "- **How the gap was found** (session ndde4): `benchmarks/ndde_independent.py` is a second NDDE written "
+        "- **How the gap was found** (session ndde4): `research/ndde_independent.py` is a second NDDE written "
         "from the paper's text alone (plain Python, one hand at a time). Set to mjenv's rules before ndde4 it "
         "scores what `ndde` scored (2,000 one-suit hands, one run: 52.0 / 37.0 / 92.1% at (20, 10) / (10, 10) / "
         "(20, 50)), so the two implementations agree and the gap was a reading, not a bug. Switching one open "
@@ -840,7 +840,7 @@ def write_outputs(report: dict, args: Args) -> None:
 
 def parse_args(argv: list[str] | None = None) -> Args:
     d = Args()
-    p = argparse.ArgumentParser(prog="python -m benchmarks.ndde_tables", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m research.ndde_tables", description=__doc__.split("\n")[0])
     p.add_argument("--one-suit-hands", type=int, default=d.one_suit_hands,
                    help="one-suit hands for Table 3 (118800 = the whole enumeration)")
     p.add_argument("--hands", type=int, default=d.hands, help="two- and three-suit hands for Table 3")
@@ -877,7 +877,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
                 ablation_hands=ns.ablation_hands, ablation_runs=ns.ablation_runs, screen_hands=ns.screen_hands,
                 screen_only=ns.screen_only, seed=ns.seed, out=ns.out,
                 figures=None if ns.no_figures else ns.figures, progress=not ns.no_progress,
-                from_json=ns.from_json, command=" ".join(["python -m benchmarks.ndde_tables",
+                from_json=ns.from_json, command=" ".join(["python -m research.ndde_tables",
                                                           *(sys.argv[1:] if argv is None else argv)]))
 
 

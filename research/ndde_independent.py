@@ -1,20 +1,20 @@
 """A second, minimal NDDE written straight from the paper's text, to bisect against ``mjenv.deficiency.ndde``.
 
 Plain Python, one hand and one individual at a time, no code shared with
-``ndde.py`` except the hand sets and the exact truth (``benchmarks.ndde_tables``). Every rule the paper
+``ndde.py`` except the hand sets and the exact truth (``research.ndde_tables``). Every rule the paper
 leaves open is a switch of :class:`Opts`, so two readings can be compared on the same hands and seeds.
 
 Paper: Yan and Li (2023), Mathematics 11, 2135. Sec. 3.1 (set S, Cases 1-5), Sec. 3.2.1 (Eqs. 6-7),
 Sec. 3.2.2 (repair), Sec. 3.2.3 (Eq. 8 and its two special cases), Sec. 3.2.4 (Eqs. 9-10, Eq. 4),
 Algorithm 1 (``while g <= G_max``), Sec. 4.1 (a run stops at the known true deficiency).
 
-What it showed (2,000 uniform one-suit hands, one run each; ``docs/bench/paper_tables.md``, "How the gap
+What it showed (2,000 uniform one-suit hands, one run each; ``research/notes/bench/paper_tables.md``, "How the gap
 was found"): set to ``ndde``'s rules before the tile-order fix it scores what ``ndde`` scored, so the gap to
 the paper's Tables 1 and 3 was a reading of the paper, not a bug; of the readings in :data:`READINGS`
 only building S Case by Case (Sec. 3.1 leaves S's index order open) lifts every one-suit cell to the
 paper's level, which made it ``ndde``'s default (with ties to even and clipping).
 
-Usage: ``python -m benchmarks.ndde_independent [hands] [reading ...]`` (readings by their name in
+Usage: ``python -m research.ndde_independent [hands] [reading ...]`` (readings by their name in
 :data:`READINGS`; default all).
 """
 
@@ -215,7 +215,7 @@ READINGS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks import ndde_tables as nt
+    from research import ndde_tables as nt
 
     argv = sys.argv[1:] if argv is None else argv
     n = int(argv[0]) if argv else 1000

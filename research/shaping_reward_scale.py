@@ -1,6 +1,6 @@
 """The reward scale a per-decision learner sees through ``SingleAgentEnv``, with and without shaping.
 
-Part of the diagnosis of the SB3 shaping study (docs/TRAINING.md, "The shaping result"): sb3-contrib
+Part of the diagnosis of the SB3 shaping study (research/notes/TRAINING.md, "The shaping result"): sb3-contrib
 MaskablePPO learned no faster with ``shaping="deficiency"`` than without. This script measures what the
 shaping adds to the learner's rewards. The learner plays uniformly random legal actions against three
 random agents on the same deals with and without shaping (equal seeds give equal hands), so the game
@@ -8,7 +8,7 @@ is the same and only the rewards differ. Per hand it reports the learner's decis
 (undiscounted and discounted with ``--gamma``), the last step's reward (the score, plus with shaping
 the refund ``0 - Phi`` of the last potential) and the mid-hand rewards (0 without shaping).
 
-Run: ``python benchmarks/shaping_reward_scale.py --hands 300 --gamma 0.99``
+Run: ``python -m research.shaping_reward_scale --hands 300 --gamma 0.99``
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
-"""The SIMCAT Sec. 5 table under taiwan16 (docs/bench/taiwan16.md) from the merged `mjenv eval` results.
+"""The SIMCAT Sec. 5 table under taiwan16 (research/notes/bench/taiwan16.md) from the merged `mjenv eval` results.
 
-Reads ``docs/bench/taiwan16/<name>.json`` (written by ``mjenv eval --merge``) for each experiment and
+Reads ``research/notes/bench/taiwan16/<name>.json`` (written by ``mjenv eval --merge``) for each experiment and
 prints one markdown row each, next to the paper's number (SIMCAT paper, Tables 3, 4, 5, 6 and 8). The
 per-hand win rates, the paired difference and its 95% CI are the harness's (t-interval over duplicate
 deals); "deals won" counts, like the paper's matches, the duplicate deals in which one team won more
 hands than the other (a deal is two hands here; a paper match is 384 games).
 
-Usage: python -m benchmarks.taiwan16_table
+Usage: python -m research.taiwan16_table
 """
 
 from __future__ import annotations

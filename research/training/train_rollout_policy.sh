@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Rollout-based policy improvement of the shipped BC policy (result: OUT/selected.pt; not shipped, see the docs):
-# approximate policy iteration with duplicate rollouts over determinizations (mjenv.baselines.train_rollout;
-# Tesauro & Galperin 1996). See docs/TRAINING.md ("The RL policy", "Round 3: rollout policy improvement").
+# approximate policy iteration with duplicate rollouts over determinizations (research.training.train_rollout;
+# Tesauro & Galperin 1996). See research/notes/TRAINING.md ("The RL policy", "Round 3: rollout policy improvement").
 #
-#   bash examples/train_rollout_policy.sh [OUT]     (default OUT=runs/rollout; run from the repository root)
+#   bash research/training/train_rollout_policy.sh [OUT]     (default OUT=runs/rollout; run from the repository root)
 #
 # Per iteration n = 1..ITERS: play hands with the current policy in all seats (hand seeds SEED + ...), sample
 # roots (decisions where >= 2 legal actions have policy probability >= 0.03, each with probability 0.5),
@@ -58,7 +58,7 @@ for ((n = 1; n <= ITERS; n++)); do
   common=(--init "$start" --out-dir "$dir" --iteration "$n" --seed $((SEED + 100000 * n)) --chunks "$CHUNKS"
           --margin "$MARGIN" --z "$Z" --kl-coef "$KL_COEF")
   if [[ ! -f "$dir/iter_$n.pt" ]]; then
-    $PY -m mjenv.baselines.train_rollout "${common[@]}" --hands-per-chunk "$HANDS" --time-budget "$BUDGET" \
+    $PY -m research.training.train_rollout "${common[@]}" --hands-per-chunk "$HANDS" --time-budget "$BUDGET" \
         --determinizations "$DETS" --z-screen "$Z_SCREEN" --confirm-worlds "$CONFIRM" --epochs "$EPOCHS" \
         --learning-rate "$LR"
   fi
@@ -73,12 +73,12 @@ for spec in "${specs[@]}"; do
   dest=$OUT/iter_$ITERS/iter_${ITERS}_${spec%%=*}.pt
   if [[ ! -f "$dest" ]]; then
     # shellcheck disable=SC2086  # the variant's options are words
-    $PY -m mjenv.baselines.train_rollout "${common[@]}" --no-collect --dest "$dest" ${spec#*=} > /dev/null
+    $PY -m research.training.train_rollout "${common[@]}" --no-collect --dest "$dest" ${spec#*=} > /dev/null
   fi
   candidates+=("$dest")
 done
 
 # selection on seed SELECT_SEED only: every candidate against the BC policy as teams (scores cached)
-$PY -m mjenv.baselines.select_policy "${candidates[@]}" --against policy:bc --seed "$SELECT_SEED" \
+$PY -m research.training.select_policy "${candidates[@]}" --against policy:bc --seed "$SELECT_SEED" \
     --deals "$SELECT_DEALS" --cache "$OUT/select/scores.json" --out-dir "$OUT/select" --dest "$OUT/selected.pt"
 echo "done"

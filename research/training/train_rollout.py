@@ -31,8 +31,8 @@ iteration starts from the distilled network). Steps:
    KL(pi_start || pi) on the same observations, so that decisions the rollouts did not change stay
    where they were.
 
-Run: ``python -m mjenv.baselines.train_rollout --help``; the whole recipe, with selection, is
-``examples/train_rollout_policy.sh``. Results: docs/TRAINING.md ("The RL policy").
+Run: ``python -m research.training.train_rollout --help``; the whole recipe, with selection, is
+``research/training/train_rollout_policy.sh``. Results: research/notes/TRAINING.md ("The RL policy").
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Each reading is patched into a copy of ``mjenv.deficiency.ndde`` internals for the run only (nothing in
 the library changes); all are scored on the same uniform sample of the 118,800 one-suit hands, one run
-per hand, ``stop_at`` = the exact ``dp`` deficiency, as ``benchmarks/ndde_tables.py``'s screen does.
+per hand, ``stop_at`` = the exact ``dp`` deficiency, as ``research/ndde_tables.py``'s screen does.
 
 * ``repair tile order random``: Sec. 3.2.2 walks "all distinct tiles of pi_i ... recorded in one set"; a
   Python set of string tiles iterates in hash order, so the over-used tiles are repaired in random order.
@@ -10,7 +10,7 @@ per hand, ``stop_at`` = the exact ``dp`` deficiency, as ``benchmarks/ndde_tables
 * ``S tile blocks shuffled``: Sec. 3.1 loops over the set S_t of distinct tiles, again possibly hash order.
 * ``mutant < 1 -> empty``: an Eq. 9 result below 1 (0 is the empty slot) is kept as empty.
 
-Usage: ``python -m benchmarks.ndde_more_readings [hands]`` (default 3000).
+Usage: ``python -m research.ndde_more_readings [hands]`` (default 3000).
 """
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ import sys
 
 import numpy as np
 
-from benchmarks import ndde_tables as nt
 from mjenv.deficiency import ndde
+from research import ndde_tables as nt
 
 CELLS = ((20, 50), (20, 10), (10, 10), (50, 30))  # (NP, G_max); paper Table 1: 93.325, 56.237, 40.246, 94.689
 _SRC = inspect.getsource(ndde._run)

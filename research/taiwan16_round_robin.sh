@@ -4,7 +4,7 @@
 # chunk starts after it (time-boxed in advance; every chunk started before it counts). One worker
 # process at a time under `nice -n 10` (2-core shared machine). Seeds were fixed before any run:
 # experiment E uses seeds FIRST_E, FIRST_E+1, ... (never used for anything else).
-# Usage: benchmarks/taiwan16_round_robin.sh STOP_HHMM ROUNDS [DEALS]
+# Usage: research/taiwan16_round_robin.sh STOP_HHMM ROUNDS [DEALS]
 set -uo pipefail
 stop=$1; rounds=$2; deals=${3:-3}
 chunks=${CHUNKS:-/tmp/mjenv_taiwan16_chunks}

@@ -5,9 +5,9 @@ Both recipes of ``examples/`` (``train_rl_policy.sh``: PPO checkpoints against t
 their result here, one way: every candidate plays the same duplicate deals of one selection seed
 through the evaluation harness, its win-rate difference to the opponent is cached in a JSON file (an
 interrupted selection resumes), and the best difference wins (ties to the later name). Selection
-seeds are never evaluation seeds (``docs/TRAINING.md`` lists both).
+seeds are never evaluation seeds (``research/notes/TRAINING.md`` lists both).
 
-Run: ``python -m mjenv.baselines.select_policy --help``.
+Run: ``python -m research.training.select_policy --help``.
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def select_best(candidates: dict[str, Path], against: str, *, deals: int, seed: 
 
 
 def main(argv: list[str] | None = None) -> str:
-    p = argparse.ArgumentParser(prog="python -m mjenv.baselines.select_policy", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m research.training.select_policy", description=__doc__.split("\n\n")[0])
     p.add_argument("candidates", nargs="+", help="policy files; NAME=PATH names one (default name: the file's stem)")
     p.add_argument("--against", required=True, help="'greedy' (three GreedyAgents) or an agent spec played as teams")
     p.add_argument("--deals", type=int, required=True, help="selection deals")

@@ -1,6 +1,6 @@
 """Why the SIMCAT four-player model (FP) does not beat the single-player model (SP) in our game.
 
-Two position-level analyses (cheap compared with matches; ``docs/bench/baselines.md`` has the results):
+Two position-level analyses (cheap compared with matches; ``research/notes/bench/baselines.md`` has the results):
 
 ``estimates``: on every decision of seeded greedy self-play hands, simulate every afterstate with both
 models (same budget, same sampled tiles) and report the distribution of the best estimated win rate
@@ -13,8 +13,8 @@ with K determinized rollouts in the real game: the hidden tiles (opponents' conc
 wall) are reshuffled, the action is played, and all four seats continue greedily. Both actions share
 the same reshuffles. Reports the mean gain of A's choice over B's where they differ.
 
-    .venv/bin/python benchmarks/flatmc_fp_vs_sp.py estimates --hands 8 --seed 1000
-    .venv/bin/python benchmarks/flatmc_fp_vs_sp.py rollouts --hands 12 --seed 5000 --k 150 flatmc flatmc:sp
+    .venv/bin/python -m research.flatmc_fp_vs_sp estimates --hands 8 --seed 1000
+    .venv/bin/python -m research.flatmc_fp_vs_sp rollouts --hands 12 --seed 5000 --k 150 flatmc flatmc:sp
 
 The rollouts use the engine's internals (this is an analysis tool, not an agent).
 """

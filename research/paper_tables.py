@@ -24,13 +24,14 @@ Protocol (HBBA paper Sec. 4 and Table 5; BDA paper Sec. 6):
   distribution from wall draws, so ``NDDE_1`` is also scored on a uniform sample of those.
 
 Bins are the papers' KB-size bins (HBBA Tables 6-9, BDA Tables 1-3). Output: a progress bar, the
-tables on stdout, ``docs/bench/paper_tables.md`` + ``.json`` and two PNG figures under ``docs/figures``.
+tables on stdout, ``research/notes/bench/paper_tables.md`` + ``.json`` and two PNG figures under
+``research/notes/figures``.
 
 Usage::
 
-    python -m benchmarks.paper_tables            # default size, a few minutes on 2 cores
-    python -m benchmarks.paper_tables --full     # the papers' sizes: 1000 hands x 50/100/100 KBs
-    python -m benchmarks.paper_tables --hands 5 --kbs 3 --no-figures --out /tmp/x   # smoke run
+    python -m research.paper_tables            # default size, a few minutes on 2 cores
+    python -m research.paper_tables --full     # the papers' sizes: 1000 hands x 50/100/100 KBs
+    python -m research.paper_tables --hands 5 --kbs 3 --no-figures --out /tmp/x   # smoke run
 """
 
 from __future__ import annotations
@@ -47,10 +48,10 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.ndde_tables import JSON_KEY as NDDE_JSON_KEY
-from benchmarks.ndde_tables import distinct_one_suit_hands, extract, finish_figure, splice
 from mjenv.deficiency import INCOMPLETABLE
 from mjenv.deficiency.reference import reference_one
+from research.ndde_tables import JSON_KEY as NDDE_JSON_KEY
+from research.ndde_tables import distinct_one_suit_hands, extract, finish_figure, splice
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -129,9 +130,9 @@ class Args:
     """NDDE paper settings to run (``ndde1`` = NP 20, G_max 50; ``ndde2`` = NP 50, G_max 500)."""
     methods: tuple[str, ...] = ("hbba", "bda", "ndde", "dp")
     """Methods to run; any that cannot be imported are reported as missing and skipped."""
-    out: str = "docs/bench"
+    out: str = "research/notes/bench"
     """Folder for paper_tables.md and paper_tables.json (relative to the repo root unless absolute)."""
-    figures: str | None = "docs/figures"
+    figures: str | None = "research/notes/figures"
     """Folder for the PNG figures; None skips them."""
     progress: bool = True
     """Show a tqdm progress bar."""
@@ -531,7 +532,7 @@ def render_markdown(report: dict) -> str:
     lines = [
         "# Paper tables: the deficiency papers' experiments rerun on mjenv",
         "",
-        f"Command: `{report['command'] or 'python -m benchmarks.paper_tables'}`  ",
+        f"Command: `{report['command'] or 'python -m research.paper_tables'}`  ",
         f"Machine: {report['machine']}; elapsed {report['elapsed_s']:.0f} s.  ",
         f"Methods run: {', '.join(report['methods_run'])}"
         + (f"; missing: {', '.join(f'{k} ({v})' for k, v in report['methods_missing'].items())}"
@@ -700,7 +701,7 @@ def write_outputs(report: dict, args: Args) -> None:
                              for p in write_figures(report, _resolve(args.figures))]
     md = render_markdown(report)
     md_path, json_path = out / "paper_tables.md", out / "paper_tables.json"
-    # the NDDE-protocol tables come from benchmarks.ndde_tables (a separate, longer run): keep them
+    # the NDDE-protocol tables come from research.ndde_tables (a separate, longer run): keep them
     kept = extract(md_path.read_text()) if md_path.exists() else None
     if kept is not None:
         md = splice(md, kept)
@@ -722,7 +723,7 @@ def _json_default(o):
 
 def parse_args(argv: list[str] | None = None) -> Args:
     d = Args()
-    p = argparse.ArgumentParser(prog="python -m benchmarks.paper_tables", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m research.paper_tables", description=__doc__.split("\n")[0])
     p.add_argument("--hands", type=int, default=d.hands, help="random hands per suit class")
     p.add_argument("--kbs", type=int, nargs="+", default=list(d.kbs),
                    help="KBs per hand: one number for all classes or three (1-, 2-, 3-suit)")
@@ -744,7 +745,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
     return Args(hands=ns.hands, kbs=tuple(kbs), reference=ns.reference, ndde_paper_hands=ns.ndde_paper_hands,
                 seed=ns.seed, ndde_settings=tuple(ns.ndde_settings), methods=tuple(ns.methods), out=ns.out,
                 figures=None if ns.no_figures else ns.figures, progress=not ns.no_progress, full=ns.full,
-                command="python -m benchmarks.paper_tables" + ("" if argv is None and len(sys.argv) <= 1 else
+                command="python -m research.paper_tables" + ("" if argv is None and len(sys.argv) <= 1 else
                                                                " " + " ".join(sys.argv[1:] if argv is None else argv)))
 
 

@@ -16,7 +16,7 @@ the hand is played once per variant, on the same wall with the same opponents (s
   is at least ``--min-deficiency``, the seat discards instead the legal tile of highest policy
   probability that no opponent can win on, when there is one: a perfect reader of every wait;
 * **learned** (with ``--danger PATH``): at the same decisions the seat discards the tile maximising
-  ``log pi(tile) - weight * danger(tile)``, where ``danger`` is a :class:`mjenv.baselines.danger.DangerNet`'s
+  ``log pi(tile) - weight * danger(tile)``, where ``danger`` is a :class:`research.training.danger.DangerNet`'s
   probability, read from the seat's own observation, that the tile completes an opponent's hand;
   one row per ``--danger-weight``;
 * **public** (``--public-streak``): against the opponents whose hands have stood for at least that
@@ -30,7 +30,7 @@ teammate is no loss to the team, as in ``mjenv eval``'s teams table). The metric
 the policy's win rate per seat minus the opponents' win rate per seat, averaged over the deal's
 rotations; each variant's gain over plain is paired deal by deal.
 
-Run: ``python benchmarks/headroom.py --opponent flatmc --teams --deals 300 --seed 780 --danger runs/danger.pt``
+Run: ``python -m research.headroom --opponent flatmc --teams --deals 300 --seed 780 --danger runs/danger.pt``
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ class Table:
         opponent: agent spec of the opponents.
         teams: two opposite seats each.
         min_deficiency: defend only when the own deficiency is at least this (>= 1).
-        danger: a :class:`~mjenv.baselines.danger.DangerNet` for the learned variants, or None.
+        danger: a :class:`~research.training.danger.DangerNet` for the learned variants, or None.
 
     ``learned_changes[variant]`` counts the discards a learned or public variant changed.
     """
@@ -391,7 +391,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     ap.add_argument("--min-deficiency", type=int, default=1,
                     help="defend only when the own deficiency is at least this")
     ap.add_argument("--danger", default=None,
-                    help="a DangerNet file (python -m mjenv.baselines.danger) for the learned rows")
+                    help="a DangerNet file (python -m research.training.danger) for the learned rows")
     ap.add_argument("--danger-weight", type=float, nargs="+", default=[3.0, 10.0, 30.0],
                     help="one learned row per weight (with --danger)")
     ap.add_argument("--public-streak", type=float, nargs="*", default=[],
@@ -416,7 +416,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     danger = None
     variants = ["plain", "defence"]
     if args.danger is not None:
-        from mjenv.baselines.danger import load_danger
+        from research.training.danger import load_danger
 
         danger = load_danger(args.danger)
         variants += [variant_name("learned", w) for w in args.danger_weight]

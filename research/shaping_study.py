@@ -2,8 +2,8 @@
 
 One command runs everything (training, evaluation of the kept checkpoints, the table and the plots)::
 
-    python benchmarks/shaping_study.py                         # the full study (1M env steps per run)
-    python benchmarks/shaping_study.py --ppo-steps 300000 --sb3-steps 150000   # a reduced budget
+    python -m research.shaping_study                         # the full study (1M env steps per run)
+    python -m research.shaping_study --ppo-steps 300000 --sb3-steps 150000   # a reduced budget
 
 Settings (``--settings``, run in this order, seeds interleaved):
 
@@ -25,7 +25,7 @@ before any result was seen; training deals come from the training seeds 0, 1, 2 
 seeds its tables with ``seed + 1000 * k + i``; SB3 draws them from ``reset(seed=...)``), a different stream.
 
 Outputs: per run ``OUT/<algo>_<shaping>_s<seed>/`` (training log, checkpoints, ``evals.json``); and in
-``--docs`` (default ``docs/training/``): ``shaping_study.csv`` (one row per setting and checkpoint: mean
+``--docs`` (default ``research/notes/training/``): ``shaping_study.csv`` (one row per setting and checkpoint: mean
 and 95% CI across seeds of the win rate against random and greedy), ``shaping_study.json`` (every
 evaluation, the budget and the commands) and ``shaping_study_ppo.png`` / ``shaping_study_sb3.png``.
 ``--paired A,B`` adds to the report setting A minus setting B paired by training seed (the same initial
@@ -380,7 +380,7 @@ def report(args) -> None:
         agg = carry_over(agg, args.previous)
     docs = Path(args.docs)
     docs.mkdir(parents=True, exist_ok=True)
-    meta = {"command": " ".join(["python", "benchmarks/shaping_study.py", *sys.argv[1:]]),
+    meta = {"command": " ".join(["python", "research/shaping_study.py", *sys.argv[1:]]),
             "ppo_steps": args.ppo_steps, "sb3_steps": args.sb3_steps, "seeds": args.seeds, "deals": args.deals,
             "eval_seed_random": args.eval_seeds[0], "eval_seed_greedy": args.eval_seeds[1],
             "train_commands": {f"{s}/{k}": trained_command(s, k, args) for s in args.settings for k in args.seeds}}
@@ -413,7 +413,8 @@ def report(args) -> None:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default="runs/shaping_study", help="folder of the runs (default: %(default)s)")
-    p.add_argument("--docs", default="docs/training", help="folder of the table, JSON and plots (default: %(default)s)")
+    p.add_argument("--docs", default="research/notes/training",
+                   help="folder of the table, JSON and plots (default: %(default)s)")
     p.add_argument("--previous", default=None,
                    help="an earlier report's shaping_study.json: settings with no run in --out are taken from it, "
                         "labelled '(earlier report)'")

@@ -1,7 +1,7 @@
 """How dangerous each discard is: a small network that reads, from the seat's own observation, how
 likely each opponent is to win on each tile.
 
-Under the ``basic`` rules most hands end on a discard, and ``benchmarks/headroom.py`` measured what
+Under the ``basic`` rules most hands end on a discard, and ``research/headroom.py`` measured what
 never dealing in would be worth: about +11 pp of win rate for the BC policy as a team against
 ``flatmc``. The observation holds everything public that bears on it (each seat's ordered discards,
 its declared melds, the knowledge base, the wall count), but as raw arrays; the policy network's trunk
@@ -356,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> DangerNet:
     import argparse
     import os
 
-    ap = argparse.ArgumentParser(prog="python -m mjenv.baselines.danger", description=main.__doc__,
+    ap = argparse.ArgumentParser(prog="python -m research.training.danger", description=main.__doc__,
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ap.add_argument("--hands", type=int, default=3000, help="hands in all, split over the line-ups of LINEUPS")
     ap.add_argument("--seed", type=int, default=5_000_000, help="wall seed of the first hand")

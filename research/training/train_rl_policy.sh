@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Trains the RL policy (baselines/data/rl_policy.pt, package mjenv.baselines) from the shipped BC policy by PPO,
-# in two stages; see docs/TRAINING.md ("The RL policy").
+# in two stages; see research/notes/TRAINING.md ("The RL policy").
 #
-#   bash examples/train_rl_policy.sh [OUT]       (default OUT=runs/rl_policy; run from the repository root)
+#   bash research/training/train_rl_policy.sh [OUT]       (default OUT=runs/rl_policy; run from the repository root)
 #
 # Resumable: run the same command again after an interruption (or after a chunk's time box ends) and it
 # goes on from the running stage's checkpoint.pt; a finished stage is skipped and a finished selection is
@@ -19,7 +19,7 @@
 #    among the SELECT2_LAST newest kept policies AND the stage's starting policy (so a stage that made nothing
 #    better hands back its start) -> OUT/selected2.pt, the policy to ship.
 # Seeds: selection uses 51000 and 52000 only; 616161, 626262, 636363, 646464, 717171, 727272, 737373 are kept
-# for the evaluations in docs/TRAINING.md and must never be used here.
+# for the evaluations in research/notes/TRAINING.md and must never be used here.
 # Knobs (env): STEPS (stage 1 env steps, default 1000000; the learning rate anneals linearly to 0 over them),
 # KL (0.1), LR (1e-4), NUM_ENVS (16), NUM_STEPS (128), SELECT_SEED (51000), SELECT_DEALS (50), SELECT_LAST (10);
 # STEPS2 (3000000), KL2 (0.02), LR2 (1e-4), WIN_REWARD2 (3), NUM_ENVS2 (32), SELECT2_SEED (52000),
@@ -80,7 +80,7 @@ select_best() {
   local cands=()
   while IFS= read -r f; do cands+=("$(basename "$f")=$f"); done < <(ls "$stage"/policies/step_*.pt | sort | tail -n "$last")
   [[ -z "$start" ]] || cands+=("start=$start")
-  $PY -m mjenv.baselines.select_policy "${cands[@]}" --against greedy --seed "$seed" --deals "$deals" \
+  $PY -m research.training.select_policy "${cands[@]}" --against greedy --seed "$seed" --deals "$deals" \
       --cache "$stage.selection.json" --dest "$dest"
 }
 

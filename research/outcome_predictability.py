@@ -20,7 +20,7 @@ It prints R^2 of the won flag on the held-out hands (1 = perfectly predicted, 0 
 win rate by the seat's own completion index, and the game's pace (env steps and real decisions per
 seat per hand).
 
-Run: ``python benchmarks/outcome_predictability.py --tables 32 --steps 6000``
+Run: ``python -m research.outcome_predictability --tables 32 --steps 6000``
 """
 
 from __future__ import annotations

@@ -3,14 +3,14 @@
 Each pair plays as teams (``mjenv eval A B``: A on seats 0 and 2, B on 1 and 3, every deal in both
 rotations), all pairs on the same walls (one seed), so the whole matrix is measured on the same hands.
 The seed 646464 was fixed for the ladder before any result and is never used in training or model
-selection (docs/TRAINING.md, "The RL policy").
+selection (research/notes/TRAINING.md, "The RL policy").
 
 Resumable: a pair whose ``OUT/<a>_vs_<b>.json`` (or its ``.md`` table) exists is not played again. At
 the end it writes the matrix of win-rate differences (row minus column, per seat, mean and 95% CI over
 deals, paired by deal) as ``OUT/ladder.md`` and a heat map ``OUT/ladder.png``, and says whether each
 step of the expected order (the order of ``--agents``, weakest first) is significantly positive.
 
-Run: ``python benchmarks/strength_ladder.py --deals 100 --out runs/ladder`` (about 40 CPU-minutes,
+Run: ``python -m research.strength_ladder --deals 100 --out runs/ladder`` (about 40 CPU-minutes,
 nearly all of it the flat Monte Carlo pairs).
 """
 

@@ -1,0 +1,1 @@
+"""One-off studies and paper reruns, not installed; run from the repository root (``python -m research.headroom``)."""

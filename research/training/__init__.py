@@ -1,0 +1,1 @@
+"""Training research kept out of the installed ``mjenv.baselines``: danger model, rollout improvement, selection."""
