@@ -17,6 +17,7 @@ import numpy as np
 
 from mjenv.game.actions import ActionLayout, Phase
 from mjenv.rules import Rules, get_rules
+from mjenv.rulesets import agent_parts
 
 #: Short names of the :class:`~mjenv.game.Phase` members, which index the one-hot ``phase`` view
 #: (the agents compare ``Situation.phase`` with them; they never see a game).
@@ -176,13 +177,13 @@ class Agent:
         return np.array([a.act({"observation": o, "action_mask": m}) for a, o, m in zip(agents, observations, masks)],
                         dtype=np.int64)
 
-    @staticmethod
-    def declare(s: Situation) -> int:
-        """Sichuan 定缺 from the own hand and knowledge base only: the suit cheapest to drop by the
-        missing-suit deficiency (:func:`mjenv.deficiency.sichuan.best_missing_suit`)."""
-        from mjenv.deficiency.sichuan import best_missing_suit
-
-        return s.layout.declare(best_missing_suit(s.hand, s.kb))
+    def own_phase(self, s: Situation) -> int:
+        """The decision in a phase of the rule set's own (after ``PHASE_END``): its room's agent part
+        (:class:`mjenv.rulesets.protocol.AgentParts`)."""
+        parts = agent_parts(self.rules)
+        if parts is None:
+            raise ValueError(f"phase {s.phase!r} is not a phase of rules {self.rules.name!r}")
+        return parts.own_phase(s)
 
     def decide(self, s: Situation) -> int:  # pragma: no cover - abstract
         raise NotImplementedError

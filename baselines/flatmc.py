@@ -68,7 +68,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from mjenv.baselines._common import PHASE_CLAIM, PHASE_DECLARE, PHASE_DISCARD, Agent, Situation
+from mjenv.baselines._common import PHASE_CLAIM, PHASE_DISCARD, PHASE_END, Agent, Situation
 from mjenv.baselines.greedy import rule_deficiency_rows, seven_pairs_code
 
 from mjenv.deficiency import dp
@@ -602,8 +602,8 @@ class FlatMCAgent(Agent):
         lay = s.layout
         if len(legal) == 1:
             return int(legal[0])
-        if s.phase == PHASE_DECLARE:  # Sichuan
-            return self.declare(s)
+        if s.phase > PHASE_END:  # a phase of the rule set's own
+            return self.own_phase(s)
         if s.mask[lay.win]:
             return lay.win
         if s.phase == PHASE_DISCARD and s.mask[: lay.num_tile_types].any():

@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from mjenv.baselines._common import PHASE_CLAIM, PHASE_DECLARE, PHASE_DISCARD, Agent, Situation
+from mjenv.baselines._common import PHASE_CLAIM, PHASE_DISCARD, PHASE_END, Agent, Situation
 
 from mjenv.deficiency import dp
 from mjenv.deficiency.features import NOT_APPLICABLE, discard_rows
@@ -179,8 +179,8 @@ class GreedyAgent(Agent):
         lay = s.layout
         if len(legal) == 1:
             return int(legal[0])
-        if s.phase == PHASE_DECLARE:  # Sichuan
-            return self.declare(s)
+        if s.phase > PHASE_END:  # a phase of the rule set's own
+            return self.own_phase(s)
         if s.mask[lay.win]:
             return lay.win
         if s.phase == PHASE_DISCARD and s.mask[: lay.num_tile_types].any():
@@ -293,7 +293,7 @@ def _greedy_rows(agent: GreedyAgent, observations: np.ndarray, masks: np.ndarray
     actions = np.argmax(masks, axis=1).astype(np.int64)  # the only legal action where there is one
     done = legal_count == 1
     phase = np.argmax(view("phase"), axis=1)
-    free = ~done & (phase != PHASE_DECLARE)
+    free = ~done & (phase <= PHASE_END)  # a phase of the rule set's own goes row by row (own_phase)
     # a declared missing suit (own row of the public declarations): the discard views hold its scores
     # too, a claim's are the agent's own (per seat)
     declared = np.zeros(len(masks), dtype=bool)

@@ -461,7 +461,7 @@ class ObservationSpec(ViewLayout):
         """The game's ``hands``, ``meld_counts`` and ``public_counts``, the same view objects while its
         tile table is the same (a hand of the single env): numpy works out a fresh view's buffer
         format at each export to C, about 0.5 us a view, three or four views every step."""
-        table = game.tile_table
+        table = game.tile_counts
         if table is not self._rows_of:
             self._rows_of, self._rows = table, (game.hands, game.meld_counts, game.public_counts)
         return self._rows

@@ -45,7 +45,7 @@ def _all_equal(outputs: list) -> None:
 def _game_state(g: Game, spec: ObservationSpec) -> dict:
     obs, deficiency = spec.observe(g)
     return {
-        "obs": obs, "deficiency": deficiency, "table": g.tile_table.copy(), "hands": g.hands.copy(),
+        "obs": obs, "deficiency": deficiency, "table": g.tile_counts.copy(), "hands": g.hands.copy(),
         "masks": g.legal_action_masks(), "acting": g.acting_seats(), "result": g.result(),
         "melds": g.melds, "discards": g.discards.copy(), "wall_remaining": g.wall_remaining,
     }  # fmt: skip

@@ -43,11 +43,11 @@ def soak(hands: int, seed: int = 0) -> dict:
     import numpy as np
 
     import mjenv
-    from mjenv.rules import _PRESETS
+    from mjenv.rulesets import shared_names
 
     from .game_helpers import tile_totals
 
-    presets = sorted(_PRESETS)
+    presets = sorted(shared_names())  # the presets of the shared engine
     rng = np.random.default_rng(seed)
     envs = {p: mjenv.parallel_env(rules=p) for p in presets}
     steps = 0

@@ -50,7 +50,7 @@ def test_redeal_unseen_keeps_the_seats_observation_and_the_tile_counts_and_deals
     g = play_to(phase, seed=3, skip=6)
     seat = g.acting_seats()[0]
     before_obs = spec.encode(g, seat)
-    before_tiles, before_wall = g.tile_table.copy(), np.array(g.wall)
+    before_tiles, before_wall = g.tile_counts.copy(), np.array(g.wall)
     head, tail = g.wall_head, g.wall_tail
     others = [s for s in range(4) if s != seat]
     unseen = before_tiles[others].sum(axis=0) + np.bincount(before_wall[head:tail], minlength=27)
@@ -59,20 +59,20 @@ def test_redeal_unseen_keeps_the_seats_observation_and_the_tile_counts_and_deals
         w = g.redeal_unseen(seat, np.random.default_rng(k))
         np.testing.assert_array_equal(spec.encode(w, seat), before_obs)
         np.testing.assert_array_equal(w.legal_action_mask(seat), g.legal_action_mask(seat))
-        np.testing.assert_array_equal(w.tile_table[4:], before_tiles[4:])  # melds and public counts
-        np.testing.assert_array_equal(w.tile_table[seat], before_tiles[seat])
-        np.testing.assert_array_equal(w.tile_table[others].sum(axis=1), before_tiles[others].sum(axis=1))
-        got = w.tile_table[others].sum(axis=0) + np.bincount(np.array(w.wall)[head:tail], minlength=27)
+        np.testing.assert_array_equal(w.tile_counts[4:], before_tiles[4:])  # melds and public counts
+        np.testing.assert_array_equal(w.tile_counts[seat], before_tiles[seat])
+        np.testing.assert_array_equal(w.tile_counts[others].sum(axis=1), before_tiles[others].sum(axis=1))
+        got = w.tile_counts[others].sum(axis=0) + np.bincount(np.array(w.wall)[head:tail], minlength=27)
         np.testing.assert_array_equal(got, unseen)
         np.testing.assert_array_equal(np.array(w.wall)[:head], before_wall[:head])
         assert (w.wall_head, w.wall_tail, w.phase) == (head, tail, g.phase)
-        moved |= not np.array_equal(w.tile_table[others], before_tiles[others])
+        moved |= not np.array_equal(w.tile_counts[others], before_tiles[others])
         if phase == Phase.CLAIM:  # every seat's claim row fits its own (new) hand
             fresh = w.clone()
             fresh._claim_masks(w.last_discarder, w.last_discard)
             np.testing.assert_array_equal(w.legal_action_masks(), fresh.legal_action_masks())
     assert moved
-    np.testing.assert_array_equal(g.tile_table, before_tiles)  # the original is untouched
+    np.testing.assert_array_equal(g.tile_counts, before_tiles)  # the original is untouched
     np.testing.assert_array_equal(np.array(g.wall), before_wall)
 
 

@@ -46,9 +46,9 @@ def test_one_writer_call_over_many_states_equals_one_call_each(oracle, path):
 
 
 def test_the_two_writers_execute_the_same_plan_on_every_preset():
-    from mjenv.rules import _PRESETS
+    from mjenv.rulesets import shared_names
 
-    for rules in sorted(_PRESETS):
+    for rules in sorted(shared_names()):  # the presets the shared writer plays
         fast = ObservationSpec(rules, oracle=True)
         ref = ObservationSpec(rules, oracle=True)
         ref.__dict__["features"] = DeficiencyFeatures(ref.num_tile_types, ref.rules.melds, backend="numpy",

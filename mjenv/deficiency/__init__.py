@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mjenv.deficiency import _run
 from mjenv.deficiency._run import _FAST_BATCH_MAX, _backend, _fast, _fast_ready, run_batch  # noqa: F401
 from mjenv.deficiency._validate import (  # noqa: F401  (Batch: importable from the package)
     METHODS,
@@ -120,8 +121,8 @@ def deficiency(hand, kb=None, *, method: str = "auto", exposed_melds=0, melds: i
         # Riichi: melds-and-pair, seven distinct pairs, thirteen orphans
         if missing_suit is not None:
             raise ValueError(f"missing_suit (Sichuan) does not combine with rules={rules!r}")
-        if method == "auto" and not options and _fast_ready():
-            got = _fast.one(hand, kb, exposed_melds, melds, form)
+        if method == "auto" and not options and _run._fast_ready():  # the engine as _run holds it now
+            got = _run._fast.one(hand, kb, exposed_melds, melds, form)
             if got is not None:
                 return got
         check_method(method, options)
@@ -135,9 +136,9 @@ def deficiency(hand, kb=None, *, method: str = "auto", exposed_melds=0, melds: i
         from mjenv.deficiency.sichuan import sichuan_deficiency
 
         return sichuan_deficiency(hand, kb, missing_suit=missing_suit, exposed_melds=exposed_melds, method=method)
-    if method == "auto" and not options and _fast_ready():
+    if method == "auto" and not options and _run._fast_ready():
         # the commonest call: validated and answered in C; None means "not the plain valid call"
-        got = _fast.one(hand, kb, exposed_melds, melds)
+        got = _run._fast.one(hand, kb, exposed_melds, melds)
         if got is not None:
             return got
     elif (method == "hbba" or method == "auto") and not options:

@@ -163,7 +163,7 @@ class Game:
         rules, layout (:class:`ActionLayout`), num_tile_types (T), seed, dealer.
         phase: :class:`Phase`; current_player: the seat whose turn it is (the discarder during a
             claim window, the kong declarer while a kong may be robbed).
-        tile_table: int8[9, T] the tile counts; hands (int8[4, T] concealed tiles, the drawn tile
+        tile_counts: int8[9, T] the tile counts; hands (int8[4, T] concealed tiles, the drawn tile
             included), meld_counts (int8[4, T] tiles in each seat's declared melds) and
             public_counts (int8[T] tiles every seat has seen: discards, meld tiles with a claimed
             discard counted once, concealed kongs) are views of it; a seat's knowledge base is
@@ -311,24 +311,24 @@ class Game:
 
     # ------------------------------------------------------------------ derived views of the state
     @property
-    def tile_table(self) -> np.ndarray:
+    def tile_counts(self) -> np.ndarray:
         """int8[9, T], read it only: rows 0-3 the concealed hands, 4-7 the meld counts, 8 the public
         counts (``hands``, ``meld_counts`` and ``public_counts`` are views of it)."""
         return self._tiles
 
     @property
     def hands(self) -> np.ndarray:
-        """int8[4, T] concealed tiles of each seat (a view of :attr:`tile_table`; read it only)."""
+        """int8[4, T] concealed tiles of each seat (a view of :attr:`tile_counts`; read it only)."""
         return self._tiles[0:4]
 
     @property
     def meld_counts(self) -> np.ndarray:
-        """int8[4, T] tiles in each seat's declared melds (a view of :attr:`tile_table`; read it only)."""
+        """int8[4, T] tiles in each seat's declared melds (a view of :attr:`tile_counts`; read it only)."""
         return self._tiles[_MELD_ROW:_PUBLIC_ROW]
 
     @property
     def public_counts(self) -> np.ndarray:
-        """int8[T] tiles every seat has seen (a view of :attr:`tile_table`; read it only)."""
+        """int8[T] tiles every seat has seen (a view of :attr:`tile_counts`; read it only)."""
         return self._tiles[_PUBLIC_ROW]
 
     @property

@@ -27,8 +27,8 @@ ROOMS: dict[str, str] = {
 }
 
 __all__ = [
-    "ROOMS", "check_shared", "engines", "game_hooks", "names", "observation_views", "own_engine", "room", "rooms",
-    "shared_names",
+    "ROOMS", "agent_parts", "check_shared", "engines", "game_hooks", "names", "observation_views", "own_engine",
+    "room", "rooms", "shared_names",
 ]
 
 
@@ -128,3 +128,12 @@ def observation_views(rules: Any) -> list[Any]:
             if v.state_fields(rules):
                 found.append(v)
     return sorted(found, key=lambda v: v.position)
+
+
+def agent_parts(rules: Any) -> Any:
+    """The :class:`~mjenv.rulesets.protocol.AgentParts` of the room whose own fields ``rules`` turns on
+    (its ``uses``), or None when no room has agent parts for them."""
+    for r in rooms():
+        if r.agents is not None and r.uses(rules):
+            return importlib.import_module(r.agents).AGENTS
+    return None

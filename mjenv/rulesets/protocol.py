@@ -14,6 +14,8 @@ What a room holds:
   The engine then calls the room's :class:`GameHooks` at its hook points.
 * ``game_hooks``: the module path of the room's :class:`GameHooks` object (its ``HOOKS``), imported only
   when a game of those rules is built.
+* ``agents``: the module path of the room's :class:`AgentParts` (its attribute ``AGENTS``): what the
+  shared agents (greedy, flat MC) do in a phase of the room's own.
 * ``views``: the module path of the room's :class:`ObservationViews` (its attribute ``VIEWS``): the public
   facts its rules add to the observation (state-record fields and the views that show them).
 * ``own_engine``: the module path of a room that brings its own engine, observation and env shells
@@ -60,6 +62,7 @@ class RuleSet:
         uses: ``uses(rules) -> bool``: whether ``rules`` turns on fields that ``game_hooks`` implements.
         game_hooks: module path of the room's :class:`GameHooks` (its attribute ``HOOKS``), or None.
         views: module path of the room's :class:`ObservationViews` (its attribute ``VIEWS``), or None.
+        agents: module path of the room's :class:`AgentParts` (its attribute ``AGENTS``), or None.
         own_engine: module path of a room that brings its own engine, observation and env shells
             (``make_parallel_env``, ``make_env``, ``make_vector_env``), or None.
     """
@@ -71,6 +74,7 @@ class RuleSet:
     uses: Callable[[Rules], bool] = _uses_nothing
     game_hooks: str | None = None
     views: str | None = None
+    agents: str | None = None
     own_engine: str | None = None
 
     def __post_init__(self) -> None:
@@ -175,3 +179,15 @@ class ObservationViews:
         """The name of a field holding each seat's one-hot of a suit the deficiency features leave out
         (int[4, 3]; all 0 for none), or None."""
         return None
+
+
+class AgentParts:
+    """The rule-specific parts of the shared agents (``mjenv.baselines``): decisions in the room's own phases.
+
+    The agents decide from a ``Situation`` (their own observation, decoded); they call :meth:`own_phase`
+    for a phase after ``END`` (one the room opened, :meth:`GameHooks.start`).
+    """
+
+    def own_phase(self, situation: Any) -> int:
+        """The action id a shared agent takes in a phase of the room's own."""
+        raise ValueError(f"phase {situation.phase!r} is not a phase of these rules")

@@ -27,4 +27,5 @@ ROOM = RuleSet(
     uses=uses,
     game_hooks="mjenv.rulesets.sichuan.game",
     views="mjenv.rulesets.sichuan.views",
+    agents="mjenv.rulesets.sichuan.agents",
 )

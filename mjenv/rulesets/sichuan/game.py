@@ -91,7 +91,7 @@ def restrict_turn(game: Game, seat: int, row: np.ndarray) -> None:
     """
     lay = game.layout
     m = int(game.missing[seat])
-    h = game.tile_table[seat]
+    h = game.tile_counts[seat]
     lo = 9 * m
     if h[lo : lo + 9].any():
         held = row[lay.discards.start + lo : lay.discards.start + lo + 9].copy()
@@ -125,7 +125,7 @@ def fans(game: Game, seat: int, tile: int, reason: int) -> dict[str, int]:
             tile is in the hand).
         reason: ``EndReason`` value: 1 self-draw, 2 discard, 3 robbed kong.
     """
-    concealed = game.tile_table[seat].astype(np.int64)
+    concealed = game.tile_counts[seat].astype(np.int64)
     if reason != 1:
         concealed[tile] += 1
     melds = [(_FAN_KIND[k], t) for k, t, _, _ in game.meld_table[seat, : game.melds_declared[seat]].tolist()]
@@ -171,12 +171,12 @@ def pay_kong(game: Game, seat: int, kind: str, discarder: int | None = None) -> 
 def draw_settlement(game: Game) -> np.ndarray:
     """int64[4] the payments at an exhaustive draw among the seats still in the hand (查花猪, 查大叫)."""
     live = live_seats(game)
-    pigs = [s for s in live if holds_suit(game.tile_table[s], int(game.missing[s]))]
+    pigs = [s for s in live if holds_suit(game.tile_counts[s], int(game.missing[s]))]
     ready: dict[int, int] = {}
     for s in live:
         if s in pigs:
             continue
-        h, m, melds = game.tile_table[s], int(game.missing[s]), int(game.melds_declared[s])
+        h, m, melds = game.tile_counts[s], int(game.missing[s]), int(game.melds_declared[s])
         best = 0
         for t in range(27):
             if h[t] < 4 and can_win(h, t, m, melds, game.rules.seven_pairs):
@@ -205,7 +205,7 @@ class SichuanHooks(GameHooks):
         return may_pong(game, seat, tile)
 
     def wins_with(self, game: Game, seat: int, tile: int) -> bool:
-        return can_win(game.tile_table[seat], tile, int(game.missing[seat]), int(game.melds_declared[seat]),
+        return can_win(game.tile_counts[seat], tile, int(game.missing[seat]), int(game.melds_declared[seat]),
                        game.rules.seven_pairs)
 
     def restrict_turn(self, game: Game, seat: int, row: np.ndarray) -> None:
