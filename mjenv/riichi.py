@@ -1,16 +1,30 @@
 """Riichi Mahjong (Tenhou ranked four-player rules): the public facade.
 
 ``replay_mjlog(xml_text)`` referees a real Tenhou game through mjenv's own rules; see
-:mod:`mjenv.rulesets.riichi.mjlog` for what it checks and refuses.
+:mod:`mjenv.rulesets.riichi.mjlog` for what it checks and refuses. mjai (Mortal's and RiichiEnv's
+protocol): ``mjlog_to_mjai``, ``game_to_mjai`` and ``replay_mjai`` (:mod:`mjenv.rulesets.riichi.mjai`),
+and ``MjaiAgent``, an mjai bot as a subprocess in a seat (:mod:`mjenv.rulesets.riichi.mjai_agent`).
 """
 
 from __future__ import annotations
 
 from mjenv.rulesets.riichi import actions
 from mjenv.rulesets.riichi.game import RiichiGame
+from mjenv.rulesets.riichi.mjai import game_to_mjai, mjlog_to_mjai, replay_mjai
+from mjenv.rulesets.riichi.mjai_agent import MjaiAgent, MjaiBotError
 from mjenv.rulesets.riichi.mjlog import replay
 
-__all__ = ["RiichiGame", "actions", "replay_mjlog", "replay_mjlog_game"]
+__all__ = [
+    "MjaiAgent",
+    "MjaiBotError",
+    "RiichiGame",
+    "actions",
+    "game_to_mjai",
+    "mjlog_to_mjai",
+    "replay_mjai",
+    "replay_mjlog",
+    "replay_mjlog_game",
+]
 
 
 def replay_mjlog(xml_text: str) -> list[dict]:

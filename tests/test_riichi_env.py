@@ -235,7 +235,7 @@ def test_an_omitted_agent_with_a_choice_and_bad_actions_are_refused():
     ({"reward": "score"}, r"reward must be one of \('points', 'rank'\)"),
     ({"illegal_action": "ignore"}, r"illegal_action must be one of"),
     ({"render_mode": "svg"}, r"render_mode must be None or one of"),
-    ({"log_format": "xml"}, r"log_format must be one of \['mjenv'"),
+    ({"log_format": "xml"}, r"log_format must be one of \['mjai', 'mjenv'"),
     ({"engine": "compiled"}, r"unknown arguments \['engine'\] for rules='riichi'; allowed: \['rules', 'episode'"),
     ({"kokushi_robs_ankan": 1}, r"kokushi_robs_ankan must be True or False"),
     ({"rules": {"name": "riichi", "seven_pairs": False}}, r"rules must be 'riichi' here"),

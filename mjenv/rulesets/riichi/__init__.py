@@ -3,10 +3,12 @@
 Modules: ``tiles136`` (136-tile ids and their conversion to mjenv's 34 tile types), ``hand``
 (winning shapes, decompositions and waits), ``yaku``, ``fu`` and ``scoring`` (``score_hand``);
 ``wall``, ``actions`` (the 85 fixed action ids), ``furiten``, ``game`` (``RiichiGame``: state, legal
-actions, transitions, events), ``settlement`` (payments and the game's flow) and ``mjlog`` (Tenhou
-logs and the referee replay behind ``mjenv.riichi.replay_mjlog``); the env's own modules:
-``observation`` (the views), ``env`` (the parallel, AEC and vector envs: ``own_engine``), ``log``
-(mjenv's record, its replay and the log formats) and ``render``.
+actions, transitions, events), ``settlement`` (payments and the game's flow), ``mjlog`` (Tenhou
+logs and the referee replay behind ``mjenv.riichi.replay_mjlog``), ``mjai`` (games as mjai logs of
+Mortal and RiichiEnv, read back through the rules) and ``mjai_agent`` (``MjaiAgent``: an mjai bot
+as a subprocess in a seat); the env's own modules: ``observation`` (the views), ``env`` (the
+parallel, AEC and vector envs: ``own_engine``), ``log`` (mjenv's record, its replay and the log
+formats) and ``render``.
 """
 
 from __future__ import annotations

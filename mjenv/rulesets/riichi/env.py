@@ -98,7 +98,7 @@ and `illegal_action`.
 | `render_seat` | `None` | `None` renders the full table; a seat 0..3 renders what that seat sees |
 | `shaping`, `gamma` | `None`, `1.0` | `"deficiency"` shaping and its discount |
 | `illegal_action` | `"penalize"` | `"penalize"` or `"raise"` |
-| `log_dir`, `log_format` | `None`, `"mjenv"` | each episode appended to `log_dir` (`mjenv.rulesets.riichi.log`) |
+| `log_dir`, `log_format` | `None`, `"mjenv"` | episodes appended to `log_dir`: `"mjenv"` or `"mjai"` (`log`) |
 | `kokushi_robs_ankan` | `True` | thirteen orphans may rob a closed kan (False: Tenhou's rule) |
 
 ## Seeding

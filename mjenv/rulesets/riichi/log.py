@@ -14,7 +14,9 @@ every hand's result and the final scores against the record, so the log reproduc
 Log formats are pluggable: :func:`register_log_format` adds a writer ``writer(game, record) -> str``
 (the text appended to ``log_dir/<file name>`` at each episode's end) that may read the engine's event
 stream ``game.events`` (the one event stream; :mod:`mjenv.rulesets.riichi.game` lists its events). The
-env's ``log_format`` picks one by name; ``"mjenv"`` is this module's record.
+env's ``log_format`` picks one by name; ``"mjenv"`` is this module's record, ``"mjai"`` appends each
+episode as an mjai game to ``log_dir/riichi.mjai.jsonl`` (:mod:`mjenv.rulesets.riichi.mjai`: ``split_games``
+separates them, ``replay_mjai`` plays one back; an episode stopped by an illegal action ends mid-hand).
 """
 
 from __future__ import annotations
@@ -37,8 +39,18 @@ def _write_mjenv(game: RiichiGame, record: dict) -> str:
     return json.dumps(record, separators=(",", ":")) + "\n"
 
 
-#: name -> (file name in ``log_dir``, writer(game, record) -> text appended to it)
-LOG_FORMATS: dict[str, tuple[str, Callable[[RiichiGame, dict], str]]] = {"mjenv": ("riichi.jsonl", _write_mjenv)}
+def _write_mjai(game: RiichiGame, record: dict) -> str:
+    from mjenv.rulesets.riichi.mjai import log_writer
+
+    return log_writer(game, record)
+
+
+#: name -> (file name in ``log_dir``, writer(game, record) -> text appended to it); ``"mjai"``: each
+#: episode as an mjai game (:mod:`mjenv.rulesets.riichi.mjai`), one after another in the file.
+LOG_FORMATS: dict[str, tuple[str, Callable[[RiichiGame, dict], str]]] = {
+    "mjenv": ("riichi.jsonl", _write_mjenv),
+    "mjai": ("riichi.mjai.jsonl", _write_mjai),
+}
 
 
 def register_log_format(name: str, file_name: str, writer: Callable[[RiichiGame, dict], str]) -> None:

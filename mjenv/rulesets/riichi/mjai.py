@@ -14,7 +14,7 @@ message         keys (as written here; the readers also take Mortal's and Riichi
 ==============  ===================================================================================
 start_game      names (4 strings); in a seat's view also ``id`` (the seat)
 start_kyoku     bakaze (E/S/W/N), kyoku (1-4), honba, kyotaku (riichi sticks), oya, scores,
-                dora_marker, tehais (4 x 13 tiles; ``?`` in a seat's view for the other seats)
+                dora_marker, tehais (4 x 13 tiles in tile order; ``?`` in a seat's view for the others)
 tsumo           actor, pai (``?`` for the other seats)
 dahai           actor, pai, tsumogiri
 chi, pon,       actor, target (the discarder), pai (the called tile), consumed (the tiles from the
@@ -59,6 +59,7 @@ __all__ = [
     "mjlog_to_mjai",
     "replay_mjai",
     "seat_view",
+    "split_games",
     "tile_name",
     "tile_type",
 ]
@@ -125,7 +126,7 @@ def hand_walls(walls: Sequence) -> list[Wall]:
 
 
 def _haipai(wall: Wall, dealer: int) -> list[list[int]]:
-    return [list(wall.deal((s - dealer) % 4)) for s in range(4)]
+    return [sorted(wall.deal((s - dealer) % 4)) for s in range(4)]
 
 
 def game_to_mjai(events: Sequence[Mapping], walls: Sequence, names: Sequence[str] | None = None) -> list[dict]:
@@ -153,58 +154,63 @@ def game_to_mjai(events: Sequence[Mapping], walls: Sequence, names: Sequence[str
     out: list[dict] = [{"type": "start_game", "names": names}]
     k = -1
     for e in events:
-        t = e["type"]
-        if t == "start_hand":
+        tehais = None
+        if e["type"] == "start_hand":
             k += 1
-            out.append(
-                {
-                    "type": "start_kyoku",
-                    "bakaze": _BAKAZE[min(e["round"] // 4, 3)],
-                    "kyoku": e["round"] % 4 + 1,
-                    "honba": e["honba"],
-                    "kyotaku": e["sticks"],
-                    "oya": e["dealer"],
-                    "scores": list(e["scores"]),
-                    "dora_marker": tile_name(e["dora"][0]),
-                    "tehais": [_names(h) for h in _haipai(walls[k], e["dealer"])],
-                }
-            )
-        elif t == "draw":
-            out.append({"type": "tsumo", "actor": e["seat"], "pai": tile_name(e["tile"])})
-        elif t == "discard":
-            out.append(
-                {"type": "dahai", "actor": e["seat"], "pai": tile_name(e["tile"]), "tsumogiri": bool(e["tsumogiri"])}
-            )
-        elif t == "riichi":
-            out.append({"type": "reach", "actor": e["seat"]})
-        elif t == "riichi_accepted":
-            deltas = [-1000 if s == e["seat"] else 0 for s in range(4)]
-            out.append({"type": "reach_accepted", "actor": e["seat"], "deltas": deltas, "scores": list(e["scores"])})
-        elif t == "call":
-            out.append(_call_message(e))
-        elif t == "dora":
-            out.append({"type": "dora", "dora_marker": tile_name(e["indicator"])})
-        elif t == "win":
-            out.append(
-                {
-                    "type": "hora",
-                    "actor": e["seat"],
-                    "target": e["seat"] if e["from"] is None else e["from"],
-                    "pai": tile_name(e["tile"]),
-                    "deltas": list(e["deltas"]),
-                    "ura_markers": _names(e["ura"]),
-                    "han": e["han"],
-                    "fu": e["fu"],
-                }
-            )
-        elif t == "draw_game":
-            out.append({"type": "ryukyoku", "reason": REASONS[e["reason"]], "deltas": list(e["deltas"])})
-        elif t == "end_game":
-            out.append({"type": "end_game", "scores": list(e["scores"]), "points": list(e["points"])})
-    return _close_hands(out)
+            tehais = _haipai(walls[k], e["dealer"])
+        out.append(event_message(e, tehais))
+    return close_hands(out)
 
 
-def _close_hands(out: list[dict]) -> list[dict]:
+def event_message(e: Mapping, tehais: Sequence[Sequence[int]] | None = None) -> dict:
+    """The mjai message of one engine event (``tehais``: the four starting hands, for ``start_hand``)."""
+    t = e["type"]
+    if t == "start_hand":
+        if tehais is None:
+            raise ValueError("a start_hand event needs the four starting hands (tehais)")
+        return {
+            "type": "start_kyoku",
+            "bakaze": _BAKAZE[min(e["round"] // 4, 3)],
+            "kyoku": e["round"] % 4 + 1,
+            "honba": e["honba"],
+            "kyotaku": e["sticks"],
+            "oya": e["dealer"],
+            "scores": list(e["scores"]),
+            "dora_marker": tile_name(e["dora"][0]),
+            "tehais": [[x if isinstance(x, str) else tile_name(x) for x in h] for h in tehais],
+        }
+    if t == "draw":
+        return {"type": "tsumo", "actor": e["seat"], "pai": tile_name(e["tile"])}
+    if t == "discard":
+        return {"type": "dahai", "actor": e["seat"], "pai": tile_name(e["tile"]), "tsumogiri": bool(e["tsumogiri"])}
+    if t == "riichi":
+        return {"type": "reach", "actor": e["seat"]}
+    if t == "riichi_accepted":
+        deltas = [-1000 if s == e["seat"] else 0 for s in range(4)]
+        return {"type": "reach_accepted", "actor": e["seat"], "deltas": deltas, "scores": list(e["scores"])}
+    if t == "call":
+        return _call_message(e)
+    if t == "dora":
+        return {"type": "dora", "dora_marker": tile_name(e["indicator"])}
+    if t == "win":
+        return {
+            "type": "hora",
+            "actor": e["seat"],
+            "target": e["seat"] if e["from"] is None else e["from"],
+            "pai": tile_name(e["tile"]),
+            "deltas": list(e["deltas"]),
+            "ura_markers": _names(e["ura"]),
+            "han": e["han"],
+            "fu": e["fu"],
+        }
+    if t == "draw_game":
+        return {"type": "ryukyoku", "reason": REASONS[e["reason"]], "deltas": list(e["deltas"])}
+    if t == "end_game":
+        return {"type": "end_game", "scores": list(e["scores"]), "points": list(e["points"])}
+    raise ValueError(f"unknown engine event type {t!r}")
+
+
+def close_hands(out: list[dict]) -> list[dict]:
     """Insert ``end_kyoku`` after each hand's last hora/ryukyoku (double ron: after the second hora)."""
     res: list[dict] = []
     for i, m in enumerate(out):
@@ -295,6 +301,16 @@ def loads(text: str) -> list[dict]:
             continue
         out.append(_parse_line(line, f"line {i}"))
     return out
+
+
+def split_games(messages: Sequence[Mapping]) -> list[list[dict]]:
+    """Split the messages of several games written one after another (each from its ``start_game``)."""
+    games: list[list[dict]] = []
+    for m in messages:
+        if m.get("type") == "start_game" or not games:
+            games.append([])
+        games[-1].append(dict(m))
+    return games
 
 
 def _parse_line(line: str, where: str) -> dict:
@@ -402,6 +418,8 @@ def _split_kyokus(messages: list[tuple[int, dict]]) -> tuple[list[list[tuple[int
         elif t == "end_game":
             end_game = (lineno, m)
             current = None
+        elif t == "start_game" and (kyokus or end_game):
+            raise ValueError(f"line {lineno}: a second game in one log (split the games with split_games)")
         elif t in ("start_game", "end_kyoku", "none"):
             if t == "end_kyoku":
                 current = None
