@@ -138,7 +138,7 @@ def play_hand(
     return {
         "winners": [int(w) for w in g.winners],
         "deal_in": int(g.deal_in),
-        # every seat whose discard (or robbed kong) gave a win: several in sichuan's bloody battle
+        # every seat whose discard (or robbed kong) gave a win: several where the hand plays on after a win
         "deal_ins": sorted({int(w["deal_in"]) for w in g.wins if w["deal_in"] >= 0} if g.wins
                            else ({int(g.deal_in)} if g.winners and g.deal_in >= 0 else set())),
         "scores": [int(x) for x in g.scores],
@@ -240,9 +240,9 @@ class Report:
             lines += [
                 "",
                 "Rates are per seat: an agent on k seats of a hand (seats/hand > 1, e.g. a team of 2) is "
-                "averaged over them. A hand has one winner (two only on a shared discard; up to three in sichuan's "
-                "bloody battle), so outside sichuan its win rate is at most about 1/k (50% for a team of 2), and it "
-                "wins a hand at about k times that rate.",
+                "averaged over them. A hand has one winner (two only on a shared discard; up to three where the "
+                "hand plays on after a win), so otherwise its win rate is at most about 1/k (50% for a team of 2), "
+                "and it wins a hand at about k times that rate.",
             ]
         deals = len({(h.get("seed", 0), h["deal"]) for h in self.hands})
         if self.pairwise:

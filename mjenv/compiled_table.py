@@ -19,7 +19,7 @@ reading it costs nothing. Everything the envs return equals the Python engine's 
 
 Not on this path (the envs keep the Python engine, :func:`single_table`): ``observation="oracle"`` (its
 wall view is computed from a ``Game``), the numpy writer (``MJENV_NO_KERNEL=1``), ``mjenv.game._step``
-not built, and rule sets ``BatchGames`` refuses (``taiwan16``, ``sichuan``).
+not built, and rule sets ``BatchGames`` refuses (those whose room lists only the Python engine).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class CompiledTable(_Table):
         missing = [f for f in RECORD_FIELDS if f not in start]
         if missing:
             raise ValueError(f"the state record has no fields {missing}")
-        # the record holds nothing but these fields (flowers and the Sichuan fields are empty here)
+        # the record holds nothing but these fields (the rooms' own fields are empty here)
         unknown = {name for name, (_, shape, _) in spec._fields.items()
                    if name not in RECORD_FIELDS and int(np.prod(shape, dtype=np.int64)) > 0}
         if unknown:

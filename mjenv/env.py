@@ -58,12 +58,12 @@ Everything is seat-relative: index 0 = the observing seat, 1 = right (next to ac
 
 {OBSERVATION}
 
-Where seven pairs win (`Rules.seven_pairs`: `sichuan`, or any preset with `seven_pairs=True`), every
-deficiency view of a seat with no declared meld (`deficiency`, after each discard, claim or kong,
-the effective tiles and counts, and so `infos["deficiency"]` and the shaping potential) is the
-minimum of melds-and-pair and seven pairs (a four of a kind is two pairs in `sichuan`), and a tile is
-effective when its draw lowers that minimum. In `sichuan` the views leave out the seat's declared
-missing suit (its tiles are in no completion; discarding one leaves the deficiency as it is).
+Where seven pairs win (`Rules.seven_pairs`, in any preset), every deficiency view of a seat with no
+declared meld (`deficiency`, after each discard, claim or kong, the effective tiles and counts, and so
+`infos["deficiency"]` and the shaping potential) is the minimum of melds-and-pair and the rule set's
+seven pairs (its room says whether a four of a kind is two pairs), and a tile is effective when its
+draw lowers that minimum. Where a room lets a seat declare a suit out of its hand, the views leave that
+suit out (its tiles are in no completion; discarding one leaves the deficiency as it is).
 
 `observation="oracle"` appends the hidden views `oracle_hands` (every seat's concealed tiles) and
 `oracle_wall` (the wall in drawing order) for oracle-guided training. Nothing hidden is in the default
@@ -89,12 +89,11 @@ At the end of the hand each agent receives its score change (zero-sum; points fr
 discard win takes `discard_win_points` from the discarder, a self-draw `self_draw_points` from each
 opponent; an exhaustive draw scores 0). Every other step rewards 0.
 
-Sichuan (`rules="sichuan"`, bloody battle; docs/DESIGN.md): every seat first declares its missing
-suit (action ids `2T + 7 .. 2T + 9`, all four in one step; view `missing_suit`), wins and kongs are
-paid when they happen and each step rewards that step's score changes, and a seat that wins leaves
+A rule set's room may add actions, views and a phase of its own, and may play on after a win
+(`mjenv.rulesets`; `help(mjenv.rulesets.<name>)` tells each room's). Where the hand plays on, payments
+are made when they happen and each step rewards that step's score changes, and a seat that wins leaves
 the hand: it is terminated (the parallel env returns it once more, then drops it from `agents`; the
-AEC env selects it once to step `None`) while the others play on until three have won or the wall
-is empty.
+AEC env selects it once to step `None`) while the others play on.
 
 `shaping="deficiency"` adds potential-based shaping (Ng, Harada and Russell 1999, Theorem 1) to every
 step: `F = gamma * Phi(s') - Phi(s)` with `Phi(s) = -min(deficiency, 15)` of the agent's own hand
@@ -150,13 +149,12 @@ first `reset()` raises a `ValueError` saying so.
   `effective_count_after_discard` and `deficiency_after_kong` (T entries each, -1 off the discard
   turn); the observation grows by 2T (511 -> 565 for `"basic"`). Every other view is unchanged; a
   policy checkpoint of the old layout reads the new one (`mjenv.baselines.policy.PolicyNet`).
-* v0: `rules="sichuan"` is the Sichuan game (missing-suit declaration, bloody battle, fan
-  scoring) instead of `basic` without chow: 64 actions (3 declarations after PASS), observation 582
-  (`phase` gains `declare`; views `missing_suit`, `won`). Every other preset is unchanged.
-* v0 (seven pairs in the features): where seven pairs win (`sichuan`, any `seven_pairs=True`)
-  the deficiency views, `infos["deficiency"]` and the shaping potential of a seat with no declared
-  meld count seven pairs too (see Observation); they counted melds-and-pair only. Same layout; the
-  values change only under those rule sets (the `sichuan` behaviour digest was re-recorded).
+* v0: the rooms' own rule sets (:mod:`mjenv.rulesets`; each room's docstring gives its own changes
+  to the actions and the observation). Every other preset is unchanged.
+* v0 (seven pairs in the features): where seven pairs win (any `seven_pairs=True`) the deficiency
+  views, `infos["deficiency"]` and the shaping potential of a seat with no declared meld count seven
+  pairs too (see Observation); they counted melds-and-pair only. Same layout; the values change only
+  under those rule sets (their behaviour digests were re-recorded).
 """
 
 from __future__ import annotations
@@ -300,7 +298,7 @@ class _Shell:
         self._table = single_table(engine, rules, "default" if planes else observation, shaping, gamma, illegal_action)
         #: the engine the table runs on, "compiled" or "python"
         self.engine = "compiled" if isinstance(self._table, CompiledTable) else "python"
-        self._quick = self.engine == "compiled" and not self._table.rules.bloody
+        self._quick = self.engine == "compiled" and not self._table.plays_on
         self._tables = PythonTables([self._table], self._output)  # what step_tables steps
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
@@ -357,7 +355,7 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None):
         self._start(seed, options)
-        self._live = list(AGENTS)  # bloody battle (Sichuan): the agents live before the next step
+        self._live = list(AGENTS)  # a hand that plays on after a win: the agents live before the next step
         self._rendered()
         t = self._table
         return {a: t.observation(i) for i, a in enumerate(AGENTS)}, t.infos()
@@ -395,13 +393,13 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
         dicts = parallel_dicts(t.obs, t.masks, rewards, over, t.infos())
         if over:
             self.agents = []
-        if t.rules.bloody:  # --- Sichuan: winners leave; the dicts hold the agents live before
-            return self._bloody_step(dicts)
+        if t.plays_on:  # winners leave; the dicts hold the agents live before
+            return self._play_on_step(dicts)
         self._rendered()
         return dicts
 
-    def _bloody_step(self, dicts):
-        """Bloody battle (Sichuan): a seat that has won is terminated and leaves ``agents``; every
+    def _play_on_step(self, dicts):
+        """A hand that plays on after a win: a seat that has won is terminated and leaves ``agents``; every
         returned dict holds the agents that were live before this step (PettingZoo's parallel
         convention), so a winner gets its last observation, reward and ``terminated=True`` once."""
         live = [a for a in self.possible_agents if a in self._live]
@@ -477,8 +475,8 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
         else:
             rewards = step_tables(self._tables, [{seat: a} if bad else pending]).rewards[0].tolist()
             infos = None
-        if t.rules.bloody:  # --- Sichuan
-            self._bloody_step(rewards, seat)
+        if t.plays_on:  # winners leave, the others play on
+            self._play_on_step(rewards, seat)
             return
         self.rewards = dict(zip(AGENTS, rewards))
         self.infos = t.infos() if infos is None else infos
@@ -493,8 +491,8 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
         self._accumulate_rewards()
         self._rendered()
 
-    def _bloody_step(self, rewards: list[float], seat: int) -> None:
-        """The end of an AEC step under bloody battle (Sichuan): the agents still in ``agents`` get
+    def _play_on_step(self, rewards: list[float], seat: int) -> None:
+        """The end of an AEC step of a hand that plays on after a win: the agents still in ``agents`` get
         their rewards and infos; a seat that has just won (all of them at the end of the hand) is
         terminated and, by PettingZoo's dead-agent convention, selected first to step ``None`` and
         leave (``_deads_step_first`` / ``_was_dead_step``), before play goes on."""

@@ -187,7 +187,7 @@ class WriterPlan:
 class ViewLayout:
     """A list of named :class:`View` s laid out in one flat float32 array: offsets, bounds, the gymnasium
     space, the documentation table and :meth:`decode`. Every observation spec is one (the shared
-    :class:`ObservationSpec`, and a room's own, as Riichi's).
+    :class:`ObservationSpec`, and a room's own).
 
     Attributes:
         views: ``dict[str, tuple[int, ...]]`` ordered name -> shape.

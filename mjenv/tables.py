@@ -9,7 +9,8 @@ through a small interface that two engines implement:
   are one table of it; the vector env uses it where the compiled step does not apply);
 * ``mjenv.vector_batch.BatchTables``: N tables as the arrays of the compiled batch step.
 
-An engine has ``num_tables``, ``shaping``, ``gamma``, ``bloody`` and the arrays ``deficiency``
+An engine has ``num_tables``, ``shaping``, ``gamma``, ``plays_on`` (a win leaves the hand going
+on: :func:`mjenv.rulesets.plays_on`) and the arrays ``deficiency``
 (int[N, 4], the current state's), ``scores`` and ``won`` ([N, 4], the games'), and the steps
 ``check(actions) -> (chosen, illegal)``, ``move(chosen, illegal) -> ended``,
 ``finish(ended)``, ``final_states(ended)``, ``deal(rows)`` and ``observe(final)``: see
@@ -24,7 +25,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from gymnasium.utils import seeding
 
-from mjenv import AGENTS
+from mjenv import AGENTS, rulesets
 from mjenv.contract import ILLEGAL_REWARD, POTENTIAL_CAP, infos, potential, shape
 from mjenv.game import Phase
 from mjenv.game.actions import ActionLayout
@@ -126,7 +127,7 @@ def step_tables(tables, actions, autoreset: bool = False) -> StepResult:
     illegal actions under ``illegal_action="raise"``) before any table moves, so a ``ValueError``
     leaves every table as it was. Then the games move (``tables.move``; a table with an illegal
     action does not move: its hand ends on the state it had), and the rewards are this step's
-    payments under bloody battle (Sichuan), at the end of a hand its score changes or
+    payments where the hand plays on after a win (``tables.plays_on``), at the end of a hand its score changes or
     ``ILLEGAL_REWARD`` for the seats whose illegal action ended it, plus the shaping term
     ``gamma * Phi(s') - Phi(s)`` (``Phi = 0`` once the hand is over). Ended hands are finished
     (``tables.finish``: logs). With ``autoreset`` (the vector env) their final states are kept
@@ -152,10 +153,10 @@ def step_tables(tables, actions, autoreset: bool = False) -> StepResult:
     before = left_before = None
     if tables.shaping == "deficiency":
         before = tables.deficiency.copy()
-        if tables.bloody:  # a seat that has left the hand (it won, play went on) has Phi = 0
+        if tables.plays_on:  # a seat that has left the hand (it won, play went on) has Phi = 0
             left_before = tables.won.copy()
-    # --- Sichuan: bloody battle pays during the hand; each step rewards its score changes
-    paid = tables.scores.copy() if tables.bloody else None
+    # a hand that plays on after a win pays during the hand; each step rewards its score changes
+    paid = tables.scores.copy() if tables.plays_on else None
     ended = tables.move(chosen, illegal)  # ascending table indices, the illegal ones included
     rewards = np.zeros((n, 4))
     done = np.zeros(n, dtype=bool)
@@ -171,12 +172,12 @@ def step_tables(tables, actions, autoreset: bool = False) -> StepResult:
         for i, seats in illegal.items():
             rewards[i, seats] = ILLEGAL_REWARD
             illegal_seats[i, seats] = True
-        # the results so far, also of a hand an illegal action ended (bloody battle paid its earlier
-        # wins already; in other games nothing is paid before the end)
+        # the results so far, also of a hand an illegal action ended (a hand that plays on paid its
+        # earlier wins already; in other games nothing is paid before the end)
         scores[ended] = tables.scores[ended]
         winners[ended] = tables.won[ended]
         moved = [i for i in ended if i not in illegal]
-        if moved and paid is None:  # bloody battle rewarded its payments step by step above
+        if moved and paid is None:  # a hand that plays on rewarded its payments step by step above
             rewards[moved] += scores[moved]
         tables.finish(ended)
     if autoreset:
@@ -185,7 +186,7 @@ def step_tables(tables, actions, autoreset: bool = False) -> StepResult:
             tables.deal(ended)
     final_obs, final_masks = tables.observe(final)
     if before is not None:  # Phi(s') = 0 once the hand is over (done, not the next hand's) and for a seat that left
-        left_after = tables.won if tables.bloody else None
+        left_after = tables.won if tables.plays_on else None
         shape(rewards, before, tables.deficiency, done, tables.gamma, left_before, left_after)
     return StepResult(rewards, done, final_obs, final_masks, scores, winners, illegal_seats)
 
@@ -206,6 +207,8 @@ class _Table:
         illegal_action: str = "penalize",
     ):
         self.rules = get_rules(rules)
+        #: a win leaves the hand going on (the winners leave it): :func:`mjenv.rulesets.plays_on`
+        self.plays_on = rulesets.plays_on(self.rules)
         if observation not in OBSERVATIONS:
             raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
         if shaping not in SHAPINGS:
@@ -263,7 +266,7 @@ class _Table:
         d = self._window_discarder()
         if d < 0:
             return list(self.acting)
-        if self.rules.bloody:  # --- Sichuan: seats that have won are out of the hand
+        if self.plays_on:  # seats that have won are out of the hand
             won = self.won
             return [(d + k) % 4 for k in (1, 2, 3) if not won[(d + k) % 4]]
         return [(d + 1) % 4, (d + 2) % 4, (d + 3) % 4]
@@ -293,7 +296,7 @@ class _Table:
     def infos(self) -> dict[str, dict[str, Any]]:
         """Every agent's info for the current state (:func:`mjenv.contract.infos`)."""
         acting, over, end, left = self.acting, self.over, None, ()
-        if over or self.rules.bloody:  # a seat that has left the hand (bloody battle): its final keys now
+        if over or self.plays_on:  # a seat that has left the hand (it won, play goes on): its final keys now
             winners = np.flatnonzero(self.won).tolist()
             end = (self.illegal_seats, self.scores, winners)
             left = () if over else winners
@@ -401,7 +404,7 @@ class PythonTables:
         first = tables[0]
         self.num_tables = len(tables)
         self.spec = first.spec
-        self.shaping, self.gamma, self.bloody = first.shaping, first.gamma, first.rules.bloody
+        self.shaping, self.gamma, self.plays_on = first.shaping, first.gamma, first.plays_on
 
     @property
     def deficiency(self) -> np.ndarray:
@@ -427,7 +430,7 @@ class PythonTables:
         """
         if isinstance(actions, np.ndarray):
             actions = [dict(enumerate(row)) for row in actions.tolist()]
-            if self.bloody:  # the vector env's rows hold every seat: a seat that has left the hand is ignored
+            if self.plays_on:  # the vector env's rows hold every seat: a seat that has left the hand is ignored
                 actions = [{s: a for s, a in given.items() if not t.won[s]} for t, given in zip(self.tables, actions)]
         if self.num_tables == 1:  # the PettingZoo envs: no loop (their hot path)
             c, bad = self.tables[0].choose(actions[0])

@@ -32,8 +32,8 @@ Two engines give the same results byte for byte (``tests/test_vector_batch.py``)
 arrays of :class:`mjenv.game.batch.BatchGames`, one C call moves them all, their state records are
 observed in one writer call) and falls back to the Python engine (:class:`mjenv.tables.PythonTables`
 over ``Game`` s; the same :func:`~mjenv.tables.step_tables`) where the batch step does not apply:
-``mjenv.game._step`` not built (a one-time warning), rule sets it does not implement (``taiwan16``,
-``sichuan``), ``observation="oracle"`` and ``log_dir``. ``engine="compiled"`` raises a ``ValueError``
+``mjenv.game._step`` not built (a one-time warning), rule sets it does not implement (their rooms list
+only the Python engine), ``observation="oracle"`` and ``log_dir``. ``engine="compiled"`` raises a ``ValueError``
 there instead; ``engine="python"`` forces the Python engine; ``venv.engine`` says which one runs.
 
 ``reset(options=...)`` takes the single env's options (``{"wall": ..., "dealer": d}``), either one
@@ -143,7 +143,7 @@ class MahjongVectorEnv(VectorEnv):
     def _infos(self) -> dict[str, np.ndarray]:
         # no table is over between steps (ended hands are dealt again at once): mjenv.contract's infos of its arrays
         tables = self._tables
-        return vector_infos(tables.acting_bits(), tables.deficiency, tables.won if tables.bloody else None)
+        return vector_infos(tables.acting_bits(), tables.deficiency, tables.won if tables.plays_on else None)
 
     def reset(self, seed: int | Sequence[int] | None = None, options: dict | Sequence[dict | None] | None = None):
         """Deal a new hand at every table.
@@ -296,7 +296,7 @@ def _batch_tables(engine: str, num_envs: int, table: _Table, log_dir: str | None
 
         try:
             return BatchTables(num_envs, table.spec, table.shaping, table.gamma, table.illegal_action, num_threads)
-        except ValueError as e:  # a rule set the batch step does not implement (taiwan16, sichuan)
+        except ValueError as e:  # a rule set the batch step does not implement
             why = str(e)
     if engine == "compiled":
         raise ValueError(f"engine='compiled' is not available here: {why}; use engine='auto' or 'python'")

@@ -21,7 +21,7 @@ or dealer loads a dealt ``Game``); everything after the deal runs in C.
 
 Not on this path (the vector env falls back to the Python path): ``log_dir`` (the batch keeps no
 game log), ``observation="oracle"`` (its wall view is computed from a ``Game``), and rule sets
-``BatchGames`` refuses (flowers, a draw at N tiles left, tai scoring: ``taiwan16``).
+``BatchGames`` refuses (those whose room lists only the Python engine).
 """
 
 from __future__ import annotations
@@ -106,12 +106,12 @@ class BatchTables:
         self.num_envs = self.num_tables = n = int(num_envs)
         self.shaping, self.gamma, self.illegal_action = shaping, gamma, illegal_action
         self.num_threads = num_threads
-        self.bloody = False  # the Sichuan game is not on the compiled step
+        self.plays_on = False  # a hand that plays on after a win is not on the compiled step
         self.np_random = [seeding.np_random(None)[0] for _ in range(n)]
         self.memos = [spec.new_memo() for _ in range(n)]
         self.deficiency = np.zeros((n, 4), dtype=np.int32)
         start = {name: begin for name, (begin, _, _) in spec._fields.items()}
-        # fields of rules the step does not implement (flowers, the Sichuan fields) are empty for the
+        # fields of rules the step does not implement (the rooms' own fields) are empty for the
         # others: they take no room in the record, so only a non-empty unknown field is refused
         unknown = {name for name, (_, shape, _) in spec._fields.items()
                    if name not in RECORD_FIELDS and int(np.prod(shape, dtype=np.int64)) > 0}

@@ -22,16 +22,12 @@ RULE_WORDS = re.compile(r"sichuan|taiwan|missing_suit|bloody|flower|riichi|dora"
 #: Source files outside mjenv/rulesets/*/ that still name a rule set or its fields. The list only shrinks:
 #: a new file here is a rule-specific branch in shared code (it belongs in a room). The goal is at most 6.
 RULE_WORD_FILES = {
-    "baselines/_common.py", "baselines/_flatmc.c", "baselines/evaluate.py", "baselines/flatmc.py",
-    "baselines/greedy.py", "baselines/human.py", "mjenv/cli.py", "mjenv/compiled_table.py",
-    "mjenv/deficiency/__init__.py", "mjenv/deficiency/_closed.h", "mjenv/deficiency/_fast.c",
-    "mjenv/deficiency/_kernel.c", "mjenv/deficiency/_validate.py", "mjenv/deficiency/features.py",
-    "mjenv/deficiency/reference.py", "mjenv/deficiency/seat_features.py", "mjenv/deficiency/seven_pairs.py",
-    "mjenv/deficiency/sichuan.py", "mjenv/env.py", "mjenv/game/__init__.py", "mjenv/game/_step.c",
-    "mjenv/game/actions.py", "mjenv/game/batch.py", "mjenv/game/engine.py", "mjenv/game/scripting.py",
-    "mjenv/observation.py", "mjenv/render.py", "mjenv/riichi.py", "mjenv/rules.py", "mjenv/tables.py",
-    "mjenv/tiles.py",
-    "mjenv/vector.py", "mjenv/vector_batch.py", "wrappers/rllib.py", "wrappers/single_agent.py",
+    "baselines/_common.py", "baselines/_flatmc.c", "baselines/flatmc.py", "baselines/greedy.py",
+    "baselines/human.py", "mjenv/cli.py", "mjenv/deficiency/__init__.py", "mjenv/deficiency/_kernel.c",
+    "mjenv/deficiency/_validate.py", "mjenv/deficiency/features.py", "mjenv/deficiency/reference.py",
+    "mjenv/deficiency/seat_features.py", "mjenv/deficiency/seven_pairs.py", "mjenv/deficiency/sichuan.py",
+    "mjenv/game/_step.c", "mjenv/game/actions.py", "mjenv/game/engine.py", "mjenv/game/scripting.py",
+    "mjenv/observation.py", "mjenv/render.py", "mjenv/riichi.py", "mjenv/rules.py", "mjenv/tiles.py"
 }  # fmt: skip
 
 

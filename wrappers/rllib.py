@@ -22,9 +22,10 @@ provides it on top of :func:`mjenv.parallel_env`:
   paid with its next observation, so no reward is lost (RLlib credits a reward to the agent's last
   action). At the end of the hand every seat that has acted gets its final observation, its pending
   reward and ``terminated = True``.
-* **Seats that leave mid-hand** (the ``sichuan`` preset's bloody battle: a winner leaves and the others
-  play on): the seat gets its final observation, its pending reward and ``terminated = True`` in the
-  step where it leaves, and is absent afterwards; the hand ends when the base env has no agent left.
+* **Seats that leave mid-hand** (rule sets that play on after a win, :func:`mjenv.rulesets.plays_on`: a
+  winner leaves and the others play on): the seat gets its final observation, its pending reward and
+  ``terminated = True`` in the step where it leaves, and is absent afterwards; the hand ends when the base
+  env has no agent left.
 * **Shaping in each seat's own decision process.** ``shaping`` (``"deficiency"`` or
   ``"deficiency_tiles"``, :mod:`mjenv.shaping`) is applied by the adapter, not by the base env (which
   runs unshaped): each seat's reward at an observation adds ``F = gamma * Phi(s) - Phi(s_prev)``, with
@@ -76,7 +77,7 @@ class RLlibParallelEnv(ParallelEnv):
         self.agents: list[str] = []
         inner = self.env.observation_space(AGENTS[0])
         size, n_act = inner["observation"].shape[0], inner["action_mask"].shape[0]
-        # PASS is not the last id: sichuan's declarations come after it
+        # PASS is not the last id: a room's own actions may come after it
         self.pass_action = ActionLayout.for_rules(self.env.spec.rules).pass_
         self._obs_space = gym.spaces.Dict(
             {
@@ -116,7 +117,7 @@ class RLlibParallelEnv(ParallelEnv):
         for a, r in rew.items():
             self._pending[a] += float(r)
         over = not self.env.agents
-        if not over:  # a seat that leaves while the others play on (bloody battle)
+        if not over:  # a seat that leaves while the others play on (after its win)
             for a, t in term.items():
                 if t and a not in self._done:
                     self._leaving[a] = (self._raw[a], self._infos[a])
@@ -236,7 +237,7 @@ def _rl_module_class():
 
             cfg = dict(self.model_config or {})
             rules = get_rules(cfg.get("rules", "basic"))
-            self.pass_id = ActionLayout.for_rules(rules).pass_  # not the last id in sichuan
+            self.pass_id = ActionLayout.for_rules(rules).pass_  # not the last id where a room adds actions
             self.net = PolicyNet(ObservationSpec(rules).views, rules.num_tile_types,
                                  tuple(cfg.get("hidden", (256, 256))))
 

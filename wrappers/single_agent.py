@@ -142,7 +142,7 @@ class SingleAgentEnv(gym.Env):
                                                     self._scaler(self.observation_space.high),
                                                     self.observation_space.shape, np.float32)
         self.action_space = gym.spaces.Discrete(self.env.action_space(AGENTS[0]).n)
-        # PASS is not the last id: sichuan's declarations come after it
+        # PASS is not the last id: a room's own actions may come after it
         self.pass_action = ActionLayout.for_rules(self.env.spec.rules).pass_
         self.seat = 0 if seat is None else seat
         self._obs: dict | None = None
@@ -166,7 +166,7 @@ class SingleAgentEnv(gym.Env):
         """
         actions = {}
         for s, agent in self._seat_agents().items():
-            if AGENTS[s] not in self.env.agents:  # Sichuan bloody battle: it has won and left
+            if AGENTS[s] not in self.env.agents:  # it has won and left (the hand plays on)
                 continue
             o = self._obs[AGENTS[s]]
             if int(o["action_mask"].sum()) > 1:

@@ -3,7 +3,7 @@
  *
  * The C twin of ``mjenv/deficiency/seven_pairs.py`` (which this must equal; the tests compare both with
  * the enumerating reference). A form (its code: 1 seven distinct pairs, 2 seven pairs with a four of a
- * kind as two pairs, 3 Riichi's: seven distinct pairs or thirteen orphans) gives each tile t, held h
+ * kind as two pairs, 3 seven distinct pairs or thirteen orphans) gives each tile t, held h
  * times with a = h + KB available, a vector of counts; the deficiency is a function of their sum, so a
  * one-tile variant (a draw, a discard) is one subtraction and one addition. The counts, 8 bits each
  * in one int64:

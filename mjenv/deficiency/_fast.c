@@ -35,7 +35,7 @@
  *       validated buffers: hands, kbs int8[B * T] (T = 27 or 34, from the sizes), needed int64[B]
  *       (0..5), out int32[B].
  *       ``form`` (0 by default: melds and a pair only) is a closed-hand form's code (``_closed.h``;
- *       1 seven distinct pairs, 2 seven pairs with fours, 3 Riichi's seven distinct pairs or thirteen
+ *       1 seven distinct pairs, 2 seven pairs with fours, 3 seven distinct pairs or thirteen
  *       orphans): a hand with no exposed meld (needed == melds) then takes the least of melds-and-pair
  *       and that form. ``one`` answers None for a form outside 0..3, ``batch`` raises ValueError.
  *   contains(hands, needed, out) -> None

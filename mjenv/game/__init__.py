@@ -27,7 +27,7 @@ T .. 2T-1       ``kong(t)``        own turn after a draw (not after a chow/pong)
 
 A complete hand is ``melds - declared melds`` melds plus one pair from the concealed tiles (with the
 drawn or claimed tile), or seven pairs (14 concealed tiles, each count 0 or 2) when
-``rules.seven_pairs`` is on. No furiten or other riichi restrictions.
+``rules.seven_pairs`` is on. A room's hooks (:mod:`mjenv.rulesets`) may restrict or extend this.
 
 Phases (``Phase``, an IntEnum 0..3; ``acting_seats()`` lists who decides):
 

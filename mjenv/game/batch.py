@@ -106,8 +106,8 @@ class BatchGames:
         if isinstance(num_tables, bool) or not isinstance(num_tables, (int, np.integer)) or num_tables < 1:
             raise ValueError(f"num_tables must be an int >= 1, got {num_tables!r}")
         r = get_rules(rules)
-        # every field the C step does not implement must be at its default: the step predates flowers,
-        # the draw at N tiles left and tai scoring, and a rule field added later is refused until ported
+        # every field the C step does not implement must be at its default: the step predates the set-aside
+        # tiles, the draw at N tiles left and the rooms' scorings, and a rule field added later is refused until ported
         default = Rules()
         other = {f.name: getattr(r, f.name) for f in dataclasses.fields(r)
                  if f.name not in IMPLEMENTED_RULES and getattr(r, f.name) != getattr(default, f.name)}

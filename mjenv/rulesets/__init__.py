@@ -28,7 +28,7 @@ ROOMS: dict[str, str] = {
 
 __all__ = [
     "ROOMS", "agent_parts", "check_shared", "engines", "game_hooks", "names", "observation_views", "own_engine",
-    "room", "rooms", "shared_names",
+    "plays_on", "room", "rooms", "shared_names",
 ]
 
 
@@ -93,6 +93,12 @@ def game_hooks(rules: Any) -> Any:
         raise ValueError(f"rules {rules!r} combine the own fields of rule sets {[r.name for r in using]}; "
                          "a game plays the fields of at most one")
     return importlib.import_module(using[0].game_hooks).HOOKS
+
+
+def plays_on(rules: Any) -> bool:
+    """Whether a win leaves the hand of ``rules`` going on (a room's ``plays_on``): the winners leave it
+    and the others play on, so the env shells terminate seats mid-hand and pay as the hand goes."""
+    return any(r.plays_on(rules) for r in rooms())
 
 
 def engines(rules: Any) -> tuple[str, ...]:

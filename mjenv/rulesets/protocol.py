@@ -60,6 +60,9 @@ class RuleSet:
         summary: one line for tables and ``--help``.
         engines: the engines that can run the preset: ``("python",)`` or ``("python", "compiled")``.
         uses: ``uses(rules) -> bool``: whether ``rules`` turns on fields that ``game_hooks`` implements.
+        plays_on: ``plays_on(rules) -> bool``: whether a win leaves the hand going on under ``rules`` (the
+            winners leave it, the others play on): the env shells then terminate a winner mid-hand, reward
+            each step's payments and ignore the actions of seats that have left.
         game_hooks: module path of the room's :class:`GameHooks` (its attribute ``HOOKS``), or None.
         views: module path of the room's :class:`ObservationViews` (its attribute ``VIEWS``), or None.
         agents: module path of the room's :class:`AgentParts` (its attribute ``AGENTS``), or None.
@@ -72,6 +75,7 @@ class RuleSet:
     summary: str = ""
     engines: tuple[str, ...] = ("python",)
     uses: Callable[[Rules], bool] = _uses_nothing
+    plays_on: Callable[[Rules], bool] = _uses_nothing
     game_hooks: str | None = None
     views: str | None = None
     agents: str | None = None

@@ -4,6 +4,17 @@ Missing suit declared after the deal (定缺), no chow, play on after a win, fan
 payments and the draw settlement. The game's rules are in :mod:`mjenv.rulesets.sichuan.game` (its
 hooks into the shared engine) and :mod:`mjenv.rulesets.sichuan.scoring` (fan and payments, pure
 functions); docs/DESIGN.md, "Sichuan", gives the sources and the choices where tables differ.
+
+In the env (``rules="sichuan"``): every seat first declares its missing suit (action ids ``2T + 7 ..
+2T + 9``, all four in one step; view ``missing_suit``), wins and kongs are paid when they happen and each
+step rewards that step's score changes, and a seat that wins leaves the hand (``plays_on``) while the
+others play on until three have won or the wall is empty. Seven pairs win, a four of a kind counting as
+two pairs; the deficiency views leave out the seat's declared missing suit.
+
+Version history: ``rules="sichuan"`` became the Sichuan game (missing-suit declaration, bloody battle,
+fan scoring) instead of ``basic`` without chow: 64 actions (3 declarations after PASS), observation 582
+(``phase`` gains ``declare``; views ``missing_suit``, ``won``). Seven pairs in the deficiency features
+then changed its values (its behaviour digest was re-recorded).
 """
 
 from __future__ import annotations
@@ -25,6 +36,7 @@ ROOM = RuleSet(
     ),
     summary="108 tiles, missing suit, no chow, play on after a win, fan scoring (BDA paper)",
     uses=uses,
+    plays_on=lambda rules: rules.bloody,
     game_hooks="mjenv.rulesets.sichuan.game",
     views="mjenv.rulesets.sichuan.views",
     agents="mjenv.rulesets.sichuan.agents",
