@@ -20,7 +20,9 @@ aec = mjenv.env(rules="basic")                    # AEC: one agent at a time (Or
 | Parallel | the pure game (`mjenv.game`) decides simultaneous claims by priority |
 
 One hand of Mahjong per episode under a rule set of `mjenv.rules` (`"basic"` is the papers' game:
-108 suited tiles, chow/pong/kong, win = four melds and a pair).
+108 suited tiles, chow/pong/kong, win = four melds and a pair). A rule set whose room brings its own
+engine (`RuleSet.own_engine`, see `mjenv.rulesets`) has its own actions, views, episodes and rewards,
+documented by its room's env module (`mjenv.rulesets.room(name).own_engine` names it).
 
 ## Actions
 

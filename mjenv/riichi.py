@@ -4,6 +4,8 @@
 :mod:`mjenv.rulesets.riichi.mjlog` for what it checks and refuses. mjai (Mortal's and RiichiEnv's
 protocol): ``mjlog_to_mjai``, ``game_to_mjai`` and ``replay_mjai`` (:mod:`mjenv.rulesets.riichi.mjai`),
 and ``MjaiAgent``, an mjai bot as a subprocess in a seat (:mod:`mjenv.rulesets.riichi.mjai_agent`).
+``decode(obs)`` names the views of an observation of ``mjenv.parallel_env(rules="riichi")``
+(:mod:`mjenv.rulesets.riichi.observation`).
 """
 
 from __future__ import annotations
@@ -19,12 +21,20 @@ __all__ = [
     "MjaiBotError",
     "RiichiGame",
     "actions",
+    "decode",
     "game_to_mjai",
     "mjlog_to_mjai",
     "replay_mjai",
     "replay_mjlog",
     "replay_mjlog_game",
 ]
+
+
+def decode(observation) -> dict:
+    """Named views of a Riichi env observation (float32[1535], a batch [B, 1535], or the env's dict)."""
+    from mjenv.rulesets.riichi.observation import decode as _decode
+
+    return _decode(observation)
 
 
 def replay_mjlog(xml_text: str) -> list[dict]:

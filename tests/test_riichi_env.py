@@ -12,6 +12,7 @@ import pytest
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
 import mjenv
+import mjenv.riichi
 from mjenv import AGENTS, cli
 from mjenv.rulesets.riichi import actions as A
 from mjenv.rulesets.riichi import log as rlog
@@ -218,6 +219,29 @@ def test_a_discard_that_breaks_kuikae_is_penalized_or_raises():
             assert rew["player_1"] == -1.0 and all(term.values())
 
 
+def test_a_call_that_kuikae_would_leave_without_a_discard_is_penalized_or_raises():
+    from mjenv.rulesets.riichi.game import CalledMeld
+
+    wall = _wall(["1m999p111s222z333z", "234m678p2345s666z", "", ""], draws="2z")
+    for mode in ("penalize", "raise"):
+        env = mjenv.parallel_env(rules="riichi", episode="hand", illegal_action=mode)
+        env.reset(options={"wall": wall})
+        g = env.game
+        # seat 1 is left with 2m 3m 4m 4m beside three dragon pons: a chi of 1m (2m3m) would leave 4m 4m,
+        # both forbidden right after it (the called tile's suji swap)
+        g.hands[1] = [t for t in g.hands[1] if t >> 2 in (1, 2, 3)] + [15]
+        g.melds[1] = [CalledMeld("pon", (4 * tt, 4 * tt + 1, 4 * tt + 2), 4 * tt, 0) for tt in (31, 32, 33)]
+        env._table._observe()  # the state was edited under the env: observe it again
+        obs, *_ = env.step({"player_0": A.DISCARD + 9})  # 1m
+        assert env.game.phase == "claim" and not obs["player_1"]["action_mask"][A.CHI]
+        if mode == "raise":
+            with pytest.raises(ValueError, match=r"player_1: action 74 \(chi_low\) is illegal in phase 'claim'"):
+                env.step({"player_1": A.CHI})
+        else:
+            _, rew, term, _, infos = env.step({"player_1": A.CHI})
+            assert rew["player_1"] == -1.0 and all(term.values()) and infos["player_1"]["illegal_action"]
+
+
 def test_an_omitted_agent_with_a_choice_and_bad_actions_are_refused():
     env = mjenv.parallel_env(rules="riichi", episode="hand")
     env.reset(seed=0)
@@ -235,7 +259,7 @@ def test_an_omitted_agent_with_a_choice_and_bad_actions_are_refused():
     ({"reward": "score"}, r"reward must be one of \('points', 'rank'\)"),
     ({"illegal_action": "ignore"}, r"illegal_action must be one of"),
     ({"render_mode": "svg"}, r"render_mode must be None or one of"),
-    ({"log_format": "xml"}, r"log_format must be one of \['mjai', 'mjenv'"),
+    ({"log_format": "xml"}, r"log_format must be one of \['mjai', 'mjenv'\], got 'xml'"),
     ({"engine": "compiled"}, r"unknown arguments \['engine'\] for rules='riichi'; allowed: \['rules', 'episode'"),
     ({"kokushi_robs_ankan": 1}, r"kokushi_robs_ankan must be True or False"),
     ({"rules": {"name": "riichi", "seven_pairs": False}}, r"rules must be 'riichi' here"),
@@ -296,13 +320,39 @@ def test_nothing_hidden_two_deals_differing_in_unseen_tiles():
     a, b = runs
     assert len(a) == len(b) > 100
     for (oa, ia), (ob, ib) in zip(a[:-1], b[:-1]):  # the last step shows the hands' tenpai (public)
-        for agent in ("player_0",):
+        for agent in ("player_0", "player_3"):  # neither sees the hands of players 1 and 2
             np.testing.assert_array_equal(oa[agent]["observation"], ob[agent]["observation"])
             np.testing.assert_array_equal(oa[agent]["action_mask"], ob[agent]["action_mask"])
             assert ia[agent] == ib[agent]
     # the deals do differ for the seats that hold the swapped tiles
     assert any(not np.array_equal(oa["player_1"]["observation"], ob["player_1"]["observation"])
                for (oa, _), (ob, _) in zip(a, b))
+
+
+def _kb_from_events(game, seat: int) -> np.ndarray:
+    """4 minus the copies the seat has seen: its hand, every discard, every meld's tiles from the hand (a called
+    discard is seen once), every dora indicator; from the hand's events."""
+    from mjenv.rulesets.riichi.tiles136 import TYPE34
+
+    start = max(i for i, e in enumerate(game.events) if e["type"] == "start_hand")
+    seen = list(game.hands[seat])
+    for e in game.events[start:]:
+        if e["type"] == "start_hand":
+            seen += e["dora"]
+        elif e["type"] == "dora":
+            seen.append(e["indicator"])
+        elif e["type"] == "discard":
+            seen.append(e["tile"])
+        elif e["type"] == "call":
+            # chi/pon/open kan: the tiles beside the called discard; added kan: the added tile; closed kan: all four
+            if e["kind"] == "kakan":
+                seen.append(e["called"])
+            else:
+                seen += [t for t in e["tiles"] if t != e["called"]]
+    kb = np.full(34, 4)
+    for t in set(seen):  # a tile id once: the own hand may hold a tile the events also show (a closed kan's)
+        kb[TYPE34[t]] -= 1
+    return kb
 
 
 def test_views_are_seat_relative_and_within_bounds():
@@ -315,6 +365,7 @@ def test_views_are_seat_relative_and_within_bounds():
         for s, a in enumerate(AGENTS):
             assert space.contains(obs[a])
             v = decode(obs[a])
+            assert all(np.array_equal(v[k], x) for k, x in mjenv.riichi.decode(obs[a]).items())
             g = env.game
             assert v["hand"].sum() == len(g.hands[s])
             assert v["scores"][1] * 1000 == g.scores[(s + 1) % 4]
@@ -331,9 +382,8 @@ def test_views_are_seat_relative_and_within_bounds():
             # the discard order interleaves the rows: 1..n once each
             order = v["discard_order"][v["discard_order"] > 0]
             assert sorted(order.tolist()) == list(range(1, len(order) + 1))
-            # the knowledge base: 136 minus what the seat sees
-            assert v["knowledge_base"].sum() + v["hand"].sum() <= 136 - sum(len(d) for d in g.discards) + sum(
-                len(m.tiles) for ms in g.melds for m in ms)
+            # the knowledge base, recounted from the public events and the own hand
+            np.testing.assert_array_equal(v["knowledge_base"], _kb_from_events(g, s))
         obs, *_ = env.step(_random_actions(obs, rng))
     assert called
     assert MAX_DISCARDS >= max(len(d) for d in env.game.discards)
@@ -403,6 +453,16 @@ def test_a_registered_log_format_gets_the_engine_events(tmp_path):
         del rlog.LOG_FORMATS["count"]
 
 
+def test_mjai_log_format_replays_to_the_same_game(tmp_path):
+    from mjenv.rulesets.riichi.mjai import replay_mjai
+
+    env = mjenv.parallel_env(rules="riichi", episode="east", log_dir=tmp_path, log_format="mjai")
+    play(env, _random_actions, seed=13, rng=np.random.default_rng(13))
+    text = (tmp_path / "riichi.mjai.jsonl").read_text()
+    game = replay_mjai(text, length="east")
+    assert game.final_scores == env.game.final_scores and game.results == env.game.results
+
+
 def test_copies_play_on_identically_and_independently():
     env = mjenv.parallel_env(rules="riichi", episode="east")
     obs, _ = env.reset(seed=12)
@@ -447,3 +507,18 @@ def test_mjenv_play_riichi_at_the_terminal():
     assert "you play player_1" in text and "legal: " in text and "not a legal action: 'nonsense'" in text
     assert "result: " in text and "your total score change:" in text
     assert cli.main(["play", "--rules", "riichi", "--opponents", "chess"]) == 2
+
+
+def test_readme_riichi_rows_match_the_env():
+    from pathlib import Path
+
+    from mjenv.rulesets.riichi.env import action_table, observation_spec
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    sp = observation_spec()
+    row = next(line for line in readme.splitlines() if line.startswith("| `riichi`"))
+    assert [c.strip() for c in row.strip("|").split("|")][1:7] == ["136", "13", "4 + 1", "yes", "34", str(sp.size)]
+    assert f"`Discrete({A.N_ACTIONS})`" in readme and f"{sp.size} floats in {len(sp.views)} named views" in readme
+    # the env's documentation holds the spec's own tables
+    doc = mjenv.rulesets.riichi.env.__doc__
+    assert sp.markdown_table() in doc and action_table() in doc and "riichi.wiki" in doc and "tenhou.net" in doc

@@ -7,7 +7,8 @@ so this module imports no room and no other part of mjenv: every layer may ask i
 ```python
 from mjenv import rulesets
 rulesets.room("sichuan").engines       # ('python',)
-rulesets.names()                       # ('basic', 'honours', 'sichuan', 'taiwan16')
+rulesets.names()                       # ('basic', 'honours', 'sichuan', 'taiwan16', 'riichi')
+rulesets.shared_names()                # the same without riichi (its room brings its own engine)
 ```
 """
 

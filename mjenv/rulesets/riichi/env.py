@@ -126,16 +126,19 @@ from mjenv import AGENTS
 from mjenv.rulesets.riichi import actions as A
 from mjenv.rulesets.riichi import log as _log
 from mjenv.rulesets.riichi.game import RiichiGame
+from mjenv.rulesets.riichi.observation import hand_start
 from mjenv.rulesets.riichi.observation import spec as _obs_spec
 from mjenv.rulesets.riichi.settlement import LAST_ROUND_INDEX, placement
 from mjenv.rulesets.riichi.wall import Wall
 from mjenv.tables import ILLEGAL_REWARD, POTENTIAL_CAP, check_gamma
 
 __all__ = [
-    "EPISODES", "REWARDS", "RiichiAECEnv", "RiichiParallelEnv", "RiichiTable", "RiichiVectorEnv", "action_table",
-    "make_env", "make_parallel_env", "make_vector_env", "observation_spec", "play",
+    "EPISODES", "N_ACTIONS", "REWARDS", "RiichiAECEnv", "RiichiParallelEnv", "RiichiTable", "RiichiVectorEnv",
+    "action_table", "make_env", "make_parallel_env", "make_vector_env", "observation_spec", "play",
 ]
 
+#: size of the action space (``Discrete(N_ACTIONS)``)
+N_ACTIONS = A.N_ACTIONS
 EPISODES = ("hanchan", "east", "hand")
 REWARDS = ("points", "rank")
 ILLEGAL_ACTIONS = ("penalize", "raise")
@@ -332,7 +335,7 @@ class RiichiTable:
     def _hand_over(self) -> list[float]:
         g = self.game
         res = g.results[-1]
-        wins = [e["seat"] for e in g.events[self._hand_start():] if e["type"] == "win"]
+        wins = [e["seat"] for e in g.events[hand_start(g.events):] if e["type"] == "win"]
         self.hand_end = {"result": res["result"], "deltas": list(res["deltas"]), "winners": wins,
                          "round": res["round"], "honba": res["honba"]}
         self.record["hands"][-1]["result"] = dict(self.hand_end)
@@ -350,9 +353,6 @@ class RiichiTable:
             g.next_hand()
             _log.add_hand(self.record, g)
         return rewards
-
-    def _hand_start(self) -> int:
-        return max(i for i, e in enumerate(self.game.events) if e["type"] == "start_hand")
 
     def _finish(self) -> None:
         """The episode's end: its log."""

@@ -146,6 +146,7 @@ class RiichiObservationSpec(ViewLayout):
     def __init__(self) -> None:
         self._lay_out(_views())
         self.features = DeficiencyFeatures(T, rules="riichi")
+        self._plan()
 
     def _mismatch(self, shape: tuple[int, ...]) -> str:
         return f"observation has shape {shape}; the Riichi spec needs ({self.size},) or (B, {self.size})"
@@ -153,6 +154,27 @@ class RiichiObservationSpec(ViewLayout):
     # ------------------------------------------------------------------------------------------
     # The writer
     # ------------------------------------------------------------------------------------------
+
+    def _plan(self) -> None:
+        """Where each seat's public entries come from: the public views are written once by absolute seat
+        (:func:`_public`, a block P), and every seat's observation gathers them rolled to its own order."""
+        pos, gather, self._pub_slices = [], [[], [], [], []], {}
+        p = 0
+        for name in _PUBLIC:
+            x = self.view(name)
+            self._pub_slices[name] = (slice(p, p + x.size), x.shape)
+            idx = np.arange(x.size).reshape(x.shape)
+            for s in range(4):
+                rel = (s + np.arange(4)) % 4
+                g = idx if name in _SHARED else idx[rel]
+                if name == "meld_from":  # the one-hot seat relative too
+                    g = g[..., rel]
+                gather[s].append(p + g.ravel())
+            pos.append(self.slices[name].start + np.arange(x.size))
+            p += x.size
+        self._pub_size = p
+        self._pub_pos = np.concatenate(pos)
+        self._pub_gather = np.stack([np.concatenate(g) for g in gather])
 
     def observe(self, game, order: list[list[int]] | None = None) -> tuple[np.ndarray, np.ndarray, list[int]]:
         """The four seats' observations, action masks and deficiencies of a :class:`RiichiGame`.
@@ -164,18 +186,23 @@ class RiichiObservationSpec(ViewLayout):
         Returns:
             ``(obs float32[4, size], masks int8[4, 85], deficiency list of 4 ints)``; row s = seat s.
         """
+        sl = self.slices
         obs = np.zeros((4, self.size), dtype=np.float32)
-        views = self.decode(obs)
         if order is None:
             order = discard_order(game)
         over = game.phase in ("hand_over", "game_over")
-        # public rows, by absolute seat; every seat's view takes them rolled
-        pub = _public(game, order)
+        block = np.zeros(self._pub_size, dtype=np.float32)
+        seen = _public(game, order, {n: block[a].reshape(shape) for n, (a, shape) in self._pub_slices.items()})
+        obs[:, self._pub_pos] = block[self._pub_gather]
         hands = np.zeros((4, T), dtype=np.int8)
         for s in range(4):
-            for t in game.hands[s]:
-                hands[s, TYPE34[t]] += 1
-        seen = pub.pop("_seen")  # int[34] public tiles (melds, discards not called, indicators)
+            ids = game.hands[s]
+            hands[s] = np.bincount(_TYPE34[ids], minlength=T)
+            red = [t for t in ids if t in _RED_IDS]
+            for t in red:
+                obs[s, sl["hand_red"].start + TYPE34[t] // 9] = 1
+            obs[s, sl["seat_wind"].start + (s - game.dealer) % 4] = 1
+            obs[s, sl["furiten"].start] = not over and game.is_furiten(s)
         kbs = (4 - seen[None, :] - hands).astype(np.int8)
         turn = game.turn if game.phase in _DISCARD_PHASES else -1
         claim = -1 if game.phase not in ("claim", "chankan") else TYPE34[game.claim_tile]
@@ -186,38 +213,21 @@ class RiichiObservationSpec(ViewLayout):
                             for s in range(4)], dtype=bool)  # fmt: skip
         discard_turn = np.arange(4) == turn
         feats = self.features.compute(hands, kbs, needed, discard_turn, claim_tiles, chow_ok)
-        phase = np.zeros(len(OBS_PHASES), np.float32)
-        phase[_PHASE_INDEX[game.phase]] = 1
-        for s in range(4):
-            v = {k: a[s] for k, a in views.items()}
-            rel = (s + np.arange(4)) % 4
-            for name, arr in pub.items():
-                v[name][...] = arr if name in _SHARED else arr[rel]
-            v["meld_from"][...] = pub["meld_from"][rel][..., rel]  # the one-hot seat relative too
-            v["hand"][:] = hands[s]
-            for t in game.hands[s]:
-                if is_red(t):
-                    v["hand_red"][TYPE34[t] // 9] = 1
-            if s == turn and game.drawn is not None and game.phase in ("act", "riichi_discard"):
-                v["drawn"][TYPE34[game.drawn]] = 1
-                v["drawn_red"][0] = is_red(game.drawn)
-            v["seat_wind"][(s - game.dealer) % 4] = 1
-            v["phase"][:] = phase
-            v["furiten"][0] = not over and game.is_furiten(s)
-            v["knowledge_base"][:] = kbs[s]
-            if claim >= 0:
-                v["last_discarder"][(game.claim_from - s) % 4] = 1
-            v["deficiency"][0] = feats["deficiency"][s]
-            v["deficiency_after_discard"][:] = feats["deficiency_after_discard"][s]
-            v["effective_tiles"][:] = feats["effective_tiles"][s]
-            v["effective_count"][0] = feats["effective_count"][s]
-            v["deficiency_after_claim"][:] = feats["deficiency_after_claim"][s]
-            v["effective_count_after_discard"][:] = feats["effective_count_after_discard"][s]
-            v["deficiency_after_kan"][:] = feats["deficiency_after_kong"][s]
-            v["tenpai_after_discard"][:] = NOT_APPLICABLE
-            v["yaku_after_discard"][:] = NOT_APPLICABLE
-            if s == turn:
-                _discard_facts(game, s, v)
+        obs[:, sl["hand"]] = hands
+        obs[:, sl["knowledge_base"]] = kbs
+        obs[:, sl["phase"].start + _PHASE_INDEX[game.phase]] = 1
+        for name, feature in _FEATURE_VIEWS:
+            obs[:, sl[name]] = feats[feature].reshape(4, -1)
+        obs[:, sl["tenpai_after_discard"]] = NOT_APPLICABLE
+        obs[:, sl["yaku_after_discard"]] = NOT_APPLICABLE
+        if claim >= 0:
+            for s in range(4):
+                obs[s, sl["last_discarder"].start + (game.claim_from - s) % 4] = 1
+        if discard_turn.any():
+            if game.drawn is not None and game.phase in ("act", "riichi_discard"):
+                obs[turn, sl["drawn"].start + TYPE34[game.drawn]] = 1
+                obs[turn, sl["drawn_red"]] = is_red(game.drawn)
+            _discard_facts(game, turn, obs[turn, sl["tenpai_after_discard"]], obs[turn, sl["yaku_after_discard"]])
         masks = np.zeros((4, A.N_ACTIONS), dtype=np.int8)
         for s in range(4):
             if over:
@@ -231,14 +241,36 @@ class RiichiObservationSpec(ViewLayout):
         return self.observe(game)[0]
 
 
+#: the public views (:func:`_public` writes them by absolute seat; each seat sees them rolled to its order)
+_PUBLIC = ("meld_counts", "meld_kind", "meld_tile", "meld_called", "meld_from", "meld_red", "discards", "discard_red",
+           "discard_tsumogiri", "discard_riichi", "discard_called", "discard_order", "last_discard", "last_discard_red",
+           "dora_indicators", "dora_indicator_red", "dora", "scores", "dealer", "round_wind", "round", "honba",
+           "riichi_sticks", "riichi", "double_riichi", "ippatsu", "wall_count")  # fmt: skip
+#: the deficiency feature each feature view shows (``DeficiencyFeatures.compute``'s names)
+_FEATURE_VIEWS = (("deficiency", "deficiency"), ("deficiency_after_discard", "deficiency_after_discard"),
+                  ("effective_tiles", "effective_tiles"), ("effective_count", "effective_count"),
+                  ("deficiency_after_claim", "deficiency_after_claim"),
+                  ("effective_count_after_discard", "effective_count_after_discard"),
+                  ("deficiency_after_kan", "deficiency_after_kong"))  # fmt: skip
+_TYPE34 = np.array(TYPE34, dtype=np.int64)
+_IS_RED = np.array([is_red(t) for t in range(136)], dtype=np.float32)
+_RED_IDS = frozenset(t for t in range(136) if is_red(t))
 #: public views that are the same for every seat (not rolled to the observer)
 _SHARED = frozenset({"last_discard", "last_discard_red", "dora_indicators", "dora_indicator_red", "dora",
                      "round_wind", "round", "honba", "riichi_sticks", "wall_count"})  # fmt: skip
 
 
+def hand_start(events: list[dict]) -> int:
+    """Index of the last ``start_hand`` event (where the hand in play begins)."""
+    for i in range(len(events) - 1, -1, -1):
+        if events[i]["type"] == "start_hand":
+            return i
+    raise ValueError("no hand has started")
+
+
 def discard_order(game) -> list[list[int]]:
     """Each seat's discards' places in the hand's global discard order (0-based), read from the events."""
-    start = max(i for i, e in enumerate(game.events) if e["type"] == "start_hand")
+    start = hand_start(game.events)
     out: list[list[int]] = [[], [], [], []]
     k = 0
     for e in game.events[start:]:
@@ -248,41 +280,38 @@ def discard_order(game) -> list[list[int]]:
     return out
 
 
-def _public(game, order) -> dict[str, np.ndarray]:
-    """The public views by absolute seat (rows 0..3 = seats 0..3), and ``_seen``: the public tile counts."""
+def _public(game, order, out: dict[str, np.ndarray]) -> np.ndarray:
+    """Write the public views by absolute seat (rows 0..3 = seats 0..3) into ``out`` (zeroed views of
+    :data:`_PUBLIC`); returns int[34] the public tile counts (melds, discards not called, indicators)."""
     d, m = MAX_DISCARDS, MAX_MELDS
-    seen = np.zeros(T, dtype=np.int16)
-    out = {name: np.zeros(shape, np.float32) for name, shape in (
-        ("meld_counts", (4, T)), ("meld_kind", (4, m, len(MELD_KINDS))), ("meld_tile", (4, m)),
-        ("meld_called", (4, m)), ("meld_from", (4, m, 4)), ("meld_red", (4, m)), ("discards", (4, d)),
-        ("discard_red", (4, d)), ("discard_tsumogiri", (4, d)), ("discard_riichi", (4, d)),
-        ("discard_called", (4, d)), ("discard_order", (4, d)), ("last_discard", (T,)), ("last_discard_red", (1,)),
-        ("dora_indicators", (5,)), ("dora_indicator_red", (5,)), ("dora", (T,)), ("scores", (4,)),
-        ("dealer", (4,)), ("round_wind", (4,)), ("round", (1,)), ("honba", (1,)), ("riichi_sticks", (1,)),
-        ("riichi", (4,)), ("double_riichi", (4,)), ("ippatsu", (4,)), ("wall_count", (1,)))}  # fmt: skip
+    seen: list[int] = []  # tile types shown
     for s in range(4):
+        counts = out["meld_counts"][s]
         for j, meld in enumerate(game.melds[s][:m]):
             types = [TYPE34[t] for t in meld.tiles]
             for t in types:
-                out["meld_counts"][s, t] += 1
-                seen[t] += 1
+                counts[t] += 1
+            seen += types
             out["meld_kind"][s, j, MELD_KINDS.index(meld.kind)] = 1
             out["meld_tile"][s, j] = min(types) + 1
             if meld.called is not None and meld.kind != "ankan":
                 out["meld_called"][s, j] = TYPE34[meld.called] + 1
             if meld.from_seat is not None:
-                out["meld_from"][s, j, meld.from_seat] = 1  # absolute here; rolled per observer below
-            out["meld_red"][s, j] = any(is_red(t) for t in meld.tiles)
-        for j, (t, f) in enumerate(zip(game.discards[s][:d], game.discard_flags[s][:d])):
-            out["discards"][s, j] = TYPE34[t] + 1
-            out["discard_red"][s, j] = is_red(t)
-            out["discard_tsumogiri"][s, j] = f & 1
-            out["discard_riichi"][s, j] = (f >> 1) & 1
-            out["discard_called"][s, j] = (f >> 2) & 1
-            out["discard_order"][s, j] = order[s][j] + 1
-        for t, f in zip(game.discards[s], game.discard_flags[s]):
-            if not f & 4:  # a called discard is counted in the caller's meld
-                seen[TYPE34[t]] += 1
+                out["meld_from"][s, j, meld.from_seat] = 1  # absolute here; the plan rolls it per observer
+            out["meld_red"][s, j] = any(t in _RED_IDS for t in meld.tiles)
+        tiles = game.discards[s]
+        if tiles:
+            ids = np.array(tiles)
+            flags = np.array(game.discard_flags[s])
+            n = min(len(tiles), d)
+            types = _TYPE34[ids]
+            out["discards"][s, :n] = types[:n] + 1
+            out["discard_red"][s, :n] = _IS_RED[ids[:n]]
+            out["discard_tsumogiri"][s, :n] = flags[:n] & 1
+            out["discard_riichi"][s, :n] = (flags[:n] >> 1) & 1
+            out["discard_called"][s, :n] = (flags[:n] >> 2) & 1
+            out["discard_order"][s, :n] = np.array(order[s][:n]) + 1
+            seen += types[(flags & 4) == 0].tolist()  # a called discard is counted in the caller's meld
         out["scores"][s] = game.scores[s] / 1000
         out["riichi"][s] = game.riichi[s] > 0
         out["double_riichi"][s] = game.riichi[s] == 2
@@ -290,20 +319,18 @@ def _public(game, order) -> dict[str, np.ndarray]:
     if game.phase in ("claim", "chankan"):
         out["last_discard"][TYPE34[game.claim_tile]] = 1
         out["last_discard_red"][0] = is_red(game.claim_tile)
-    dora_of = _DORA_OF
     for j, t in enumerate(game.dora_indicators[:5]):
         out["dora_indicators"][j] = TYPE34[t] + 1
         out["dora_indicator_red"][j] = is_red(t)
-        out["dora"][dora_of[TYPE34[t]]] += 1
-        seen[TYPE34[t]] += 1
+        out["dora"][_DORA_OF[TYPE34[t]]] += 1
+        seen.append(TYPE34[t])
     out["dealer"][game.dealer] = 1
     out["round_wind"][min(game.round_index // 4, 3)] = 1
     out["round"][0] = game.round_index
     out["honba"][0] = game.honba
     out["riichi_sticks"][0] = game.sticks
     out["wall_count"][0] = game.live_remaining
-    out["_seen"] = seen
-    return out
+    return np.bincount(seen, minlength=T)
 
 
 def _dora_table() -> tuple[int, ...]:
@@ -315,8 +342,8 @@ def _dora_table() -> tuple[int, ...]:
 _DORA_OF = _dora_table()
 
 
-def _discard_facts(game, seat: int, v: dict) -> None:
-    """``tenpai_after_discard`` and ``yaku_after_discard`` of the seat on its discard turn."""
+def _discard_facts(game, seat: int, tenpai_out: np.ndarray, yaku_out: np.ndarray) -> None:
+    """Write ``tenpai_after_discard`` and ``yaku_after_discard`` of the seat on its discard turn."""
     hand = game.hands[seat]
     if len(hand) % 3 != 2:
         return
@@ -328,8 +355,8 @@ def _discard_facts(game, seat: int, v: dict) -> None:
     yaku = discards_tenpai_yaku(hand, [mm.to_scoring() for mm in game.melds[seat]], ctx)
     for t34, i in first.items():
         tenpai = bool(wait_types(hand[:i] + hand[i + 1:], melded))
-        v["tenpai_after_discard"][t34] = tenpai
-        v["yaku_after_discard"][t34] = tenpai and yaku[t34]
+        tenpai_out[t34] = tenpai
+        yaku_out[t34] = tenpai and yaku[t34]
 
 
 SPEC: RiichiObservationSpec | None = None
