@@ -108,6 +108,20 @@ def situation_from_views(views: dict[str, np.ndarray], action_mask: np.ndarray, 
     )
 
 
+def room_agent(cls: type, rules: Any) -> type | None:
+    """The room's subclass of agent class ``cls`` for ``rules`` (see ``RuleSet.own_agents``), or None when the
+    room of those rules has none (the shared agent plays them)."""
+    import importlib
+
+    from mjenv.rulesets import ROOMS, room
+
+    name = rules.get("name") if isinstance(rules, dict) else getattr(rules, "name", rules)
+    if not isinstance(name, str) or name not in ROOMS or room(name).own_agents is None:
+        return None
+    sub = importlib.import_module(room(name).own_agents).AGENTS.get(cls.name)
+    return sub if sub is not None and sub is not cls and issubclass(sub, cls) else None
+
+
 class Agent:
     """Base class: seeding, rules, and ``act(observation) -> action id``.
 
@@ -121,6 +135,13 @@ class Agent:
     """
 
     name = "agent"
+
+    def __new__(cls, *args: Any, **kwargs: Any):
+        # a rule set whose room brings its own agents (RuleSet.own_agents) gets the room's subclass of this
+        # agent (the room's greedy for GreedyAgent(rules=<its name>))
+        rules = kwargs.get("rules", args[1] if len(args) > 1 else None)
+        sub = room_agent(cls, rules) if rules is not None else None
+        return object.__new__(sub or cls)
 
     def __init__(self, seed: int | None = 0, rules: str | Rules = "basic") -> None:
         self.rules = get_rules(rules)

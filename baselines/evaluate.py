@@ -13,6 +13,12 @@ Each agent sees only its own observation ``{"observation", "action_mask"}`` (enc
 Metrics per agent: win rate (hands it won), deal-in rate (hands where its discard or robbed kong gave
 the win), mean score (zero-sum points of the hand), draws (hands nobody won), and the mean time of
 its decisions (calls with more than one legal action).
+
+Rule sets whose room brings its own games (``RuleSet.own_agents`` with a ``play_deal``) play whole
+episodes instead (``episode=``, one of the room's ``EPISODES``): each deal is one seed of the game's
+walls played in every seat rotation, and each record holds the room's per-seat metrics (e.g. average
+rank and placement points per game), with the same pairing by deal, 95% CIs and paired differences of
+the room's chosen metrics (``PAIRED``).
 """
 
 from __future__ import annotations
@@ -158,9 +164,28 @@ def _build(spec_or_agent, seed: int, rules: Rules):
     return spec_or_agent
 
 
-def play_deal(agents: Sequence[Any], labels: Sequence[str], deal: int, seed: int, rules: str | Rules) -> list[dict]:
-    """Play deal ``deal`` with every distinct rotation; one record per hand (labels per seat added)."""
+def room_games(rules: str | Rules):
+    """The module of the room that plays the evaluation's games of ``rules`` itself (its ``play_deal``,
+    ``EPISODES``, ``METRICS``, ``METRIC_TITLES``, ``PAIRED``), or None where the shared engine plays hands."""
+    import importlib
+
+    from mjenv.rulesets import ROOMS, room
+
+    name = get_rules(rules).name
+    if name not in ROOMS or room(name).own_agents is None:
+        return None
+    module = importlib.import_module(room(name).own_agents)
+    return module if hasattr(module, "play_deal") else None
+
+
+def play_deal(agents: Sequence[Any], labels: Sequence[str], deal: int, seed: int, rules: str | Rules,
+              episode: str | None = None) -> list[dict]:
+    """Play deal ``deal`` with every distinct rotation; one record per hand (labels per seat added), or per
+    game (``episode``) where the rules' room plays its own games (:func:`room_games`)."""
     rules = get_rules(rules)
+    games = room_games(rules)
+    if games is not None:
+        return games.play_deal(agents, labels, deal, seed, episode, lambda a, s: _build(a, s, rules))
     from mjenv.observation import ObservationSpec
 
     spec = ObservationSpec(rules=rules)
@@ -176,9 +201,9 @@ def play_deal(agents: Sequence[Any], labels: Sequence[str], deal: int, seed: int
 _WORKER_STATE: dict[str, Any] = {}
 
 
-def _worker_init(agents, labels, seed, rules, threads=1) -> None:
+def _worker_init(agents, labels, seed, rules, threads=1, episode=None) -> None:
     # keep one set of agents per worker process: flat MC and policies are costly to build
-    _WORKER_STATE.update(agents=agents, labels=labels, seed=seed, rules=rules)
+    _WORKER_STATE.update(agents=agents, labels=labels, seed=seed, rules=rules, episode=episode)
     set_threads(threads)
 
 
@@ -198,7 +223,7 @@ def set_threads(threads: int | None) -> None:
 
 def _worker_deal(deal: int) -> list[dict]:
     s = _WORKER_STATE
-    return play_deal(s["agents"], s["labels"], deal, s["seed"], s["rules"])
+    return play_deal(s["agents"], s["labels"], deal, s["seed"], s["rules"], s.get("episode"))
 
 
 @dataclass
@@ -221,6 +246,8 @@ class Report:
 
     def table(self) -> str:
         """Markdown table of the per-agent statistics and the paired differences."""
+        if self.config.get("metric_titles"):
+            return self._games_table()
         lines = [
             f"{self.config.get('num_deals')} duplicate deals x {self.config.get('rotations')} rotations = "
             f"{len(self.hands)} hands (rules {self.config.get('rules')!r}, seed {self.config.get('seed')}); "
@@ -261,14 +288,50 @@ class Report:
             lines += ["", "n/a: one deal gives no confidence interval; play at least 2 deals (5 to test a difference)."]
         return "\n".join(lines)
 
-    def difference(self, a: str, b: str) -> tuple[float, float]:
-        """(mean, 95% CI half-width) of the paired win-rate difference ``a`` minus ``b`` (two labels).
+    def _games_table(self) -> str:
+        """The table of a room's own games (``metric_titles`` in the config: title and ``pct``/``num``)."""
+        cfg = self.config
+        titles = cfg["metric_titles"]
+        metrics = list(titles)
+        deals = len({(h.get("seed", 0), h["deal"]) for h in self.hands})
+        hands = sum(h.get("hands_played", 1) for h in self.hands)
+        lines = [
+            f"{cfg.get('num_deals')} duplicate deals x {cfg.get('rotations')} rotations = {len(self.hands)} games "
+            f"of {cfg.get('episode')!r} ({hands} hands; rules {cfg.get('rules')!r}, seed {cfg.get('seed')}); "
+            "mean ± 95% CI over per-deal averages",
+            "",
+            "| agent | seats/game | " + " | ".join(titles[m][0] for m in metrics) + " | ms/decision |",
+            "|---|---|" + "---|" * len(metrics) + "---|",
+        ]
+        for lab in self.labels:
+            st = self.stats[lab]
+            fmt = {"pct": _fmt_pct, "num": _fmt_num, "mean": _fmt_mean}
+            cells = [fmt[titles[m][1]](*st[m]) for m in metrics]
+            lines.append(f"| {lab} | {st['seats_per_hand'][0]:g} | " + " | ".join(cells)
+                         + f" | {st['ms_per_decision'][0]:.1f} |")
+        if self.pairwise:
+            few = deals < MIN_DEALS_FOR_TEST
+            lines += ["", "| paired difference | mean ± 95% CI | significant at 95% |", "|---|---|---|"]
+            for p in self.pairwise:
+                verdict = f"not tested ({deals} < {MIN_DEALS_FOR_TEST} deals)" if few else (
+                    "yes" if p["significant"] else "no (the CI includes 0)")
+                title, kind = titles[p["metric"]]
+                value = (f"{100 * p['diff']:+.1f} ± {_fmt_ci(100 * p['ci'], 1)} pp" if kind == "pct"
+                         else f"{p['diff']:+.2f} ± {_fmt_ci(p['ci'], 2)}")
+                lines.append(f"| {title}: {p['a']} − {p['b']} | {value} | {verdict} |")
+        if deals == 1:
+            lines += ["", "n/a: one deal gives no confidence interval; play at least 2 deals (5 to test a difference)."]
+        return "\n".join(lines)
+
+    def difference(self, a: str, b: str, metric: str = "win_rate") -> tuple[float, float]:
+        """(mean, 95% CI half-width) of the paired difference of ``metric`` (win rate by default), ``a``
+        minus ``b`` (two labels).
 
         Raises:
             ValueError: no paired difference between the two labels in this report.
         """
         for p in self.pairwise:
-            if (p["a"], p["b"]) in ((a, b), (b, a)):
+            if p["metric"] == metric and (p["a"], p["b"]) in ((a, b), (b, a)):
                 return (p["diff"] if p["a"] == a else -p["diff"]), p["ci"]
         raise ValueError(f"no paired difference between {a!r} and {b!r}; labels: {self.labels}")
 
@@ -301,12 +364,26 @@ def _fmt_pct(m: float, ci: float) -> str:
     return f"{100 * m:.1f}% ± {_fmt_ci(100 * ci, 1)}"
 
 
+def _fmt_mean(m: float, ci: float) -> str:
+    return f"{m:.2f} ± {_fmt_ci(ci, 2)}"
+
+
 def _fmt_num(m: float, ci: float) -> str:
-    return f"{m:+.2f} ± {_fmt_ci(ci, 2)}"
+    return f"{round(m, 2) + 0.0:+.2f} ± {_fmt_ci(ci, 2)}"  # + 0.0: never "-0.00"
 
 
-def summarize(hands: list[dict[str, Any]], labels: Sequence[str]) -> tuple[dict, list]:
-    """Per-agent statistics paired by deal (see the module docstring) and win-rate differences."""
+def summarize(hands: list[dict[str, Any]], labels: Sequence[str], metrics: Sequence[str] = METRICS,
+              paired: Sequence[str] = ("win_rate",)) -> tuple[dict, list]:
+    """Per-agent statistics paired by deal (see the module docstring) and paired differences.
+
+    Args:
+        hands: the records; a record with ``"metrics"`` (metric -> 4 per-seat values, a room's game)
+            gives its values as they are, the others are hands of the shared engine.
+        labels: the line-up's labels.
+        metrics: the metrics to summarise (a room's ``METRICS`` for its games).
+        paired: the metrics whose differences between each pair of agents are given.
+    """
+    METRICS = tuple(metrics)  # noqa: N806  (the shared hands' metrics by default)
     uniq = list(dict.fromkeys(labels))
     # a deal is (evaluation seed, deal index): reports of several seeds merge without clashes
     deals = sorted({(h.get("seed", 0), h["deal"]) for h in hands})
@@ -321,6 +398,13 @@ def summarize(hands: list[dict[str, Any]], labels: Sequence[str]) -> tuple[dict,
         acc = {lab: {m: [] for m in METRICS} for lab in uniq}
         for h in by_deal[d]:
             for seat, lab in enumerate(h["seats"]):
+                decisions[lab] += h["decisions"][seat]
+                think[lab] += h["think_s"][seat]
+                seats[lab] += 1
+                if "metrics" in h:  # a room's game: its per-seat values
+                    for m in METRICS:
+                        acc[lab][m].append(float(h["metrics"][m][seat]))
+                    continue
                 acc[lab]["win_rate"].append(float(seat in h["winners"]))
                 if "deal_ins" in h:
                     acc[lab]["deal_in_rate"].append(float(seat in h["deal_ins"]))
@@ -328,9 +412,6 @@ def summarize(hands: list[dict[str, Any]], labels: Sequence[str]) -> tuple[dict,
                     acc[lab]["deal_in_rate"].append(float(h["deal_in"] == seat and bool(h["winners"])))
                 acc[lab]["mean_score"].append(float(h["scores"][seat]))
                 acc[lab]["draw_rate"].append(float(h["draw"]))
-                decisions[lab] += h["decisions"][seat]
-                think[lab] += h["think_s"][seat]
-                seats[lab] += 1
         for lab in uniq:
             for m in METRICS:
                 per_deal[lab][m].append(float(np.mean(acc[lab][m])))
@@ -341,13 +422,14 @@ def summarize(hands: list[dict[str, Any]], labels: Sequence[str]) -> tuple[dict,
         st["seats_per_hand"] = (seats[lab] / max(len(hands), 1), float("nan"))
         stats[lab] = st
     pairwise = []
-    for i, a in enumerate(uniq):
-        for b in uniq[i + 1 :]:
-            diff = np.array(per_deal[a]["win_rate"]) - np.array(per_deal[b]["win_rate"])
-            m, ci = mean_ci(diff)
-            # too few deals make a t-interval meaningless (a zero spread over 2 deals is not evidence)
-            significant = len(diff) >= MIN_DEALS_FOR_TEST and bool(abs(m) > ci)
-            pairwise.append({"a": a, "b": b, "metric": "win_rate", "diff": m, "ci": ci, "significant": significant})
+    for metric in paired:
+        for i, a in enumerate(uniq):
+            for b in uniq[i + 1 :]:
+                diff = np.array(per_deal[a][metric]) - np.array(per_deal[b][metric])
+                m, ci = mean_ci(diff)
+                # too few deals make a t-interval meaningless (a zero spread over 2 deals is not evidence)
+                significant = len(diff) >= MIN_DEALS_FOR_TEST and bool(abs(m) > ci)
+                pairwise.append({"a": a, "b": b, "metric": metric, "diff": m, "ci": ci, "significant": significant})
     return stats, pairwise
 
 
@@ -365,6 +447,7 @@ def evaluate(
     progress: bool = True,
     out_dir: str | os.PathLike | None = None,
     name: str = "results",
+    episode: str | None = None,
 ) -> Report:
     """Evaluate agents on duplicate deals.
 
@@ -385,12 +468,16 @@ def evaluate(
         progress: show a tqdm progress bar.
         out_dir: when given, write ``name.md``, ``name.json`` and ``name.png`` there.
         name: base name of the written files.
+        episode: for rules whose room plays its own games (:func:`room_games`): the episode
+            of each game (one of the room's ``EPISODES``; None: the first of them); None for the other
+            rules.
 
     Returns:
         :class:`Report`.
 
     Raises:
-        ValueError: a line-up that is not 2 or 4 agents, num_deals < 1, workers < 1, an unknown spec.
+        ValueError: a line-up that is not 2 or 4 agents, num_deals < 1, workers < 1, an unknown spec, an
+            episode the rules do not have.
     """
     agents = list(agents)
     if len(agents) == 2:
@@ -406,6 +493,14 @@ def evaluate(
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1):
         raise ValueError(f"threads must be a positive int or None, got {threads!r}")
     rules = get_rules(rules)
+    games = room_games(rules)
+    if games is None and episode is not None:
+        raise ValueError(f"episode={episode!r}: rules {rules.name!r} are evaluated hand by hand (episodes are for "
+                         "rule sets whose room plays whole games); leave it out")
+    if games is not None:
+        episode = games.EPISODES[0] if episode is None else episode
+        if episode not in games.EPISODES:
+            raise ValueError(f"episode must be one of {games.EPISODES} for rules {rules.name!r}, got {episode!r}")
     if labels is None:
         labels = [a if isinstance(a, str) else getattr(a, "name", type(a).__name__) for a in agents]
     labels = list(labels)
@@ -420,9 +515,9 @@ def evaluate(
     n_rot = len(rotations(labels))
     t0 = time.perf_counter()
     hands: list[dict] = []
-    bar = _progress(num_deals * n_rot, progress)
+    bar = _progress(num_deals * n_rot, progress, "hand" if games is None else "game")
     if use_ray:
-        hands = _run_ray(agents, labels, num_deals, seed, rules, workers, ray_address, bar, threads)
+        hands = _run_ray(agents, labels, num_deals, seed, rules, workers, ray_address, bar, threads, episode)
     elif workers == 1:
         from mjenv.baselines.registry import agent_threads, set_agent_threads
 
@@ -430,7 +525,7 @@ def evaluate(
         set_agent_threads(threads)  # for the agents built from specs here; torch's own setting stays
         try:
             for d in range(num_deals):
-                recs = play_deal(agents, labels, d, seed, rules)
+                recs = play_deal(agents, labels, d, seed, rules, episode)
                 hands.extend(recs)
                 bar.update(len(recs))
         finally:
@@ -441,7 +536,7 @@ def evaluate(
 
         ctx = mp.get_context("fork") if hasattr(os, "fork") else mp.get_context()
         with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init,
-                                 initargs=(agents, labels, seed, rules, threads)) as pool:  # fmt: skip
+                                 initargs=(agents, labels, seed, rules, threads, episode)) as pool:  # fmt: skip
             futures = [pool.submit(_worker_deal, d) for d in range(num_deals)]
             for f in as_completed(futures):
                 recs = f.result()
@@ -449,7 +544,6 @@ def evaluate(
                 bar.update(len(recs))
     bar.close()
     hands.sort(key=lambda h: (h["deal"], h["rotation"]))
-    stats, pairwise = summarize(hands, labels)
     config = {
         "agents": [a if isinstance(a, str) else repr(a) for a in agents],
         "labels": labels,
@@ -462,6 +556,9 @@ def evaluate(
         "ray": bool(use_ray),
         "wall_s": round(time.perf_counter() - t0, 2),
     }
+    if games is not None:
+        config.update(episode=episode, metric_titles=dict(games.METRIC_TITLES), paired=list(games.PAIRED))
+    stats, pairwise = summarize(hands, labels, **_summary_args(config))
     report = Report(list(dict.fromkeys(labels)), stats, pairwise, hands, config)
     if out_dir is not None:
         report.save(out_dir, name)
@@ -489,8 +586,11 @@ def merge_reports(paths: Sequence[str | os.PathLike]) -> Report:
     if len(set(seeds)) != len(seeds):
         dup = sorted({s for s in seeds if seeds.count(s) > 1})
         raise ValueError(f"cannot merge two evaluations with the same seed: {dup}")
+    for c in configs[1:]:
+        if c.get("episode") != configs[0].get("episode"):
+            raise ValueError(f"cannot merge: episodes {configs[0].get('episode')!r} / {c.get('episode')!r} differ")
     hands.sort(key=lambda h: (h.get("seed", 0), h["deal"], h["rotation"]))
-    stats, pairwise = summarize(hands, labels)
+    stats, pairwise = summarize(hands, labels, **_summary_args(configs[0]))
     config = dict(configs[0])
     config.update(
         num_deals=sum(c["num_deals"] for c in configs),
@@ -501,6 +601,13 @@ def merge_reports(paths: Sequence[str | os.PathLike]) -> Report:
     return Report(list(dict.fromkeys(labels)), stats, pairwise, hands, config)
 
 
+def _summary_args(config: dict[str, Any]) -> dict[str, Any]:
+    """:func:`summarize`'s metrics of a report's config: a room's (``metric_titles``, ``paired``) or the shared."""
+    if config.get("metric_titles"):
+        return {"metrics": tuple(config["metric_titles"]), "paired": tuple(config.get("paired", ()))}
+    return {}
+
+
 class _NoBar:
     def update(self, n: int = 1) -> None:
         pass
@@ -509,20 +616,20 @@ class _NoBar:
         pass
 
 
-def _progress(total: int, enabled: bool):
+def _progress(total: int, enabled: bool, unit: str = "hand"):
     if not enabled:
         return _NoBar()
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, unit="hand", desc="evaluate", dynamic_ncols=True)
+    return tqdm(total=total, unit=unit, desc="evaluate", dynamic_ncols=True)
 
 
-def _threaded_deal(agents, labels, deal, seed, rules, threads) -> list[dict]:
+def _threaded_deal(agents, labels, deal, seed, rules, threads, episode=None) -> list[dict]:
     set_threads(threads)  # a Ray worker process, like a pool worker
-    return play_deal(agents, labels, deal, seed, rules)
+    return play_deal(agents, labels, deal, seed, rules, episode)
 
 
-def _run_ray(agents, labels, num_deals, seed, rules, workers, address, bar, threads=1) -> list[dict]:
+def _run_ray(agents, labels, num_deals, seed, rules, workers, address, bar, threads=1, episode=None) -> list[dict]:
     try:
         import ray
     except ImportError as exc:
@@ -536,7 +643,7 @@ def _run_ray(agents, labels, num_deals, seed, rules, workers, address, bar, thre
         started = True
     try:
         remote = ray.remote(num_cpus=1)(_threaded_deal)
-        pending = [remote.remote(agents, labels, d, seed, rules, threads) for d in range(num_deals)]
+        pending = [remote.remote(agents, labels, d, seed, rules, threads, episode) for d in range(num_deals)]
         hands = []
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
@@ -580,11 +687,12 @@ def plot_report(report: Report, path: str | os.PathLike) -> Path:
     ax.set_axisbelow(True)
     # the legend goes under the axes: long specs (flatmc:sp,pruning=off,...) never cover a bar
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=min(n, 2), frameon=False)
-    if report.pairwise and len(report.pairwise) <= 3:
+    win_pairs = [p for p in report.pairwise if p["metric"] == "win_rate"]
+    if win_pairs and len(win_pairs) <= 3:
         lines = [
             f"{_short(p['a'], 22)} − {_short(p['b'], 22)}: {100 * p['diff']:+.1f} ± {_fmt_ci(100 * p['ci'], 1)} pp"
             + (" *" if p["significant"] else "")
-            for p in report.pairwise
+            for p in win_pairs
         ]
         ax.text(0.99, 0.97, "win-rate difference (95% CI, * significant)\n" + "\n".join(lines),
                 transform=ax.transAxes, ha="right", va="top", fontsize=7.5,
@@ -595,12 +703,14 @@ def plot_report(report: Report, path: str | os.PathLike) -> Path:
     ax2.bar(np.arange(n), means, yerr=cis, capsize=3, color=colors, edgecolor="black", lw=0.5)
     ax2.axhline(0, color="black", lw=0.8)
     ax2.set_xticks(np.arange(n), [_short(lab) for lab in labels], rotation=30, ha="right", fontsize=8)
-    ax2.set_title("mean score per hand", fontsize=10)
+    ax2.set_title("mean score per hand" + (" (thousands)" if report.config.get("episode") else ""), fontsize=10)
     ax2.grid(axis="y", alpha=0.3)
     ax2.set_axisbelow(True)
     cfg = report.config
+    played = (f"{len(report.hands)} games of {cfg['episode']!r}" if cfg.get("episode")
+              else f"{len(report.hands)} hands")
     fig.suptitle(
-        f"{cfg.get('num_deals')} duplicate deals × {cfg.get('rotations')} rotations = {len(report.hands)} hands "
+        f"{cfg.get('num_deals')} duplicate deals × {cfg.get('rotations')} rotations = {played} "
         f"(rules {cfg.get('rules')}); error bars: 95% CI over deals",
         fontsize=10,
     )

@@ -69,9 +69,13 @@ def _add_rules_option(p: argparse.ArgumentParser) -> None:
 
 
 def _add_eval_options(p: argparse.ArgumentParser, deals: int, workers: int) -> None:
-    p.add_argument("--deals", type=int, default=deals,
+    p.add_argument("--deals", "--games", dest="deals", type=int, default=deals,
                    help=f"duplicate deals (walls) to play; each is played in every seat rotation, so 4 agents "
-                        f"play 4 hands per deal (default {deals})")  # fmt: skip
+                        f"play 4 hands per deal, or 4 games of --episode under --rules riichi "
+                        f"(default {deals})")  # fmt: skip
+    p.add_argument("--episode", default=None, choices=("hanchan", "east", "hand"),
+                   help="rules that play whole games (riichi): each deal is one game of this length, hanchan "
+                        "(default), east or hand; average rank and points per game are reported")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="seed of the walls and agents (default 0)")
     _add_rules_option(p)
     p.add_argument("--workers", type=int, default=workers, help=f"worker processes (default {workers})")
@@ -101,6 +105,7 @@ def _run_eval(args: argparse.Namespace, agents: list[str]) -> int:
             progress=not args.no_progress,
             out_dir=args.out,
             name=args.name,
+            episode=args.episode,
         )
     except ValueError as exc:
         print(f"mjenv: error: {exc}", file=sys.stderr)

@@ -112,3 +112,19 @@ def pass_all(game: RiichiGame) -> None:
 
 def legal(game: RiichiGame, seat: int) -> set[int]:
     return {int(a) for a in game.legal_actions(seat).nonzero()[0]}
+
+
+def unseen_swap_walls(seed: int = 21) -> tuple[list[int], list[int]]:
+    """Two walls that differ only in tiles seat 0 (the dealer) never sees while the others discard what
+    they draw: a tile swapped between seats 1 and 2's starting hands (two different types), and a
+    replacement tile swapped with an ura-dora indicator."""
+    import numpy as np
+
+    base = list(Wall.shuffled(np.random.default_rng(seed)).tiles)
+    # seats 1 and 2 deal from positions 13..25 and 26..38 (dealer 0); pick two different tile types
+    i = 13
+    j = next(k for k in range(26, 39) if base[k] >> 2 != base[i] >> 2)
+    other = list(base)
+    other[i], other[j] = other[j], other[i]
+    other[122], other[131] = other[131], other[122]
+    return base, other

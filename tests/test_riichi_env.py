@@ -17,8 +17,7 @@ from mjenv import AGENTS, cli
 from mjenv.rulesets.riichi import actions as A
 from mjenv.rulesets.riichi import log as rlog
 from mjenv.rulesets.riichi.observation import MAX_DISCARDS, decode
-from mjenv.rulesets.riichi.wall import Wall
-from tests.riichi_game_helpers import make_game
+from tests.riichi_game_helpers import make_game, unseen_swap_walls
 
 
 def _wall(hands, draws="", **kw) -> list[int]:
@@ -293,13 +292,7 @@ def test_nothing_hidden_two_deals_differing_in_unseen_tiles():
     """Seat 0's observations are equal over two deals that differ only in tiles it never sees: a tile swapped
     between two other seats' starting hands (both keep it: everyone discards what it draws), and a
     replacement tile swapped with an ura-dora indicator."""
-    base = Wall.shuffled(np.random.default_rng(21)).tiles
-    # seats 1 and 2 deal from positions 13..25 and 26..38 (dealer 0); pick two different tile types
-    i = 13
-    j = next(k for k in range(26, 39) if base[k] >> 2 != base[i] >> 2)
-    other = list(base)
-    other[i], other[j] = other[j], other[i]
-    other[122], other[131] = other[131], other[122]
+    base, other = unseen_swap_walls(21)
     runs = []
     for wall in (base, other):
         env = mjenv.parallel_env(rules="riichi", episode="hand")

@@ -24,6 +24,13 @@ What a room holds:
   ``make_parallel_env(**kwargs)``, ``make_env(**kwargs)`` and ``make_vector_env(num_envs, **kwargs)``;
   ``mjenv play --rules <name>`` calls its ``play(args, input, output)``, and documentation generators read
   its ``observation_spec()`` (``markdown_table()``, ``size``, ``views``, ``decode``) and ``action_table()``.
+* ``own_agents``: the module path of the room's own baseline agents, for a room whose observation the
+  shared agents cannot read (one with ``own_engine``); None where the shared agents play it. The
+  module's ``AGENTS`` maps a shared agent's ``name`` (``"random"``, ``"greedy"``, ``"flatmc"``) to the
+  room's subclass of that agent, which ``GreedyAgent(rules=<name>)`` and the others build instead
+  (``mjenv.baselines._common.Agent.__new__``). Its ``play_deal``, ``EPISODES``, ``METRICS``,
+  ``METRIC_TITLES`` and ``PAIRED`` are the evaluation harness's games of the rule set
+  (``mjenv.baselines.evaluate``).
 
 Module paths are strings so that importing the registry imports no room: a room may import from every
 layer it needs (the engine, the observation writer, the agents) without an import loop.
@@ -68,6 +75,7 @@ class RuleSet:
         agents: module path of the room's :class:`AgentParts` (its attribute ``AGENTS``), or None.
         own_engine: module path of a room that brings its own engine, observation and env shells
             (``make_parallel_env``, ``make_env``, ``make_vector_env``), or None.
+        own_agents: module path of the room's own baseline agents and evaluation games, or None.
     """
 
     name: str
@@ -80,6 +88,7 @@ class RuleSet:
     views: str | None = None
     agents: str | None = None
     own_engine: str | None = None
+    own_agents: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.isidentifier():
