@@ -16,6 +16,8 @@ without it ``mjenv.game.batch`` runs the Python check, same values).
 ``mjenv.baselines._flatmc`` is flat MC's compiled simulation (optional: without it
 ``mjenv.baselines.flatmc.simulate`` runs its numpy path, same wins); it and ``_fast.c``'s ``contains``
 include ``mjenv/deficiency/_contains.h`` (the empty-KB completeness table).
+``mjenv.rulesets.riichi._score`` is Riichi's scorer in C (``_score.h``, also included by the compiled
+Riichi step; optional: without it ``scoring.score_hand`` runs its Python path, same results).
 """
 
 from setuptools import Extension, find_packages, setup
@@ -54,6 +56,13 @@ setup(
             depends=["mjenv/deficiency/_kernel_api.h"],
             extra_compile_args=["-O3", "-std=c99", "-pthread"],
             extra_link_args=["-pthread"],
+            optional=True,
+        ),
+        Extension(
+            "mjenv.rulesets.riichi._score",
+            ["mjenv/rulesets/riichi/_score.c"],
+            depends=["mjenv/rulesets/riichi/_score.h"],
+            extra_compile_args=["-O3", "-std=c99"],
             optional=True,
         ),
         Extension(

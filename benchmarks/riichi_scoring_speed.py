@@ -3,14 +3,19 @@
 The same random winning hands (``tests/riichi_hands.py``: themed hands in random situations, red fives,
 melds and kans, seven pairs, thirteen orphans, yakuman) go through:
 
-* ``mjenv``: ``score_hand(...)`` with its input checks, and with ``validate=False`` (the engine's call);
+* ``mjenv``: ``score_hand(...)`` with its input checks, and with ``validate=False`` (the engine's call),
+  once on the Python path and once on the C path (the extension ``_score``, the default when built);
+  and the C scorer alone (``_score.score`` on tile-type bytes built before the clock starts: what the
+  compiled step pays, plus one Python call);
 * ``mahjong``: ``HandCalculator.estimate_hand_value`` with Tenhou's options, its ``HandConfig`` and
   ``Meld`` objects built before the clock starts;
 * ``riichienv`` (if installed): its Rust ``HandEvaluator(tiles, melds).calc(...)``, inputs built before
   the clock starts (the evaluator object is built inside, as it holds the hand).
 
-A second table times ``hand.waits`` on 13-tile concealed hands (the winning hands without melds, less
-one random tile) against RiichiEnv's ``HandEvaluator(tiles, []).get_waits()`` and counts agreements.
+A second table times ``hand.waits`` (Python, and the C ``_score.waits``) on 13-tile concealed hands (the
+winning hands without melds, less one random tile) against RiichiEnv's ``HandEvaluator(tiles,
+[]).get_waits()`` and counts agreements. A third times ``discards_tenpai_yaku`` (the observation's
+per-discard flags) on the Python and the C path.
 
 Times are CPU seconds of this process (``time.process_time``), best of ``--repeat`` passes, divided
 by the number of hands. It also counts the hands where RiichiEnv's han, fu or payments differ from
@@ -29,8 +34,9 @@ import time
 
 from tqdm import tqdm
 
+from mjenv.rulesets.riichi import scoring
 from mjenv.rulesets.riichi.hand import waits
-from mjenv.rulesets.riichi.scoring import score_hand
+from mjenv.rulesets.riichi.scoring import WinContext, discards_tenpai_yaku, score_hand
 from mjenv.rulesets.riichi.tiles136 import TYPE34
 from tests.riichi_hands import random_deal, tenhou_options
 
@@ -134,10 +140,24 @@ def main(argv=None) -> None:
         for d in deals:
             score_hand(d.concealed, d.melds, d.win_tile, d.ctx, validate=False)
 
+    ext = scoring._ext
+    scoring._ext = None  # the Python path
     # the caches of per-suit decompositions fill on the first pass: time after one warm pass
     mjenv_trusted()
-    rows.append(("mjenv score_hand (checked)", _best(mjenv_checked, args.repeat) / n))
-    rows.append(("mjenv score_hand (validate=False)", _best(mjenv_trusted, args.repeat) / n))
+    rows.append(("mjenv score_hand Python (checked)", _best(mjenv_checked, args.repeat) / n))
+    rows.append(("mjenv score_hand Python (validate=False)", _best(mjenv_trusted, args.repeat) / n))
+    scoring._ext = ext
+    if ext is not None:
+        rows.append(("mjenv score_hand C path (checked)", _best(mjenv_checked, args.repeat) / n))
+        rows.append(("mjenv score_hand C path (validate=False)", _best(mjenv_trusted, args.repeat) / n))
+        c_in = _c_inputs(deals)
+
+        def c_core():
+            score = ext.score
+            for a in c_in:
+                score(*a)
+
+        rows.append(("mjenv C scorer alone (_score.score)", _best(c_core, args.repeat) / n))
 
     from mahjong.hand_calculating.hand import HandCalculator
 
@@ -184,16 +204,65 @@ def main(argv=None) -> None:
                 differ += (not theirs.is_win) or (mine.han, mine.fu, pay) != (theirs.han, theirs.fu, got)
 
     base = rows[0][1]
-    lib = rows[2][1]
+    lib = next(t for name, t in rows if name.startswith("mahjong"))
+    rust = next((t for name, t in rows if name.startswith("riichienv")), None)
     print(f"{n} random winning hands (seed {args.seed}), CPU time per hand, best of {args.repeat}")
-    print(f"{'scorer':40s} {'us/hand':>9s} {'vs mahjong':>11s} {'vs mjenv checked':>17s}")
+    print("(ratios are time over the other's time: below 1 is faster)")
+    head = f"{'scorer':42s} {'us/hand':>9s} {'vs mahjong':>11s} {'vs Python checked':>18s}"
+    print(head + (f" {'vs riichienv':>13s}" if rust else ""))
     for name, t in rows:
-        print(f"{name:40s} {t * 1e6:9.1f} {t / lib:10.2f}x {t / base:16.2f}x")
+        line = f"{name:42s} {t * 1e6:9.2f} {t / lib:10.3f}x {t / base:17.3f}x"
+        print(line + (f" {t / rust:12.2f}x" if rust else ""))
     if differ is not None:
         print(f"hands where riichienv's han, fu or payments differ from mjenv's: {differ} of {n}")
         print("(yakuman: han only, after Mahjong Soul's double yakuman; tenhou with thirteen orphans counts as")
         print(" the 13-wait there, a name difference that pays the same under Tenhou's single yakuman)")
     waits_table(deals, args.repeat)
+    discards_table(deals, args.repeat)
+
+
+def _c_inputs(deals):
+    """``_score.score``'s arguments for each deal (tile types, melds, flags), built once."""
+    out = []
+    for d in deals:
+        types = bytes(TYPE34[t] for t in d.concealed)
+        red = sum(t in scoring.RED_FIVES for t in d.concealed)
+        c = d.ctx
+        flags = sum(
+            bool(v) << i
+            for i, v in enumerate(
+                (c.is_tsumo, c.is_riichi, c.is_double_riichi, c.is_ippatsu, c.is_rinshan, c.is_chankan,
+                 c.is_haitei, c.is_houtei, c.is_tenhou, c.is_chiihou)
+            )
+        )  # fmt: skip
+        dora = bytes(TYPE34[t] for t in c.dora_indicators)
+        ura = bytes(TYPE34[t] for t in c.ura_indicators)
+        melds = scoring._meld_bytes(d.melds)
+        out.append((types, red, TYPE34[d.win_tile], melds, flags, c.seat_wind, c.round_wind, dora, ura))
+    return out
+
+
+def discards_table(deals, repeat: int) -> None:
+    """``discards_tenpai_yaku`` (per discard: tenpai with a yaku) on the Python and the C path."""
+    ctx = WinContext(is_tsumo=False, seat_wind=1)
+    hands = deals[:5000]
+    n = len(hands)
+
+    def run():
+        for d in hands:
+            discards_tenpai_yaku(d.concealed, d.melds, ctx)
+
+    ext = scoring._ext
+    rows = []
+    scoring._ext = None
+    run()
+    rows.append(("Python path", _best(run, repeat) / n))
+    scoring._ext = ext
+    if ext is not None:
+        rows.append(("C path", _best(run, repeat) / n))
+    print(f"\n{n} winning hands as 14-tile hands before a discard: discards_tenpai_yaku, CPU time per hand")
+    for name, t in rows:
+        print(f"{name:42s} {t * 1e6:9.2f} us {t / rows[0][1]:8.3f}x")
 
 
 def waits_table(deals, repeat: int) -> None:
@@ -216,6 +285,17 @@ def waits_table(deals, repeat: int) -> None:
 
     mine()
     rows = [("mjenv hand.waits (from 136-ids)", _best(mine, repeat) / n)]
+    ext = scoring._ext
+    if ext is not None:
+
+        def mine_c():
+            for tiles in hands:
+                c = [0] * 34
+                for t in tiles:
+                    c[TYPE34[t]] += 1
+                ext.waits(bytes(c))
+
+        rows.append(("mjenv C _score.waits (from 136-ids)", _best(mine_c, repeat) / n))
     try:
         from riichienv import _riichienv as rc
     except ImportError:
