@@ -159,6 +159,11 @@ def test_waits_and_win_test_equal_python(python_only):
     # a fifth copy is no wait: 123456789m + 5555p
     c = _counts([*range(9, 18), 22, 22, 22, 22])
     assert _score.waits(bytes(c)) == []
+    # thirteen orphans: 13 types wait on all 13; 12 (one doubled) on the missing one; 11 on none
+    orphans = [0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33]
+    for hand13, want in ((orphans, orphans), (orphans[:12] + [0], [33]), (orphans[:11] + [0, 8], [])):
+        c = _counts(hand13)
+        assert _score.waits(bytes(c)) == python_only(waits, c) == want
 
 
 def test_tenpai_has_yaku_and_discard_flags_equal_python(python_only):
@@ -203,11 +208,17 @@ def test_a_wait_whose_copies_are_all_in_hand_and_melds_is_none(python_only):
     assert not python_only(scoring.tenpai_has_yaku, concealed, melds, ctx)
 
 
-def test_switch_and_bad_input(monkeypatch):
+def test_switch_and_bad_input():
+    import os
+    import subprocess
+    import sys
+
     assert hand.compiled()
-    monkeypatch.setenv("MJENV_NO_KERNEL", "1")
-    assert not hand.compiled()
-    monkeypatch.delenv("MJENV_NO_KERNEL")
+    code = "from mjenv.rulesets.riichi import hand, scoring; print(hand.compiled(), scoring._ext)"
+    for value, want in (("1", "False None"), ("0", "True <module")):
+        env = {**os.environ, "MJENV_NO_KERNEL": value}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+        assert out.stdout.startswith(want), out
     with pytest.raises(ValueError, match="34 bytes"):
         _score.waits(bytes(33))
     with pytest.raises(ValueError, match="3n \\+ 1"):
@@ -231,3 +242,19 @@ def test_numpy_ids_and_unchecked_odd_ids_behave_as_on_the_python_path(python_onl
     assert scoring._score_compiled(bad, deal.melds, deal.win_tile, deal.ctx) is False
     with pytest.raises(IndexError):
         score_hand(bad, deal.melds, deal.win_tile, deal.ctx, validate=False)
+
+
+def test_the_header_compiles_alone_and_scores_fixed_hands(tmp_path):
+    """``_score.h`` as the compiled step includes it: no warnings, and fixed hands' values from the rules."""
+    import shutil
+    import subprocess
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler on this machine")
+    src = Path(__file__).parent / "riichi_score_header.c"
+    exe = tmp_path / "score_header"
+    flags = ["-std=c99", "-O1", "-Wall", "-Wextra", "-pedantic", "-Werror"]
+    subprocess.run([cc, *flags, str(src), "-o", str(exe)], check=True, capture_output=True, text=True)
+    out = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout == "ok\n", out.stdout

@@ -231,12 +231,14 @@ static inline int rs_is_winning(const uint8_t c34[34]) {
     return rs__is_regular(c34);
 }
 
-/* Waits: each type that, added once, makes a winning shape. Only types that can matter are tried:
- * a held type or a same-suit neighbour within two ranks (a regular wait), and with 13 tiles the
- * terminals and honours (thirteen orphans); a seven-pairs wait is a held type. */
+/* Waits: each type that, added once, makes a winning shape (hand.waits). The added tile changes one
+ * group, so each group's state is computed once: a regular win needs every other group complete as it
+ * is (sets only, or sets and the pair) with one pair in all, and the changed group complete after the
+ * addition. Only types that can matter are tried: a held type or a same-suit neighbour within two
+ * ranks; with 13 tiles also the terminals and honours (thirteen orphans; a seven-pairs wait is held). */
 static inline int rs_waits(const uint8_t c34[34], uint8_t out34[34]) {
     uint8_t c[34];
-    int total = 0;
+    int total = 0, mod[4], done[4], pairs = 0, broken = 0;
     memset(out34, 0, 34);
     for (int t = 0; t < 34; t++) {
         if (c34[t] > 4) return -1;
@@ -244,10 +246,30 @@ static inline int rs_waits(const uint8_t c34[34], uint8_t out34[34]) {
     }
     if (total % 3 != 1 || total > 13) return -1;
     memcpy(c, c34, 34);
+    for (int g = 0; g < 4; g++) {
+        const uint8_t *k = c + 9 * g;
+        int n = rs__group_len(g);
+        mod[g] = rs__group_sum(c, g) % 3;
+        done[g] = mod[g] == 0 ? rs__sets_only(k, n, g == 3) : mod[g] == 2 ? rs__sets_and_pair(k, n, g == 3) : 0;
+        pairs += mod[g] == 2;
+        broken += !done[g];
+    }
+    /* seven pairs: six pairs and a single; thirteen orphans: 13 of the orphan types, at most one missing */
+    int pairs7 = 0, singles = 0, orphans = 0, orphan_types = 0;
+    if (total == 13) {
+        for (int t = 0; t < 34; t++) {
+            pairs7 += c[t] == 2;
+            singles += c[t] == 1;
+        }
+        for (int i = 0; i < 13; i++) {
+            orphans += c[RS_ORPHANS[i]];
+            orphan_types += c[RS_ORPHANS[i]] > 0;
+        }
+    }
     int n = 0;
     for (int t = 0; t < 34; t++) {
         if (c[t] >= 4) continue; /* the fifth copy is no wait */
-        int near = c[t] > 0;
+        int g = t / 9, near = c[t] > 0;
         if (!near && t < 27) {
             int r = t % 9;
             for (int d = -2; d <= 2 && !near; d++)
@@ -255,12 +277,24 @@ static inline int rs_waits(const uint8_t c34[34], uint8_t out34[34]) {
         }
         if (!near && total == 13 && rs_terminal_or_honour(t)) near = 1;
         if (!near) continue;
-        c[t]++;
-        if (rs_is_winning(c)) {
+        int win = 0, newmod = (mod[g] + 1) % 3;
+        /* the other groups complete as they are, one pair in all */
+        if (newmod != 1 && broken - !done[g] == 0 && pairs - (mod[g] == 2) + (newmod == 2) == 1) {
+            c[t]++;
+            const uint8_t *k = c + 9 * g;
+            win = newmod == 0 ? rs__sets_only(k, rs__group_len(g), g == 3)
+                              : rs__sets_and_pair(k, rs__group_len(g), g == 3);
+            c[t]--;
+        }
+        if (!win && total == 13) {
+            if (pairs7 == 6 && singles == 1 && c[t] == 1) win = 1;
+            if (orphans == 13 && rs_terminal_or_honour(t) && (orphan_types == 13 || (orphan_types == 12 && !c[t])))
+                win = 1;
+        }
+        if (win) {
             out34[t] = 1;
             n++;
         }
-        c[t]--;
     }
     return n;
 }
@@ -871,6 +905,28 @@ static inline int rs_tenpai_has_yaku(const uint8_t c34[34], const RsMeld *melds,
     return 0;
 }
 
+/* hand.may_leave_tenpai: a quick necessary condition for some discard of a 3n + 2 tile part to leave
+ * tenpai. A discard changes one group and the winning tile one more, so in the regular form at most
+ * two groups may be incomplete now; seven pairs needs six pairs, thirteen orphans twelve orphan types. */
+static inline int rs__may_leave_tenpai(const uint8_t c[34]) {
+    int incomplete = 0, total = 0;
+    for (int g = 0; g < 4; g++) {
+        int sum = rs__group_sum(c, g), m = sum % 3, n = rs__group_len(g);
+        total += sum;
+        if (m == 1) incomplete++;
+        else if (sum && !(m == 2 ? rs__sets_and_pair(c + 9 * g, n, g == 3) : rs__sets_only(c + 9 * g, n, g == 3)))
+            incomplete++;
+    }
+    if (incomplete <= 2) return 1;
+    if (total == 14) {
+        int pairs = 0, orphan_types = 0;
+        for (int t = 0; t < 34; t++) pairs += c[t] >= 2;
+        for (int i = 0; i < 13; i++) orphan_types += c[RS_ORPHANS[i]] > 0;
+        if (pairs >= 6 || orphan_types >= 12) return 1;
+    }
+    return 0;
+}
+
 /* scoring.discards_tenpai_yaku on counts: per held type, whether discarding a copy leaves a tenpai
  * with a yaku. */
 static inline int rs_discards_tenpai_yaku(const uint8_t c34[34], const RsMeld *melds, int n_melds, int seat_wind,
@@ -879,6 +935,7 @@ static inline int rs_discards_tenpai_yaku(const uint8_t c34[34], const RsMeld *m
     int n = 0;
     memcpy(c, c34, 34);
     memset(out34, 0, 34);
+    if (!rs__may_leave_tenpai(c)) return 0;
     for (int t = 0; t < 34; t++) {
         if (!c[t]) continue;
         c[t]--;

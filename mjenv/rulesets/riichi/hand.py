@@ -23,7 +23,7 @@ waits are such is not tenpai). Copies held in the seat's own called melds do not
 scored ``12s44466688p`` with a called kan of ``3s`` as tenpai, riichi.wiki "Karaten").
 
 ``waits`` runs in C (``_score.h`` through the optional extension ``_score``) when it is installed and
-``MJENV_NO_KERNEL`` does not turn it off; the answers are the same.
+``MJENV_NO_KERNEL=1`` was not set when this module was imported; the answers are the same.
 """
 
 from __future__ import annotations
@@ -31,15 +31,17 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-try:  # built by setup.py (optional extension)
+try:  # built by setup.py (optional extension); MJENV_NO_KERNEL=1 keeps the Python path (for comparisons)
     from . import _score as _ext
 except ImportError:  # pragma: no cover - depends on the install
+    _ext = None
+if os.environ.get("MJENV_NO_KERNEL", "") not in ("", "0"):
     _ext = None
 
 
 def compiled() -> bool:
-    """Whether the C scorer runs (``_score`` is installed and ``MJENV_NO_KERNEL`` does not turn it off)."""
-    return _ext is not None and os.environ.get("MJENV_NO_KERNEL", "") in ("", "0")
+    """Whether the C scorer runs (``_score`` is installed and ``MJENV_NO_KERNEL=1`` was not set at import)."""
+    return _ext is not None
 
 
 #: The thirteen terminal and honour types (mjenv ids).
@@ -248,7 +250,7 @@ def waits(counts: Sequence[int]) -> list[int]:
     total = sum(c)
     if total % 3 != 1 or min(c) < 0 or max(c) > 4:
         raise ValueError(f"waits need 3n + 1 tiles with counts 0..4; got {total} tiles, counts {min(c)}..{max(c)}")
-    if total <= 13 and _ext is not None and compiled():
+    if total <= 13 and _ext is not None:
         return _ext.waits(bytes(c))
     keys = (tuple(c[0:9]), tuple(c[9:18]), tuple(c[18:27]), tuple(c[27:34]))
     mods = (sum(keys[0]) % 3, sum(keys[1]) % 3, sum(keys[2]) % 3, sum(keys[3]) % 3)

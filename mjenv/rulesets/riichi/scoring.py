@@ -17,8 +17,8 @@ or riichi sticks (the engine adds them).
 
 The same scorer in C (``_score.h``, built as the optional extension ``_score``) runs ``score_hand``,
 ``tenpai_has_yaku`` and ``discards_tenpai_yaku`` when it is installed, with the same results (its tests
-compare the two on hundreds of thousands of hands); without it, or with ``MJENV_NO_KERNEL=1``, the Python
-code below runs.
+compare the two on hundreds of thousands of hands); without it, or with ``MJENV_NO_KERNEL=1`` set before
+the import, the Python code below runs.
 """
 
 from __future__ import annotations
@@ -29,13 +29,10 @@ from numbers import Integral
 
 from . import fu as _fu
 from . import yaku as _yaku
-from .hand import compiled, decompose, is_thirteen_orphans, may_leave_tenpai, waits
+from .hand import _ext, decompose, is_thirteen_orphans, may_leave_tenpai, waits
 from .tiles136 import FIRST136, RED_FIVES, TYPE34, dora_of_indicator
 
-try:  # built by setup.py (optional extension)
-    from . import _score as _ext
-except ImportError:  # pragma: no cover - depends on the install
-    _ext = None
+# _ext (from hand): the C scorer, or None (see hand.compiled)
 
 MELD_KINDS = ("chi", "pon", "minkan", "ankan", "kakan")
 #: The dora type shown by an indicator of each type.
@@ -296,7 +293,7 @@ def score_hand(
     """
     if validate:
         _check_inputs(concealed, melds, win_tile, ctx)
-    if _ext is not None and compiled():
+    if _ext is not None:
         got = _score_compiled(concealed, melds, win_tile, ctx)
         if got is not False:
             return got
@@ -481,7 +478,7 @@ def tenpai_has_yaku(concealed: Sequence[int], melds: Sequence[Meld], ctx: WinCon
     cc = [0] * 34
     for t in concealed:
         cc[TYPE34[t]] += 1
-    if _ext is not None and compiled():
+    if _ext is not None:
         return _ext.tenpai_has_yaku(bytes(cc), _meld_bytes(melds), ctx.seat_wind, ctx.round_wind)
     used = set(concealed)
     for m in melds:
@@ -518,7 +515,7 @@ def discards_tenpai_yaku(concealed: Sequence[int], melds: Sequence[Meld], ctx: W
     cc = [0] * 34
     for t in concealed:
         cc[TYPE34[t]] += 1
-    if _ext is not None and compiled():
+    if _ext is not None:
         return _ext.discards_tenpai_yaku(bytes(cc), _meld_bytes(melds), ctx.seat_wind, ctx.round_wind)
     if not may_leave_tenpai(cc):
         return out
