@@ -9,10 +9,10 @@ hand, without honba and sticks), ``yaku="id,han,..."`` or ``yakuman="id,..."``, 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from mjenv.rulesets.riichi.mjlog import decode_meld, parse
 from mjenv.rulesets.riichi.scoring import Meld, WinContext
 
 #: Tenhou's yaku ids -> mjenv's names (renhou, id 36, is not used in ranked games).
@@ -29,35 +29,6 @@ TENHOU_YAKU = {
     48: "kokushi musou 13-wait", 49: "daisuushii", 50: "shousuushii", 51: "suukantsu",
     52: "dora", 53: "ura dora", 54: "aka dora",
 }  # fmt: skip
-
-_TAG = re.compile(r"<(INIT|AGARI)\s([^>]*?)/?>")
-_ATTR = re.compile(r'(\w+)="([^"]*)"')
-
-
-def decode_meld(m: int) -> Meld:
-    """One Tenhou meld bit field as a ``Meld`` (136-ids)."""
-    if m & 0x4:  # chi
-        t = m >> 10
-        called = t % 3
-        t //= 3
-        base = (t // 7) * 9 + t % 7
-        tiles = tuple((base + i) * 4 + ((m >> (3 + 2 * i)) & 3) for i in range(3))
-        return Meld("chi", tiles, tiles[called])
-    if m & 0x18:  # pon (0x8) or added kan (0x10)
-        unused = (m >> 5) & 3
-        t = m >> 9
-        called = t % 3
-        base = t // 3
-        tiles = [base * 4 + i for i in range(4) if i != unused]
-        if m & 0x8:
-            return Meld("pon", tuple(tiles), tiles[called])
-        return Meld("kakan", tuple(sorted(tiles + [base * 4 + unused])), base * 4 + unused)
-    t = m >> 8  # closed or open kan
-    base = t // 4
-    tiles = tuple(base * 4 + i for i in range(4))
-    if m & 3 == 0:
-        return Meld("ankan", tiles, None)
-    return Meld("minkan", tiles, t)
 
 
 @dataclass
@@ -79,40 +50,43 @@ def _ints(text: str) -> list[int]:
 
 
 def wins(path: Path) -> list[Win]:
-    """Every ``<AGARI>`` of one mjlog file."""
-    text = path.read_text()
+    """Every ``<AGARI>`` of one mjlog file (read with the engine's ``mjlog.parse`` and ``decode_meld``)."""
+    _, hands = parse(path.read_text())
     out = []
-    round_wind = dealer = 0
-    for n, (tag, attrs) in enumerate(_TAG.findall(text)):
-        a = dict(_ATTR.findall(attrs))
-        if tag == "INIT":
-            round_wind = _ints(a["seed"])[0] // 4
-            dealer = int(a["oya"])
-            continue
-        who, from_who = int(a["who"]), int(a["fromWho"])
-        if "yakuman" in a:
-            yaku = {TENHOU_YAKU[i]: 13 for i in _ints(a["yakuman"])}
-        else:
-            pairs = _ints(a["yaku"])
-            yaku = {TENHOU_YAKU[i]: h for i, h in zip(pairs[0::2], pairs[1::2]) if h}
-        fu, points, _ = _ints(a["ten"])
-        situ = set(yaku)
-        ctx = WinContext(
-            is_tsumo=who == from_who,
-            is_riichi="riichi" in situ,
-            is_double_riichi="double riichi" in situ,
-            is_ippatsu="ippatsu" in situ,
-            is_rinshan="rinshan kaihou" in situ,
-            is_chankan="chankan" in situ,
-            is_haitei="haitei" in situ,
-            is_houtei="houtei" in situ,
-            is_tenhou="tenhou" in situ,
-            is_chiihou="chiihou" in situ,
-            seat_wind=(who - dealer) % 4,
-            round_wind=round_wind,
-            dora_indicators=tuple(_ints(a.get("doraHai", ""))),
-            ura_indicators=tuple(_ints(a.get("doraHaiUra", ""))),
-        )
-        melds = [decode_meld(m) for m in _ints(a.get("m", ""))]
-        out.append(Win(f"{path.name} tag {n}", _ints(a["hai"]), melds, int(a["machi"]), ctx, fu, points, yaku))
+    for h, hand in enumerate(hands):
+        init = hand[0][1]
+        round_wind = _ints(init["seed"])[0] // 4
+        dealer = int(init["oya"])
+        for tag, a in hand:
+            if tag != "AGARI":
+                continue
+            where = f"{path.name} hand {h}"
+            who, from_who = int(a["who"]), int(a["fromWho"])
+            if "yakuman" in a:
+                yaku = {TENHOU_YAKU[i]: 13 for i in _ints(a["yakuman"])}
+            else:
+                pairs = _ints(a["yaku"])
+                yaku = {TENHOU_YAKU[i]: han for i, han in zip(pairs[0::2], pairs[1::2]) if han}
+            fu, points, _ = _ints(a["ten"])
+            ctx = WinContext(
+                is_tsumo=who == from_who,
+                is_riichi="riichi" in yaku,
+                is_double_riichi="double riichi" in yaku,
+                is_ippatsu="ippatsu" in yaku,
+                is_rinshan="rinshan kaihou" in yaku,
+                is_chankan="chankan" in yaku,
+                is_haitei="haitei" in yaku,
+                is_houtei="houtei" in yaku,
+                is_tenhou="tenhou" in yaku,
+                is_chiihou="chiihou" in yaku,
+                seat_wind=(who - dealer) % 4,
+                round_wind=round_wind,
+                dora_indicators=tuple(_ints(a.get("doraHai", ""))),
+                ura_indicators=tuple(_ints(a.get("doraHaiUra", ""))),
+            )
+            melds = []
+            for m in _ints(a.get("m", "")):
+                d = decode_meld(who, m, where)
+                melds.append(Meld(d["kind"], tuple(d["tiles"]), d["called"]))
+            out.append(Win(where, _ints(a["hai"]), melds, int(a["machi"]), ctx, fu, points, yaku))
     return out
