@@ -9,7 +9,7 @@
  * Tiles are mjenv's 34 types: 0-8 bamboo 1-9 (s), 9-17 characters (m), 18-26 dots (p), 27-33 E S W N
  * white green red. The 136-id conversion (which copy is red) stays with the caller.
  *
- * API (every function is `static inline`; nothing allocates, nothing is global):
+ * API (every function is `static inline`, pure and thread-safe: nothing allocates, no mutable globals):
  *
  *   int rs_is_winning(const uint8_t c34[34]);
  *       1 when a concealed part of 3n + 2 tiles wins (n sets and a pair, seven distinct pairs or
@@ -20,7 +20,8 @@
  *       never a wait (as `hand.waits`).
  *   int rs_score(const RsHand *h, const RsContext *ctx, RsResult *out);
  *       1: the hand wins with a yaku and *out holds its value; 0: not a win or no yaku (dora alone is
- *       no yaku); -1: malformed input (more than 14 concealed tiles, a count over 4, a bad meld).
+ *       no yaku); -1: malformed input (more than 14 concealed tiles, a type over 4 copies with the
+ *       melds, a bad meld or winning type).
  *   int rs_tenpai_has_yaku(const uint8_t c34[34], const RsMeld *melds, int n_melds, int seat_wind,
  *                          int round_wind);
  *       1 when some wait of a 13 - 3 * n_melds tile concealed part wins by ron with a yaku (riichi off,
@@ -69,14 +70,14 @@ typedef struct { /* the fields of scoring.WinContext; indicators as 34-types */
     uint8_t dora[RS_MAX_INDICATORS], ura[RS_MAX_INDICATORS]; /* indicator types (ura read only with riichi) */
 } RsContext;
 
-/* Limits, index + 1 into scoring's names ("mangan" .. "kazoe yakuman"); 0 is none. */
+/* Limits, in the order of scoring's names (none, "mangan", ..., "kazoe yakuman"). */
 enum { RS_LIMIT_NONE, RS_MANGAN, RS_HANEMAN, RS_BAIMAN, RS_SANBAIMAN, RS_YAKUMAN, RS_KAZOE_YAKUMAN };
 
 typedef struct {
     int han;        /* total han, dora included; a yakuman hand 13 per yakuman */
     int fu;         /* fu of the scored reading (a yakuman hand: the largest fu of its readings) */
     int yakuman;    /* number of yakuman (kazoe yakuman counts 0) */
-    uint64_t yaku;  /* bit RS_Y_x set for each yaku scored; listed in id order they are score_hand's list */
+    uint64_t yaku;  /* bit RS_Y_x per yaku scored: in id order, then dora/ura/aka, it is score_hand's list */
     int dora, ura, aka; /* bonus han (0 for a yakuman hand) */
     int menzen;     /* closed hand (closed kans allowed): decides the han of a few yaku, rs_yaku_han */
     int dealer;     /* seat_wind == 0 */
