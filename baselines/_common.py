@@ -17,7 +17,7 @@ import numpy as np
 
 from mjenv.game.actions import ActionLayout, Phase
 from mjenv.rules import Rules, get_rules
-from mjenv.rulesets import agent_parts
+from mjenv.rulesets import agent_parts, excluded_suit_view
 
 #: Short names of the :class:`~mjenv.game.Phase` members, which index the one-hot ``phase`` view
 #: (the agents compare ``Situation.phase`` with them; they never see a game).
@@ -33,14 +33,15 @@ class Situation:
         kb: int16[T] knowledge base: copies of each tile this seat has not seen.
         melds_needed: melds still to form (``rules.melds`` minus own declared melds).
         phase: the :class:`~mjenv.game.Phase` value (``PHASE_DISCARD``, ``PHASE_CLAIM``,
-            ``PHASE_ROB_KONG``, ``PHASE_END``, ``PHASE_DECLARE``: Sichuan's missing-suit declaration).
+            ``PHASE_ROB_KONG``, ``PHASE_END``, ``PHASE_DECLARE``: a room's suit declaration).
         last_discard: tile id awaiting claims (the robbed tile in ``PHASE_ROB_KONG``), -1 when none.
         wall_count: tiles left in the wall.
         mask: bool[A] legal actions.
         layout: the action ids of these rules.
-        missing_suit: own declared missing suit (Sichuan 定缺; 0..2), -1 before the declaration and
-            under rules without one. Once declared, ``kb`` counts no tile of that suit: the seat will
-            keep none, so none is available to it (as in :mod:`mjenv.deficiency.sichuan`).
+        excluded_suit: own declared missing suit (0..2; the view its room names,
+            :func:`mjenv.rulesets.excluded_suit_view`), -1 before the declaration and under rules without
+            one. Once declared, ``kb`` counts no tile of that suit: the seat will keep none, so none is
+            available to it (as in :func:`mjenv.deficiency.forms.without_suit`).
     """
 
     hand: np.ndarray
@@ -51,7 +52,7 @@ class Situation:
     wall_count: int
     mask: np.ndarray
     layout: ActionLayout
-    missing_suit: int = -1
+    excluded_suit: int = -1
 
     @property
     def legal(self) -> np.ndarray:
@@ -90,8 +91,9 @@ def situation_from_views(views: dict[str, np.ndarray], action_mask: np.ndarray, 
     last = np.asarray(views["last_discard"]).reshape(-1)
     phase = np.asarray(views["phase"]).reshape(-1)
     missing = -1
-    if "missing_suit" in views:  # Sichuan: own row of the public declarations
-        own = np.asarray(views["missing_suit"]).reshape(4, 3)[0]
+    declared = excluded_suit_view(rules)
+    if declared in views:  # own row of the public declarations
+        own = np.asarray(views[declared]).reshape(4, 3)[0]
         if own.max() > 0:
             missing = int(np.argmax(own))
             kb[9 * missing : 9 * missing + 9] = 0
@@ -104,7 +106,7 @@ def situation_from_views(views: dict[str, np.ndarray], action_mask: np.ndarray, 
         wall_count=int(round(float(np.asarray(views["wall_count"]).reshape(-1)[0]))),
         mask=mask,
         layout=layout,
-        missing_suit=missing,
+        excluded_suit=missing,
     )
 
 

@@ -11,7 +11,7 @@
  *
  * Python API (module ``mjenv.baselines._flatmc``):
  *
- *   simulate(hands, needed, extra, forms, draws, n_sims, rounds, fp, allow_chow, ron, missing_suit,
+ *   simulate(hands, needed, extra, forms, draws, n_sims, rounds, fp, allow_chow, ron, excluded_suit,
  *            cap, out) -> bool
  *       hands int8[A * T] (T = 27 or 34), needed int64[A], extra int64[A], forms int64[A] (0 none,
  *       1 distinct pairs, 2 fours), draws int16[n_sims * (4 * rounds + 1)], out uint8[A * n_sims].
@@ -210,7 +210,7 @@ static PyObject *flatmc_simulate(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"simulate", flatmc_simulate, METH_VARARGS,
-     "simulate(hands, needed, extra, forms, draws, n_sims, rounds, fp, allow_chow, ron, missing_suit, cap, out) "
+     "simulate(hands, needed, extra, forms, draws, n_sims, rounds, fp, allow_chow, ron, excluded_suit, cap, out) "
      "-> False when the inputs leave 0..4 (see _flatmc.c)."},
     {NULL, NULL, 0, NULL},
 };

@@ -22,7 +22,7 @@ Paper sections implemented here:
   the end each is checked for a complete pattern (deficiency 0 with an empty KB). Two engines give
   the same wins bit for bit (:func:`simulate`): the compiled simulation (``baselines/_flatmc.c``, one
   simulation at a time, the per-suit completeness table of ``mjenv/deficiency/_contains.h``; the
-  default when installed, about 8x faster under ``taiwan16``, ``research/notes/bench/flatmc_speed.md``) and the
+  default when installed, about 8x faster with 16-tile hands, ``research/notes/bench/flatmc_speed.md``) and the
   numpy path (all simulations and afterstates as arrays, checked in ONE call of the batched core).
 - **Sec. 5.2, progressive pruning**: 300 simulations per action first, then 100 per iteration; action
   a is pruned when ``mean_a + r_d sigma_a < max_b (mean_b - r_d sigma_b)`` with r_d = 3 and sigma the
@@ -53,7 +53,7 @@ Choices the paper leaves open (ours, documented):
   pre-filter and this order use the rule set's deficiency, as the greedy agent does:
   seven pairs counted for an afterstate with no declared meld where the rules allow it, the missing
   suit out of every completion. The simulations' own win check follows the same rules
-  (:func:`simulate`'s ``seven_pairs`` and ``missing_suit``): seven pairs completes a reachable hand
+  (:func:`simulate`'s ``seven_pairs`` and ``excluded_suit``): seven pairs completes a reachable hand
   whose afterstate declared no meld and which stole nothing since, and a completion never uses a tile
   of the missing suit (nor does the simulated hand steal one).
 - Discard-twice runs only on own-turn discards when the hand has excessive blocks (more than m + 1
@@ -73,9 +73,9 @@ from mjenv.baselines.greedy import rule_deficiency_rows, seven_pairs_code
 
 from mjenv.deficiency import dp
 from mjenv.deficiency.contains import contains_complete
+from mjenv.deficiency.forms import without_suit
 from mjenv.deficiency.kernel import disabled as kernel_disabled
 from mjenv.deficiency.seven_pairs import SEVEN_PAIRS, form_rows, seven_pairs_deficiency
-from mjenv.deficiency.sichuan import without_suit
 from mjenv.rules import Rules
 
 try:  # built by setup.py (optional extension): the compiled simulation
@@ -155,7 +155,7 @@ def complete_rows(
     hands: np.ndarray,
     needed: np.ndarray,
     seven_pairs: np.ndarray | None = None,
-    missing_suit: int = -1,
+    excluded_suit: int = -1,
     engine: str = "auto",
 ) -> np.ndarray:
     """Which hands contain a complete pattern: ONE call of the batched core for all rows.
@@ -168,13 +168,13 @@ def complete_rows(
         needed: int[B] melds still needed.
         seven_pairs: None, or int[B] per row the seven-pairs form that also completes it (0 none,
             1 distinct pairs, 2 a four of a kind as two pairs).
-        missing_suit: 0..2: that suit's tiles are no part of any pattern (Sichuan); -1 none.
+        excluded_suit: 0..2: that suit's tiles are no part of any pattern (a declared missing suit); -1 none.
         engine: of :func:`~mjenv.deficiency.contains.contains_complete` (``"numpy"``: the ``dp`` core).
 
     Returns:
         bool[B].
     """
-    hands = without_suit(np.asarray(hands, dtype=np.int8), missing_suit)
+    hands = without_suit(np.asarray(hands, dtype=np.int8), excluded_suit)
     # the compiled per-suit table when installed, else the dp core: the same answers (test_contains.py)
     complete = contains_complete(hands, needed, engine)
     zero_kb = np.zeros_like(hands)
@@ -193,7 +193,7 @@ def simulate(
     ron: bool = False,
     *,
     seven_pairs: np.ndarray | None = None,
-    missing_suit: int = -1,
+    excluded_suit: int = -1,
     engine: str = "auto",
 ) -> np.ndarray:
     """Run one batch of simulations for every afterstate; return which are wins.
@@ -214,7 +214,7 @@ def simulate(
             form that also completes it (:func:`mjenv.baselines.greedy.seven_pairs_code`: 0 none,
             1 distinct pairs, 2 a four of a kind as two pairs). It applies to a reachable hand that
             stole nothing in the simulation (a steal declares a meld).
-        missing_suit: the seat's declared missing suit (Sichuan, 0..2), -1 (default) for none. The
+        excluded_suit: the seat's declared missing suit (0..2), -1 (default) for none. The
             simulated hand never steals a tile of that suit (no pong of it in the rules; no chow of
             it either), and its tiles are no part of any completion: a hand whose only completion
             uses one is no win (the seat discards them first, and the optimistic simulation keeps
@@ -243,11 +243,11 @@ def simulate(
             np.ascontiguousarray(hands, dtype=np.int8), np.ascontiguousarray(needed, dtype=np.int64),
             np.ascontiguousarray(extra, dtype=np.int64), np.ascontiguousarray(forms),
             np.ascontiguousarray(draws, dtype=np.int16), n_s, rounds, int(model != "sp"), int(allow_chow),
-            int(ron), int(missing_suit), MAX_STATES_PER_SIM, out,
+            int(ron), int(excluded_suit), MAX_STATES_PER_SIM, out,
         )  # fmt: skip
         if done:  # False: a count outside 0..4, answered by the numpy path as before
             return out.view(bool).reshape(n_a, n_s)
-    return _simulate_numpy(hands, needed, extra, draws, model, allow_chow, ron, seven_pairs, missing_suit)
+    return _simulate_numpy(hands, needed, extra, draws, model, allow_chow, ron, seven_pairs, excluded_suit)
 
 
 def _simulate_numpy(
@@ -259,7 +259,7 @@ def _simulate_numpy(
     allow_chow: bool,
     ron: bool,
     seven_pairs: np.ndarray | None,
-    missing_suit: int,
+    excluded_suit: int,
 ) -> np.ndarray:
     """:func:`simulate` on arrays: every reachable hand of every simulation at once, then ONE win
     check of them all (:func:`complete_rows`); the reference of the compiled path."""
@@ -308,8 +308,8 @@ def _simulate_numpy(
             # same hand), so no duplicate rows arise within a round
             for t, same in ((t_l, None), (t_o, t_o == t_l), (t_u, (t_u == t_l) | (t_u == t_o))):
                 ok = can_meld & (st_hands[rows, t] >= 2)
-                if missing_suit >= 0:  # no pong of the missing suit (Sichuan rules)
-                    ok &= t // 9 != missing_suit
+                if excluded_suit >= 0:  # no pong of the excluded suit
+                    ok &= t // 9 != excluded_suit
                 if same is not None:
                     ok &= ~same
                 idx = np.flatnonzero(ok)
@@ -321,7 +321,7 @@ def _simulate_numpy(
                     kids_g.append(st_group[idx])
                     kids_pick.append(np.zeros(len(idx), dtype=bool))
             if allow_chow:
-                suited = (t_u < 27) & (t_u // 9 != missing_suit)
+                suited = (t_u < 27) & (t_u // 9 != excluded_suit)
                 rank = t_u % 9
                 for lo_off, hi_off, rank_ok in (
                     (1, 2, rank <= 6),
@@ -359,7 +359,7 @@ def _simulate_numpy(
         # seven pairs completes a reachable hand that declared no meld since its afterstate
         a = group // n_s
         forms = np.where(st_needed == needed[a], np.asarray(seven_pairs, dtype=np.int64)[a], 0)
-    complete = complete_rows(st_hands, st_needed, forms, missing_suit, engine="numpy")
+    complete = complete_rows(st_hands, st_needed, forms, excluded_suit, engine="numpy")
     wins = np.zeros(n_a * n_s, dtype=bool)
     wins[group[complete]] = True
     return wins.reshape(n_a, n_s)
@@ -440,7 +440,7 @@ def flat_monte_carlo(
     deadline: float | None = None,
     ron: bool = False,
     seven_pairs: np.ndarray | None = None,
-    missing_suit: int = -1,
+    excluded_suit: int = -1,
     engine: str = "auto",
 ) -> MCResult:
     """FlatMCMJ (paper Fig. 3) over the given afterstates, with optional progressive pruning.
@@ -457,7 +457,7 @@ def flat_monte_carlo(
         deadline: ``time.perf_counter()`` value after which no new iteration starts (anytime).
         ron: FP wins on any dummy discard too (see :func:`simulate`).
         seven_pairs: None or int[A], the seven-pairs form of each afterstate (see :func:`simulate`).
-        missing_suit: the seat's missing suit, -1 for none (see :func:`simulate`).
+        excluded_suit: the seat's missing suit, -1 for none (see :func:`simulate`).
         engine: :func:`simulate`'s engine (same wins either way).
 
     Returns:
@@ -478,7 +478,7 @@ def flat_monte_carlo(
         draws = sample_draws(kb, batch, 4 * rounds + 1, rng)
         w = simulate(
             hands[idx], needed[idx], extra[idx], draws, model=model, allow_chow=allow_chow, ron=ron,
-            seven_pairs=None if seven_pairs is None else np.asarray(seven_pairs)[idx], missing_suit=missing_suit,
+            seven_pairs=None if seven_pairs is None else np.asarray(seven_pairs)[idx], excluded_suit=excluded_suit,
             engine=engine,
         )  # fmt: skip
         res.wins[idx] += w.sum(axis=1)
@@ -621,7 +621,7 @@ class FlatMCAgent(Agent):
         # the greedy order under the rule set: seven pairs for a seat with no declared meld,
         # no tile of the missing suit in any completion, as the greedy agent scores its discards
         forms = np.array([seven_pairs_code(self.rules, int(n)) for n in needed], dtype=np.int64)
-        key_hands = without_suit(hands, s.missing_suit)
+        key_hands = without_suit(hands, s.excluded_suit)
         tie = self._greedy_key(key_hands, needed, s.kb, forms)
         if self.prefilter:
             # our addition: simulate only the afterstates of least knowledge-aware deficiency; the
@@ -636,7 +636,7 @@ class FlatMCAgent(Agent):
         res = flat_monte_carlo(
             hands, needed, extra, s.kb, rounds, self.simulations, self.rng,
             model=self.model, pruning=self.pruning, allow_chow=self.rules.allow_chow, deadline=deadline,
-            ron=self.ron, seven_pairs=forms if forms.any() else None, missing_suit=s.missing_suit,
+            ron=self.ron, seven_pairs=forms if forms.any() else None, excluded_suit=s.excluded_suit,
             engine=self.engine,
         )  # fmt: skip
         self.last_result = res
@@ -785,7 +785,7 @@ class FlatMCAgent(Agent):
             r = flat_monte_carlo(
                 hands, np.full(len(rows), m), np.zeros(len(rows), np.int64), s.kb, rounds, n2 * len(rows),
                 self.rng, model=self.model, pruning=False, allow_chow=self.rules.allow_chow, deadline=deadline,
-                ron=self.ron, seven_pairs=np.full(len(rows), form) if form else None, missing_suit=s.missing_suit,
+                ron=self.ron, seven_pairs=np.full(len(rows), form) if form else None, excluded_suit=s.excluded_suit,
                 engine=self.engine,
             )  # fmt: skip
             out = {}

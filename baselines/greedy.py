@@ -21,15 +21,15 @@ All deficiencies come from the exact batched ``dp`` core, one call per feature.
 **Many seats at once** (:meth:`GreedyAgent.act_rows`, a training loop's opponents at every table):
 the same decisions read from the observation's per-action views (``deficiency_after_discard``,
 ``effective_count_after_discard``, ``deficiency``, ``deficiency_after_claim``, which hold exactly the
-scores above) in a few numpy operations over all rows; the rarer rows (a kong to weigh, Sichuan's
-declaration, a claim after a declared missing suit) go through :meth:`GreedyAgent.decide` one by
+scores above) in a few numpy operations over all rows; the rarer rows (a kong to weigh, a room's
+suit declaration, a claim after a declared missing suit) go through :meth:`GreedyAgent.decide` one by
 one. A test compares the two on many observations of every preset.
 
 **The rule set's deficiency**. Where the rules let seven pairs win (``Rules.seven_pairs``:
-distinct pairs; ``sichuan``: a four of a kind counts as two pairs), a seat with no declared meld
+distinct pairs, or where the room says so a four of a kind as two pairs), a seat with no declared meld
 minimises ``min(melds-and-pair, seven pairs)`` (:mod:`mjenv.deficiency.seven_pairs`), and its effective
-tiles are the draws that lower that minimum. After a declared Sichuan missing suit, the discard scores
-are those of the hand and KB without that suit (:mod:`mjenv.deficiency.sichuan`), and discarding one of
+tiles are the draws that lower that minimum. After a declared missing suit, the discard scores
+are those of the hand and KB without that suit (:func:`mjenv.deficiency.forms.without_suit`), and discarding one of
 its tiles leaves the deficiency and effective count as they are: exactly the observation's
 ``deficiency_after_discard`` and ``effective_count_after_discard`` views (a test checks it). Claims
 compare the claim's melds-and-pair deficiency with the rule set's deficiency now. Under rules without
@@ -45,9 +45,10 @@ from mjenv.baselines._common import PHASE_CLAIM, PHASE_DISCARD, PHASE_END, Agent
 
 from mjenv.deficiency import dp
 from mjenv.deficiency.features import NOT_APPLICABLE, discard_rows
+from mjenv.deficiency.forms import without_suit
 from mjenv.deficiency.seven_pairs import SEVEN_PAIRS, check_seven_pairs, form_rows, seven_pairs_deficiency, variants
-from mjenv.deficiency.sichuan import without_suit
 from mjenv.rules import Rules
+from mjenv.rulesets import excluded_suit_view
 
 
 def _dfncy(hands: np.ndarray, kb: np.ndarray, needed: np.ndarray | int) -> np.ndarray:
@@ -100,7 +101,7 @@ def rule_deficiency_rows(
 
 
 def discard_scores(
-    hand: np.ndarray, kb: np.ndarray, needed: int, seven_pairs: int = 0, missing_suit: int = -1
+    hand: np.ndarray, kb: np.ndarray, needed: int, seven_pairs: int = 0, excluded_suit: int = -1
 ) -> tuple[np.ndarray, np.ndarray]:
     """Deficiency and effective-tile count after discarding each held tile, under the rule set
     (:func:`mjenv.deficiency.features.discard_rows` of one hand; see the module docstring).
@@ -111,7 +112,7 @@ def discard_scores(
         needed: m, melds still needed.
         seven_pairs: the seven-pairs form that also completes the hand (:func:`seven_pairs_code`),
             0 for none.
-        missing_suit: the declared missing suit (0..2), -1 for none: the scores are those of the hand
+        excluded_suit: the declared missing suit (0..2), -1 for none: the scores are those of the hand
             and KB without it, and discarding one of its tiles leaves them as they are.
 
     Returns:
@@ -119,7 +120,7 @@ def discard_scores(
         held) and int64[T] KB copies of the tiles whose draw lowers that deficiency (0 where not held).
     """
     hand = np.asarray(hand).reshape(-1)
-    own, kb = without_suit(hand, missing_suit), without_suit(kb, missing_suit)
+    own, kb = without_suit(hand, excluded_suit), without_suit(kb, excluded_suit)
     forms = np.array([seven_pairs]) if seven_pairs else None
     d, eff = discard_rows(own[None], kb[None], np.array([needed]), forms)
     d, eff = d[0], np.maximum(eff[0], 0)
@@ -137,7 +138,7 @@ def discard_scores(
 
 def best_discard(
     hand: np.ndarray, kb: np.ndarray, needed: int, allowed: np.ndarray | None = None,
-    seven_pairs: int = 0, missing_suit: int = -1,
+    seven_pairs: int = 0, excluded_suit: int = -1,
 ) -> tuple[int, int]:
     """The greedy discard: lowest deficiency, then most effective tiles, then lowest tile id.
 
@@ -146,12 +147,12 @@ def best_discard(
         kb: int[T] knowledge base.
         needed: m.
         allowed: optional bool[T] of discards allowed (default: every held tile).
-        seven_pairs, missing_suit: the rule set's constraints, as in :func:`discard_scores`.
+        seven_pairs, excluded_suit: the rule set's constraints, as in :func:`discard_scores`.
 
     Returns:
         (tile, deficiency after discarding it).
     """
-    d, eff = discard_scores(hand, kb, needed, seven_pairs, missing_suit)
+    d, eff = discard_scores(hand, kb, needed, seven_pairs, excluded_suit)
     ok = d != NOT_APPLICABLE
     if allowed is not None:
         ok &= np.asarray(allowed, dtype=bool)
@@ -220,9 +221,9 @@ class GreedyAgent(Agent):
     def _own_turn(self, s: Situation) -> int:
         lay, n_t = s.layout, s.layout.num_tile_types
         form = seven_pairs_code(self.rules, s.melds_needed)
-        tile, d_best = best_discard(s.hand, s.kb, s.melds_needed, s.mask[:n_t], form, s.missing_suit)
+        tile, d_best = best_discard(s.hand, s.kb, s.melds_needed, s.mask[:n_t], form, s.excluded_suit)
         kongs = np.flatnonzero(s.mask[n_t : 2 * n_t])
-        hand = without_suit(s.hand, s.missing_suit)  # as the discard scores see it
+        hand = without_suit(s.hand, s.excluded_suit)  # as the discard scores see it
         for t in kongs:
             if s.hand[t] >= 4:
                 # concealed kong: four tiles leave the hand, one more meld is declared (no seven pairs)
@@ -245,7 +246,7 @@ class GreedyAgent(Agent):
         now = int(_dfncy(s.hand[None], s.kb, s.melds_needed)[0])
         form = seven_pairs_code(self.rules, s.melds_needed)
         if form:  # a claim declares a meld: it gives up the seven pairs this hand may still make
-            own = without_suit(s.hand, s.missing_suit)
+            own = without_suit(s.hand, s.excluded_suit)
             now = min(now, int(rule_deficiency_rows(own[None], s.kb[None], [s.melds_needed], [form])[0]))
         exposed = self.rules.melds - s.melds_needed
         after = deficiency_after_claim(
@@ -280,7 +281,7 @@ def _greedy_rows(agent: GreedyAgent, observations: np.ndarray, masks: np.ndarray
 
     Returns:
         (actions int64[B], done bool[B]): ``actions[i]`` is row i's decision where ``done[i]``; the other
-        rows (a kong legal on the own turn, Sichuan's declaration, a claim after a declared missing
+        rows (a kong legal on the own turn, a room's suit declaration, a claim after a declared missing
         suit, a hand with nothing to discard) need :meth:`GreedyAgent.decide`.
     """
     spec = agent._decoder()
@@ -297,8 +298,9 @@ def _greedy_rows(agent: GreedyAgent, observations: np.ndarray, masks: np.ndarray
     # a declared missing suit (own row of the public declarations): the discard views hold its scores
     # too, a claim's are the agent's own (per seat)
     declared = np.zeros(len(masks), dtype=bool)
-    if "missing_suit" in spec.slices:
-        declared = view("missing_suit")[:, :3].max(axis=1) > 0
+    suit_view = excluded_suit_view(agent.rules)
+    if suit_view in spec.slices:
+        declared = view(suit_view)[:, :3].max(axis=1) > 0
     win = free & masks[:, lay.win]
     actions[win] = lay.win
     done |= win

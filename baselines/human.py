@@ -1,8 +1,8 @@
 """``HumanAgent``: a person plays one seat at the terminal (``mjenv play``).
 
 The table is drawn from the seat's own observation only (what a player at the table sees): its hand,
-every seat's melds (one group per meld) and discards, its flowers (taiwan16: set aside face up, so
-public), the discard awaiting claims, the wall count.
+every seat's melds (one group per meld) and discards, the public facts its rule set adds (a room's
+``RenderParts.view_notes``, e.g. tiles set aside face up), the discard awaiting claims, the wall count.
 Tiles are written in tile-id order everywhere (s bamboo, m characters, p dots, z honours: the order of
 the Unicode glyphs and of the move list). Legal moves are listed with numbers; the person answers with
 a number, a move name (``pong``, ``pass``, ``win``, ``kong 3s``) or a tile to discard (``3s`` or
@@ -19,7 +19,8 @@ import numpy as np
 from mjenv.baselines._common import PHASE_CLAIM, PHASE_DECLARE, PHASE_DISCARD, PHASE_ROB_KONG, Agent, Situation
 
 from mjenv.rules import Rules
-from mjenv.tiles import FLOWER_NAMES, format_hand, tile_name
+from mjenv.rulesets import render_parts
+from mjenv.tiles import format_hand, tile_name
 
 SEAT_NAMES = ("you", "right", "across", "left")
 PHASE_NAMES = {PHASE_DISCARD: "your turn", PHASE_CLAIM: "claim window", PHASE_ROB_KONG: "rob a kong?",
@@ -101,20 +102,14 @@ def render_observation(views: dict[str, np.ndarray], rules: Rules, claimed=()) -
     last = np.asarray(views["last_discard"]).reshape(-1)
     last_from = np.asarray(views["last_discarder"]).reshape(-1)
     dealer = int(np.argmax(views["dealer"]))
-    # taiwan16: flowers are public, so every seat's row shows them
-    flowers = np.rint(views["flowers"]).astype(int).reshape(4, -1) if "flowers" in views else None
-    missing = np.asarray(views["missing_suit"]).reshape(4, 3) if "missing_suit" in views else None
+    parts = render_parts()  # the rooms' public facts: every seat's row shows them
     lines = [f"wall: {int(round(float(np.ravel(views['wall_count'])[0])))} tiles left"]
     for seat in (2, 3, 1, 0):
         shown = [f"({tile_name(int(t) - 1)})" if (seat, i) in claimed else tile_name(int(t) - 1)
                  for i, t in enumerate(discards[seat]) if t > 0]
         meld_txt = " ".join(meld_groups(melds[seat], int(num_melds[seat]))) or "-"
         tag = " (dealer)" if seat == dealer else ""
-        fl = ""
-        if flowers is not None and flowers[seat].any():
-            fl = "; flowers " + " ".join(FLOWER_NAMES[f] for f in np.flatnonzero(flowers[seat]))
-        if missing is not None and missing[seat].any():  # sichuan: every seat's declared suit is public
-            fl += f"; missing suit {'smp'[int(np.argmax(missing[seat]))]}"
+        fl = "".join(part.view_notes(views, seat) for part in parts)
         lines.append(f"  {SEAT_NAMES[seat]:>6}{tag}: melds {meld_txt}; discards {' '.join(shown) or '-'}{fl}")
     if claimed:
         lines.append("  (a tile in brackets was claimed into a meld)")

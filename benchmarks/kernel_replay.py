@@ -56,7 +56,7 @@ def replay(module, spec, calls, num_envs: int) -> tuple[float, bytes]:
     t = plan.num_tile_types
     bound = module.bind(*kernel._table_buffers(t), plan.copies, plan.onehots, plan.feature_inputs,
                         plan.feature_outputs, plan.fields, plan.scalar_start, plan.state_size, t,
-                        plan.gather.shape[1], plan.seven_pairs, plan.melds, plan.missing_suit)  # fmt: skip
+                        plan.gather.shape[1], plan.seven_pairs, plan.melds, plan.excluded_suit)  # fmt: skip
     memos = [np.zeros(module.memo_bytes(), dtype=np.uint8) for _ in range(num_envs)]
     seconds, rows, written = 0.0, 0, hashlib.sha256()
     for records, which in calls:

@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from mjenv.rulesets import render_parts, rooms
 from mjenv.tiles import tile_name
 
 Handler = Callable[[argparse.Namespace], int]
@@ -61,21 +62,20 @@ def register_command(name: str, help: str, build: Builder, *, replace: bool = Fa
 def _add_rules_option(p: argparse.ArgumentParser) -> None:
     from mjenv.rules import PRESET_NAMES
 
+    presets = "; ".join(f"{r.name} ({r.summary})" for r in rooms())  # the registry's rooms, one line each
     p.add_argument("--rules", default="basic", choices=PRESET_NAMES,
-                   help="rules preset: basic (the papers' 108-tile game, default), honours (136 tiles with winds "
-                        "and dragons), sichuan (bloody battle: missing suit, play on after a win), taiwan16 "
-                        "(16-tile hands), riichi (Japanese Riichi, Tenhou's rules: help(mjenv.rulesets.riichi.env)); "
-                        "see help(mjenv.rules)")  # fmt: skip
+                   help=f"rules preset: {presets}; see help(mjenv.rules) and help(mjenv.rulesets.<name>)")
 
 
 def _add_eval_options(p: argparse.ArgumentParser, deals: int, workers: int) -> None:
     p.add_argument("--deals", "--games", dest="deals", type=int, default=deals,
                    help=f"duplicate deals (walls) to play; each is played in every seat rotation, so 4 agents "
-                        f"play 4 hands per deal, or 4 games of --episode under --rules riichi "
-                        f"(default {deals})")  # fmt: skip
-    p.add_argument("--episode", default=None, choices=("hanchan", "east", "hand"),
-                   help="rules that play whole games (riichi): each deal is one game of this length, hanchan "
-                        "(default), east or hand; average rank and points per game are reported")  # fmt: skip
+                        f"play 4 hands per deal, or 4 games of --episode under rules whose room plays whole "
+                        f"games (default {deals})")  # fmt: skip
+    p.add_argument("--episode", default=None,
+                   help="rules whose room plays whole games: each deal is one game of this length, one of the "
+                        "room's episodes (the first by default; e.g. hanchan, east or hand); average rank and "
+                        "points per game are reported")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="seed of the walls and agents (default 0)")
     _add_rules_option(p)
     p.add_argument("--workers", type=int, default=workers, help=f"worker processes (default {workers})")
@@ -213,30 +213,33 @@ _MELD_VERBS = {
 
 
 def _public_state(game) -> list[tuple[int, int, int]]:
-    """Per seat: (discards made, tiles in declared melds, flowers set aside): what changes when a seat
-    acts in public."""
+    """Per seat: (discards made, tiles in declared melds, each room's count of its public facts, e.g.
+    tiles set aside): what changes when a seat acts in public."""
+    parts = render_parts()
     return [
-        (int(game.num_discards[s]), sum(len(m.tiles) for m in game.melds[s]), int(game.flowers[s].sum()))
+        (int(game.num_discards[s]), sum(len(m.tiles) for m in game.melds[s]),
+         tuple(p.public_count(game, s) for p in parts))
         for s in range(4)
-    ]
+    ]  # fmt: skip
 
 
 def narrate(before: list[tuple[int, int]], game, names: list[str], you: int) -> list[str]:
     """What the other seats did in the step that led from ``before`` (:func:`_public_state`) to ``game``.
 
-    Only public moves are told (discards, declared melds, flowers set aside), as a player at the table
-    sees them.
+    Only public moves are told (discards, declared melds, a room's public facts such as tiles set
+    aside), as a player at the table sees them.
     """
     from mjenv.render import hand_text
-    from mjenv.tiles import FLOWER_NAMES, to_counts
+    from mjenv.tiles import to_counts
 
+    parts = render_parts()
     lines = []
-    for s, (discards, meld_tiles, flowers) in enumerate(before):
+    for s, (discards, meld_tiles, counts) in enumerate(before):
         if s == you:
             continue
-        if int(game.flowers[s].sum()) > flowers:  # taiwan16: flowers are set aside face up
-            shown = " ".join(FLOWER_NAMES[f] for f in np.flatnonzero(game.flowers[s]))
-            lines.append(f"  {names[s]} sets aside a flower (flowers: {shown})")
+        for part, count in zip(parts, counts):
+            if part.public_count(game, s) > count:
+                lines += part.narrate(game, s, names[s])
         if sum(len(m.tiles) for m in game.melds[s]) > meld_tiles:
             m = game.melds[s][-1]
             tiles = hand_text(to_counts(m.tiles, game.rules.num_tile_types))
@@ -334,20 +337,17 @@ def play(args: argparse.Namespace, input=None, output=None) -> int:
             print("\ninput ended; bye", file=out)
             return 0
         print(f"\n=== hand {h + 1} (seed {seed + h}) over ===", file=out)
-        if rules.bloody:  # sichuan: every win of the hand in order (the last may be long before the end)
-            for w in g.wins:
-                giver = "your" if w["deal_in"] == args.seat else f"{names[w['deal_in']]}'s"
-                how = "self-draw" if w["deal_in"] < 0 else f"on {giver} tile"
-                print(f"win: {names[w['seat']]} ({how}, {tile_name(int(w['tile']))}), {w['points']} points", file=out)
-            if not g.wins:
-                print("draw: nobody won", file=out)
+        own = next((lines for p in render_parts() if (lines := p.end_lines(g, names, args.seat)) is not None), None)
+        if own is not None:  # a room's own account of the wins (e.g. several in one hand)
+            for line in own:
+                print(line, file=out)
         elif g.winners:
             giver = "your" if g.deal_in == args.seat else f"{names[g.deal_in]}'s"
             how = "self-draw" if g.deal_in < 0 else f"on {giver} tile"
             for w in g.winners:
                 print(f"winner: {names[w]} ({how}, {tile_name(int(g.winning_tile))}): {winning_hand(g, w)}", file=out)
         else:
-            # taiwan16 (SIMCAT Sec. 2.1) stops with draw_at tiles still in the wall
+            # a rule set with draw_at stops with that many tiles still in the wall
             left = f"is down to {rules.draw_at} tiles" if rules.draw_at else "ran out"
             print(f"draw: the wall {left}", file=out)
         for s in range(4):
@@ -362,7 +362,7 @@ def play(args: argparse.Namespace, input=None, output=None) -> int:
 def _build_view(p: argparse.ArgumentParser) -> Handler:
     p.description = (
         "Write a self-contained HTML page (no network; open it from disk) that replays a logged hand step by "
-        "step: the four hands, discards, melds, claims, flowers, dora and scores. Arrow keys or the buttons "
+        "step: the four hands, discards, melds, claims, what the rule set adds and scores. Arrow keys or the buttons "
         "step through it; #step=k in the address opens step k."
     )
     p.add_argument("log", help="a JSON-lines hand log (an env's log_dir/hands.jsonl, Game.to_jsonl)")

@@ -459,11 +459,11 @@ class ObservationSpec(ViewLayout):
 
     def _game_rows(self, game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The game's ``hands``, ``meld_counts`` and ``public_counts``, the same view objects while its
-        tile table is the same (a hand of the single env): numpy works out a fresh view's buffer
+        ``tile_counts`` array is the same (a hand of the single env): numpy works out a fresh view's buffer
         format at each export to C, about 0.5 us a view, three or four views every step."""
-        table = game.tile_counts
-        if table is not self._rows_of:
-            self._rows_of, self._rows = table, (game.hands, game.meld_counts, game.public_counts)
+        counts = game.tile_counts
+        if counts is not self._rows_of:
+            self._rows_of, self._rows = counts, (game.hands, game.meld_counts, game.public_counts)
         return self._rows
 
     def state(self, game) -> np.ndarray:
@@ -616,7 +616,7 @@ class ObservationSpec(ViewLayout):
         extra = {}
         if plan.excluded_suit >= 0:  # each seat's excluded suit from its one-hot, -1 for none
             onehot = states[:, plan.excluded_suit : plan.excluded_suit + 12].reshape(4 * n, 3)
-            extra["missing_suit"] = np.where(onehot.any(axis=1), onehot.argmax(axis=1), -1)
+            extra["excluded_suit"] = np.where(onehot.any(axis=1), onehot.argmax(axis=1), -1)
         feats = self.features.compute(*inputs, **extra)  # all N states' seats in one call
         for name, off in zip(FEATURE_NAMES, plan.feature_outputs.tolist()):
             if off >= 0:

@@ -5,8 +5,8 @@ Both show either the full table (every hand face up) or one seat's view (the oth
 face down; in a claim window a seat's view marks every answering seat as to act, not only those that
 can claim, so it shows nothing hidden). The image is drawn with Pillow: each seat has a panel on its
 side of the table (the viewing seat, or seat 0, at the bottom) with its concealed hand, declared melds,
-flowers (taiwan16, by name) and discards; the centre shows the wall count, the phase, the discard
-awaiting claims and whose turn it is. Tiles are
+what its rule set adds (a room's :class:`~mjenv.rulesets.protocol.RenderParts`) and discards; the
+centre shows the wall count, the phase, the discard awaiting claims and whose turn it is. Tiles are
 drawn as cards with the rank and a suit letter in the suit's colour (s bamboo green, m characters
 red, p dots blue; honours E S W N Wh Gr Rd), so no mahjong font is needed. The last discard is marked in
 its seat's discards (in brackets in the text, a gold card in the image) while it awaits claims.
@@ -22,7 +22,8 @@ from functools import cache
 
 import numpy as np
 
-from mjenv.tiles import FLOWER_NAMES, UNICODE_TILES, tile_name
+from mjenv.rulesets import render_parts
+from mjenv.tiles import UNICODE_TILES, tile_name
 
 __all__ = [
     "ClaimMarks", "HumanWindow", "hand_text", "render_human", "render_rgb", "render_text", "result_line", "seat_extras",
@@ -60,18 +61,16 @@ def seat_extras(game, s: int) -> tuple[list[dict], list[str]]:
     """What seat ``s`` shows beside its tiles under its rules, for pages that draw a table generically.
 
     Returns:
-        ``(rows, notes)``: rows ``{"label": str, "items": [str, ...]}`` (taiwan16's flowers, by name) and
-        short notes (sichuan's declared missing suit; "won: out of the hand" once a seat has won).
+        ``(rows, notes)``: rows ``{"label": str, "items": [str, ...]}`` (e.g. tiles set aside, by name) and
+        short notes (e.g. a declared suit, or "won: out of the hand"): each room's
+        :meth:`~mjenv.rulesets.protocol.RenderParts.seat_extras`.
     """
     rows: list[dict] = []
     notes: list[str] = []
-    if game.rules.flowers and game.flowers[s].any():
-        rows.append({"label": "flowers", "items": [FLOWER_NAMES[f][1:] for f in np.flatnonzero(game.flowers[s])]})
-    if game.rules.missing_suit:
-        m = int(game.missing[s])
-        notes.append(f"missing suit {'smp'[m]}" if m >= 0 else "missing suit not declared")
-    if game.rules.bloody and game.won[s]:
-        notes.append("won: out of the hand")
+    for part in render_parts():
+        more_rows, more_notes = part.seat_extras(game, s)
+        rows += more_rows
+        notes += more_notes
     return rows, notes
 
 
@@ -130,10 +129,10 @@ def _state(game, acting, seat: int | None) -> tuple[str, list[int]]:
 def _result_line(game) -> str:
     if not game.is_over:
         return ""
-    if game.rules.bloody:  # Sichuan: several wins in one hand
-        wins = "; ".join(f"{SEAT_NAMES[w['seat']]} {w['points']}" for w in game.wins) or "none"
-        end = game.end_reason.replace("_", " ")
-        return f"result: {end}; wins (points): {wins}; scores {list(map(int, game.scores))}"
+    for part in render_parts():  # a room's own line (e.g. several wins in one hand)
+        line = part.result_line(game)
+        if line is not None:
+            return line
     if not game.winners:
         return "result: exhaustive draw"
     who = ", ".join(SEAT_NAMES[w] for w in game.winners)
@@ -184,13 +183,8 @@ def render_text(game, seat: int | None = None, acting: list[int] | None = None) 
         lines.append(f"{marks} {SEAT_NAMES[s]}  hand {shown}")
         if melds:
             lines.append(f"     melds    {melds}")
-        if game.rules.flowers and game.flowers[s].any():  # taiwan16: public, set aside face up
-            shown_fl = " ".join(FLOWER_NAMES[f] for f in np.flatnonzero(game.flowers[s]))
-            lines.append(f"     flowers  {shown_fl}")
-        if game.rules.missing_suit:  # Sichuan: the declarations are public once made
-            m = int(game.missing[s])
-            out = "  (won, out of the hand)" if game.won[s] else ""
-            lines.append(f"     missing  {'smp'[m] if m >= 0 else '-'}{out}")
+        for part in render_parts():  # the rooms' public facts of the seat
+            lines += part.seat_lines(game, s)
         lines.append(f"     discards {disc or '-'}")
     res = _result_line(game)
     if res:
@@ -295,10 +289,10 @@ def _panel(draw, box, game, s: int, face_up: bool, acting: list[int], big: tuple
                 mx += small[0] + 2
             mx += 10
         y += small[1] + 6
-    if game.rules.flowers and game.flowers[s].any():  # taiwan16: set aside face up, so public
-        shown = ", ".join(FLOWER_NAMES[f][1:] for f in np.flatnonzero(game.flowers[s]))  # names, no glyph
-        draw.text((x, y), f"flowers  {shown}", fill=_MARKED_FACE, font=_font(13, bold=True))
-        y += 19
+    for part in render_parts():  # the rooms' public facts of the seat
+        for line in part.image_lines(game, s):
+            draw.text((x, y), line, fill=_MARKED_FACE, font=_font(13, bold=True))
+            y += 19
     n = int(game.num_discards[s])
     disc = [int(t) for t in game.discards[s][:n]]
     draw.text((x, y), "discards", fill=(190, 220, 200), font=_font(13))

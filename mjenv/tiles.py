@@ -50,10 +50,6 @@ UNICODE_TILES = (
     + [chr(0x1F019 + i) for i in range(9)]  # dots
     + [chr(c) for c in (0x1F000, 0x1F001, 0x1F002, 0x1F003, 0x1F006, 0x1F005, 0x1F004)]
 )
-#: Names of the 8 flowers of taiwan16 (``Game.flowers`` column f, wall id 34 + f): seasons then
-#: plants; flower f belongs to seat wind f % 4 (east = the dealer). Here, not in render, so that the
-#: agents (which may read tiles but not the game's modules) can name them too.
-FLOWER_NAMES = ("🀦spring", "🀧summer", "🀨autumn", "🀩winter", "🀢plum", "🀣orchid", "🀥chrysanthemum", "🀤bamboo")
 
 _VALID_LENGTHS = (NUM_SUITED, NUM_TILES)
 #: The only characters read as ranks (``str.isdigit`` would also take full-width and other digits).

@@ -10,10 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mjenv.deficiency import deficiency, deficiency_after_discard, kernel
+from mjenv.deficiency import deficiency, deficiency_after_discard, kernel, sichuan_deficiency
 from mjenv.deficiency.features import NOT_APPLICABLE, effective_count_after_discard_rows
 from mjenv.deficiency.seat_features import DeficiencyFeatures
-from mjenv.deficiency.sichuan import sichuan_deficiency
 from mjenv.game import Phase
 from mjenv.knowledge import knowledge_base
 from mjenv.observation import ObservationSpec
@@ -54,7 +53,7 @@ def _reference(hand: np.ndarray, kb: np.ndarray, melds_needed: int, missing: int
 
 
 def _sichuan_reference(hand, kb, melds_needed, missing):
-    """:func:`_reference` by :func:`mjenv.deficiency.sichuan.sichuan_deficiency` of each row (H - t, and
+    """:func:`_reference` by :func:`mjenv.deficiency.sichuan_deficiency` of each row (H - t, and
     H - t + u with KB - u for every u the KB holds), in one batch."""
     exposed, unit = 4 - melds_needed, np.eye(len(hand), dtype=hand.dtype)
     rows, kbs, where = [], [], []

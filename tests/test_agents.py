@@ -148,7 +148,7 @@ def test_agents_refuse_anything_but_an_observation_dict():
 
 AGENT_MODULES = ("_common.py", "random_agent.py", "greedy.py", "flatmc.py", "human.py")
 ALLOWED_MJENV = {"mjenv.baselines._common", "mjenv.deficiency", "mjenv.deficiency.dp", "mjenv.deficiency.features",
-                 "mjenv.deficiency.sichuan",  # without_suit: the hand without its missing suit
+                 "mjenv.deficiency.forms",  # without_suit: the hand without its missing suit
                  "mjenv.rulesets",  # the registry: a rule set's own agent parts (its phase's decisions)
                  "mjenv.deficiency.seven_pairs",  # the rule set's seven pairs
                  "mjenv.baselines.greedy",  # flatmc: the greedy order under the rule set

@@ -71,19 +71,20 @@ def test_a_completion_with_the_missing_suit_is_no_win():
     hand = _hand("123456789m456s9p")
     draws = _sp_draws([_t("9p")], _t("9m"))
     assert simulate(hand, [4], [0], draws, model="sp").tolist() == [[True]]
-    assert simulate(hand, [4], [0], draws, model="sp", missing_suit=2).tolist() == [[False]]
+    assert simulate(hand, [4], [0], draws, model="sp", excluded_suit=2).tolist() == [[False]]
     # seven pairs with a pair of the missing suit is no win either
     pairs = _hand("11m44m77m22p55p88p3m")  # no bamboo: with 3m, seven pairs of characters and dots
     three = _sp_draws([_t("3m")], _t("9m"))
-    assert simulate(pairs, [4], [0], three, model="sp", seven_pairs=np.array([2]), missing_suit=0).tolist() == [[True]]
-    assert simulate(pairs, [4], [0], three, model="sp", seven_pairs=np.array([2]), missing_suit=2).tolist() == [[False]]
+    assert simulate(pairs, [4], [0], three, model="sp", seven_pairs=np.array([2]), excluded_suit=0).tolist() == [[True]]
+    got = simulate(pairs, [4], [0], three, model="sp", seven_pairs=np.array([2]), excluded_suit=2)
+    assert got.tolist() == [[False]]
 
 
 def test_a_held_missing_suit_tile_outside_the_completion_does_not_stop_the_win():
     # 123456789m 11s 5s 9p; the picks 4s and 6s make 456s: the 9p is simply not part of the hand
     hand = _hand("123456789m11s5s9p")
     draws = _sp_draws([_t("4s"), _t("6s")], _t("9m"))
-    assert simulate(hand, [4], [0], draws, model="sp", missing_suit=2).tolist() == [[True]]
+    assert simulate(hand, [4], [0], draws, model="sp", excluded_suit=2).tolist() == [[True]]
 
 
 def test_no_pong_of_the_missing_suit_in_the_simulation():
@@ -92,7 +93,7 @@ def test_no_pong_of_the_missing_suit_in_the_simulation():
     junk = _t("9m")
     draws = np.array([[_t("9p"), junk, junk, junk, junk]], dtype=np.int16)
     assert simulate(hand, [4], [0], draws, model="fp").tolist() == [[True]]
-    assert simulate(hand, [4], [0], draws, model="fp", missing_suit=2).tolist() == [[False]]
+    assert simulate(hand, [4], [0], draws, model="fp", excluded_suit=2).tolist() == [[False]]
 
 
 # --------------------------------------------------------------------------- independent reference
@@ -209,10 +210,10 @@ def test_sichuan_simulations_match_the_independent_reference():
             hands, needed, extra, forms = _afterstates(s, "sichuan")
             draws = sample_draws(s.kb, 40, 4 * 2 + 1, rng)
             args = (hands, needed, extra, draws)
-            got = simulate(*args, model="fp", allow_chow=False, seven_pairs=forms, missing_suit=s.missing_suit)
-            want = _ref_simulate(*args, "fp", False, False, forms, s.missing_suit)
+            got = simulate(*args, model="fp", allow_chow=False, seven_pairs=forms, excluded_suit=s.excluded_suit)
+            want = _ref_simulate(*args, "fp", False, False, forms, s.excluded_suit)
             assert got.tolist() == want.tolist()
-            checked += s.missing_suit >= 0
+            checked += s.excluded_suit >= 0
     assert checked >= 4  # positions after the declaration
 
 
@@ -235,8 +236,9 @@ def test_basic_decisions_are_those_of_the_reference_simulation(monkeypatch):
     assert sum(r is not None and sum(r[0]) > 0 for r in now[1::2]) >= 5  # simulations that won decide
 
     def reference(hands, needed, extra, draws, model="fp", allow_chow=True, ron=False, *, seven_pairs=None,
-                  missing_suit=-1, engine="auto"):  # fmt: skip
-        return _ref_simulate(np.asarray(hands), needed, extra, draws, model, allow_chow, ron, seven_pairs, missing_suit)
+                  excluded_suit=-1, engine="auto"):  # fmt: skip
+        return _ref_simulate(np.asarray(hands), needed, extra, draws, model, allow_chow, ron, seven_pairs,
+                             excluded_suit)
 
     monkeypatch.setattr(fm, "simulate", reference)
     assert decide_all() == now

@@ -32,7 +32,7 @@ def test_simulate_engines_agree_bit_for_bit(rules, monkeypatch):
         for model in ("fp", "sp"):
             for ron in (False, True):
                 kw = dict(model=model, allow_chow=rules != "sichuan", ron=ron, seven_pairs=forms,
-                          missing_suit=s.missing_suit)  # fmt: skip
+                          excluded_suit=s.excluded_suit)  # fmt: skip
                 got = simulate(hands, needed, extra, draws, **kw)
                 assert got.tolist() == simulate(hands, needed, extra, draws, engine="numpy", **kw).tolist()
                 won += int(got.sum())

@@ -28,15 +28,15 @@ def _t(name: str) -> int:
     return int(tiles.parse(name, 27).argmax())
 
 
-def _discard_situation(hand: str, rules, missing_suit: int = -1) -> Situation:
+def _discard_situation(hand: str, rules, excluded_suit: int = -1) -> Situation:
     lay = ActionLayout.for_rules(rules)
     h = tiles.parse(hand, 27).astype(np.int16)
     k = (4 - h).astype(np.int16)
-    if missing_suit >= 0:  # as the agent's observation gives it once declared
-        k[9 * missing_suit : 9 * missing_suit + 9] = 0
+    if excluded_suit >= 0:  # as the agent's observation gives it once declared
+        k[9 * excluded_suit : 9 * excluded_suit + 9] = 0
     mask = np.zeros(lay.size, dtype=bool)
     mask[:27] = h > 0
-    return Situation(h, k, 4, PHASE_DISCARD, -1, 40, mask, lay, missing_suit=missing_suit)
+    return Situation(h, k, 4, PHASE_DISCARD, -1, 40, mask, lay, excluded_suit=excluded_suit)
 
 
 def _minus(h: np.ndarray, tile: int) -> np.ndarray:
@@ -66,7 +66,7 @@ def test_sichuan_counts_a_four_of_a_kind_as_two_pairs():
     # bamboo declared missing. 5m 6666m 77m 11p 4p 55p 88p: with 6666m as two pairs, discarding 5m
     # leaves seven pairs waiting on 4p; distinct pairs would need 3 tiles (4p and a new pair). 7m keeps
     # melds-and-pair 2.
-    s = _discard_situation("56666m77m11p455p88p", SICHUAN, missing_suit=0)
+    s = _discard_situation("56666m77m11p455p88p", SICHUAN, excluded_suit=0)
     h, k = s.hand, s.kb
     after_5m, after_7m = _minus(h, _t("5m")), _minus(h, _t("7m"))
     assert reference_seven_pairs(after_5m, k, exclude_suit=0, fours=True) == 1
@@ -112,7 +112,7 @@ def test_greedy_scores_equal_the_observations_per_action_views(rules):
                 v = spec.decode(obs[a]["observation"])
                 if s.phase == PHASE_DISCARD and s.mask[:27].any():
                     d, eff = discard_scores(s.hand, s.kb, s.melds_needed, seven_pairs_code(rules, s.melds_needed),
-                                            s.missing_suit)
+                                            s.excluded_suit)
                     held = s.hand > 0
                     np.testing.assert_array_equal(d[held], v["deficiency_after_discard"][held])
                     np.testing.assert_array_equal(eff[held], v["effective_count_after_discard"][held])

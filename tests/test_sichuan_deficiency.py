@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 
 from mjenv import tiles
-from mjenv.deficiency import INCOMPLETABLE, deficiency
-from mjenv.deficiency.reference import reference_sichuan
-from mjenv.deficiency.sichuan import best_missing_suit
+from mjenv.deficiency import INCOMPLETABLE, best_missing_suit, deficiency
+from mjenv.deficiency.reference import reference_without_suit
 
 
 def _random_cases(seed: int, n: int):
@@ -27,7 +26,7 @@ def _random_cases(seed: int, n: int):
 
 def _check(seed: int, n: int) -> None:
     for hand, kb, suit, exposed in _random_cases(seed, n):
-        want = reference_sichuan(hand, kb, missing_suit=suit, exposed_melds=exposed)
+        want = reference_without_suit(hand, kb, exclude_suit=suit, exposed_melds=exposed)
         for method in ("auto", "hbba", "dp"):
             got = deficiency(hand, kb, missing_suit=suit, exposed_melds=exposed, method=method)
             assert got == want, (hand.tolist(), kb.tolist(), suit, exposed, method)
@@ -61,8 +60,8 @@ def test_seven_pairs_and_dragon_pairs():
 def test_four_copies_and_empty_kb():
     hand = np.zeros(27, dtype=int)
     hand[9:13] = [4, 4, 4, 2]  # 1111222233334 4p -> 14 tiles
-    assert deficiency(hand, np.zeros(27, dtype=int), missing_suit=0) == reference_sichuan(
-        hand, np.zeros(27, dtype=int), missing_suit=0
+    assert deficiency(hand, np.zeros(27, dtype=int), missing_suit=0) == reference_without_suit(
+        hand, np.zeros(27, dtype=int), exclude_suit=0
     )
     assert deficiency(hand, np.zeros(27, dtype=int), missing_suit=1) == INCOMPLETABLE  # suit 1 = ids 9..17
 

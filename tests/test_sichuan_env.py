@@ -148,7 +148,7 @@ def test_greedy_and_flatmc_declare_the_suit_cheapest_to_drop():
     from mjenv.baselines.flatmc import FlatMCAgent
     from mjenv.baselines.greedy import GreedyAgent
 
-    from mjenv.deficiency.sichuan import best_missing_suit
+    from mjenv.deficiency import best_missing_suit
     from mjenv.knowledge import knowledge_base
 
     env = mjenv.parallel_env(rules="sichuan")

@@ -129,3 +129,19 @@ def test_rules_round_trip_and_old_logs_without_flowers() -> None:
     assert "flowers" not in get_rules("basic").to_dict()  # the other presets' logs read as before
     old = {"format": "mjenv-hand", "version": 2, "rules": {"name": "taiwan16", "hand_size": 16}}
     assert get_rules(log_rules(old)).flowers == 0  # a log from before flowers replays without them
+
+
+def test_the_flowers_are_the_engines_set_aside_tiles_under_the_rooms_name() -> None:
+    from mjenv import rulesets
+    from mjenv.game.engine import SET_ASIDE_BASE, SET_ASIDE_IDS
+    from mjenv.rulesets.taiwan16.wall import WALL
+
+    assert FLOWER_BASE == SET_ASIDE_BASE and NUM_FLOWERS <= SET_ASIDE_IDS
+    assert rulesets.extra_tiles(get_rules("taiwan16")) == tuple(range(FLOWER_BASE, FLOWER_BASE + NUM_FLOWERS))
+    assert rulesets.extra_tiles(get_rules("basic")) == () and rulesets.wall_parts(get_rules("basic")) is None
+    assert rulesets.wall_parts(get_rules("taiwan16")) is WALL and "flowers" in rulesets.set_aside_names()
+    g = Game("taiwan16", seed=3)
+    assert g.flowers is g.set_aside and g.clone().flowers.tolist() == g.flowers.tolist()
+    assert Game("basic", seed=0).flowers.sum() == 0  # every game shows it, all zero without flowers
+    with pytest.raises(AttributeError, match="no attribute 'petals'"):
+        _ = g.petals

@@ -206,7 +206,7 @@ def test_flowers_reach_every_seats_observation_and_the_log():
 # ---------------------------------------------------------------- mjenv play under taiwan16
 def test_mjenv_play_under_taiwan16_shows_flowers_and_finishes():
     from mjenv import cli
-    from mjenv.tiles import FLOWER_NAMES
+    from mjenv.rulesets.taiwan16.wall import FLOWER_NAMES
 
     seed = 3
     start = Game("taiwan16", seed=seed)  # the hand `play` deals: the same seed, the same wall

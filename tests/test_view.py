@@ -16,7 +16,8 @@ import pytest
 from mjenv import cli
 from mjenv.game import Game, replay
 from mjenv.observation import ObservationSpec
-from mjenv.tiles import FLOWER_NAMES, tile_name
+from mjenv.rulesets.taiwan16.wall import FLOWER_NAMES
+from mjenv.tiles import tile_name
 from mjenv.view import FRAME_BUILDERS, build_frames, page, register_frame_builder
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -51,6 +51,8 @@ from mjenv.deficiency._validate import (  # noqa: F401  (Batch: importable from 
     normalize,
 )
 from mjenv.deficiency.dp import INCOMPLETABLE
+from mjenv.deficiency.forms import check_missing_suit, without_suit
+from mjenv.deficiency.seven_pairs import seven_pairs_deficiency
 
 __all__ = [
     "INCOMPLETABLE",
@@ -95,7 +97,7 @@ def deficiency(hand, kb=None, *, method: str = "auto", exposed_melds=0, melds: i
         melds: melds in a complete hand: 4, or 5 for 16-tile rule sets.
         missing_suit: None (no constraint), or Sichuan's declared suit, 0/'s', 1/'m', 2/'p' (``tiles.suit_of``; a
             sequence of B for a batch): no tile of it in the completion, and seven pairs counts as
-            complete (see :mod:`mjenv.deficiency.sichuan`); needs ``melds=4`` and no ``options``.
+            complete (:func:`sichuan_deficiency`); needs ``melds=4`` and no ``options``.
         **options: backend options (``device`` for ``dp``; ``thirteen``, ``variant`` for ``bda``;
             ``seed``, ``population``, ``generations``, ``mutation_factor``, ``crossover_rate`` for
             ``ndde``; none for ``auto`` and ``hbba``).
@@ -130,11 +132,9 @@ def deficiency(hand, kb=None, *, method: str = "auto", exposed_melds=0, melds: i
         out = run_batch(batch, method, form=form, **options)
         return int(out[0]) if batch.single else out
     if missing_suit is not None:
-        # Sichuan constraint: its own module (kept out of the fast path of the ordinary call)
+        # Sichuan constraint (kept out of the fast path of the ordinary call)
         if melds != 4 or options:
             raise ValueError("missing_suit (Sichuan) takes melds=4 and no backend options")
-        from mjenv.deficiency.sichuan import sichuan_deficiency
-
         return sichuan_deficiency(hand, kb, missing_suit=missing_suit, exposed_melds=exposed_melds, method=method)
     if method == "auto" and not options and _run._fast_ready():
         # the commonest call: validated and answered in C; None means "not the plain valid call"
@@ -170,6 +170,71 @@ def deficiency(hand, kb=None, *, method: str = "auto", exposed_melds=0, melds: i
     batch = normalize(hand, kb, exposed_melds, melds)
     out = run_batch(batch, method, **options)
     return int(out[0]) if batch.single else out
+
+
+
+def sichuan_deficiency(hand, kb=None, *, missing_suit, exposed_melds=0, seven_pairs: bool = True, method: str = "auto"):
+    """Deficiency of a Sichuan hand: no tile of ``missing_suit`` in the completion; seven pairs allowed.
+
+    Args:
+        hand: int[27|34] counts or a batch int[B, 27|34] (mps notation accepted), as ``deficiency``.
+        kb: knowledge base in the same forms; None means ``4 - hand``.
+        missing_suit: 0/'s', 1/'m' or 2/'p' (the suit index of ``mjenv.tiles.suit_of``), or for
+            a batch a sequence of B of these.
+        exposed_melds: melds already exposed (int or int[B]); seven pairs needs none.
+        seven_pairs: count seven pairs as a complete pattern (Sichuan does).
+        method: an exact engine of :func:`mjenv.deficiency.deficiency` for the meld half.
+
+    Returns:
+        int for one hand, int32[B] for a batch; ``INCOMPLETABLE`` (99) where nothing fits.
+
+    Raises:
+        ValueError: anything ``deficiency`` rejects, a bad ``missing_suit``, or ``method="ndde"``
+            (not exact).
+    """
+
+    if method == "ndde":
+        raise ValueError("sichuan_deficiency needs an exact method: auto, hbba, bda or dp (ndde is a heuristic)")
+    batch = normalize(hand, kb, exposed_melds, 4)
+    n = len(batch.hands)
+    if isinstance(missing_suit, (list, tuple, np.ndarray)):
+        if batch.single or len(missing_suit) != n:
+            raise ValueError(f"missing_suit holds {len(missing_suit)} suits for a batch of {n} hands (one per row)")
+        missing = np.array([check_missing_suit(s) for s in missing_suit], dtype=np.int64)
+    else:
+        missing = np.full(n, check_missing_suit(missing_suit), dtype=np.int64)
+    kept = Batch(without_suit(batch.hands, missing), without_suit(batch.kbs, missing), batch.melds_needed, batch.single)
+    out = run_batch(kept, method)
+    if seven_pairs:
+        # the missing suit's counts are 0 in ``kept``, so it offers no pair and costs nothing there
+        closed = np.asarray(batch.melds_needed) == 4
+        pairs = seven_pairs_deficiency(kept.hands, kept.kbs, "fours")
+        out = np.where(closed, np.minimum(out, pairs), out).astype(np.int32)
+    return int(out[0]) if batch.single else out
+
+
+def best_missing_suit(hand, kb=None) -> int:
+    """The suit cheapest to declare missing: least Sichuan deficiency, then fewest tiles held of it,
+    then the lowest suit index (the rule the greedy agent is to use for 定缺).
+
+    Args:
+        hand: int[27|34] counts of a 13- or 14-tile hand (mps notation accepted).
+        kb: knowledge base, None for ``4 - hand``.
+
+    Returns:
+        The suit index (``tiles.suit_of``): 0 bamboo, 1 characters, 2 dots.
+
+    Raises:
+        ValueError: whatever :func:`sichuan_deficiency` rejects (a batch included).
+    """
+    batch = normalize(hand, kb, 0, 4)
+    if not batch.single:
+        raise ValueError("best_missing_suit takes one hand, not a batch")
+    h = batch.hands[0]
+    hands = np.repeat(batch.hands, 3, axis=0)
+    kbs = np.repeat(batch.kbs, 3, axis=0)
+    costs = sichuan_deficiency(hands, kbs, missing_suit=[0, 1, 2])
+    return min(range(3), key=lambda s: (int(costs[s]), int(h[9 * s : 9 * s + 9].sum()), s))
 
 
 from mjenv.deficiency.features import (  # noqa: E402  (the public names above first)

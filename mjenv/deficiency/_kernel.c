@@ -902,7 +902,7 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
 }
 
 /* ---- the closed-hand forms: seven pairs, thirteen orphans ----------------------------------------
- * Where a rule set lets seven pairs win (or plays Riichi: seven distinct pairs or thirteen orphans),
+ * Where a rule set lets seven pairs win (or seven distinct pairs or thirteen orphans, form 3),
  * a seat with no declared meld (m == melds) may complete melds-and-pair or the closed form: every
  * feature becomes the minimum of the two, and a draw is effective when it lowers that minimum. The
  * closed form's half is ``_closed.h`` (closed_offers: a tile's counts packed in one int64, so a
@@ -1341,7 +1341,7 @@ typedef struct {
     Py_ssize_t R, K, F, scalar_start, L, size;
     int T;
     int seven, melds; /* seven pairs: form (0 none) and the melds of a closed hand */
-    int missing;      /* Sichuan: state offset of the missing-suit one-hots [4, 3], -1 none */
+    int missing;      /* state offset of the excluded-suit one-hots [4, 3] (a room's), -1 none */
 } Plan;
 
 static void plan_free(PyObject *capsule) {
@@ -1475,7 +1475,7 @@ typedef struct {
     Memo *memo;
     uint8_t key[4][KEY_BYTES];
     MemoEntry *slot[4];
-    int miss[4]; /* Sichuan: each seat's missing suit, -1 none */
+    int miss[4]; /* each seat's excluded suit, -1 none */
 } Ready;
 
 /* the core's error message (observe_core: no Python objects, so no exception until its caller sets one) */
@@ -1504,8 +1504,8 @@ static int prepare(const Plan *plan, const int16_t *records, Memo *const *memos,
             rd->kb[s][t] = (int8_t)k;
         }
     }
-    /* Sichuan: a declared seat's missing suit is in no completion; its features are
-     * those of the hand and KB without it (mjenv.deficiency.sichuan), its discards in observe */
+    /* a seat's excluded suit (declared) is in no completion; its features are those of
+     * the hand and KB without it (mjenv.deficiency.forms.without_suit), its discards in observe */
     for (int s = 0; s < 4; s++) {
         rd->miss[s] = -1;
         if (plan->missing >= 0)

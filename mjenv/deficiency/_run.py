@@ -8,7 +8,7 @@ import importlib
 import numpy as np
 
 from mjenv.deficiency import seven_pairs as _closed
-from mjenv.deficiency._validate import RULES, Batch, check_method  # noqa: F401  (RULES: named in run_batch's doc)
+from mjenv.deficiency._validate import Batch, check_method
 from mjenv.deficiency.kernel import disabled as kernel_disabled
 
 try:  # built by setup.py (optional extension)
@@ -57,7 +57,7 @@ def run_batch(batch: Batch, method: str = "dp", *, form: int = 0, **options) -> 
     Args:
         batch: validated rows (:func:`normalize` with ``melds=4`` when ``form`` is set).
         method: one of :data:`METHODS`; it computes the m-melds-and-a-pair half.
-        form: a closed-hand form's code (``seven_pairs.SEVEN_PAIRS``; :data:`RULES` maps a rule name to
+        form: a closed-hand form's code (``forms.SEVEN_PAIRS``; :data:`mjenv.deficiency.forms.RULES` maps a rule name to
             it), 0 for none: each row with no exposed meld (melds needed 4) takes the least of the two.
         **options: the method's options.
 

@@ -12,12 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from mjenv import tiles as _tiles
+from mjenv.deficiency.forms import RULES, check_rules  # noqa: F401  (importable from here too)
 
 METHODS = ("auto", "hbba", "bda", "dp", "ndde")
-#: The sets of winning forms ``rules=`` names, and the closed-hand form each adds to m melds + a pair
-#: (its code in ``mjenv.deficiency.seven_pairs.SEVEN_PAIRS``): ``"basic"`` none (the papers'
-#: definition, every rule set's meld form), ``"riichi"`` seven distinct pairs and thirteen orphans.
-RULES = {"basic": 0, "riichi": 3}
 #: Keyword options each method's backend takes (its ``deficiency_batch`` keywords; a test keeps the
 #: two in step). An unknown one is a ValueError naming the allowed ones, for every method alike.
 METHOD_OPTIONS = {
@@ -117,24 +114,6 @@ def fast_single(hand, kb, exposed_melds, melds) -> tuple[list[int], list[int], i
     if size != 3 * m + 1 and size != 3 * m + 2:
         return None
     return h, k, m
-
-
-def check_rules(rules, melds: int = 4) -> int:
-    """The closed-hand form code of a ``rules`` name (:data:`RULES`).
-
-    Raises:
-        ValueError: a name not in :data:`RULES` (naming the allowed ones), or a closed-hand form with
-            ``melds`` other than 4 (seven pairs and thirteen orphans are 14-tile hands).
-    """
-    if not isinstance(rules, str) or rules not in RULES:
-        raise ValueError(
-            f"unknown rules {rules!r}; allowed {', '.join(repr(r) for r in RULES)} (the sets of winning forms: "
-            "'basic' m melds + a pair, 'riichi' also seven distinct pairs and thirteen orphans)"
-        )
-    form = RULES[rules]
-    if form and melds != 4:
-        raise ValueError(f"rules={rules!r} needs melds=4 (14-tile hands), got melds={melds!r}")
-    return form
 
 
 def check_method(method: str, options=()) -> str:

@@ -47,9 +47,9 @@ def deficiency_after_discard(hand, kb=None, *, exposed_melds=0, melds: int = 4, 
         melds: melds in a complete hand.
         seven_pairs: None, ``"distinct"`` or ``"fours"`` (:data:`mjenv.deficiency.seven_pairs.SEVEN_PAIRS`):
             a row with no exposed meld then takes ``min(melds-and-pair, seven pairs)``.
-        rules: the set of winning forms, as :func:`mjenv.deficiency.deficiency`: ``"basic"`` or
-            ``"riichi"`` (a row with no exposed meld also completes seven distinct pairs or thirteen
-            orphans); not with ``seven_pairs``.
+        rules: the set of winning forms, as :func:`mjenv.deficiency.deficiency` (a name of
+            :data:`mjenv.deficiency.forms.RULES`: a row with no exposed meld also completes the closed-hand
+            form it adds); not with ``seven_pairs``.
 
     Returns:
         int32[T] (or [B, T]): deficiency of the 3m+1-tile hand left after discarding t;
@@ -73,8 +73,8 @@ def effective_tiles(hand, kb=None, *, exposed_melds=0, melds: int = 4, seven_pai
     For a 3m+1-tile hand, t is effective when KB[t] > 0 and dfncy(H + t, KB - t) < dfncy(H, KB). For a
     3m+2-tile hand, when some discard after drawing t gives a lower deficiency than now (see the
     module docstring: one evaluation of the 3m+3-tile hand H + t). With ``seven_pairs`` or
-    ``rules="riichi"`` (as in :func:`deficiency_after_discard`) the deficiency of a row with no exposed
-    meld is the least over its winning forms, before and after the draw.
+    a ``rules`` that adds a closed-hand form (as in :func:`deficiency_after_discard`) the deficiency of a
+    row with no exposed meld is the least over its winning forms, before and after the draw.
 
     Returns:
         (mask, count): bool[T] (or [B, T]) effective tile types and int (or int64[B]) total KB copies
@@ -126,8 +126,8 @@ def is_complete(hand, *, melds: int | None = None, rules: str = "basic") -> bool
     Args:
         hand: str, int[T] or batch int[B, T]; any size (sizes not 3k+2 are never complete).
         melds: if given, additionally require k == melds (e.g. 4 for a closed 14-tile hand).
-        rules: ``"basic"`` or ``"riichi"`` (:data:`mjenv.deficiency.RULES`): with ``"riichi"`` a
-            14-tile hand (k = 4) of seven distinct pairs or thirteen orphans is complete too.
+        rules: a name of :data:`mjenv.deficiency.forms.RULES`: a 14-tile hand (k = 4) of the closed-hand
+            form it adds (seven distinct pairs or thirteen orphans) is complete too.
 
     Returns:
         bool, or bool[B] for a batch.
@@ -143,9 +143,9 @@ def is_complete(hand, *, melds: int | None = None, rules: str = "basic") -> bool
     if len(idx):
         zero_kb = np.zeros_like(b.hands[idx])
         out[idx] = _dp(b.hands[idx], zero_kb, (sizes[idx] - 2) // 3) == 0
-        if form:  # Riichi: seven distinct pairs, thirteen orphans (14 tiles, no declared meld)
+        if form:  # the closed-hand form the rules add (14 tiles, no declared meld)
             rows = idx[sizes[idx] == 14]
-            out[rows] |= _seven_pairs.seven_pairs_deficiency(b.hands[rows], np.zeros_like(b.hands[rows]), "riichi") == 0
+            out[rows] |= _seven_pairs.seven_pairs_deficiency(b.hands[rows], np.zeros_like(b.hands[rows]), form) == 0
     return bool(out[0]) if b.single else out
 
 
@@ -162,7 +162,7 @@ def deficiency_after_claim(hand, kb=None, discard=None, *, exposed_melds=0, meld
         kb: knowledge base; None means 4 - hand - the discard.
         discard: the discarded tile id (int, or int[B]).
         exposed_melds: int or int[B]; each claim exposes one more meld.
-        rules: ``"basic"`` or ``"riichi"`` (:data:`mjenv.deficiency.RULES`); checked, the same values:
+        rules: a name of :data:`mjenv.deficiency.forms.RULES`; checked, the same values for each:
             after a claim the hand has an exposed meld, so only m melds + a pair can complete it.
 
     Returns:
@@ -254,8 +254,8 @@ def effective_count_after_discard(hand, kb=None, *, exposed_melds=0, melds: int 
         kb: knowledge base; None means 4 - hand.
         exposed_melds: int or int[B].
         melds: melds in a complete hand.
-        rules: ``"basic"`` or ``"riichi"`` (:data:`mjenv.deficiency.RULES`: a row with no exposed meld
-            also completes seven distinct pairs or thirteen orphans).
+        rules: a name of :data:`mjenv.deficiency.forms.RULES` (a row with no exposed meld also completes
+            the closed-hand form it adds).
 
     Returns:
         int64[T] (or [B, T]); ``NOT_APPLICABLE`` (-1) for tiles not held.
@@ -285,8 +285,8 @@ def discard_rows(
         kbs: int[B, T] knowledge bases (hands + kbs <= 4).
         melds_needed: int[B] m.
         seven_pairs: None, or int[B] per row the closed-hand form that also completes it (index in
-            ``mjenv.deficiency.seven_pairs.SEVEN_PAIRS``, 0 = none, 3 = Riichi's seven distinct pairs or
-            thirteen orphans): that row's deficiency is then the minimum of melds-and-pair and that
+            ``mjenv.deficiency.forms.SEVEN_PAIRS``, 0 = none, 3 = seven distinct pairs or thirteen
+            orphans): that row's deficiency is then the minimum of melds-and-pair and that
             form, for H - t and for every draw after it.
 
     Returns:

@@ -11,9 +11,9 @@ once. Two prunings keep it usable and are both obviously sound: a partial W that
 H + KB can only grow, so it is dropped; and its cost can only grow as melds are added, so a partial W
 whose cost reaches the best complete one is dropped.
 
-Riichi's other winning forms are enumerated as literally: every seven distinct pairs
-(:func:`reference_seven_pairs`) and every thirteen orphans W (:func:`reference_thirteen_orphans`), for a
-hand with no exposed meld (:func:`reference_deficiency` with ``rules="riichi"``).
+The closed-hand forms are enumerated as literally: every seven pairs (:func:`reference_seven_pairs`)
+and every thirteen orphans W (:func:`reference_thirteen_orphans`), for a hand with no exposed meld
+(:func:`reference_deficiency` with a ``rules`` of :data:`mjenv.deficiency.forms.RULES` that adds one).
 
 It is the ground truth of the test suite and of ``research/paper_tables.py``. Do not optimise it
 beyond what keeps it obviously correct.
@@ -26,6 +26,7 @@ import functools
 import numpy as np
 
 from mjenv.deficiency._validate import normalize
+from mjenv.deficiency.forms import check_rules
 
 #: Returned when no complete pattern fits the knowledge base (same value as the public constant).
 INCOMPLETABLE = 99
@@ -44,7 +45,7 @@ def reference_one(hand: np.ndarray, kb: np.ndarray, melds_needed: int, exclude_s
         hand: int[T] tile counts, T in {27, 34}.
         kb: int[T] knowledge base, hand + kb <= 4.
         melds_needed: m, the melds a complete hand still needs.
-        exclude_suit: a suit (0..2) no tile of W may come from (Sichuan's missing suit), or None.
+        exclude_suit: a suit (0..2) no tile of W may come from (a declared suit), or None.
 
     Returns:
         The minimum of sum(max(0, W - H)) over complete W <= H + KB, or INCOMPLETABLE.
@@ -98,7 +99,7 @@ def reference_seven_pairs(
     hand: np.ndarray, kb: np.ndarray, exclude_suit: int | None = None, fours: bool = True
 ) -> int:
     """Seven pairs by enumeration: every W with W[t] in {0, 2, 4} (``fours``: a four of a kind is two
-    pairs, Sichuan's dragon seven pairs) or {0, 2} (distinct pairs, basic's), sum 14, W <= H + KB, no
+    pairs, a four of a kind as two pairs) or {0, 2} (distinct pairs, basic's), sum 14, W <= H + KB, no
     tile of ``exclude_suit``. Tile by tile, each choice of pairs from tile t is tried; the least cost
     of completing from tile t with ``pairs`` placed does not depend on the earlier choices, so it is
     remembered (the enumeration visits the same W, only once per (t, pairs))."""
@@ -146,20 +147,20 @@ def reference_thirteen_orphans(hand: np.ndarray, kb: np.ndarray) -> int:
     return best
 
 
-def reference_sichuan(hand, kb=None, *, missing_suit: int, exposed_melds=0) -> int:
-    """Sichuan reference for one hand: min of the melds-and-pair W and (no exposed meld) seven pairs,
-    neither holding a tile of ``missing_suit``."""
+def reference_without_suit(hand, kb=None, *, exclude_suit: int, exposed_melds=0) -> int:
+    """Reference for one hand without a suit: min of the melds-and-pair W and (no exposed meld) seven
+    pairs with a four of a kind as two pairs, neither holding a tile of ``exclude_suit``."""
     batch = normalize(hand, kb, exposed_melds, 4)
     h, k, m = batch.hands[0], batch.kbs[0], int(batch.melds_needed[0])
-    out = reference_one(h, k, m, missing_suit)
+    out = reference_one(h, k, m, exclude_suit)
     if m == 4:
-        out = min(out, reference_seven_pairs(h, k, missing_suit))
+        out = min(out, reference_seven_pairs(h, k, exclude_suit))
     return out
 
 
-def reference_riichi_one(hand: np.ndarray, kb: np.ndarray, melds_needed: int) -> int:
-    """Riichi's deficiency of one hand: the least of m melds + a pair and, with no exposed meld, seven
-    distinct pairs and thirteen orphans, each by enumeration."""
+def reference_orphans_one(hand: np.ndarray, kb: np.ndarray, melds_needed: int) -> int:
+    """The deficiency of one hand under form 3: the least of m melds + a pair and, with no exposed meld,
+    seven distinct pairs and thirteen orphans, each by enumeration."""
     out = reference_one(hand, kb, melds_needed)
     if melds_needed == 4:
         out = min(out, reference_seven_pairs(hand, kb, fours=False), reference_thirteen_orphans(hand, kb))
@@ -168,11 +169,12 @@ def reference_riichi_one(hand: np.ndarray, kb: np.ndarray, melds_needed: int) ->
 
 def reference_deficiency(hand, kb=None, *, exposed_melds=0, melds: int = 4, rules: str = "basic"):
     """Reference deficiency with the same arguments and return convention as ``deficiency``
-    (``rules``: ``"basic"``, melds and a pair only, or ``"riichi"``, :func:`reference_riichi_one`)."""
-    if rules not in ("basic", "riichi"):
-        raise ValueError(f"rules must be 'basic' or 'riichi', got {rules!r}")
+    (``rules``: a name of :data:`mjenv.deficiency.forms.RULES`; melds and a pair only, or with form 3,
+    :func:`reference_orphans_one`)."""
+    if check_rules(rules, melds) not in (0, 3):
+        raise ValueError(f"the reference enumerates the forms 0 and 3, not rules={rules!r}")
     batch = normalize(hand, kb, exposed_melds, melds)
-    one = reference_riichi_one if rules == "riichi" else reference_one
+    one = reference_orphans_one if check_rules(rules, melds) == 3 else reference_one
     out = np.array(
         [one(h, k, int(m)) for h, k, m in zip(batch.hands, batch.kbs, batch.melds_needed)],
         dtype=np.int32,

@@ -20,7 +20,7 @@ from mjenv.deficiency import kernel as _kernel
 from mjenv.deficiency import seven_pairs as _seven_pairs
 from mjenv.deficiency.dp import INCOMPLETABLE
 from mjenv.deficiency.features import CLAIM_KINDS, NOT_APPLICABLE, closed_form, discard_rows
-from mjenv.deficiency.sichuan import without_suit
+from mjenv.deficiency.forms import without_suit
 
 __all__ = ["FEATURE_INPUTS", "FEATURE_NAMES", "DeficiencyFeatures", "PartCache"]
 
@@ -165,7 +165,7 @@ class DeficiencyFeatures:
         return self.cache.stats
 
     def compute(self, hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo=None,
-                missing_suit=None) -> dict[str, np.ndarray]:
+                excluded_suit=None) -> dict[str, np.ndarray]:
         """Features of S seats at once.
 
         Args:
@@ -176,10 +176,10 @@ class DeficiencyFeatures:
             claim_tile: int[S] the discard this seat could claim, -1 for none.
             chow_ok: bool[S] whether this seat may chow it.
             memo: the kernel's seat memo (``kernel.new_memo()``) for the C backend, or None.
-            missing_suit: None, or int[S] each seat's declared missing suit (0..2, -1 for none; Sichuan,
-                declared): its tiles are in no completion, so the features are those of the hand and KB
-                without that suit (``mjenv.deficiency.sichuan``), and on the discard turn discarding
-                one of them leaves the deficiency and the effective count as they are.
+            excluded_suit: None, or int[S] each seat's suit out of every completion (0..2, -1 for none; a
+                rule set's declared suit, :mod:`mjenv.deficiency.forms`): the features are those of the hand
+                and KB without that suit (:func:`~mjenv.deficiency.forms.without_suit`), and on the discard
+                turn discarding one of them leaves the deficiency and the effective count as they are.
 
         Returns:
             dict with ``deficiency`` int32[S], ``deficiency_after_discard`` int32[S, T],
@@ -190,10 +190,10 @@ class DeficiencyFeatures:
             and -1 where t is not held or it is not the seat's discard turn (fresh arrays the caller
             may modify).
         """
-        missing = None if missing_suit is None else np.asarray(missing_suit, dtype=np.int64)
+        missing = None if excluded_suit is None else np.asarray(excluded_suit, dtype=np.int64)
         if missing is None or (missing < 0).all():
             return self._compute(hands, kbs, melds_needed, discard_turn, claim_tile, chow_ok, memo)
-        # Sichuan: the missing suit out of the inputs, then its discards
+        # the excluded suit out of the inputs, then its discards
         held = np.asarray(hands, dtype=np.int8)
         suit_of = np.arange(held.shape[1]) // 9  # honours give 3, 4: never a missing suit
         gone = suit_of[None, :] == missing[:, None]

@@ -1,22 +1,21 @@
 """Seven pairs and thirteen orphans: the closed-hand forms' deficiency of many hands and of their
 one-tile variants, in closed form (numpy).
 
-Not from the papers. Where a rule set lets seven pairs win (``Rules.seven_pairs``), or plays Riichi
-(seven distinct pairs and thirteen orphans), a seat with no declared meld may complete either m melds
+Not from the papers. Where a rule set lets seven pairs win (``Rules.seven_pairs``), or lets seven
+distinct pairs and thirteen orphans win, a seat with no declared meld may complete either m melds
 + a pair or one of these forms, so every deficiency feature of the observation is the minimum of the
 forms (:mod:`mjenv.deficiency.seat_features`). Each form is the definition of ``docs/DESIGN.md`` with
 its own complete patterns W (``W <= H + KB``, ``sum W = 14``)::
 
     dfncy_f(H, KB) = min over such W of sum_t max(0, W[t] - H[t])
 
-The forms (:data:`SEVEN_PAIRS`, by code):
+The forms by code (their names: :data:`mjenv.deficiency.forms.SEVEN_PAIRS`):
 
-- 1 ``"distinct"``: seven pairs, W[t] in {0, 2} (basic's seven pairs, :func:`mjenv.game.is_winning`;
-  Riichi's chiitoitsu: four copies of a tile are not two pairs);
-- 2 ``"fours"``: seven pairs, W[t] in {0, 2, 4} (Sichuan, where a four of a kind counts as two pairs,
-  龙七对);
-- 3 ``"riichi"``: the minimum of ``"distinct"`` and thirteen orphans (W holds each of the 13 terminals
-  and honours once and one of them twice: kokushi musou).
+- 1: seven pairs, W[t] in {0, 2} (basic's seven pairs, :func:`mjenv.game.is_winning`: four copies of a
+  tile are not two pairs);
+- 2: seven pairs, W[t] in {0, 2, 4} (a four of a kind counts as two pairs);
+- 3: the minimum of form 1 and thirteen orphans (W holds each of the 13 terminals and honours once and
+  one of them twice).
 
 Closed form of seven pairs. Take W one pair at a time: tile t offers a first pair when
 ``a = H[t] + KB[t] >= 2``, at cost ``max(0, 2 - H[t])``, and (``"fours"``) a second one when ``a == 4``,
@@ -33,21 +32,19 @@ orphans: how many have ``a >= 1``, ``H = 0``, ``H >= 2``, ``a >= 2``.
 So each tile contributes a vector of counts (:func:`offer_table`, ``[tile, h, a]``) and the deficiency
 is a function of their sum (:func:`from_counts`): a draw or a discard changes the counts of one tile
 only, and the variants the features need (each draw, each discard, each discard then draw) are a few
-additions. ``tests/test_seven_pairs_features.py`` and ``tests/test_riichi_deficiency.py`` check every
+additions. The tests (``tests/test_seven_pairs_features.py`` and the closed forms' own) check every
 value against the enumerating reference (:mod:`mjenv.deficiency.reference`).
 
-The missing suit (Sichuan) needs nothing here: the features' inputs have its counts set to 0 in hand
-and KB (``mjenv.deficiency.sichuan``), so its tiles offer no pair.
+A suit left out of the completion needs nothing here: the features' inputs have its counts set to 0 in
+hand and KB (:func:`mjenv.deficiency.forms.without_suit`), so its tiles offer no pair.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-#: The closed-hand forms a rule set may allow besides melds and a pair, by code: none, seven distinct
-#: pairs, seven pairs with a four of a kind as two pairs, Riichi's (seven distinct pairs or thirteen
-#: orphans).
-SEVEN_PAIRS = (None, "distinct", "fours", "riichi")
+from mjenv.deficiency.forms import SEVEN_PAIRS, check_seven_pairs  # noqa: F401  (importable from here too)
+
 #: Returned when no pattern of the form fits (same value as the public constant).
 INCOMPLETABLE = 99
 #: The thirteen orphans' tile ids (terminals 1 and 9 of each suit, then the seven honours).
@@ -59,18 +56,6 @@ ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
 NUM_FIELDS = 7
 
 
-def check_seven_pairs(seven_pairs) -> int:
-    """The form's index in :data:`SEVEN_PAIRS` (0 none, 1 distinct, 2 fours, 3 riichi; the kernel's code).
-
-    Raises:
-        ValueError: anything else.
-    """
-    for i, name in enumerate(SEVEN_PAIRS):
-        if seven_pairs is name or (isinstance(seven_pairs, str) and seven_pairs == name):
-            return i
-    raise ValueError(f"seven_pairs must be one of {SEVEN_PAIRS}, got {seven_pairs!r}")
-
-
 def form_rows(forms) -> list[tuple[int, np.ndarray]]:
     """The rows of each closed-hand form: ``[(form, rows), ...]`` for the forms 1..3 present.
 
@@ -78,8 +63,7 @@ def form_rows(forms) -> list[tuple[int, np.ndarray]]:
     greedy agent's and flat MC's afterstates, the features' discard rows).
 
     Args:
-        forms: None, or int[B] per row its form (:func:`check_seven_pairs`: 0 none, 1 distinct, 2 fours,
-            3 riichi).
+        forms: None, or int[B] per row its form code (:func:`check_seven_pairs`; 0 none).
 
     Returns:
         (form, int64[k] row indices) for each form with at least one row, in code order; [] for None.
@@ -142,13 +126,13 @@ def _lookup(form: int, h: np.ndarray, a: np.ndarray) -> np.ndarray:
     return _OFFERS[form][np.arange(h.shape[-1]), h, a]
 
 
-def seven_pairs_deficiency(hands, kbs, seven_pairs: str = "fours") -> np.ndarray:
+def seven_pairs_deficiency(hands, kbs, seven_pairs: str | int = "fours") -> np.ndarray:
     """Closed-hand form deficiency of validated rows.
 
     Args:
         hands: int[B, T] counts (any size: the formula does not use it).
         kbs: int[B, T] knowledge bases, ``hands + kbs <= 4``.
-        seven_pairs: ``"distinct"``, ``"fours"`` or ``"riichi"`` (:data:`SEVEN_PAIRS`).
+        seven_pairs: a form's name (:data:`SEVEN_PAIRS`, not None) or its code.
 
     Returns:
         int32[B]; ``INCOMPLETABLE`` (99) where no pattern of the form fits.
@@ -156,7 +140,10 @@ def seven_pairs_deficiency(hands, kbs, seven_pairs: str = "fours") -> np.ndarray
     Raises:
         ValueError: ``seven_pairs`` not a form.
     """
-    form = check_seven_pairs(seven_pairs)
+    if isinstance(seven_pairs, (int, np.integer)) and not isinstance(seven_pairs, bool):
+        form = int(seven_pairs) if 0 < seven_pairs < len(SEVEN_PAIRS) else check_seven_pairs(seven_pairs)
+    else:
+        form = check_seven_pairs(seven_pairs)
     if form == 0:
         raise ValueError(f"seven_pairs_deficiency needs a form, one of {SEVEN_PAIRS[1:]}, not None")
     h = np.asarray(hands, dtype=np.int64)
@@ -168,7 +155,7 @@ def variants(hands: np.ndarray, kbs: np.ndarray, form: int, discard_draw: bool) 
 
     Args:
         hands: int[S, T] counts; kbs: int[S, T] knowledge bases.
-        form: 1 (distinct), 2 (fours) or 3 (riichi), :func:`check_seven_pairs`.
+        form: a form's code, 1..3 (:func:`check_seven_pairs`).
         discard_draw: also the rows after each discard then each draw.
 
     Returns:

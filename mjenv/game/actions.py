@@ -15,12 +15,13 @@ T .. 2T-1       ``kong(t)``        concealed kong of four t, or added kong of t 
 2T + 4          ``EXPOSED_KONG``   exposed kong of the discard (a replacement tile is drawn)
 2T + 5          ``WIN``            declare a win: self-draw on own turn, or on a discard / robbed kong
 2T + 6          ``PASS``           do nothing (the only legal action of a seat with nothing to decide)
-2T+7 .. 2T+9    ``declare(s)``     only with ``Rules.missing_suit`` (Sichuan 定缺): declare suit s
-                                   (0 bamboo, 1 characters, 2 dots) missing, at the start of the hand
+2T+7 .. 2T+9    ``declare(s)``     only where a room's rules declare a suit: declare suit s (0 bamboo,
+                                   1 characters, 2 dots) missing, at the start of the hand
 ==============  =================  ===========================================================
 
 The three declaration ids exist only in a layout made with ``declarations=True``
-(:meth:`ActionLayout.for_rules` of a rule set with ``missing_suit``): every other rule set's action
+(:meth:`ActionLayout.for_rules` of rules whose room declares a suit, :func:`mjenv.rulesets.declares_suit`):
+every other rule set's action
 space, and so its masks and observations, is the same as without them.
 """
 
@@ -45,7 +46,7 @@ class Phase(IntEnum):
     CLAIM = 1
     ROB_KONG = 2
     END = 3
-    DECLARE = 4  # Sichuan: every seat declares its missing suit; only with Rules.missing_suit
+    DECLARE = 4  # every seat declares its missing suit; only where rulesets.declares_suit(rules)
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ class ActionLayout:
     The ids are plain attributes (``pong``, ``win``, ``pass_``, ...) computed once, so the engine's hot
     paths read them at attribute cost; ``discards`` and ``kongs`` are the slices of the two per-tile
     blocks (``discard(t)`` is ``discards.start + t``, ``kong(t)`` is ``kongs.start + t``).
-    With ``declarations`` (Sichuan 定缺), ``declares`` is the slice of the three ids after PASS
+    With ``declarations`` (a suit declared missing), ``declares`` is the slice of the three ids after PASS
     (``declare(s)`` is ``declares.start + s``); without, it is empty and ``size`` is ``2T + 7``.
     """
 
@@ -75,8 +76,11 @@ class ActionLayout:
 
     @classmethod
     def for_rules(cls, rules) -> ActionLayout:
-        """The layout of a :class:`~mjenv.rules.Rules` (declaration ids only with ``missing_suit``)."""
-        return cls(rules.num_tile_types, declarations=rules.missing_suit)
+        """The layout of a :class:`~mjenv.rules.Rules` (declaration ids only where its room declares a
+        suit, :func:`mjenv.rulesets.declares_suit`)."""
+        from mjenv import rulesets
+
+        return cls(rules.num_tile_types, declarations=rulesets.declares_suit(rules))
 
     def __post_init__(self) -> None:
         t = self.num_tile_types
@@ -99,7 +103,7 @@ class ActionLayout:
 
     def declare(self, suit: int) -> int:
         if not self.declarations:
-            raise ValueError("this layout has no declaration actions (Rules.missing_suit is off)")
+            raise ValueError("this layout has no declaration actions (the rules declare no suit)")
         return self.declares.start + suit
 
     def describe(self, action: int) -> str:

@@ -10,11 +10,12 @@ of array copies (and N games could be stacked into ``[N, ...]`` arrays):
 * ``meld_table``: int8[4, rules.melds, 4], row i of seat s her i-th declared meld as (kind code
   :class:`MeldKind`, lowest tile, from_seat, claimed tile), -1 padded; ``melds_declared`` int8[4].
   :attr:`Game.melds` derives :class:`Meld` tuples from it for display and logs.
-* ``flowers``: int8[4, 8] flowers each seat has set aside face up (1: holds flower ``f``, wall id
-  ``FLOWER_BASE + f``); all zero unless ``rules.flowers`` (taiwan16, SIMCAT Sec. 2.1).
+* ``set_aside``: int8[4, 8] a room's own tiles each seat has set aside face up (1: holds the tile of
+  wall id ``SET_ASIDE_BASE + f``, :class:`~mjenv.rulesets.protocol.WallParts`); all zero unless the
+  rules put a room's tiles in the wall. The room may name it too (``WallParts.state_name``).
 * ``won``: bool[4] the winners; ``scores``: int64[4]; ``end_code``: :class:`EndReason`.
-* Rooms' state (:mod:`mjenv.rulesets`; the sichuan room's hooks fill them): ``missing`` int8[4] each
-  seat's declared missing suit (-1 before the declaration, and always without ``Rules.missing_suit``);
+* Rooms' state (:mod:`mjenv.rulesets`; a room's hooks fill them): ``missing`` int8[4] each
+  seat's declared missing suit (-1 before the declaration, and always where no room declares one);
   ``wins`` the list of the hand's wins in order (several per hand where play goes on after a win);
   ``after_kong`` whether the current player's last draw was a replacement draw.
 * ``wall``: int8[N] tile ids in draw order, shared read-only between clones; draws come from the
@@ -49,10 +50,14 @@ from mjenv import rulesets
 from mjenv.game._win import is_winning_bytes
 from mjenv.game.actions import ActionLayout, Phase
 from mjenv.game.jsonl import LOG_FORMAT, LOG_VERSION, write_log_lines
-from mjenv.rules import FLOWER_BASE, NUM_FLOWERS, Rules, get_rules
-from mjenv.tiles import COPIES, NUM_SUITED
+from mjenv.rules import Rules, get_rules
+from mjenv.tiles import COPIES, NUM_SUITED, NUM_TILES
 
 NUM_SEATS = 4
+#: Wall ids a room may give tiles of its own (:class:`~mjenv.rulesets.protocol.WallParts`): ``SET_ASIDE_BASE``
+#: .. ``SET_ASIDE_BASE + SET_ASIDE_IDS - 1``, after the 34 ids of the deficiency core. A seat sets them aside.
+SET_ASIDE_BASE = NUM_TILES
+SET_ASIDE_IDS = 8
 # rows of Game._tiles: 0-3 the concealed hands, _MELD_ROW + s seat s's meld tiles, _PUBLIC_ROW the public counts
 _MELD_ROW = 4
 _PUBLIC_ROW = 8
@@ -131,11 +136,12 @@ def _pass_only(layout: ActionLayout) -> np.ndarray:
 
 
 def tile_set(rules: Rules) -> np.ndarray:
-    """int8[rules.num_tiles]: every tile of the rules in id order, COPIES of each, then each flower once
-    (taiwan16): the tiles a wall shuffles."""
+    """int8[rules.num_tiles]: every tile of the rules in id order, COPIES of each, then each of a room's
+    own tiles once (:func:`mjenv.rulesets.extra_tiles`): the tiles a wall shuffles."""
     full = np.repeat(np.arange(rules.num_tile_types, dtype=np.int8), COPIES)
-    if rules.flowers:  # --- taiwan16 flowers
-        full = np.concatenate([full, np.arange(FLOWER_BASE, FLOWER_BASE + NUM_FLOWERS, dtype=np.int8)])
+    extra = rulesets.extra_tiles(rules)
+    if extra:  # a room's own tiles, set aside when drawn
+        full = np.concatenate([full, np.array(extra, dtype=np.int8)])
     return full
 
 
@@ -186,7 +192,7 @@ class Game:
         "_tiles", "discards", "num_discards", "meld_table", "melds_declared", "won", "scores", "_masks",
         "phase", "current_player", "last_discard", "last_discarder", "last_drawn", "deal_in",
         "winning_tile", "end_code", "_head", "_tail", "_acting", "_claimed_turn", "_kong_tile",
-        "_steps", "_num_steps", "flowers", "missing", "wins", "_after_kong", "_hooks", "_restricts", "_plays_on",
+        "_steps", "_num_steps", "set_aside", "missing", "wins", "_after_kong", "_hooks", "_restricts", "_plays_on",
         "_pays_kongs", "_settles",
     )  # fmt: skip
 
@@ -221,13 +227,11 @@ class Game:
                 raise ValueError(
                     f"wall must be {self.rules.num_tiles} integer tile ids, got shape {w.shape}, dtype {w.dtype}"
                 )
-            want = np.full(t_count, COPIES)
-            if self.rules.flowers:  # --- taiwan16 flowers: one of each flower id
-                gap = np.zeros(FLOWER_BASE - t_count, dtype=int)
-                want = np.concatenate([want, gap, np.ones(NUM_FLOWERS, dtype=int)])
+            want = np.bincount(tile_set(self.rules), minlength=t_count)  # a room's own tiles once each
             if w.min() < 0 or w.max() >= len(want) or (np.bincount(w, minlength=len(want)) != want).any():
-                last = FLOWER_BASE + NUM_FLOWERS - 1
-                fl = f" and each flower id {FLOWER_BASE}..{last} once" if self.rules.flowers else ""
+                parts = rulesets.wall_parts(self.rules)
+                extra = rulesets.extra_tiles(self.rules)
+                fl = f" and each {parts.noun} id {extra[0]}..{extra[-1]} once" if extra else ""
                 raise ValueError(f"wall must hold each tile id 0..{t_count - 1} exactly {COPIES} times{fl}")
             w = w.astype(np.int8)
         w.flags.writeable = False
@@ -238,7 +242,7 @@ class Game:
         self.meld_table = np.full((NUM_SEATS, self.rules.melds, 4), -1, dtype=np.int8)
         self.melds_declared = np.zeros(NUM_SEATS, dtype=np.int8)
         self.won = np.zeros(NUM_SEATS, dtype=bool)
-        self.flowers = np.zeros((NUM_SEATS, NUM_FLOWERS), dtype=np.int8)
+        self.set_aside = np.zeros((NUM_SEATS, SET_ASIDE_IDS), dtype=np.int8)
         self.scores = np.zeros(NUM_SEATS, dtype=np.int64)
         self.missing = np.full(NUM_SEATS, -1, dtype=np.int8)  # -1: not declared (a room's state)
         self.wins: list[dict[str, Any]] = []
@@ -261,12 +265,12 @@ class Game:
             seat = (self.dealer + k) % NUM_SEATS
             dealt = w[k * hs : (k + 1) * hs].astype(np.intp)
             np.add.at(self._tiles[seat], dealt[dealt < t_count], 1)
-        if self.rules.flowers:  # --- taiwan16 flowers: dealt flowers out, replaced from the end
+        if self.rules.num_tiles > COPIES * t_count:  # a room's own tiles dealt: set aside, replaced from the end
             for k in range(NUM_SEATS):
                 seat = (self.dealer + k) % NUM_SEATS
                 for t in w[k * hs : (k + 1) * hs].tolist():
-                    if t >= FLOWER_BASE:
-                        self.flowers[seat, t - FLOWER_BASE] = 1
+                    if t >= SET_ASIDE_BASE:
+                        self.set_aside[seat, t - SET_ASIDE_BASE] = 1
                         self._tiles[seat, self._replacement_tile(seat)] += 1
         self.phase = Phase.DISCARD
         self._draw(self.dealer, replacement=False)
@@ -421,8 +425,8 @@ class Game:
 
     def result(self) -> dict[str, Any]:
         """Summary: phase, end_reason, winners, deal_in, winning_tile, scores, wall_remaining, steps;
-        with ``Rules.missing_suit`` also ``missing`` (the declared suits) and ``wins`` (each win in
-        order: seat, tile, deal_in, reason code, fan by pattern, points)."""
+        with a room's hooks also the keys its ``GameHooks.result`` adds (e.g. the declared suits and
+        each win in order)."""
         if self._hooks is not None:
             return {**self._result(), **self._hooks.result(self)}
         return self._result()
@@ -443,6 +447,12 @@ class Game:
         """Write this hand as JSON lines (header, one line per step, result); see :mod:`mjenv.game.log`."""
         write_log_lines(self.log, path, append=append)
 
+    def __getattr__(self, name: str) -> Any:
+        # only for names that are not attributes: a room's own name for ``set_aside`` (WallParts.state_name)
+        if name in rulesets.set_aside_names():
+            return self.set_aside
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def clone(self) -> Game:
         """An independent copy: the state arrays copied, the rest (scalars, the read-only wall and
         masks, the shared step log) assigned."""
@@ -461,7 +471,7 @@ class Game:
         g.meld_table = self.meld_table.copy()
         g.melds_declared = self.melds_declared.copy()
         g.won = self.won.copy()
-        g.flowers = self.flowers.copy()
+        g.set_aside = self.set_aside.copy()
         g.scores = self.scores.copy()
         g.missing = self.missing.copy()
         g.wins = list(self.wins)
@@ -503,14 +513,18 @@ class Game:
             A new :class:`Game` (this one is not changed).
 
         Raises:
-            ValueError: a bad seat, a phase other than ``DISCARD`` or ``CLAIM``, rules with flowers or
-                a missing suit (their hidden state is more than the concealed tiles and the wall), or
+            ValueError: a bad seat, a phase other than ``DISCARD`` or ``CLAIM``, rules with a room's own
+                tiles in the wall or its restrictions (their hidden state is more than the concealed tiles
+                and the wall), or
                 (``claim_window="when_possible"``) a claim window that the new deal would close.
         """
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= int(seat) < NUM_SEATS:
             raise ValueError(f"seat must be an int 0..3, got {seat!r}")
-        if self.rules.flowers or self._restricts:
-            raise ValueError(f"redeal_unseen handles rules without flowers and missing suit, got {self.rules.name!r}")
+        parts = rulesets.wall_parts(self.rules)
+        if parts is not None or self._restricts:
+            what = f"{parts.noun}s in the wall" if parts is not None else "a room's restrictions"
+            raise ValueError(f"redeal_unseen handles rules without a room's own tiles in the wall and without "
+                             f"its restrictions, got {self.rules.name!r} ({what})")
         if self.phase not in (Phase.DISCARD, Phase.CLAIM):
             raise ValueError(f"redeal_unseen needs a DISCARD or CLAIM state, got phase {Phase(self.phase).name}")
         g = self.clone()
@@ -829,8 +843,8 @@ class Game:
         else:
             t = int(self.wall[self._head])
             self._head += 1
-        if t >= FLOWER_BASE:  # --- taiwan16 flowers: set aside, replaced from the end
-            self.flowers[p, t - FLOWER_BASE] = 1
+        if t >= SET_ASIDE_BASE:  # a room's own tile: set aside, replaced from the end
+            self.set_aside[p, t - SET_ASIDE_BASE] = 1
             self._draw(p, replacement=True)
             return
         self._tiles[p, t] += 1
@@ -844,14 +858,14 @@ class Game:
         self._set_turn_masks(p)
 
     def _replacement_tile(self, p: int) -> int:
-        """Take tiles from the wall's end until one is not a flower (flowers go to ``p``'s flowers);
-        used for flowers in the deal, where the wall always has enough tiles."""
+        """Take tiles from the wall's end until one is not a room's own tile (those go to ``p``'s
+        ``set_aside``); used for them in the deal, where the wall always has enough tiles."""
         while True:
             self._tail -= 1
             t = int(self.wall[self._tail])
-            if t < FLOWER_BASE:
+            if t < SET_ASIDE_BASE:
                 return t
-            self.flowers[p, t - FLOWER_BASE] = 1
+            self.set_aside[p, t - SET_ASIDE_BASE] = 1
 
     def _set_turn_masks(self, p: int) -> None:
         lay = self.layout

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from mjenv import rulesets
 from mjenv.game.engine import NUM_SEATS
-from mjenv.rules import FLOWER_BASE, Rules, get_rules
+from mjenv.rules import Rules, get_rules
 from mjenv.tiles import COPIES, MPS_OFFSET, parse, to_tiles
 
 __all__ = ["make_wall"]
@@ -38,7 +39,8 @@ def make_wall(
         draws: the tiles drawn from the front after the deal, in order (the dealer's first). A str
             in mps notation keeps the written order (``"9s7p1s"``); other notations are sorted.
         replacements: the replacement draws, in order (taken from the wall's end).
-            With ``rules.flowers`` the flowers sit after the filler tiles of the middle.
+            A room's own tiles in the wall (:func:`mjenv.rulesets.extra_tiles`) sit after the
+            filler tiles of the middle.
         dealer: the dealer seat of the game this wall is for.
 
     Returns:
@@ -88,9 +90,9 @@ def make_wall(
     for k in range(NUM_SEATS):
         h = chosen[(dealer + k) % NUM_SEATS]
         deal += h + [next(fill) for _ in range(r.hand_size - len(h))]
-    # taiwan16's flowers go last in the middle: a scripted hand meets none unless it
+    # a room's own tiles go last in the middle: a scripted hand meets none unless it
     # draws that far (script them with Game(wall=...) where a test needs them).
-    middle = list(fill) + list(range(FLOWER_BASE, FLOWER_BASE + r.flowers))
+    middle = list(fill) + list(rulesets.extra_tiles(r))
     if len(deal) + len(front) + len(back) + len(middle) != r.num_tiles or len(front) + len(back) > r.dead_wall_start:
         raise ValueError(
             f"draws ({len(front)}) + replacements ({len(back)}) exceed the "

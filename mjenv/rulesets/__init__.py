@@ -28,8 +28,9 @@ ROOMS: dict[str, str] = {
 }
 
 __all__ = [
-    "ROOMS", "agent_parts", "check_shared", "engines", "game_hooks", "names", "observation_views", "own_engine",
-    "plays_on", "room", "rooms", "shared_names",
+    "ROOMS", "agent_parts", "check_shared", "declares_suit", "engines", "excluded_suit_view", "extra_tiles",
+    "game_hooks", "names", "observation_views", "own_engine", "plays_on", "render_parts", "room", "rooms",
+    "set_aside_names", "shared_names", "wall_parts",
 ]
 
 
@@ -102,6 +103,12 @@ def plays_on(rules: Any) -> bool:
     return any(r.plays_on(rules) for r in rooms())
 
 
+def declares_suit(rules: Any) -> bool:
+    """Whether every seat of ``rules`` declares a suit missing in a first step of the hand (a room's
+    ``declares_suit``): the action layout then has the three declaration ids after PASS."""
+    return any(r.declares_suit(rules) for r in rooms())
+
+
 def engines(rules: Any) -> tuple[str, ...]:
     """The engines that can run ``rules``: its preset's room's (``("python",)`` when a room's own fields
     are on, whatever the name; both for a name no room has, where the fields alone decide)."""
@@ -135,6 +142,52 @@ def observation_views(rules: Any) -> list[Any]:
             if v.state_fields(rules):
                 found.append(v)
     return sorted(found, key=lambda v: v.position)
+
+
+def excluded_suit_view(rules: Any) -> str | None:
+    """The name of the view (and state field) holding each seat's one-hot of a suit declared out of
+    every completion under ``rules`` (:meth:`~mjenv.rulesets.protocol.ObservationViews.excluded_suit`),
+    or None."""
+    for v in observation_views(rules):
+        name = v.excluded_suit(rules)
+        if name is not None:
+            return name
+    return None
+
+
+def wall_parts(rules: Any) -> Any:
+    """The :class:`~mjenv.rulesets.protocol.WallParts` of the room whose own tiles a wall of ``rules``
+    holds, or None (no room's tiles in the wall)."""
+    for r in rooms():
+        if r.wall is not None:
+            parts = importlib.import_module(r.wall).WALL
+            if parts.extra_tiles(rules):
+                return parts
+    return None
+
+
+def extra_tiles(rules: Any) -> tuple[int, ...]:
+    """The ids of a room's own tiles in a wall of ``rules`` (:func:`wall_parts`), ascending; () for none."""
+    parts = wall_parts(rules)
+    return () if parts is None else tuple(parts.extra_tiles(rules))
+
+
+def set_aside_names() -> tuple[str, ...]:
+    """The names the rooms give ``Game.set_aside`` (each room's ``WallParts.state_name``)."""
+    found = []
+    for r in rooms():
+        if r.wall is not None:
+            name = importlib.import_module(r.wall).WALL.state_name
+            if name:
+                found.append(name)
+    return tuple(found)
+
+
+def render_parts() -> list[Any]:
+    """Every room's :class:`~mjenv.rulesets.protocol.RenderParts`, in ascending ``position`` (then
+    registry order); each shows nothing for rules that do not turn its facts on."""
+    found = [importlib.import_module(r.render).RENDER for r in rooms() if r.render is not None]
+    return sorted(found, key=lambda p: p.position)
 
 
 def agent_parts(rules: Any) -> Any:

@@ -18,6 +18,10 @@ What a room holds:
   shared agents (greedy, flat MC) do in a phase of the room's own.
 * ``views``: the module path of the room's :class:`ObservationViews` (its attribute ``VIEWS``): the public
   facts its rules add to the observation (state-record fields and the views that show them).
+* ``wall``: the module path of the room's :class:`WallParts` (its attribute ``WALL``): tiles of its own
+  in the wall (ids from 34 on, outside the deficiency core) that a seat sets aside when it draws them.
+* ``render``: the module path of the room's :class:`RenderParts` (its attribute ``RENDER``): what the
+  shared rendering, ``mjenv play`` and the human agent show of its public facts.
 * ``own_engine``: the module path of a room that brings its own engine, observation and env shells
   instead of the shared ones; None for the rooms that play on the shared engine. ``mjenv.parallel_env``,
   ``mjenv.env`` and ``mjenv.vector_env`` hand their keyword arguments to the module's
@@ -67,12 +71,16 @@ class RuleSet:
         summary: one line for tables and ``--help``.
         engines: the engines that can run the preset: ``("python",)`` or ``("python", "compiled")``.
         uses: ``uses(rules) -> bool``: whether ``rules`` turns on fields that ``game_hooks`` implements.
+        declares_suit: ``declares_suit(rules) -> bool``: whether every seat declares a suit missing in a
+            first step of the hand (the three ``declare(s)`` action ids after PASS, ``Phase.DECLARE``).
         plays_on: ``plays_on(rules) -> bool``: whether a win leaves the hand going on under ``rules`` (the
             winners leave it, the others play on): the env shells then terminate a winner mid-hand, reward
             each step's payments and ignore the actions of seats that have left.
         game_hooks: module path of the room's :class:`GameHooks` (its attribute ``HOOKS``), or None.
         views: module path of the room's :class:`ObservationViews` (its attribute ``VIEWS``), or None.
         agents: module path of the room's :class:`AgentParts` (its attribute ``AGENTS``), or None.
+        wall: module path of the room's :class:`WallParts` (its attribute ``WALL``), or None.
+        render: module path of the room's :class:`RenderParts` (its attribute ``RENDER``), or None.
         own_engine: module path of a room that brings its own engine, observation and env shells
             (``make_parallel_env``, ``make_env``, ``make_vector_env``), or None.
         own_agents: module path of the room's own baseline agents and evaluation games, or None.
@@ -84,9 +92,12 @@ class RuleSet:
     engines: tuple[str, ...] = ("python",)
     uses: Callable[[Rules], bool] = _uses_nothing
     plays_on: Callable[[Rules], bool] = _uses_nothing
+    declares_suit: Callable[[Rules], bool] = _uses_nothing
     game_hooks: str | None = None
     views: str | None = None
     agents: str | None = None
+    wall: str | None = None
+    render: str | None = None
     own_engine: str | None = None
     own_agents: str | None = None
 
@@ -204,3 +215,66 @@ class AgentParts:
     def own_phase(self, situation: Any) -> int:
         """The action id a shared agent takes in a phase of the room's own."""
         raise ValueError(f"phase {situation.phase!r} is not a phase of these rules")
+
+
+class WallParts:
+    """A room's own tiles in the wall: ids ``SET_ASIDE_BASE + f`` (``f < SET_ASIDE_IDS``,
+    :mod:`mjenv.game.engine`), outside the deficiency core. The shared engine deals and draws them like
+    any tile; a seat that gets one sets it aside face up (public; ``Game.set_aside[seat, f] = 1``) and
+    draws a replacement from the wall's end.
+
+    Attributes:
+        noun: what one such tile is called (error messages).
+        state_name: the name under which ``Game`` also shows ``set_aside`` (read-only alias), or None.
+    """
+
+    noun = "set-aside tile"
+    state_name: str | None = None
+
+    def extra_tiles(self, rules: Rules) -> tuple[int, ...]:
+        """The ids of the room's tiles a wall of ``rules`` holds, once each, ascending (empty: none)."""
+        return ()
+
+
+class RenderParts:
+    """A room's part of the shared rendering (``mjenv.render``), of ``mjenv play`` (``mjenv.cli``) and of
+    the human agent's table (``mjenv.baselines.human``): the public facts its rules add to a seat.
+
+    Every method gets what the shared code has and returns nothing (empty, None) for rules that do not
+    turn the room's facts on. Rooms are asked in ascending ``position`` (then registry order).
+    """
+
+    #: Where this room's lines go among the rooms' (ascending).
+    position = 0
+
+    def seat_extras(self, game: Any, s: int) -> tuple[list[dict], list[str]]:
+        """Rows ``{"label", "items"}`` and short notes seat ``s`` shows beside its tiles (the viewer)."""
+        return [], []
+
+    def seat_lines(self, game: Any, s: int) -> list[str]:
+        """Lines of seat ``s`` in the text table (after its melds), e.g. ``"     flowers  ..."``."""
+        return []
+
+    def image_lines(self, game: Any, s: int) -> list[str]:
+        """Lines of seat ``s``'s panel in the image (drawn marked, after its melds)."""
+        return []
+
+    def result_line(self, game: Any) -> str | None:
+        """The line saying how an ended hand ended (``"result: ..."``), or None for the shared one."""
+        return None
+
+    def public_count(self, game: Any, s: int) -> int:
+        """A count of seat ``s``'s public room facts that grows when it makes one (``mjenv play`` tells it)."""
+        return 0
+
+    def narrate(self, game: Any, s: int, name: str) -> list[str]:
+        """What ``mjenv play`` tells when :meth:`public_count` of seat ``s`` (called ``name``) grew."""
+        return []
+
+    def end_lines(self, game: Any, names: list[str], you: int) -> list[str] | None:
+        """``mjenv play``'s lines for the wins of an ended hand, or None for the shared ones."""
+        return None
+
+    def view_notes(self, views: dict[str, Any], seat: int) -> str:
+        """What the human agent's table adds to seat ``seat``'s row from its decoded views (``"; ..."``)."""
+        return ""

@@ -37,7 +37,9 @@ ROOM = RuleSet(
     summary="108 tiles, missing suit, no chow, play on after a win, fan scoring (BDA paper)",
     uses=uses,
     plays_on=lambda rules: rules.bloody,
+    declares_suit=lambda rules: rules.missing_suit,
     game_hooks="mjenv.rulesets.sichuan.game",
     views="mjenv.rulesets.sichuan.views",
     agents="mjenv.rulesets.sichuan.agents",
+    render="mjenv.rulesets.sichuan.render",
 )

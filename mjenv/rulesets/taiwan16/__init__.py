@@ -21,4 +21,6 @@ ROOM = RuleSet(
     uses=uses,
     game_hooks="mjenv.rulesets.taiwan16.game",
     views="mjenv.rulesets.taiwan16.views",
+    wall="mjenv.rulesets.taiwan16.wall",
+    render="mjenv.rulesets.taiwan16.render",
 )
