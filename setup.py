@@ -11,8 +11,9 @@ it the Python search gives the same types).
 ``_kernel.c`` and ``_fast.c`` include ``mjenv/deficiency/_minplus.h`` (their shared (k, p) vector join)
 and ``_closed.h`` (seven pairs and thirteen orphans in closed form); in ``depends`` so a change
 rebuilds both, and in the package data so an sdist carries them.
-``mjenv.game._step`` is the first block of the compiled batch step (a batched win check; optional:
-without it ``mjenv.game.batch`` runs the Python check, same values).
+``mjenv.game._step`` is the compiled batch step (optional: without it the envs run the Python engine, same
+values); a rule-set room with rules of its own in it has its hooks in ``mjenv/rulesets/<room>/_step_hooks.c``
+(``mjenv.rulesets.<room>._step_hooks``, built beside it; ``mjenv/game/_step_room.h`` is their protocol).
 ``mjenv.baselines._flatmc`` is flat MC's compiled simulation (optional: without it
 ``mjenv.baselines.flatmc.simulate`` runs its numpy path, same wins); it and ``_fast.c``'s ``contains``
 include ``mjenv/deficiency/_contains.h`` (the empty-KB completeness table).
@@ -20,12 +21,16 @@ include ``mjenv/deficiency/_contains.h`` (the empty-KB completeness table).
 Riichi step; optional: without it ``scoring.score_hand`` runs its Python path, same results).
 """
 
+from pathlib import Path
+
 from setuptools import Extension, find_packages, setup
 
 # every package under mjenv/ (a new rule-set room, mjenv/rulesets/<name>/, is found by itself), plus the
 # top-level folders installed as mjenv.wrappers and mjenv.baselines (pyproject.toml's package-dir); the
 # folders themselves are not installed as top-level packages (no `import wrappers` after install)
 PACKAGES = find_packages(include=["mjenv", "mjenv.*"]) + ["mjenv.wrappers", "mjenv.baselines"]
+# rule-set rooms with a part in the compiled step: mjenv/rulesets/<room>/_step_hooks.c (mjenv/game/_step_room.h)
+ROOMS_WITH_STEP_HOOKS = sorted(p.parent.name for p in Path("mjenv/rulesets").glob("*/_step_hooks.c"))
 
 setup(
     packages=PACKAGES,
@@ -53,10 +58,20 @@ setup(
         Extension(
             "mjenv.game._step",
             ["mjenv/game/_step.c"],
-            depends=["mjenv/deficiency/_kernel_api.h"],
+            depends=["mjenv/deficiency/_kernel_api.h", "mjenv/game/_step_room.h"],
             extra_compile_args=["-O3", "-std=c99", "-pthread"],
             extra_link_args=["-pthread"],
             optional=True,
+        ),
+        *(
+            Extension(
+                f"mjenv.rulesets.{room}._step_hooks",
+                [f"mjenv/rulesets/{room}/_step_hooks.c"],
+                depends=["mjenv/game/_step_room.h"],
+                extra_compile_args=["-O3", "-std=c99"],
+                optional=True,
+            )
+            for room in ROOMS_WITH_STEP_HOOKS
         ),
         Extension(
             "mjenv.rulesets.riichi._score",

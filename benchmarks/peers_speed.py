@@ -56,10 +56,11 @@ def run_riichienv(hands: int, seed: int) -> tuple[int, int]:
     return hands, steps
 
 
-def run_single(hands: int, seed: int, shaping: str | None = None) -> tuple[int, int]:
+def run_single(hands: int, seed: int, shaping: str | None = None, rules: str = "basic", engine: str = "auto"
+               ) -> tuple[int, int]:
     import mjenv
 
-    env = mjenv.parallel_env(shaping=shaping)
+    env = mjenv.parallel_env(shaping=shaping, rules=rules, engine=engine)
     rnd = random.Random(seed).random
     steps = 0
     for h in range(hands):

@@ -19,7 +19,7 @@ reading it costs nothing. Everything the envs return equals the Python engine's 
 
 Not on this path (the envs keep the Python engine, :func:`single_table`): ``observation="oracle"`` (its
 wall view is computed from a ``Game``), the numpy writer (``MJENV_NO_KERNEL=1``), ``mjenv.game._step``
-not built, and rule sets ``BatchGames`` refuses (those whose room lists only the Python engine).
+not built, and rules ``BatchGames`` refuses (a room's fields its compiled hooks do not cover, such as tai scoring).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from mjenv.contract import NEEDS_OF_BITS, shape_seats
 from mjenv.contract import infos as _infos
 from mjenv.game import batch as _batch
 from mjenv.game.actions import Phase
-from mjenv.game.batch import RECORD_FIELDS, SCALARS, BatchGames
+from mjenv.game.batch import SCALARS, BatchGames, record_layout
 from mjenv.tables import _check_options, _Table, deal_game, game_seed_of
 
 __all__ = ["ENGINES", "OMITTED", "CompiledTable", "single_table"]
@@ -65,17 +65,10 @@ class CompiledTable(_Table):
         if not spec.compiled:
             raise ValueError("the compiled kernel is off (MJENV_NO_KERNEL=1 or not built)")
         self.batch = b = BatchGames(self.rules, 1)  # ValueError for rules it does not implement
-        start = {name: begin for name, (begin, _, _) in spec._fields.items()}
-        missing = [f for f in RECORD_FIELDS if f not in start]
-        if missing:
-            raise ValueError(f"the state record has no fields {missing}")
-        # the record holds nothing but these fields (the rooms' own fields are empty here)
-        unknown = {name for name, (_, shape, _) in spec._fields.items()
-                   if name not in RECORD_FIELDS and int(np.prod(shape, dtype=np.int64)) > 0}
-        if unknown:
-            raise ValueError(f"the compiled step cannot fill the state fields {sorted(unknown)}")
-        layout = np.array([start[f] for f in RECORD_FIELDS] + [spec.state_size], dtype=np.int32)
+        layout = record_layout(spec)  # the rule set's own fields are its room's hooks' (BatchGames.room)
         self._record = np.empty(spec.state_size, dtype=np.int16)
+        self._plays_on = self.plays_on
+        self._scores_row, self._won_row = b.scores[0], b.won[0]  # views of the table's arrays (step_quick)
         # the table's arrays and the writer bound once in C (no buffer exports per step); C handles, so copies
         # and pickles bind their own (__setstate__)
         self._bind_args = (b._params, layout, b.tiles, b.wall, b.discards, b.num_discards, b.meld_table,
@@ -209,6 +202,8 @@ class CompiledTable(_Table):
         """
         if self.ended_by_illegal:
             return None
+        if self._plays_on:  # a game that plays on after a win pays during the hand
+            paid, left_before = self._scores_row.tolist(), self._won_row.tolist()
         out = _step.step_observe(self._observer, *chosen)
         if out is None:
             return None
@@ -216,6 +211,14 @@ class CompiledTable(_Table):
         self.obs, self.masks, phase, bits, d, obs, masks = out
         self._phase, self._bits, self._def = phase, bits, d
         over = phase == _END
+        if self._plays_on:  # this step's payments; a seat that has won has left (its end keys now, Phi = 0)
+            scores, won = self._scores_row.tolist(), self._won_row.tolist()
+            rewards = [0.0, 0.0, 0.0, 0.0] if scores == paid else [float(x - p) for x, p in zip(scores, paid)]
+            winners = [s for s in range(4) if won[s]] if True in won else []
+            if self.shaping is not None:
+                rewards = shape_seats(rewards, before, d, over, self.gamma, left_before, won)
+            return obs, masks, rewards, over, _infos(d, NEEDS_OF_BITS[bits], over, ((), scores, winners),
+                                                     () if over else winners)
         if over:
             scores = self.batch.scores[0]
             end = ((), scores, np.flatnonzero(self.batch.won[0]).tolist())

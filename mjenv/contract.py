@@ -95,24 +95,31 @@ def shape(rewards: np.ndarray, before: np.ndarray, after: np.ndarray, done: np.n
 
 
 def table_rewards(scores: np.ndarray, illegal: np.ndarray | None, before: np.ndarray | None, after: np.ndarray,
-                  done: np.ndarray, gamma: float) -> np.ndarray:
+                  done: np.ndarray, gamma: float, left_before: np.ndarray | None = None,
+                  left_after: np.ndarray | None = None) -> np.ndarray:
     """The vector env's rewards of N tables (float32[N, 4]): the score changes of the hands that ended (``scores``
-    int64[N, 4], 0 elsewhere), :data:`ILLEGAL_REWARD` where ``illegal`` (bool[N, 4], None: no illegal action),
-    plus the shaping term (:func:`shape`) when ``before`` (the deficiencies the step started from) is given; in
-    float64, then cast."""
+    int64[N, 4], 0 elsewhere; in a game that plays on after a win, each step's payments), :data:`ILLEGAL_REWARD`
+    where ``illegal`` (bool[N, 4], None: no illegal action), plus the shaping term (:func:`shape`, with the seats
+    that had left before and after the step) when ``before`` (the deficiencies the step started from) is given;
+    in float64, then cast."""
     if before is None and illegal is None:
         return scores.astype(np.float32)  # the same values as through float64: scores are small ints
     rewards = scores.astype(np.float64)
     if illegal is not None:
         rewards[illegal] = ILLEGAL_REWARD
     if before is not None:
-        shape(rewards, before, after, done, gamma)
+        shape(rewards, before, after, done, gamma, left_before, left_after)
     return rewards.astype(np.float32)
 
 
-def shape_seats(rewards: list[float], before, after, over: bool, gamma: float) -> list[float]:
+def shape_seats(rewards: list[float], before, after, over: bool, gamma: float, left_before=None,
+                left_after=None) -> list[float]:
     """:func:`shape` of one table with Python floats (the PettingZoo envs' step): ``rewards`` (4 floats), ``before``
-    and ``after`` (4 deficiencies each); the same float operations, so the same values."""
+    and ``after`` (4 deficiencies each), ``left_before`` and ``left_after`` (4 bools each, or None: the seats that
+    had left a game that plays on); the same float operations, so the same values."""
+    if left_before is not None:
+        return [r + shaping_term(gamma, 0.0 if over or la else NEG_POTENTIAL[a], 0.0 if lb else NEG_POTENTIAL[b])
+                for r, a, b, la, lb in zip(rewards, after, before, left_after, left_before)]
     if over:
         return [r + shaping_term(gamma, 0.0, NEG_POTENTIAL[b]) for r, b in zip(rewards, before)]
     return [r + shaping_term(gamma, NEG_POTENTIAL[a], NEG_POTENTIAL[b]) for r, a, b in zip(rewards, after, before)]
@@ -175,6 +182,8 @@ def leaving(live: list[str], over: bool, won) -> tuple[dict[str, bool], list[str
     """Dead agents of a game that plays on after a win: ``(terminations of the live agents, the agents still live
     after the step)``; a seat that has won (``won``: bool[4]) is terminated and leaves, every seat once the hand
     is over."""
+    if not over and not any(won):  # nobody has won: every live agent goes on
+        return dict.fromkeys(live, False), list(live)
     term = {a: over or bool(won[i]) for i, a in enumerate(AGENTS) if a in live}
     return term, [] if over else [a for a in live if not term[a]]
 

@@ -300,7 +300,8 @@ class _Shell:
         self._table = single_table(engine, rules, "default" if planes else observation, shaping, gamma, illegal_action)
         #: the engine the table runs on, "compiled" or "python"
         self.engine = "compiled" if isinstance(self._table, CompiledTable) else "python"
-        self._quick = self.engine == "compiled" and not self._table.plays_on
+        self._quick = self.engine == "compiled"
+        self._plays_on = self._table.plays_on
         self._tables = PythonTables([self._table], self._output)  # what step_tables steps
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
@@ -373,12 +374,15 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
                     chosen[_SEAT[a]] = x
             except (KeyError, TypeError):  # not an agent: the checks below say so
                 out = None
-            else:
-                out = t.step_quick(chosen)
+            else:  # (an action of an agent that has left a game that plays on: the checks below refuse it)
+                left = self._plays_on and len(self.agents) < 4 and any(a not in self.agents for a in actions)
+                out = None if left else t.step_quick(chosen)
             if out is not None:
                 if out[3]:  # the hand is over
                     self.agents = []
                     self._tables.finish([0])  # step_tables' end of a hand: the log
+                if self._plays_on:  # winners leave; the dicts hold the agents live before
+                    return self._play_on_step(parallel_dicts(*out))
                 if self.render_mode == "human":
                     self._output.render(t)
                 return parallel_dicts(*out)
@@ -404,11 +408,13 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
         """A hand that plays on after a win: a seat that has won is terminated and leaves ``agents``; every
         returned dict holds the agents that were live before this step (PettingZoo's parallel
         convention), so a winner gets its last observation, reward and ``terminated=True`` once."""
-        live = [a for a in self.possible_agents if a in self._live]
-        term, self._live = leaving(live, not self.agents, self._table.game.won)
+        live = self._live  # in agent order
+        term, self._live = leaving(live, not self.agents, self._table.won.tolist())
         self.agents = self._live
         self._rendered()
         obs, rew, _, trunc, infos = dicts
+        if len(live) == 4:  # nobody had left: the dicts as they are
+            return obs, rew, term, trunc, infos
         return tuple({a: d[a] for a in live} for d in (obs, rew, term, trunc, infos))
 
 
@@ -502,7 +508,7 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
         infos = t.infos()
         self.rewards = {a: rewards[_SEAT[a]] for a in self.agents}
         self.infos = {a: infos[a] for a in self.agents}
-        won = t.game.won
+        won = t.won
         for a in self.agents:
             if t.over or won[_SEAT[a]]:
                 self.terminations[a] = True

@@ -20,8 +20,8 @@ same walls) and are dealt straight into the arrays (:meth:`BatchGames.deal`; a r
 or dealer loads a dealt ``Game``); everything after the deal runs in C.
 
 Not on this path (the vector env falls back to the Python path): ``log_dir`` (the batch keeps no
-game log), ``observation="oracle"`` (its wall view is computed from a ``Game``), and rule sets
-``BatchGames`` refuses (those whose room lists only the Python engine).
+game log), ``observation="oracle"`` (its wall view is computed from a ``Game``), and rules ``BatchGames``
+refuses (a room's fields its compiled hooks do not cover, such as tai scoring).
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ import sys
 import numpy as np
 from gymnasium.utils import seeding
 
-from mjenv import AGENTS
+from mjenv import AGENTS, rulesets
 from mjenv.contract import table_rewards, vector_infos
 from mjenv.game.actions import ActionLayout, Phase
-from mjenv.game.batch import RECORD_FIELDS, SCALARS, BatchGames, _step
+from mjenv.game.batch import SCALARS, BatchGames, _step, record_layout
 from mjenv.observation import ObservationSpec
 from mjenv.tables import _deals, game_seed_of
 
@@ -101,23 +101,16 @@ class BatchTables:
             raise ValueError("the batch step cannot write views computed from a game (observation='oracle')")
         self.rules = spec.rules
         self.spec = spec
-        self.layout = ActionLayout(self.rules.num_tile_types)
+        self.layout = ActionLayout.for_rules(self.rules)
         self.games = BatchGames(self.rules, num_envs)
         self.num_envs = self.num_tables = n = int(num_envs)
         self.shaping, self.gamma, self.illegal_action = shaping, gamma, illegal_action
         self.num_threads = num_threads
-        self.plays_on = False  # a hand that plays on after a win is not on the compiled step
+        self.plays_on = rulesets.plays_on(self.rules)  # a win leaves the hand going on: each step pays
         self.np_random = [seeding.np_random(None)[0] for _ in range(n)]
         self.memos = [spec.new_memo() for _ in range(n)]
         self.deficiency = np.zeros((n, 4), dtype=np.int32)
-        start = {name: begin for name, (begin, _, _) in spec._fields.items()}
-        # fields of rules the step does not implement (the rooms' own fields) are empty for the
-        # others: they take no room in the record, so only a non-empty unknown field is refused
-        unknown = {name for name, (_, shape, _) in spec._fields.items()
-                   if name not in RECORD_FIELDS and int(np.prod(shape, dtype=np.int64)) > 0}
-        if unknown:
-            raise ValueError(f"the batch step cannot fill the state fields {sorted(unknown)}")
-        self._layout = np.array([start[f] for f in RECORD_FIELDS] + [spec.state_size], dtype=np.int32)
+        self._layout = record_layout(spec)  # the rule set's own fields are its room's hooks' (BatchGames.room)
         self._all_rows = np.arange(n, dtype=np.int64)
         #: where each (table, seat)'s mask row starts in the flat masks (check's one take)
         self._mask_offsets = np.arange(4 * n, dtype=np.int64) * self.games.masks.shape[2]
@@ -168,6 +161,10 @@ class BatchTables:
         if not self.spec.compiled:  # the numpy writer (MJENV_NO_KERNEL=1): the checked path observes
             return None
         n, bound = self.num_envs, self._bound or self._bind()
+        g = self.games
+        if self.plays_on:  # a game that plays on after a win: a seat that has left is not asked, the step pays
+            acts = np.where(g.won, self.layout.pass_, acts)
+            paid, left_before = g.scores.copy(), g.won.copy()
         done = np.empty(n, dtype=bool)
         illegal, winners = np.empty((n, 4), dtype=bool), np.empty((n, 4), dtype=bool)
         scores = np.empty((n, 4), dtype=np.int64)
@@ -178,6 +175,10 @@ class BatchTables:
                                  done, illegal, scores, winners, final_masks, final_obs, obs, deficiency)  # fmt: skip
         if ended is None:
             return None
+        if self.plays_on:  # what was paid this step; a hand an illegal action ended reports what it had paid
+            paid = g.scores - paid
+            stopped = done & illegal.any(axis=1)
+            scores[stopped], winners[stopped] = g.scores[stopped], g.won[stopped]
         self._spare_final_masks.wrote(km, ended)
         self._spare_final.wrote(kf, ended)
         if ended:  # the next hands, from each table's own generator (as deal()), observed
@@ -185,8 +186,12 @@ class BatchTables:
             _step.observe_batch(bound, np.array(ended, dtype=np.int64), obs, deficiency)
         before = self.deficiency if self.shaping == "deficiency" else None
         self.obs, self.deficiency = obs, deficiency
-        rewards = table_rewards(scores, illegal if ended and illegal.any() else None, before, deficiency, done,
-                                self.gamma)  # fmt: skip
+        if self.plays_on:
+            rewards = table_rewards(paid, illegal if ended and illegal.any() else None, before, deficiency, done,
+                                    self.gamma, left_before, g.won)  # fmt: skip
+        else:
+            rewards = table_rewards(scores, illegal if ended and illegal.any() else None, before, deficiency, done,
+                                    self.gamma)  # fmt: skip
         return rewards, done, final_obs, final_masks, scores, winners, illegal, self.infos()
 
     def thread_stats(self) -> tuple[float, float]:
@@ -196,7 +201,7 @@ class BatchTables:
 
     def infos(self) -> dict[str, np.ndarray]:
         """The vector env's infos of the tables' current states (:func:`mjenv.contract.vector_infos`)."""
-        return vector_infos(self.games.scalars[:, _ACTING], self.deficiency)
+        return vector_infos(self.games.scalars[:, _ACTING], self.deficiency, self.games.won if self.plays_on else None)
 
     # -- the state records (ObservationSpec.sources, read from the arrays of many tables) -------------
 
@@ -232,6 +237,8 @@ class BatchTables:
         masks = self.games.masks
         size = masks.shape[2]
         acts = np.ascontiguousarray(acts, dtype=np.int64)
+        if self.plays_on:  # a seat that has left the hand (it won, play goes on) is not asked: its action is ignored
+            acts = np.where(self.games.won, self.layout.pass_, acts)
         # one reduction for both ends: a negative id viewed as uint64 is larger than any action id
         if acts.view(np.uint64).max() >= size:
             self._refuse(acts, (acts < 0) | (acts >= size), f"is outside the action space 0..{size - 1}")

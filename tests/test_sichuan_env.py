@@ -216,4 +216,4 @@ def test_vector_env_ignores_the_action_of_a_seat_that_has_left():
     acts[1] = 0  # not PASS: the seat is out of the hand, its action does not count
     _, rew, terms, _, infos = venv.step(np.array([acts]))
     assert not terms[0] and rew[0, 1] == 0.0
-    assert venv._tables.tables[0].game.scores[1] == 1  # the hand went on (here: player_2's self-draw)
+    assert venv._tables.scores[0, 1] == 1  # the hand went on (here: player_2's self-draw)

@@ -22,12 +22,10 @@ SOURCE_DIRS = ("mjenv", "baselines", "wrappers")
 RULE_WORDS = re.compile(r"sichuan|taiwan|missing_suit|bloody|flower|riichi|dora", re.IGNORECASE)
 #: Source files outside mjenv/rulesets/*/ that name a rule set or its fields, each for a reason: the Rules
 #: fields themselves (rules.py), the deficiency layer's public ``missing_suit=`` / ``rules="riichi"`` and the
-#: one module mapping those names to forms (deficiency/__init__.py, deficiency/forms.py), the public Riichi
-#: facade (riichi.py), and the compiled step (game/_step.c, whose rule-specific C moves to the rooms with
-#: the seeds' games on the compiled step). A new file here is a rule-specific branch in shared code.
+#: one module mapping those names to forms (deficiency/__init__.py, deficiency/forms.py), and the public Riichi
+#: facade (riichi.py). A new file here is a rule-specific branch in shared code.
 RULE_WORD_FILES = {
-    "mjenv/deficiency/__init__.py", "mjenv/deficiency/forms.py", "mjenv/game/_step.c", "mjenv/riichi.py",
-    "mjenv/rules.py",
+    "mjenv/deficiency/__init__.py", "mjenv/deficiency/forms.py", "mjenv/riichi.py", "mjenv/rules.py",
 }  # fmt: skip
 #: The most files outside the rooms that may name a rule set.
 MAX_RULE_WORD_FILES = 6
@@ -169,7 +167,7 @@ def test_every_registered_room_is_a_folder_with_its_preset():
         room = rulesets.room(name)
         assert room.name == name and get_rules(name) is room.preset
     assert rulesets.room("basic").engines == ("python", "compiled")
-    assert rulesets.room("sichuan").engines == ("python",)
+    assert rulesets.room("sichuan").engines == ("python", "compiled")  # through its compiled hooks
     with pytest.raises(ValueError, match="unknown rules 'nope'; allowed presets: basic, honours"):
         rulesets.room("nope")
 

@@ -19,10 +19,9 @@ from mjenv.game import batch
 
 pytestmark = pytest.mark.skipif(not batch.available(), reason="mjenv.game._step not built (no C compiler)")
 
-#: sichuan (declaration, bloody battle, fan scoring) is not on the compiled step: its
-#: pong-only stand-in (basic without chow) stays compared, and the preset itself must fall back.
+#: sichuan and taiwan16 run on the compiled step through their rooms' hooks; pong-only play stays compared.
 NO_CHOW = {"name": "basic", "allow_chow": False}
-PRESETS = ("basic", "honours", NO_CHOW)
+PRESETS = ("basic", "honours", NO_CHOW, "sichuan", "taiwan16")
 #: Hands per preset in the default suite: at least 2,000. About 1 CPU-second per 200
 #: hands (the Python engine's side dominates), so the three presets cost about 30 s.
 HANDS = 2_000
@@ -54,8 +53,10 @@ def _actions(masks: np.ndarray, rng: np.random.Generator, illegal_rate: float) -
     return acts
 
 
-def play_both(rules: str, num_envs: int, hands: int, seed: int, illegal_rate: float = 0.0, **kwargs) -> int:
-    """Plays both engines side by side until ``hands`` hands ended; returns the number of steps."""
+def play_both(rules: str, num_envs: int, hands: int, seed: int, illegal_rate: float = 0.0,
+              left_seats_send_anything: bool = False, **kwargs) -> int:
+    """Plays both engines side by side until ``hands`` hands ended; returns the number of steps. With
+    ``left_seats_send_anything``, a seat that has won and left a hand that plays on sends a random action."""
     fast = mjenv.vector_env(num_envs, rules=rules, engine="compiled", **kwargs)
     ref = mjenv.vector_env(num_envs, rules=rules, engine="python", **kwargs)
     assert fast.engine == "compiled" and ref.engine == "python"
@@ -65,6 +66,9 @@ def play_both(rules: str, num_envs: int, hands: int, seed: int, illegal_rate: fl
     ended = steps = 0
     while ended < hands:
         acts = _actions(out[0]["action_mask"], rng, illegal_rate)
+        if left_seats_send_anything:
+            left = fast._batch.games.won
+            acts = np.where(left, rng.integers(0, fast.layout.size, acts.shape), acts)
         out = fast.step(acts)
         _same(out, ref.step(acts), f"step {steps}")
         ended += int(out[2].sum())
@@ -84,7 +88,17 @@ def test_compiled_vector_env_equals_the_python_engine(rules, kwargs):
     play_both(rules, 64, HANDS, seed=16_000, illegal_rate=0.01, **kwargs)
 
 
-@pytest.mark.parametrize("rules", ["sichuan", "taiwan16"])
+# the rooms' rule sets: fewer hands (their Python reference is slower); illegal actions end some hands (a Sichuan
+# hand keeps what it paid), and a seat that has left a Sichuan hand sends anything (it is ignored)
+@pytest.mark.parametrize(
+    ("rules", "kwargs"),
+    [("sichuan", {"shaping": "deficiency", "gamma": 0.9}), ("sichuan", {}), ("taiwan16", {"shaping": "deficiency"})],
+)
+def test_compiled_vector_env_equals_the_python_engine_on_the_rooms_rules(rules, kwargs):
+    play_both(rules, 32, 400, seed=16_050, illegal_rate=0.01, left_seats_send_anything=True, **kwargs)
+
+
+@pytest.mark.parametrize("rules", [{"name": "taiwan16", "scoring": "tai"}])
 def test_rule_sets_the_batch_step_does_not_implement_fall_back(rules):
     assert mjenv.vector_env(2, rules=rules).engine == "python"
     with pytest.raises(ValueError, match="engine='compiled' is not available"):
@@ -162,10 +176,12 @@ def test_legal_and_penalized_actions_never_take_the_checked_path(monkeypatch):
 
 def test_engine_choice_and_fallbacks():
     assert mjenv.vector_env(2).engine == "compiled"
-    assert mjenv.vector_env(2, rules="taiwan16").engine == "python"  # flowers: not in the batch step
+    assert mjenv.vector_env(2, rules="taiwan16").engine == "compiled"  # flowers: its room's hooks
+    tai = {"name": "taiwan16", "scoring": "tai"}  # tai scoring: not in the room's hooks
+    assert mjenv.vector_env(2, rules=tai).engine == "python"
     assert mjenv.vector_env(2, observation="oracle").engine == "python"
     with pytest.raises(ValueError, match="taiwan16"):
-        mjenv.vector_env(2, rules="taiwan16", engine="compiled")
+        mjenv.vector_env(2, rules=tai, engine="compiled")
     with pytest.raises(ValueError, match="log_dir"):
         mjenv.vector_env(2, engine="compiled", log_dir="unused")
     with pytest.raises(ValueError, match="engine must be one of"):
@@ -179,11 +195,13 @@ def test_rules_with_a_field_the_step_does_not_port_fall_back():
 
     # every Rules field outside batch.IMPLEMENTED_RULES must be at its default (a field added later
     # for a preset, makes that preset fall back until ported)
-    for field, value in (("draw_at", 16), ("scoring", "tai")):
+    for field, value in (("scoring", "tai"),):
         rules = dataclasses.replace(get_rules("honours"), **{field: value})
         with pytest.raises(ValueError, match=f"{field}="):
             batch.BatchGames(rules, 1)
         assert mjenv.vector_env(1, rules=rules).engine == "python"
+    # the draw at N tiles left is the shared step's
+    assert mjenv.vector_env(1, rules=dataclasses.replace(get_rules("honours"), draw_at=16)).engine == "compiled"
 
 
 def test_without_the_compiled_step_auto_warns_once_and_runs_on_python(monkeypatch):

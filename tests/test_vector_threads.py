@@ -23,8 +23,8 @@ def _flat(out) -> list[np.ndarray]:
     return arrays
 
 
-def _play(num_threads: int, steps: int, num_envs: int, shaping, seed: int, illegal_every: int = 0):
-    venv = mjenv.vector_env(num_envs, shaping=shaping, gamma=0.9, num_threads=num_threads)
+def _play(num_threads: int, steps: int, num_envs: int, shaping, seed: int, illegal_every: int = 0, rules="basic"):
+    venv = mjenv.vector_env(num_envs, rules=rules, shaping=shaping, gamma=0.9, num_threads=num_threads)
     assert venv.engine == "compiled" and venv.num_threads == num_threads
     obs, infos = venv.reset(seed=seed)
     rng = np.random.default_rng(seed)
@@ -54,6 +54,16 @@ def test_outputs_are_the_same_for_every_number_of_threads(shaping):
         for i, (a, b) in enumerate(zip(one, other)):
             assert a.dtype == b.dtype and a.shape == b.shape, (k, i)
             assert a.tobytes() == b.tobytes(), (k, i)
+
+
+@pytest.mark.parametrize("rules", ["sichuan", "taiwan16"])
+def test_the_rooms_rule_sets_give_the_same_outputs_for_every_number_of_threads(rules):
+    """The rooms' compiled hooks (a Sichuan hand pays as it goes, taiwan16's flowers) on 2 and 3 threads."""
+    one = _play(1, 300, 11, "deficiency", seed=9, illegal_every=41, rules=rules)
+    for k in (2, 3):
+        other = _play(k, 300, 11, "deficiency", seed=9, illegal_every=41, rules=rules)
+        assert len(other) == len(one)
+        assert all(a.dtype == b.dtype and a.tobytes() == b.tobytes() for a, b in zip(one, other)), k
 
 
 def test_more_threads_than_tables():

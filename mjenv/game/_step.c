@@ -37,6 +37,7 @@
 #include <time.h>
 
 #include "../deficiency/_kernel_api.h" /* the observation writer's C entry points */
+#include "_step_room.h"            /* the rooms' hooks, the step's state and params */
 
 static int melds_only(int8_t *c) {
     int i = 0;
@@ -133,9 +134,9 @@ static PyObject *py_is_winning(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* A seat's claim row on tile t (all zeros: nothing to claim; else its claims plus PASS). */
-static int claim_row(const int8_t *h, int t, int chow_ok, int can_kong, int rob, int T, int seven, int8_t *row) {
-    const int A = 2 * T + 7, CHOW_LOW = 2 * T, PONG = 2 * T + 3, EKONG = 2 * T + 4, WIN = 2 * T + 5, PASS = 2 * T + 6;
+/* A seat's claim row on tile t (all zeros: nothing to claim; else its claims plus PASS); A entries. */
+static int claim_row(const int8_t *h, int t, int chow_ok, int can_kong, int rob, int T, int seven, int A, int8_t *row) {
+    const int CHOW_LOW = ACT_CHOW_LOW(T), PONG = ACT_PONG(T), EKONG = ACT_EKONG(T), WIN = ACT_WIN(T);
     memset(row, 0, A);
     if (t < 0 || t >= T) return 0;
     int any = 0;
@@ -160,18 +161,19 @@ static int claim_row(const int8_t *h, int t, int chow_ok, int can_kong, int rob,
         row[WIN] = 1;
         any = 1;
     }
-    if (any) row[PASS] = 1;
+    if (any) row[ACT_PASS(T)] = 1;
     return any;
 }
 
-/* The current player's own-turn row (pg[t]: she has an exposed pong of t). */
-static void turn_row(const int8_t *h, const int8_t *pg, int claimed, int can_kong, int T, int seven, int8_t *row) {
-    memset(row, 0, 2 * T + 7);
+/* The current player's own-turn row (pg[t]: she has an exposed pong of t); A entries. */
+static void turn_row(const int8_t *h, const int8_t *pg, int claimed, int can_kong, int T, int seven, int A,
+                     int8_t *row) {
+    memset(row, 0, A);
     for (int t = 0; t < T; t++) row[t] = h[t] > 0;
     if (claimed) return;
     if (can_kong)
         for (int t = 0; t < T; t++) row[T + t] = h[t] == 4 || (pg[t] && h[t] > 0);
-    row[2 * T + 5] = (int8_t)winning(h, T, seven);
+    row[ACT_WIN(T)] = (int8_t)winning(h, T, seven);
 }
 
 /* Borrow C-contiguous buffers; n of them, each (object, itemsize, writable, count per row). */
@@ -209,6 +211,34 @@ static int check_t(int T) {
     return -1;
 }
 
+static int num_rooms;
+
+/* params int32[NPARAMS] (the Params fields in order) read and checked; 0, or -1 with an exception set */
+static int read_params(PyObject *op, Params *P, const char *fn) {
+    Py_buffer pb;
+    if (PyObject_GetBuffer(op, &pb, PyBUF_C_CONTIGUOUS) < 0) return -1;
+    int good = pb.len == NPARAMS * 4;
+    if (good) {
+        const int32_t *pp = pb.buf;
+        Params p = {pp[0], pp[1], pp[2], pp[3], pp[4], pp[5], pp[6], pp[7], pp[8], pp[9], pp[10], pp[11], pp[12],
+                    pp[13]};
+        *P = p;
+    }
+    PyBuffer_Release(&pb);
+    if (!good) {
+        PyErr_Format(PyExc_ValueError, "%s(): params must be int32[%d]", fn, NPARAMS);
+        return -1;
+    }
+    if (check_t(P->T) < 0) return -1;
+    if ((P->A != 2 * P->T + 7 && P->A != 2 * P->T + 10) || P->room < 0 || P->room >= num_rooms || P->draw_at < 0 ||
+        P->hand_size < 1 || P->MM < 1 || 4 * P->hand_size + 1 > P->W) {
+        PyErr_Format(PyExc_ValueError, "%s(): params out of range (A must be 2T + 7 or 2T + 10, room a room_index(), "
+                     "4 hands and a draw within the wall)", fn);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *py_claim_rows(PyObject *self, PyObject *args) {
     PyObject *o[6];
     int T, seven;
@@ -223,7 +253,7 @@ static PyObject *py_claim_rows(PyObject *self, PyObject *args) {
     const uint8_t *chow_ok = a[2].b.buf, *can_kong = a[3].b.buf, *rob = a[4].b.buf;
     int8_t *out = a[5].b.buf;
     for (Py_ssize_t i = 0; i < m; i++)
-        claim_row(hands + i * T, (int)tiles[i], chow_ok[i], can_kong[i], rob[i], T, seven, out + i * A);
+        claim_row(hands + i * T, (int)tiles[i], chow_ok[i], can_kong[i], rob[i], T, seven, A, out + i * A);
     release_args(a, 6);
     Py_RETURN_NONE;
 }
@@ -241,7 +271,7 @@ static PyObject *py_turn_rows(PyObject *self, PyObject *args) {
     const uint8_t *claimed = a[2].b.buf, *can_kong = a[3].b.buf;
     int8_t *out = a[4].b.buf;
     for (Py_ssize_t i = 0; i < m; i++)
-        turn_row(hands + i * T, pongs + i * T, claimed[i], can_kong[i], T, seven, out + i * A);
+        turn_row(hands + i * T, pongs + i * T, claimed[i], can_kong[i], T, seven, A, out + i * A);
     release_args(a, 5);
     Py_RETURN_NONE;
 }
@@ -252,27 +282,16 @@ static PyObject *py_turn_rows(PyObject *self, PyObject *args) {
  * every array after every step. Per table: tiles int8[9, T] (hands, meld counts, public counts), wall
  * int8[W], discards int16[4, D], num_discards int16[4], meld_table int8[4, MM, 4], melds_declared
  * int8[4], won uint8[4], scores int64[4], masks int8[4, A], scalars int32[NSC] (the SC_ names). */
-enum { SC_PHASE, SC_CUR, SC_LAST_DISCARD, SC_LAST_DISCARDER, SC_LAST_DRAWN, SC_DEAL_IN, SC_WIN_TILE, SC_END,
-       SC_HEAD, SC_TAIL, SC_ACTING, SC_CLAIMED, SC_KONG_TILE, NSC };
-enum { PH_DISCARD, PH_CLAIM, PH_ROB, PH_END };
-enum { MK_CHOW, MK_PONG, MK_EKONG, MK_CKONG, MK_AKONG };
-enum { END_NONE, END_SELF_DRAW, END_DISCARD, END_ROBBED, END_EXHAUSTIVE };
-
-typedef struct {
-    int T, A, W, D, MM, allow_chow, seven, always, multi, dpts, spts;
-} Params;
-
-typedef struct {
-    int8_t *tiles, *wall, *melds, *ndecl, *masks;
-    int16_t *disc, *ndisc;
-    uint8_t *won;
-    int64_t *scores;
-    int32_t *sc;
-} Tab;
+/* the rooms' compiled hooks (_step_room.h), by index (0: none), kept while the module lives */
+enum { MAX_ROOMS = 16 };
+static const RoomHooks *rooms_tab[MAX_ROOMS];
+static PyObject *room_caps[MAX_ROOMS];
+static int num_rooms = 1; /* index 0: no room */
+#define ROOM(P) ((P)->room ? rooms_tab[(P)->room] : (const RoomHooks *)NULL)
 
 static void pass_only(const Params *P, Tab *b) {
     memset(b->masks, 0, 4 * P->A);
-    for (int s = 0; s < 4; s++) b->masks[s * P->A + P->A - 1] = 1;
+    for (int s = 0; s < 4; s++) b->masks[s * P->A + ACT_PASS(P->T)] = 1;
 }
 
 static void finish(const Params *P, Tab *b, int winners, int deal_in, int tile, int reason) {
@@ -284,18 +303,21 @@ static void finish(const Params *P, Tab *b, int winners, int deal_in, int tile, 
     sc[SC_WIN_TILE] = tile;
     sc[SC_LAST_DISCARD] = -1;
     sc[SC_LAST_DISCARDER] = -1;
-    for (int s = 0; s < 4; s++) b->scores[s] = 0;
+    pass_only(P, b);
+    sc[SC_ACTING] = 0;
+    int64_t base[4] = {0, 0, 0, 0};
     if (winners && deal_in >= 0) {
         for (int w = 0; w < 4; w++)
-            if (winners >> w & 1) { b->scores[w] += P->dpts; b->scores[deal_in] -= P->dpts; }
+            if (winners >> w & 1) { base[w] += P->dpts; base[deal_in] -= P->dpts; }
     } else if (winners) {
         int w = 0;
         while (!(winners >> w & 1)) w++;
-        for (int s = 0; s < 4; s++) b->scores[s] -= P->spts;
-        b->scores[w] += 4 * P->spts;
+        for (int s = 0; s < 4; s++) base[s] -= P->spts;
+        base[w] += 4 * P->spts;
     }
-    pass_only(P, b);
-    sc[SC_ACTING] = 0;
+    const RoomHooks *R = ROOM(P);
+    if (R && R->settles) R->settle(P, b, winners, deal_in, reason, base); /* the room scores the hand */
+    else for (int s = 0; s < 4; s++) b->scores[s] = base[s];
 }
 
 static void set_turn_masks(const Params *P, Tab *b, int p) {
@@ -306,20 +328,28 @@ static void set_turn_masks(const Params *P, Tab *b, int p) {
         if (r[0] == MK_PONG) pg[r[1]] = 1;
     }
     pass_only(P, b);
-    turn_row(b->tiles + p * P->T, pg, b->sc[SC_CLAIMED], b->sc[SC_TAIL] > b->sc[SC_HEAD], P->T, P->seven,
-             b->masks + p * P->A);
+    int8_t *row = b->masks + p * P->A;
+    turn_row(b->tiles + p * P->T, pg, b->sc[SC_CLAIMED], b->sc[SC_TAIL] - b->sc[SC_HEAD] > P->draw_at, P->T, P->seven,
+             P->A, row);
+    const RoomHooks *R = ROOM(P);
+    if (R && R->restricts) R->restrict_turn(P, b, p, row);
     b->sc[SC_ACTING] = 1 << p;
 }
 
 static void draw(const Params *P, Tab *b, int p, int replacement) {
     int32_t *sc = b->sc;
-    if (sc[SC_TAIL] == sc[SC_HEAD]) {
+    if (sc[SC_TAIL] - sc[SC_HEAD] <= P->draw_at) {
         finish(P, b, 0, -1, -1, END_EXHAUSTIVE);
         return;
     }
     int t = replacement ? b->wall[--sc[SC_TAIL]] : b->wall[sc[SC_HEAD]++];
+    if (t >= P->T) { /* a tile the room sets aside (its hook draws again) */
+        ROOM(P)->drawn(P, b, p, t);
+        return;
+    }
     b->tiles[p * P->T + t]++;
     sc[SC_LAST_DRAWN] = t;
+    sc[SC_AFTER_KONG] = replacement;
     sc[SC_LAST_DISCARD] = -1;
     sc[SC_LAST_DISCARDER] = -1;
     sc[SC_CUR] = p;
@@ -327,6 +357,8 @@ static void draw(const Params *P, Tab *b, int p, int replacement) {
     sc[SC_CLAIMED] = 0;
     set_turn_masks(P, b, p);
 }
+
+static const StepCore CORE = {draw, finish, set_turn_masks, pass_only, winning};
 
 static void add_meld(const Params *P, Tab *b, int s, int kind, int tile, int from, int claimed) {
     int8_t *r = b->melds + (s * P->MM + b->ndecl[s]) * 4;
@@ -343,17 +375,32 @@ static int8_t *pong_row(const Params *P, Tab *b, int s, int t, int kind) {
 }
 
 /* Opens a claim window on tile t from p (a rob window when rob); 0: nobody may claim and the
- * rule opens no empty window. */
+ * rule opens no empty window. Under a room's restrictions a seat that has won is out of the window, its
+ * melds and wins are the room's. */
 static int open_window(const Params *P, Tab *b, int p, int t, int rob) {
+    const RoomHooks *R = ROOM(P);
+    const int restricts = R && R->restricts, T = P->T, A = P->A;
     int acting = 0;
-    int can_kong = b->sc[SC_TAIL] > b->sc[SC_HEAD];
-    int8_t row[2 * 34 + 7];
+    int can_kong = b->sc[SC_TAIL] - b->sc[SC_HEAD] > P->draw_at;
+    int8_t row[2 * 34 + 10];
     pass_only(P, b);
     for (int k = 1; k < 4; k++) {
         int s = (p + k) % 4;
         int chow_ok = P->allow_chow && k == 1;
-        if (claim_row(b->tiles + s * P->T, t, chow_ok, can_kong, rob, P->T, P->seven, row)) {
-            memcpy(b->masks + s * P->A, row, P->A);
+        int any;
+        if (restricts) {
+            if (b->won[s]) continue;
+            claim_row(b->tiles + s * T, t, chow_ok, can_kong, rob, T, P->seven, A, row);
+            if (!R->may_meld(P, b, s, t)) row[ACT_PONG(T)] = row[ACT_EKONG(T)] = 0;
+            row[ACT_WIN(T)] = (int8_t)R->wins_with(P, b, s, t);
+            any = 0;
+            for (int a = ACT_CHOW_LOW(T); a <= ACT_WIN(T); a++) any |= row[a];
+            row[ACT_PASS(T)] = (int8_t)any;
+        } else {
+            any = claim_row(b->tiles + s * T, t, chow_ok, can_kong, rob, T, P->seven, A, row);
+        }
+        if (any) {
+            memcpy(b->masks + s * A, row, A);
             acting |= 1 << s;
         }
     }
@@ -401,11 +448,23 @@ static int winners_of(const Params *P, int p, const int64_t *chosen, int win) {
     return w;
 }
 
+/* a win: the hand ends, or (a room that plays on) the room pays it and goes on */
+static void win_or_finish(const Params *P, Tab *b, int winners, int deal_in, int tile, int reason) {
+    const RoomHooks *R = ROOM(P);
+    if (R && R->plays_on) R->win(P, b, winners, deal_in, tile, reason);
+    else finish(P, b, winners, deal_in, tile, reason);
+}
+
+static void pay_kong(const Params *P, Tab *b, int seat, int kind, int discarder) {
+    const RoomHooks *R = ROOM(P);
+    if (R && R->pays_kongs) R->pay_kong(P, b, seat, kind, discarder);
+}
+
 static void on_claims(const Params *P, Tab *b, const int64_t *chosen) {
     int p = b->sc[SC_LAST_DISCARDER], t = b->sc[SC_LAST_DISCARD], T = P->T;
-    const int CHOW_LOW = 2 * T, PONG = 2 * T + 3, EKONG = 2 * T + 4, WIN = 2 * T + 5;
+    const int CHOW_LOW = ACT_CHOW_LOW(T), PONG = ACT_PONG(T), EKONG = ACT_EKONG(T), WIN = ACT_WIN(T);
     int w = winners_of(P, p, chosen, WIN);
-    if (w) { finish(P, b, w, p, t, END_DISCARD); return; }
+    if (w) { win_or_finish(P, b, w, p, t, END_DISCARD); return; }
     for (int k = 1; k < 4; k++) {
         int s = (p + k) % 4;
         if (chosen[s] == PONG || chosen[s] == EKONG) {
@@ -414,6 +473,7 @@ static void on_claims(const Params *P, Tab *b, const int64_t *chosen) {
             b->tiles[(4 + s) * T + t] += n + 1;
             b->tiles[8 * T + t] += n;
             add_meld(P, b, s, kong ? MK_EKONG : MK_PONG, t, p, t);
+            if (kong) pay_kong(P, b, s, KONG_EXPOSED, p);
             after_claim(P, b, s, kong);
             return;
         }
@@ -432,7 +492,8 @@ static void on_claims(const Params *P, Tab *b, const int64_t *chosen) {
             return;
         }
     }
-    draw(P, b, (p + 1) % 4, 0);
+    const RoomHooks *R = ROOM(P);
+    draw(P, b, R && R->plays_on ? R->next_seat(P, b, p) : (p + 1) % 4, 0);
 }
 
 static void kong(const Params *P, Tab *b, int p, int t) {
@@ -443,6 +504,7 @@ static void kong(const Params *P, Tab *b, int p, int t) {
         b->tiles[(4 + p) * T + t] += 4;
         b->tiles[8 * T + t] += 4;
         add_meld(P, b, p, MK_CKONG, t, -1, -1);
+        pay_kong(P, b, p, KONG_CONCEALED, -1);
         draw(P, b, p, 1);
         return;
     }
@@ -450,7 +512,7 @@ static void kong(const Params *P, Tab *b, int p, int t) {
     pong_row(P, b, p, t, MK_PONG)[0] = MK_AKONG;
     b->tiles[(4 + p) * T + t]++;
     b->tiles[8 * T + t]++;
-    if (!open_window(P, b, p, t, 1)) { draw(P, b, p, 1); return; }
+    if (!open_window(P, b, p, t, 1)) { pay_kong(P, b, p, KONG_ADDED, -1); draw(P, b, p, 1); return; }
     b->sc[SC_PHASE] = PH_ROB;
     b->sc[SC_KONG_TILE] = t;
     b->sc[SC_LAST_DISCARD] = t;
@@ -460,14 +522,14 @@ static void kong(const Params *P, Tab *b, int p, int t) {
 
 static void on_rob(const Params *P, Tab *b, const int64_t *chosen) {
     int p = b->sc[SC_CUR], t = b->sc[SC_KONG_TILE];
-    int w = winners_of(P, p, chosen, 2 * P->T + 5);
+    int w = winners_of(P, p, chosen, ACT_WIN(P->T));
     b->sc[SC_KONG_TILE] = -1;
-    if (!w) { draw(P, b, p, 1); return; }
+    if (!w) { pay_kong(P, b, p, KONG_ADDED, -1); draw(P, b, p, 1); return; }
     pong_row(P, b, p, t, MK_AKONG)[0] = MK_PONG;
     b->tiles[(4 + p) * P->T + t]--;
     b->disc[p * P->D + b->ndisc[p]] = t;
     b->ndisc[p]++;
-    finish(P, b, w, p, t, END_ROBBED);
+    win_or_finish(P, b, w, p, t, END_ROBBED);
 }
 
 static void advance(const Params *P, Tab *b, const int64_t *chosen) {
@@ -476,9 +538,10 @@ static void advance(const Params *P, Tab *b, const int64_t *chosen) {
         int p = b->sc[SC_CUR], a = (int)chosen[p];
         if (a < P->T) discard(P, b, p, a);
         else if (a < 2 * P->T) kong(P, b, p, a - P->T);
-        else finish(P, b, 1 << p, -1, b->sc[SC_LAST_DRAWN], END_SELF_DRAW);
+        else win_or_finish(P, b, 1 << p, -1, b->sc[SC_LAST_DRAWN], END_SELF_DRAW);
     } else if (ph == PH_CLAIM) on_claims(P, b, chosen);
     else if (ph == PH_ROB) on_rob(P, b, chosen);
+    else if (ph != PH_END) ROOM(P)->on_phase(P, b, chosen); /* a phase of the room's own */
 }
 
 /* Table i of the step's ten arrays, given their base pointers in this order: tiles, wall, discards, num_discards,
@@ -493,27 +556,17 @@ static Tab tab_at(const Params *P, void *const *base, Py_ssize_t i) {
 
 /* step(params, actions, tiles, wall, discards, num_discards, meld_table, melds_declared, won, scores,
  *      masks, scalars) -> int: advances every table not over by one step; returns how many tables
- * refused their actions (then nothing of those tables changed). params int32[11] (T, A, W, D, MM,
+ * refused their actions (then nothing of those tables changed). params int32[NPARAMS] (T, A, W, D, MM,
  * allow_chow, seven_pairs, claim_window_always, multiple_winners, discard_win_points,
- * self_draw_points); actions int64[N * 4], one per seat (PASS for seats not acting); an action not
+ * self_draw_points, draw_at, hand_size, room); actions int64[N * 4], one per seat (PASS for seats not acting); an action not
  * legal in the table's mask refuses the table: the caller raises. */
 static PyObject *py_step(PyObject *self, PyObject *args) {
     PyObject *op, *o[11];
     if (!PyArg_ParseTuple(args, "OOOOOOOOOOOO", &op, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
                           &o[9], &o[10]))
         return NULL;
-    Py_buffer pb;
-    if (PyObject_GetBuffer(op, &pb, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    if (pb.len != 11 * 4) {
-        PyBuffer_Release(&pb);
-        PyErr_SetString(PyExc_ValueError, "params must be int32[11]");
-        return NULL;
-    }
-    const int32_t *pp = pb.buf;
-    Params P = {pp[0], pp[1], pp[2], pp[3], pp[4], pp[5], pp[6], pp[7], pp[8], pp[9], pp[10]};
-    PyBuffer_Release(&pb);
-    if (check_t(P.T) < 0) return NULL;
-    if (P.A != 2 * P.T + 7) return PyErr_Format(PyExc_ValueError, "A must be 2T + 7");
+    Params P;
+    if (read_params(op, &P, "step") < 0) return NULL;
     Arg a[11] = {{o[0], 8, 0, 4}, {o[1], 1, 1, 9 * P.T}, {o[2], 1, 0, P.W}, {o[3], 2, 1, 4 * P.D}, {o[4], 2, 1, 4},
                  {o[5], 1, 1, 4 * P.MM * 4}, {o[6], 1, 1, 4}, {o[7], 1, 1, 4}, {o[8], 8, 1, 4}, {o[9], 1, 1, 4 * P.A},
                  {o[10], 4, 1, NSC}};
@@ -538,19 +591,23 @@ static PyObject *py_step(PyObject *self, PyObject *args) {
 }
 
 /* ---------------------------------------------------------------- state records
- * records(params, layout, rows, tiles, discards, melds_declared, scalars, dealer, out) -> None
+ * records(params, layout, rows, tiles, discards, melds_declared, won, scalars, dealer, out) -> None
  * The observation writer's state record (``mjenv.observation.ObservationSpec.state``: the same
  * values as ``ObservationSpec.sources`` reads from a ``Game``) of tables ``rows`` (int64[R]), into
  * out int16[R * L]. layout int32[NLAY]: the record's field offsets (the LY_ names, from the spec's
- * state layout) and its length L; params, tiles, discards, melds_declared, scalars as ``step``,
- * dealer int8[N]. Rule sets with flowers are not in the batch step, so the record has none. */
+ * state layout, LY_ROOM the start of the room's fields, which end at LY_ZERO) and its length L; params, tiles,
+ * discards, melds_declared, won, scalars as ``step``, dealer int8[N]. The room's fields are its record hook's. */
 enum { LY_HANDS, LY_MELD_COUNTS, LY_KB, LY_DISCARDS, LY_NUM_MELDS, LY_NEEDED, LY_TURN, LY_CLAIM, LY_CHOW,
-       LY_LAST, LY_WHO, LY_WALL, LY_DEALER, LY_PHASE, LY_ZERO, LY_LEN, NLAY };
+       LY_LAST, LY_WHO, LY_WALL, LY_DEALER, LY_PHASE, LY_ZERO, LY_ROOM, LY_LEN, NLAY };
+
+static int read_params_layout(PyObject *op, PyObject *ol, Params *P, int32_t *ly, const char *fn);
 
 /* One table's state record into st (what py_records writes per row). */
-static void write_record(const int32_t *ly, int T, int D, int MM, int allow_chow, const int8_t *restrict tl,
-                         const int16_t *restrict disc, const int8_t *nm, const int32_t *sc, int8_t dealer,
-                         int16_t *restrict st) {
+static void write_record(const Params *P, const int32_t *ly, const Tab *t, int8_t dealer, int16_t *restrict st) {
+    const int T = P->T, D = P->D, MM = P->MM, allow_chow = P->allow_chow;
+    const int8_t *restrict tl = t->tiles, *nm = t->ndecl;
+    const int16_t *restrict disc = t->disc;
+    const int32_t *sc = t->sc;
     /* plain ranges (no j % T; 4 - public once per tile) and the fields' pointers restrict (an int8 store may alias
      * anything otherwise): the compiler vectorises each loop (64 records: 12.5 us before, 4.7 us) */
     int16_t *restrict hd = st + ly[LY_HANDS], *restrict mc = st + ly[LY_MELD_COUNTS], *restrict kb = st + ly[LY_KB];
@@ -582,37 +639,34 @@ static void write_record(const int32_t *ly, int T, int D, int MM, int allow_chow
     st[ly[LY_DEALER]] = dealer;
     st[ly[LY_PHASE]] = (int16_t)phase;
     st[ly[LY_ZERO]] = 0;
+    const RoomHooks *R = ROOM(P);
+    if (R && R->record && ly[LY_ZERO] > ly[LY_ROOM]) R->record(P, t, st + ly[LY_ROOM], ly[LY_ZERO] - ly[LY_ROOM]);
 }
 
 static PyObject *py_records(PyObject *self, PyObject *args) {
-    PyObject *op, *ol, *o[7];
-    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &op, &ol, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6])) return NULL;
-    Py_buffer pb, lb;
-    if (PyObject_GetBuffer(op, &pb, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    if (PyObject_GetBuffer(ol, &lb, PyBUF_C_CONTIGUOUS) < 0) { PyBuffer_Release(&pb); return NULL; }
-    int32_t pp[11], ly[NLAY];
-    int good = pb.len == (Py_ssize_t)sizeof pp && lb.len == (Py_ssize_t)sizeof ly;
-    if (good) { memcpy(pp, pb.buf, sizeof pp); memcpy(ly, lb.buf, sizeof ly); }
-    PyBuffer_Release(&pb);
-    PyBuffer_Release(&lb);
-    if (!good) return PyErr_Format(PyExc_ValueError, "params must be int32[11] and layout int32[%d]", NLAY);
-    const int T = pp[0], D = pp[3], MM = pp[4], allow_chow = pp[5], L = ly[LY_LEN];
-    if (check_t(T) < 0) return NULL;
+    PyObject *op, *ol, *o[8];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOO", &op, &ol, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7]))
+        return NULL;
+    Params P;
+    int32_t ly[NLAY];
+    if (read_params_layout(op, ol, &P, ly, "records") < 0) return NULL;
+    const int T = P.T, D = P.D, L = ly[LY_LEN];
     /* the table arrays: one row per table (N rows); rows and out are checked against them below */
-    Arg a[5] = {{o[1], 1, 0, 9 * T}, {o[2], 2, 0, 4 * D}, {o[3], 1, 0, 4}, {o[4], 4, 0, NSC}, {o[5], 1, 0, 1}};
+    Arg a[6] = {{o[1], 1, 0, 9 * T}, {o[2], 2, 0, 4 * D}, {o[3], 1, 0, 4}, {o[4], 1, 0, 4}, {o[5], 4, 0, NSC},
+                {o[6], 1, 0, 1}};
     Py_ssize_t n;
-    if (get_args(a, 5, &n) < 0) return NULL;
+    if (get_args(a, 6, &n) < 0) return NULL;
     Py_buffer rb, ob;
-    if (PyObject_GetBuffer(o[0], &rb, PyBUF_C_CONTIGUOUS) < 0) { release_args(a, 5); return NULL; }
-    if (PyObject_GetBuffer(o[6], &ob, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+    if (PyObject_GetBuffer(o[0], &rb, PyBUF_C_CONTIGUOUS) < 0) { release_args(a, 6); return NULL; }
+    if (PyObject_GetBuffer(o[7], &ob, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
         PyBuffer_Release(&rb);
-        release_args(a, 5);
+        release_args(a, 6);
         return NULL;
     }
     Py_ssize_t R = rb.len / 8;
     const int64_t *rows = rb.buf;
     PyObject *result = NULL;
-    if (rb.len % 8 || ob.len != R * L * 2 || L < 1) {
+    if (rb.len % 8 || ob.len != R * L * 2) {
         PyErr_Format(PyExc_ValueError, "records(): rows must be int64[R] and out int16[R * %d]", L);
         goto done;
     }
@@ -621,26 +675,19 @@ static PyObject *py_records(PyObject *self, PyObject *args) {
             PyErr_Format(PyExc_ValueError, "records(): row %lld outside 0..%zd", (long long)rows[k], n - 1);
             goto done;
         }
-    for (int f = 0; f < LY_LEN; f++) {
-        static const int width[LY_LEN] = {-4, -4, -4, -5, 4, 4, 4, 4, 4, 1, 1, 1, 1, 1, 1}; /* -4: 4T, -5: 4D */
-        int w = width[f] == -4 ? 4 * T : width[f] == -5 ? 4 * D : width[f];
-        if (ly[f] < 0 || ly[f] + w > L) {
-            PyErr_Format(PyExc_ValueError, "records(): layout field %d does not fit a record of %d", f, L);
-            goto done;
-        }
-    }
     for (Py_ssize_t k = 0; k < R; k++) {
         Py_ssize_t i = rows[k];
-        write_record(ly, T, D, MM, allow_chow, (const int8_t *)a[0].b.buf + i * 9 * T,
-                     (const int16_t *)a[1].b.buf + i * 4 * D, (const int8_t *)a[2].b.buf + i * 4,
-                     (const int32_t *)a[3].b.buf + i * NSC, ((const int8_t *)a[4].b.buf)[i], (int16_t *)ob.buf + k * L);
+        Tab t = {(int8_t *)a[0].b.buf + i * 9 * T, NULL, NULL, (int8_t *)a[2].b.buf + i * 4, NULL,
+                 (int16_t *)a[1].b.buf + i * 4 * D, NULL, (uint8_t *)a[3].b.buf + i * 4, NULL,
+                 (int32_t *)a[4].b.buf + i * NSC};
+        write_record(&P, ly, &t, ((const int8_t *)a[5].b.buf)[i], (int16_t *)ob.buf + k * L);
     }
     result = Py_None;
     Py_INCREF(result);
 done:
     PyBuffer_Release(&rb);
     PyBuffer_Release(&ob);
-    release_args(a, 5);
+    release_args(a, 6);
     return result;
 }
 
@@ -667,37 +714,34 @@ typedef struct {
     Py_ssize_t nlog, caplog;
 } Bound;
 
-/* params (int32[11]) and a record layout (int32[NLAY]) read and checked: T, A = 2T + 7, every field inside a record
- * of length L >= 1. 0, or -1 with an exception set. */
+/* params (read_params) and a record layout (int32[NLAY]) read and checked: every field inside a record of length
+ * L >= 1, the room's fields before the zero entry. 0, or -1 with an exception set. */
 static int read_params_layout(PyObject *op, PyObject *ol, Params *P, int32_t *ly, const char *fn) {
-    Py_buffer pb, lb;
-    if (PyObject_GetBuffer(op, &pb, PyBUF_C_CONTIGUOUS) < 0) return -1;
-    if (PyObject_GetBuffer(ol, &lb, PyBUF_C_CONTIGUOUS) < 0) { PyBuffer_Release(&pb); return -1; }
-    int good = pb.len == 11 * 4 && lb.len == NLAY * 4;
-    if (good) {
-        const int32_t *pp = pb.buf;
-        Params p = {pp[0], pp[1], pp[2], pp[3], pp[4], pp[5], pp[6], pp[7], pp[8], pp[9], pp[10]};
-        *P = p;
-        memcpy(ly, lb.buf, NLAY * 4);
-    }
-    PyBuffer_Release(&pb);
+    if (read_params(op, P, fn) < 0) return -1;
+    Py_buffer lb;
+    if (PyObject_GetBuffer(ol, &lb, PyBUF_C_CONTIGUOUS) < 0) return -1;
+    int good = lb.len == NLAY * 4;
+    if (good) memcpy(ly, lb.buf, NLAY * 4);
     PyBuffer_Release(&lb);
     if (!good) {
-        PyErr_Format(PyExc_ValueError, "%s(): params must be int32[11] and layout int32[%d]", fn, NLAY);
+        PyErr_Format(PyExc_ValueError, "%s(): layout must be int32[%d]", fn, NLAY);
         return -1;
     }
-    if (check_t(P->T) < 0) return -1;
     const int L = ly[LY_LEN];
-    if (P->A != 2 * P->T + 7 || L < 1) {
-        PyErr_Format(PyExc_ValueError, "%s(): A must be 2T + 7 and the record length >= 1", fn);
+    if (L < 1) {
+        PyErr_Format(PyExc_ValueError, "%s(): the record length must be >= 1", fn);
         return -1;
     }
     for (int f = 0; f < LY_LEN; f++) {
-        int w = f <= LY_KB ? 4 * P->T : f == LY_DISCARDS ? 4 * P->D : f <= LY_CHOW ? 4 : 1;
+        int w = f <= LY_KB ? 4 * P->T : f == LY_DISCARDS ? 4 * P->D : f <= LY_CHOW ? 4 : f == LY_ROOM ? 0 : 1;
         if (ly[f] < 0 || ly[f] + w > L) {
             PyErr_Format(PyExc_ValueError, "%s(): layout field %d does not fit a record of %d", fn, f, L);
             return -1;
         }
+    }
+    if (ly[LY_ROOM] > ly[LY_ZERO]) {
+        PyErr_Format(PyExc_ValueError, "%s(): the room's fields must end where the zero entry starts", fn);
+        return -1;
     }
     return 0;
 }
@@ -759,8 +803,7 @@ static PyObject *py_bind_one(PyObject *self, PyObject *args) {
 
 static int bound_record(Bound *B) {
     const Params *P = &B->P;
-    write_record(B->ly, P->T, P->D, P->MM, P->allow_chow, B->t.tiles, B->t.disc, B->t.ndecl, B->t.sc,
-                 ((const int8_t *)B->b[10].buf)[0], B->b[11].buf);
+    write_record(P, B->ly, &B->t, ((const int8_t *)B->b[10].buf)[0], B->b[11].buf);
     return B->t.sc[SC_PHASE];
 }
 
@@ -1006,7 +1049,7 @@ static PyObject *py_step_observe(PyObject *self, PyObject *const *args, Py_ssize
         Py_DECREF(x);
         if (v == -2) {
             if (acting >> s & 1) Py_RETURN_NONE; /* an acting seat without an action: the caller's checks decide */
-            v = A - 1;                           /* PASS: a seat not acting has it as its only legal action */
+            v = ACT_PASS(B->P.T);                /* PASS: a seat not acting has it as its only legal action */
         }
         if (v < 0 || v >= A || !B->t.masks[s * A + v]) Py_RETURN_NONE;
         c[s] = v;
@@ -1222,8 +1265,7 @@ static Tab batch_tab(const Batch *B, Py_ssize_t i) {
 static void batch_record(const Batch *B, Py_ssize_t i) {
     const Params *P = &B->P;
     Tab t = batch_tab(B, i);
-    write_record(B->ly, P->T, P->D, P->MM, P->allow_chow, t.tiles, t.disc, t.ndecl, t.sc,
-                 ((const int8_t *)B->b[10].buf)[i], (int16_t *)B->b[11].buf + i * B->ly[LY_LEN]);
+    write_record(P, B->ly, &t, ((const int8_t *)B->b[10].buf)[i], (int16_t *)B->b[11].buf + i * B->ly[LY_LEN]);
 }
 
 static PyObject *py_bind_batch(PyObject *self, PyObject *args) {
@@ -1444,13 +1486,15 @@ static PyObject *py_observe_batch(PyObject *self, PyObject *const *args, Py_ssiz
     Py_RETURN_NONE;
 }
 
-/* Game(rules, seed)'s first state from its shuffled wall w (seat 0 dealing; BatchGames.deal). */
-static void deal_tab(const Params *P, Tab *t, const int8_t *w, int hand_size) {
-    const int T = P->T, head = 4 * hand_size;
+/* Game(rules, seed)'s first state from its shuffled wall w (seat 0 dealing; BatchGames.deal): the hands (tiles of
+ * the room's own >= T left to its dealt hook), the dealer's first draw, then the room's start (a phase of its own). */
+static void deal_tab(const Params *P, Tab *t, const int8_t *w) {
+    const int T = P->T, hs = P->hand_size;
+    const RoomHooks *R = ROOM(P);
     memset(t->tiles, 0, 9 * T);
     for (int s = 0; s < 4; s++)
-        for (int j = 0; j < hand_size; j++) t->tiles[s * T + w[s * hand_size + j]]++;
-    t->tiles[w[head]]++; /* the dealer's draw */
+        for (int j = 0; j < hs; j++)
+            if (w[s * hs + j] < T) t->tiles[s * T + w[s * hs + j]]++;
     memcpy(t->wall, w, P->W);
     for (int j = 0; j < 4 * P->D; j++) t->disc[j] = -1;
     memset(t->ndisc, 0, 4 * sizeof(int16_t));
@@ -1459,35 +1503,28 @@ static void deal_tab(const Params *P, Tab *t, const int8_t *w, int hand_size) {
     memset(t->won, 0, 4);
     for (int s = 0; s < 4; s++) t->scores[s] = 0;
     int32_t *sc = t->sc;
+    for (int k = 0; k < NSC; k++) sc[k] = 0;
     sc[SC_PHASE] = PH_DISCARD; sc[SC_CUR] = 0; sc[SC_LAST_DISCARD] = -1; sc[SC_LAST_DISCARDER] = -1;
-    sc[SC_LAST_DRAWN] = w[head]; sc[SC_DEAL_IN] = -1; sc[SC_WIN_TILE] = -1; sc[SC_END] = END_NONE;
-    sc[SC_HEAD] = head + 1; sc[SC_TAIL] = P->W; sc[SC_CLAIMED] = 0; sc[SC_KONG_TILE] = -1;
-    set_turn_masks(P, t, 0); /* PASS only for seats 1-3, the dealer's turn row; acting = seat 0 */
+    sc[SC_LAST_DRAWN] = -1; sc[SC_DEAL_IN] = -1; sc[SC_WIN_TILE] = -1; sc[SC_END] = END_NONE;
+    sc[SC_HEAD] = 4 * hs; sc[SC_TAIL] = P->W; sc[SC_CLAIMED] = 0; sc[SC_KONG_TILE] = -1;
+    if (R && R->dealt) R->dealt(P, t, w);
+    draw(P, t, 0, 0); /* the dealer's draw: her turn row, PASS only for seats 1-3; acting = seat 0 */
+    if (R && R->start) R->start(P, t);
 }
 
-/* deal(params, hand_size, rows, walls, tiles, wall, discards, num_discards, meld_table, melds_declared, won,
+/* deal(params, rows, walls, tiles, wall, discards, num_discards, meld_table, melds_declared, won,
  *      scores, masks, scalars, dealer) -> None: BatchGames.deal's arrays (step's, and dealer int8[N]); rows int64[R]
  * distinct tables, walls int8[R, W] (each the shuffled wall of Game(rules, seed)): deals those tables the state
  * Game(rules, seed) starts in, seat 0 dealing. */
 static PyObject *py_deal(PyObject *self, PyObject *args) {
     PyObject *op, *orows, *owalls, *o[11];
-    int hand_size;
-    if (!PyArg_ParseTuple(args, "OiOOOOOOOOOOOOO", &op, &hand_size, &orows, &owalls, &o[0], &o[1], &o[2], &o[3],
-                          &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10]))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOO", &op, &orows, &owalls, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5],
+                          &o[6], &o[7], &o[8], &o[9], &o[10]))
         return NULL;
-    Py_buffer pb;
-    if (PyObject_GetBuffer(op, &pb, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    if (pb.len != 11 * 4) {
-        PyBuffer_Release(&pb);
-        return PyErr_Format(PyExc_ValueError, "params must be int32[11]");
-    }
-    const int32_t *pp = pb.buf;
-    Params P = {pp[0], pp[1], pp[2], pp[3], pp[4], pp[5], pp[6], pp[7], pp[8], pp[9], pp[10]};
-    PyBuffer_Release(&pb);
-    if (check_t(P.T) < 0) return NULL;
-    if (P.A != 2 * P.T + 7 || hand_size < 1 || 4 * hand_size + 1 > P.W)
-        return PyErr_Format(PyExc_ValueError, "deal(): A must be 2T + 7 and hand size %d fit a wall of %d", hand_size,
-                            P.W);
+    Params P;
+    if (read_params(op, &P, "deal") < 0) return NULL;
+    const RoomHooks *R = ROOM(&P);
+    const int max_id = R && R->drawn ? R->max_wall_id : P.T - 1;
     Arg a[11] = {{o[0], 1, 1, 9 * P.T}, {o[1], 1, 1, P.W}, {o[2], 2, 1, 4 * P.D}, {o[3], 2, 1, 4},
                  {o[4], 1, 1, 4 * P.MM * 4}, {o[5], 1, 1, 4}, {o[6], 1, 1, 4}, {o[7], 8, 1, 4}, {o[8], 1, 1, 4 * P.A},
                  {o[9], 4, 1, NSC}, {o[10], 1, 1, 1}};
@@ -1500,31 +1537,31 @@ static PyObject *py_deal(PyObject *self, PyObject *args) {
         release_args(a, 11);
         return NULL;
     }
-    const Py_ssize_t R = rb.len / 8;
+    const Py_ssize_t R_ = rb.len / 8;
     const int64_t *rows = rb.buf;
     const int8_t *walls = wb.buf;
     PyObject *result = NULL;
-    if (rb.len % 8 || wb.len != R * P.W) {
+    if (rb.len % 8 || wb.len != R_ * P.W) {
         PyErr_Format(PyExc_ValueError, "deal(): rows must be int64[R] and walls int8[R, %d]", P.W);
         goto done;
     }
-    for (Py_ssize_t k = 0; k < R; k++) {
+    for (Py_ssize_t k = 0; k < R_; k++) {
         if (rows[k] < 0 || rows[k] >= n) {
             PyErr_Format(PyExc_ValueError, "deal(): row %lld outside 0..%zd", (long long)rows[k], n - 1);
             goto done;
         }
         for (int j = 0; j < P.W; j++)
-            if (walls[k * P.W + j] < 0 || walls[k * P.W + j] >= P.T) {
+            if (walls[k * P.W + j] < 0 || walls[k * P.W + j] > max_id) {
                 PyErr_Format(PyExc_ValueError, "deal(): wall %zd holds tile %d outside 0..%d", k, walls[k * P.W + j],
-                             P.T - 1);
+                             max_id);
                 goto done;
             }
     }
     void *base[10];
     for (int j = 0; j < 10; j++) base[j] = a[j].b.buf;
-    for (Py_ssize_t k = 0; k < R; k++) {
+    for (Py_ssize_t k = 0; k < R_; k++) {
         Tab t = tab_at(&P, base, rows[k]);
-        deal_tab(&P, &t, walls + k * P.W, hand_size);
+        deal_tab(&P, &t, walls + k * P.W);
         ((int8_t *)a[10].b.buf)[rows[k]] = 0; /* seat 0 deals */
     }
     result = Py_None;
@@ -1534,6 +1571,26 @@ done:
     PyBuffer_Release(&wb);
     release_args(a, 11);
     return result;
+}
+
+/* room_index(capsule) -> int: the index (>= 1) of a room's compiled hooks (a STEP_ROOM_CAPSULE capsule holding a
+ * RoomHooks, which gets the step's functions in its core), for the params' room entry; the same capsule's hooks
+ * get the same index, kept while the module lives. */
+static PyObject *py_room_index(PyObject *self, PyObject *cap) {
+    RoomHooks *R = PyCapsule_GetPointer(cap, STEP_ROOM_CAPSULE);
+    if (!R) return NULL;
+    for (int i = 1; i < num_rooms; i++)
+        if (rooms_tab[i] == R) return PyLong_FromLong(i);
+    if (num_rooms == MAX_ROOMS) return PyErr_Format(PyExc_ValueError, "room_index(): at most %d rooms", MAX_ROOMS - 1);
+    if ((R->restricts && (!R->may_meld || !R->wins_with || !R->restrict_turn)) || (R->plays_on && (!R->win ||
+        !R->next_seat)) || (R->pays_kongs && !R->pay_kong) || (R->settles && !R->settle) ||
+        (R->max_wall_id > 0 && !R->drawn))
+        return PyErr_Format(PyExc_ValueError, "room_index(): the room's flags need hooks it does not have");
+    R->core = &CORE;
+    Py_INCREF(cap);
+    room_caps[num_rooms] = cap;
+    rooms_tab[num_rooms] = R;
+    return PyLong_FromLong(num_rooms++);
 }
 
 static PyMethodDef methods[] = {
@@ -1552,6 +1609,7 @@ static PyMethodDef methods[] = {
     {"observe_batch", (PyCFunction)(void (*)(void))py_observe_batch, METH_FASTCALL, "Some bound tables' observations."},
     {"thread_stats", py_thread_stats, METH_O, "CPU seconds of a batch's threaded runs (see above)."},
     {"deal", py_deal, METH_VARARGS, "New hands at some tables from their shuffled walls (see above)."},
+    {"room_index", py_room_index, METH_O, "The params' index of a room's compiled hooks (see above)."},
     {"claim_rows", py_claim_rows, METH_VARARGS, "A seat's claim-window row per hand (see the module comment)."},
     {"turn_rows", py_turn_rows, METH_VARARGS, "The current player's own-turn row per hand (see the module comment)."},
     {"is_winning", py_is_winning, METH_VARARGS, "Batched win check (see the module comment)."},

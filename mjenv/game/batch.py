@@ -14,6 +14,7 @@ import dataclasses
 import numpy as np
 
 from mjenv.game._win import is_winning_bytes
+from mjenv.game.actions import ActionLayout
 from mjenv.game.engine import seeded_wall, tile_set
 
 try:
@@ -53,24 +54,52 @@ def is_winning_batch(hands: np.ndarray, seven_pairs: bool = False) -> np.ndarray
     return out.astype(bool)
 
 
-#: The :class:`~mjenv.rules.Rules` fields the compiled step implements (any value); BatchGames refuses rules
-#: with any other field away from its default.
+#: The :class:`~mjenv.rules.Rules` fields the shared compiled step implements (any value); BatchGames refuses rules
+#: with any other field away from its default unless the room whose field it is implements it in its compiled hooks
+#: (:func:`mjenv.rulesets.step_hooks`).
 IMPLEMENTED_RULES = (
     "name", "num_tile_types", "hand_size", "melds", "allow_chow", "seven_pairs", "multiple_winners",
-    "discard_win_points", "self_draw_points", "claim_window",
+    "discard_win_points", "self_draw_points", "claim_window", "draw_at",
 )  # fmt: skip
 
-#: Per-table scalars of :class:`BatchGames` (``scalars[:, i]``), in the compiled step's order.
+#: Per-table scalars of :class:`BatchGames` (``scalars[:, i]``), in the compiled step's order: the ``Game``
+#: attributes, then :data:`NUM_ROOM_SCALARS` of the room's own state (its ``step_hooks`` module's ``state(game)``).
 SCALARS = (
     "phase", "current_player", "last_discard", "last_discarder", "last_drawn", "deal_in", "winning_tile",
-    "end_code", "_head", "_tail", "_acting", "_claimed_turn", "_kong_tile",
+    "end_code", "_head", "_tail", "_acting", "_claimed_turn", "_kong_tile", "_after_kong",
 )  # fmt: skip
+#: Room scalars after :data:`SCALARS` (``NROOM`` of ``mjenv/game/_step_room.h``).
+NUM_ROOM_SCALARS = 8
+
+
+def scalars_of(game, room=None) -> list[int]:
+    """A ``Game``'s row of :attr:`BatchGames.scalars`: :data:`SCALARS`, then the room's state (``room``: the
+    rules' ``step_hooks`` module, or None), 0 padded."""
+    own = room.state(game) if room is not None else []
+    return [int(getattr(game, name)) for name in SCALARS] + own + [0] * (NUM_ROOM_SCALARS - len(own))
 
 #: The state-record fields :meth:`BatchGames.records` writes (``mjenv.observation.STATE_FIELDS`` names).
 RECORD_FIELDS = (
     "hands", "meld_counts", "knowledge_base", "discards", "num_melds", "melds_needed", "discard_turn", "claim_tile",
     "chow_ok", "last_discard", "last_discarder", "wall_count", "dealer", "phase", "zero",
 )  # fmt: skip
+
+def record_layout(spec) -> np.ndarray:
+    """int32[17] the state-record layout the compiled step writes for an observation spec: the starts of
+    :data:`RECORD_FIELDS`, the start of the rule set's own fields (its room's record hook writes them; they end where
+    ``zero`` starts), the record's length.
+
+    Raises:
+        ValueError: the spec's record lacks a shared field.
+    """
+    fields = spec._fields
+    missing = [f for f in RECORD_FIELDS if f not in fields]
+    if missing:
+        raise ValueError(f"the state record has no fields {missing}")
+    room = [begin for name, (begin, _, _) in fields.items() if name not in RECORD_FIELDS]
+    room_start = min(room, default=fields["zero"][0])
+    return np.array([fields[f][0] for f in RECORD_FIELDS] + [room_start, spec.state_size], dtype=np.int32)
+
 
 #: The arrays of :class:`BatchGames`, named as the :class:`~mjenv.game.engine.Game` attributes they hold.
 ARRAYS = ("_tiles", "wall", "discards", "num_discards", "meld_table", "melds_declared", "won", "scores", "_masks")
@@ -106,21 +135,24 @@ class BatchGames:
         if isinstance(num_tables, bool) or not isinstance(num_tables, (int, np.integer)) or num_tables < 1:
             raise ValueError(f"num_tables must be an int >= 1, got {num_tables!r}")
         r = get_rules(rules)
-        # every field the C step does not implement must be at its default: the step predates the set-aside
-        # tiles, the draw at N tiles left and the rooms' scorings, and a rule field added later is refused until ported
+        # every field the shared C step does not implement must be at its default or be the compiled hooks' of
+        # the room whose field it is (a rule field added later is refused until ported)
+        room = rulesets.step_hooks(r)
+        done = IMPLEMENTED_RULES + (room.FIELDS if room is not None and room.HOOKS is not None else ())
         default = Rules()
         other = {f.name: getattr(r, f.name) for f in dataclasses.fields(r)
-                 if f.name not in IMPLEMENTED_RULES and getattr(r, f.name) != getattr(default, f.name)}
-        if other:
+                 if f.name not in done and getattr(r, f.name) != getattr(default, f.name)}
+        if other or (room is not None and room.HOOKS is not None and not room.covers(r)):
             allowed = ", ".join(f"{k}={getattr(default, k)!r}" for k in other)
             raise ValueError(
                 f"BatchGames does not support rules {r.name!r} ({', '.join(f'{k}={v!r}' for k, v in other.items())}); "
-                f"allowed: {allowed} (presets basic and honours); use mjenv.game.Game for the others")
+                f"allowed: {allowed or 'the fields its compiled hooks cover'}; use mjenv.game.Game for the others")
         if "compiled" not in rulesets.engines(r):
             raise ValueError(f"BatchGames does not run rules {r.name!r}: its rule set lists the engines "
                              f"{rulesets.engines(r)}; use mjenv.game.Game")
         self.rules = r
-        t, a = r.num_tile_types, 2 * r.num_tile_types + 7
+        self.room = room  # the room's step_hooks module (its hooks and state), or None
+        t, a = r.num_tile_types, ActionLayout.for_rules(r).size
         n = int(num_tables)
         self.tiles = np.zeros((n, 9, t), dtype=np.int8)
         self.wall = np.zeros((n, r.num_tiles), dtype=np.int8)
@@ -131,14 +163,15 @@ class BatchGames:
         self.won = np.zeros((n, 4), dtype=bool)
         self.scores = np.zeros((n, 4), dtype=np.int64)
         self.masks = np.zeros((n, 4, a), dtype=np.int8)
-        self.scalars = np.zeros((n, len(SCALARS)), dtype=np.int32)
+        self.scalars = np.zeros((n, len(SCALARS) + NUM_ROOM_SCALARS), dtype=np.int32)
         self.scalars[:, 0] = 3  # Phase.END until a deal is loaded
         self.dealer = np.zeros(n, dtype=np.int8)
         self.steps: list[list[list[list[int]]]] | None = [[] for _ in range(n)] if log else None
         self._full: np.ndarray | None = None  # tile_set(rules), made on first use (walls())
         self._params = np.array(
             [t, a, r.num_tiles, r.max_discards, r.melds, r.allow_chow, r.seven_pairs, r.claim_window == "always",
-             r.multiple_winners, r.discard_win_points, r.self_draw_points],
+             r.multiple_winners, r.discard_win_points, r.self_draw_points, r.draw_at, r.hand_size,
+             0 if room is None else _step.room_index(room.HOOKS)],
             dtype=np.int32,
         )  # fmt: skip
 
@@ -152,7 +185,7 @@ class BatchGames:
             raise ValueError(f"game has rules {game.rules.name!r}, the tables {self.rules.name!r}")
         for name, arr in zip(ARRAYS, self._arrays()):
             arr[i] = getattr(game, name)
-        self.scalars[i] = [int(getattr(game, name)) for name in SCALARS]
+        self.scalars[i] = scalars_of(game, self.room)
         self.dealer[i] = game.dealer
         if self.steps is not None:
             self.steps[i] = [list(map(list, st)) for st in game.log["steps"]]
@@ -171,7 +204,7 @@ class BatchGames:
         """
         if not rows:
             return
-        _step.deal(self._params, self.rules.hand_size, np.asarray(rows, dtype=np.int64), self.walls(game_seeds),
+        _step.deal(self._params, np.asarray(rows, dtype=np.int64), self.walls(game_seeds),
                    *self._arrays(), self.scalars, self.dealer)
         if self.steps is not None:
             for i in rows:
@@ -228,12 +261,13 @@ class BatchGames:
         The values ``mjenv.observation.ObservationSpec.state`` gives for each table's ``Game``.
 
         Args:
-            layout: int32[16], the record's field offsets in ``RECORD_FIELDS`` order, then its length L.
+            layout: int32[17], the record's field offsets in ``RECORD_FIELDS`` order, the start of the room's
+                fields (they end where ``zero`` starts), then its length L (:func:`record_layout`).
             rows: int64[R] table indices.
             out: int16[R, L] C-contiguous, overwritten.
         """
-        _step.records(self._params, layout, rows, self.tiles, self.discards, self.melds_declared, self.scalars,
-                      self.dealer, out)
+        _step.records(self._params, layout, rows, self.tiles, self.discards, self.melds_declared, self.won,
+                      self.scalars, self.dealer, out)
 
     def advance(self, actions: np.ndarray) -> int:
         """:meth:`step` without its Python checks and log, for callers that checked the actions already.

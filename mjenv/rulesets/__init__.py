@@ -6,7 +6,7 @@ so this module imports no room and no other part of mjenv: every layer may ask i
 
 ```python
 from mjenv import rulesets
-rulesets.room("sichuan").engines       # ('python',)
+rulesets.room("sichuan").engines       # ('python', 'compiled')
 rulesets.names()                       # ('basic', 'honours', 'sichuan', 'taiwan16', 'riichi')
 rulesets.shared_names()                # the same without riichi (its room brings its own engine)
 ```
@@ -30,7 +30,7 @@ ROOMS: dict[str, str] = {
 __all__ = [
     "ROOMS", "agent_parts", "check_shared", "declares_suit", "engines", "excluded_suit_view", "extra_tiles",
     "game_hooks", "names", "observation_views", "own_engine", "plays_on", "render_parts", "room", "rooms",
-    "set_aside_names", "shared_names", "wall_parts",
+    "set_aside_names", "shared_names", "step_hooks", "wall_parts",
 ]
 
 
@@ -97,6 +97,19 @@ def game_hooks(rules: Any) -> Any:
     return importlib.import_module(using[0].game_hooks).HOOKS
 
 
+def step_hooks(rules: Any) -> Any:
+    """The ``step_hooks`` module (:class:`~mjenv.rulesets.protocol.StepHooks`) of the room whose fields ``rules``
+    turns on, or None when the shared compiled step plays ``rules`` alone.
+
+    Raises:
+        ValueError: ``rules`` turns on the fields of two rooms (no room combines them).
+    """
+    found = [m for m in (importlib.import_module(r.step_hooks) for r in rooms() if r.step_hooks) if m.active(rules)]
+    if len(found) > 1:
+        raise ValueError(f"rules {rules!r} combine the own fields of two rule sets; a game plays at most one's")
+    return found[0] if found else None
+
+
 def plays_on(rules: Any) -> bool:
     """Whether a win leaves the hand of ``rules`` going on (a room's ``plays_on``): the winners leave it
     and the others play on, so the env shells terminate seats mid-hand and pay as the hand goes."""
@@ -110,12 +123,22 @@ def declares_suit(rules: Any) -> bool:
 
 
 def engines(rules: Any) -> tuple[str, ...]:
-    """The engines that can run ``rules``: its preset's room's (``("python",)`` when a room's own fields
-    are on, whatever the name; both for a name no room has, where the fields alone decide)."""
+    """The engines that can run ``rules``: its preset's room's (both for a name no room has, where the fields
+    alone decide); ``("python",)`` when a room's own fields are on that the room's compiled hooks do not cover
+    (or are not built)."""
     own = room(rules.name).engines if rules.name in ROOMS else ("python", "compiled")
-    if any(r.uses(rules) for r in rooms() if r.game_hooks is not None):
-        return ("python",)
+    if "compiled" not in own:
+        return own
+    for r in rooms():
+        if r.game_hooks is not None and r.uses(rules) or r.step_hooks is not None and _step_active(r, rules):
+            m = importlib.import_module(r.step_hooks) if r.step_hooks else None
+            if "compiled" not in r.engines or m is None or m.HOOKS is None or not m.covers(rules):
+                return ("python",)
     return own
+
+
+def _step_active(r: Any, rules: Any) -> bool:
+    return importlib.import_module(r.step_hooks).active(rules)
 
 
 def own_engine(rules: Any) -> Any:

@@ -14,6 +14,8 @@ What a room holds:
   The engine then calls the room's :class:`GameHooks` at its hook points.
 * ``game_hooks``: the module path of the room's :class:`GameHooks` object (its ``HOOKS``), imported only
   when a game of those rules is built.
+* ``step_hooks``: the module path of the room's part of the compiled batch step (a :class:`StepHooks`
+  module: its C hooks and which rules they run), or None when the shared compiled step needs nothing of the room.
 * ``agents``: the module path of the room's :class:`AgentParts` (its attribute ``AGENTS``): what the
   shared agents (greedy, flat MC) do in a phase of the room's own.
 * ``views``: the module path of the room's :class:`ObservationViews` (its attribute ``VIEWS``): the public
@@ -77,6 +79,7 @@ class RuleSet:
             winners leave it, the others play on): the env shells then terminate a winner mid-hand, reward
             each step's payments and ignore the actions of seats that have left.
         game_hooks: module path of the room's :class:`GameHooks` (its attribute ``HOOKS``), or None.
+        step_hooks: module path of the room's part of the compiled step (see :class:`StepHooks`), or None.
         views: module path of the room's :class:`ObservationViews` (its attribute ``VIEWS``), or None.
         agents: module path of the room's :class:`AgentParts` (its attribute ``AGENTS``), or None.
         wall: module path of the room's :class:`WallParts` (its attribute ``WALL``), or None.
@@ -94,6 +97,7 @@ class RuleSet:
     plays_on: Callable[[Rules], bool] = _uses_nothing
     declares_suit: Callable[[Rules], bool] = _uses_nothing
     game_hooks: str | None = None
+    step_hooks: str | None = None
     views: str | None = None
     agents: str | None = None
     wall: str | None = None
@@ -172,6 +176,23 @@ class GameHooks:
     def result(self, game: Any) -> dict[str, Any]:
         """Keys the room adds to ``Game.result()`` (after the plain ones)."""
         return {}
+
+
+class StepHooks:
+    """What a room's ``step_hooks`` module defines: its part of the compiled batch step (``mjenv.game.batch``).
+
+    The C hooks (``mjenv/game/_step_room.h``) are an extension module in the room's folder; the module named by
+    :attr:`RuleSet.step_hooks` holds them and says which rules they run. Module attributes:
+
+    * ``HOOKS``: the capsule of the room's ``RoomHooks`` (None when the extension is not built: the rules then
+      run on the Python engine).
+    * ``FIELDS``: the :class:`~mjenv.rules.Rules` fields (away from their defaults) the hooks implement.
+    * ``active(rules) -> bool``: whether ``rules`` turns on a field of the room's, so the step needs its hooks.
+    * ``covers(rules) -> bool``: whether the hooks play ``rules`` as the Python engine does (an active room that
+      does not cover them leaves the rules to the Python engine).
+    * ``state(game) -> list[int]``: the room's state in a ``Game`` as the step's room scalars (at most
+      ``mjenv.game.batch.NUM_ROOM_SCALARS`` ints; the rest are 0).
+    """
 
 
 class ObservationViews:
