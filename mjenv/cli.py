@@ -365,9 +365,11 @@ def _build_view(p: argparse.ArgumentParser) -> Handler:
         "step: the four hands, discards, melds, claims, what the rule set adds and scores. Arrow keys or the buttons "
         "step through it; #step=k in the address opens step k."
     )
-    p.add_argument("log", help="a JSON-lines hand log (an env's log_dir/hands.jsonl, Game.to_jsonl)")
+    p.add_argument("log", help="a JSON-lines log an env wrote into its log_dir (hands.jsonl, or a "
+                   "room's own log of whole games), or Game.to_jsonl's")
     p.add_argument("--out", required=True, help="the HTML file to write, e.g. hand.html")
-    p.add_argument("--hand", type=int, default=0, help="which hand of the file, 0-based (default 0)")
+    p.add_argument("--hand", type=int, default=0, help="which hand of the file, 0-based (default 0); in a log of "
+                   "whole games the hands count on from game to game")
 
     def run(args: argparse.Namespace) -> int:
         from mjenv.view import write_page

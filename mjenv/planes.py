@@ -15,6 +15,16 @@ right, across, left). Channel by channel, in the flat views' order:
   1, ``dealer`` 4, ``phase``, ``deficiency``, ``effective_count``, ``deficiency_after_claim`` 5, and
   every view a rule set adds).
 
+A spec may name other layouts for some of its views (its ``plane_kinds``, view name -> kind of
+:data:`KINDS`); the defaults above are ``"tiles"``, ``"discards"`` and ``"scalar"``, and the others are:
+
+* ``"tile_ids"``: entries that are tile id + 1 (0 = none), shape ``(..., K)``: one plane per row of
+  ``K`` entries, counting each tile in the row (``(4, K)`` gives 4 planes);
+* ``"per_discard"``: a fact of each discard, the shape of ``discards``: per seat one plane holding at
+  tile t the largest value of the fact over the seat's discards of t (0 where it has discarded none);
+* ``"slot_sums"``: slots per seat, shape ``(4, M, ...)``: the sum over the M slots, each entry of
+  ``(4, ...)`` one constant plane.
+
 Values are the flat views' own (counts, -1 for "not applicable", 99 for incompletable), not scaled;
 :attr:`PlaneSpec.space` gives each plane the bounds of its view. :meth:`PlaneSpec.decode` returns the
 planes by name. The same map runs on numpy arrays and on torch tensors (:meth:`PlaneSpec.planes`), so a
@@ -25,17 +35,19 @@ Nothing here branches on a rule set: the planes follow the views of its :class:`
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["RECENT", "PlaneSpec", "attach_planes", "plane_spec"]
+__all__ = ["KINDS", "RECENT", "PlaneSpec", "attach_planes", "plane_spec"]
 
 #: One-hot planes per seat of its most recent discards (the last, the one before, ...).
 RECENT = 4
 _DISCARDS = "discards"
+#: How a view becomes planes (see the module docstring).
+KINDS = ("tiles", "scalar", "discards", "tile_ids", "per_discard", "slot_sums")
 
 
 class PlaneSpec:
@@ -45,69 +57,133 @@ class PlaneSpec:
         views: ordered view name -> shape of the flat observation (``ObservationSpec.views``).
         num_tile_types: T.
         bounds: view name -> (low, high) of its entries (for :attr:`space`; None: no space).
+        kinds: view name -> how it becomes planes, one of :data:`KINDS`, for the views whose layout is not the
+            default one (the module docstring).
 
     Attributes:
         channels: C, the number of planes.
         shape: ``(C, T)``.
         layout: ordered plane group name -> (first channel, shape of the group as :meth:`decode` returns it).
+        kinds: view name -> its kind (every view).
+
+    Raises:
+        ValueError: no ``discards`` view, an unknown kind, a kind naming no view, or a view whose shape does
+            not fit its kind.
     """
 
     def __init__(self, views: Mapping[str, Sequence[int]], num_tile_types: int,
-                 bounds: Mapping[str, tuple[float, float]] | None = None):
+                 bounds: Mapping[str, tuple[float, float]] | None = None, kinds: Mapping[str, str] | None = None):
         t = int(num_tile_types)
         self.num_tile_types = t
         self.views = {str(k): tuple(int(s) for s in v) for k, v in views.items()}
         if _DISCARDS not in self.views:
             raise ValueError(f"the observation needs the view {_DISCARDS!r}; views: {', '.join(self.views)}")
+        self.kinds = self._kinds(dict(kinds or {}))
         self.bounds = None if bounds is None else dict(bounds)
         self.layout: dict[str, tuple[int, tuple[int, ...]]] = {}
-        # segments: ("gather", int64[c, T] flat indices) or ("discards", None), in channel order
-        self._segments: list[tuple[str, np.ndarray | None]] = []
+        self._constant: set[str] = set()  # groups of constant planes (decode reads one entry per plane)
+        # segments in channel order: ("gather", int64[c, T] flat indices), ("discards", None),
+        # ("tile_ids", (slice, rows, K)), ("per_discard", slice), ("slot_sums", (slice, seats, M))
+        self._segments: list[tuple[str, Any]] = []
         self._plane_bounds: list[tuple[float, float]] = []
         gather: list[np.ndarray] = []
-        pos = channel = 0
+        offsets = np.cumsum([0] + [int(np.prod(s)) for s in self.views.values()])
+        start = dict(zip(self.views, offsets[:-1].tolist()))
+        self._seats, self.max_discards = self.views[_DISCARDS]
+        self._discard_slice = slice(start[_DISCARDS], start[_DISCARDS] + self._seats * self.max_discards)
+        channel = 0
         for name, shape in self.views.items():
-            size = int(np.prod(shape))
-            if name == _DISCARDS:
-                if gather:
-                    self._segments.append(("gather", np.concatenate(gather)))
-                    gather = []
+            pos, size, kind = start[name], int(np.prod(shape)), self.kinds[name]
+            sl = slice(pos, pos + size)
+            lo, hi = (0.0, 0.0) if bounds is None else (float(bounds[name][0]), float(bounds[name][1]))
+            if kind in ("tiles", "scalar"):
+                tiled = kind == "tiles"
+                rows = size // t if tiled else size
+                gather.append(pos + np.arange(size).reshape(rows, t) if tiled else np.repeat(
+                    pos + np.arange(size)[:, None], t, axis=1))
+                self.layout[name] = (channel, shape)
+                if not tiled:
+                    self._constant.add(name)
+                channel += rows
+                self._plane_bounds += [(lo, hi)] * rows
+                continue
+            if gather:
+                self._segments.append(("gather", np.concatenate(gather)))
+                gather = []
+            seats = shape[0]
+            if kind == _DISCARDS:
                 self._segments.append((_DISCARDS, None))
-                seats, self.max_discards = shape
-                self._discard_slice = slice(pos, pos + size)
-                self._seats = seats
                 self.layout["discard_counts"] = (channel, (seats, t))
                 self.layout["recent_discards"] = (channel + seats, (seats, RECENT, t))
                 channel += seats * (1 + RECENT)
                 self._plane_bounds += [(0.0, 4.0)] * seats + [(0.0, 1.0)] * (seats * RECENT)
-            else:
-                tiled = shape[-1] == t
-                rows = size // t if tiled else size
-                idx = pos + np.arange(size).reshape(rows, t) if tiled else np.repeat(
-                    pos + np.arange(size)[:, None], t, axis=1)
-                gather.append(idx)
-                self.layout[name] = (channel, shape)
+            elif kind == "tile_ids":
+                rows = size // shape[-1]
+                self._segments.append((kind, (sl, rows, shape[-1])))
+                self.layout[name] = (channel, (*shape[:-1], t))
                 channel += rows
-                lo, hi = (0.0, 0.0) if bounds is None else bounds[name]
-                self._plane_bounds += [(float(lo), float(hi))] * rows
-            pos += size
+                self._plane_bounds += [(0.0, float(shape[-1]))] * rows
+            elif kind == "per_discard":
+                self._segments.append((kind, sl))
+                self.layout[name] = (channel, (seats, t))
+                channel += seats
+                self._plane_bounds += [(min(0.0, lo), max(0.0, hi))] * seats
+            else:  # slot_sums
+                slots = shape[1]
+                rows = size // slots
+                self._segments.append((kind, (sl, seats, slots)))
+                self.layout[name] = (channel, (seats, *shape[2:]))
+                self._constant.add(name)
+                channel += rows
+                self._plane_bounds += [(lo * slots, hi * slots)] * rows
         if gather:
             self._segments.append(("gather", np.concatenate(gather)))
-        self.size = pos
+        self.size = int(offsets[-1])
         self.channels = channel
         self.shape = (channel, t)
-        self._tiles1 = np.arange(1, t + 1, dtype=np.float32)  # discards hold tile id + 1
+        self._tiles1 = np.arange(1, t + 1, dtype=np.float32)  # tile ids are stored + 1
         self._positions = np.arange(self.max_discards)
         self._torch_constants: dict[Any, tuple] = {}
 
+    def _kinds(self, given: dict[str, str]) -> dict[str, str]:
+        """Every view's kind: the given ones checked, the defaults for the others."""
+        for name, kind in given.items():
+            if kind not in KINDS:
+                raise ValueError(f"plane kind {kind!r} of view {name!r} is not one of {KINDS}")
+            if name not in self.views:
+                raise ValueError(f"plane kinds name the view {name!r}, which the observation does not have; "
+                                 f"views: {', '.join(self.views)}")
+        t, out = self.num_tile_types, {}
+        for name, shape in self.views.items():
+            default = _DISCARDS if name == _DISCARDS else "tiles" if shape[-1] == t else "scalar"
+            kind = out[name] = given.get(name, default)
+            fits = {"tiles": shape[-1] == t, "scalar": True, _DISCARDS: name == _DISCARDS and len(shape) == 2,
+                    "tile_ids": True, "per_discard": shape == self.views[_DISCARDS],
+                    "slot_sums": len(shape) >= 2}[kind]  # fmt: skip
+            if not fits or (name == _DISCARDS and kind != _DISCARDS):
+                raise ValueError(f"view {name!r} of shape {shape} cannot be laid out as {kind!r} planes")
+        return out
+
+    @classmethod
+    def for_layout(cls, layout: Any) -> PlaneSpec:
+        """The planes of an observation spec (a :class:`~mjenv.observation.ViewLayout` with ``num_tile_types``;
+        its ``plane_kinds``, when it has them, name the views laid out otherwise than by default), with bounds."""
+        return cls(layout.views, layout.num_tile_types,
+                   {name: (layout.view(name).low, layout.view(name).high) for name in layout.views},
+                   getattr(layout, "plane_kinds", None))
+
     @classmethod
     def for_rules(cls, rules: Any = "basic") -> PlaneSpec:
-        """The planes of a rule set's default observation (with bounds, so with a space)."""
+        """The planes of a rule set's default observation (with bounds, so with a space); a room that brings
+        its own engine gives its own observation spec (``observation_spec()``)."""
+        from mjenv import rulesets
+
+        own = rulesets.own_engine(rules)
+        if own is not None:
+            return cls.for_layout(own.observation_spec())
         from mjenv.observation import ObservationSpec
 
-        spec = ObservationSpec(rules)
-        return cls(spec.views, spec.num_tile_types,
-                   {name: (spec.view(name).low, spec.view(name).high) for name in spec.views})
+        return cls.for_layout(ObservationSpec(rules))
 
     @cached_property
     def low(self) -> np.ndarray:
@@ -132,11 +208,11 @@ class PlaneSpec:
         """Planes of flat observations.
 
         Args:
-            observation: float32[size] or float32[B, size], a numpy array or a torch tensor (any device);
-                or the env's dict ``{"observation": ..., "action_mask": ...}``.
+            observation: float32[size] or float32[..., size] (any leading axes), a numpy array or a torch
+                tensor (any device); or the env's dict ``{"observation": ..., "action_mask": ...}``.
 
         Returns:
-            float32[C, T] (or [B, C, T]) of the same kind (numpy or torch) as the input.
+            float32[C, T] (or [..., C, T]) of the same kind (numpy or torch) as the input.
 
         Raises:
             ValueError: the last axis is not the flat observation's length.
@@ -145,49 +221,59 @@ class PlaneSpec:
             observation = observation["observation"]
         is_numpy = isinstance(observation, np.ndarray) or not hasattr(observation, "device")
         x = np.asarray(observation, dtype=np.float32) if is_numpy else observation
-        if x.ndim not in (1, 2) or x.shape[-1] != self.size:
+        if x.ndim < 1 or x.shape[-1] != self.size:
             raise ValueError(f"observation has shape {tuple(x.shape)}; planes need ({self.size},) or (B, {self.size})")
-        single = x.ndim == 1
-        if single:
-            x = x[None]
+        lead = tuple(x.shape[:-1])
+        x = x.reshape(-1, self.size)
         if is_numpy:
-            out = self._planes(x, np.stack, np.concatenate, *self._constants_numpy()).astype(np.float32)
+            out = self._planes(x, _NUMPY_OPS, *self._constants_numpy()).astype(np.float32)
         else:
-            import torch
-
-            out = self._planes(x, torch.stack, torch.cat, *self._constants_torch(x.device))
-        return out[0] if single else out
+            out = self._planes(x, _torch_ops(), *self._constants_torch(x.device))
+        return out.reshape(*lead, *self.shape)
 
     def _constants_numpy(self):
-        return [g for kind, g in self._segments if kind == "gather"], self._tiles1, self._positions
+        return ([g for kind, g in self._segments if kind == "gather"], self._tiles1, self._positions,
+                np.ones(self.num_tile_types, np.float32))
 
     def _constants_torch(self, device):
         if device not in self._torch_constants:
             import torch
 
-            gathers, tiles1, positions = self._constants_numpy()
+            gathers, tiles1, positions, ones = self._constants_numpy()
             self._torch_constants[device] = (
                 [torch.as_tensor(g, dtype=torch.long, device=device) for g in gathers],
-                torch.as_tensor(tiles1, device=device), torch.as_tensor(positions, device=device))
+                torch.as_tensor(tiles1, device=device), torch.as_tensor(positions, device=device),
+                torch.as_tensor(ones, device=device))
         return self._torch_constants[device]
 
-    def _planes(self, x, stack, cat, gathers, tiles1, positions):
-        """The map on a batch float32[B, size] (numpy or torch: only operators, indexing, stack and cat)."""
-        b = x.shape[0]
+    def _planes(self, x, ops, gathers, tiles1, positions, ones):
+        """The map on a batch float32[B, size] (numpy or torch: operators, indexing and ``ops``)."""
+        b, t = x.shape[0], self.num_tile_types
         parts = []
         gathered = iter(gathers)
-        for kind, _ in self._segments:
+        d = x[:, self._discard_slice].reshape(b, self._seats, self.max_discards)
+        which = d[..., None] == tiles1  # [B, 4, D, T]: the tile of each discard slot
+        for kind, arg in self._segments:
             if kind == "gather":
                 parts.append(x[:, next(gathered)])
-                continue
-            d = x[:, self._discard_slice].reshape(b, self._seats, self.max_discards)
-            counts = (d[..., None] == tiles1).sum(-2) * 1.0  # [B, 4, T]: copies of t among the seat's discards
-            made = (d > 0).sum(-1)  # [B, 4] discards each seat has made
-            # the tile id + 1 of each seat's r-th latest discard (0: none), then its one-hot
-            latest = [(d * (positions == (made - 1 - r)[..., None])).sum(-1) for r in range(RECENT)]
-            recent = (stack(latest, 2)[..., None] == tiles1) * 1.0  # [B, 4, RECENT, T]
-            parts += [counts, recent.reshape(b, self._seats * RECENT, self.num_tile_types)]
-        return cat(parts, 1) * 1.0 if len(parts) > 1 else parts[0] * 1.0
+            elif kind == _DISCARDS:
+                counts = which.sum(-2) * 1.0  # [B, 4, T]: copies of t among the seat's discards
+                made = (d > 0).sum(-1)  # [B, 4] discards each seat has made
+                # the tile id + 1 of each seat's r-th latest discard (0: none), then its one-hot
+                latest = [(d * (positions == (made - 1 - r)[..., None])).sum(-1) for r in range(RECENT)]
+                recent = (ops.stack(latest, 2)[..., None] == tiles1) * 1.0  # [B, 4, RECENT, T]
+                parts += [counts, recent.reshape(b, self._seats * RECENT, t)]
+            elif kind == "tile_ids":
+                sl, rows, k = arg
+                parts.append((x[:, sl].reshape(b, rows, k)[..., None] == tiles1).sum(-2) * 1.0)
+            elif kind == "per_discard":
+                facts = x[:, arg].reshape(b, self._seats, self.max_discards)
+                parts.append(ops.amax(facts[..., None] * which, -2))
+            else:  # slot_sums
+                sl, seats, slots = arg
+                sums = x[:, sl].reshape(b, seats, slots, -1).sum(2).reshape(b, -1)
+                parts.append(sums[..., None] * ones)
+        return ops.cat(parts, 1) * 1.0 if len(parts) > 1 else parts[0] * 1.0
 
     def decode(self, planes) -> dict[str, np.ndarray]:
         """Named groups of planes.
@@ -197,8 +283,9 @@ class PlaneSpec:
 
         Returns:
             ``dict[name, array]``: the tile views in their own shape (``hand`` (T,), ``melds`` (4, T), ...),
-            ``discard_counts`` (4, T), ``recent_discards`` (4, RECENT, T), and each scalar view in its own
-            shape (``num_melds`` (4,), ``wall_count`` (1,), ...), read from its constant planes.
+            ``discard_counts`` (4, T), ``recent_discards`` (4, RECENT, T), each scalar view in its own
+            shape (``num_melds`` (4,), ``wall_count`` (1,), ...), read from its constant planes, and each view
+            of another kind in the shape :attr:`layout` gives.
 
         Raises:
             ValueError: the planes do not have shape (C, T) or (B, C, T).
@@ -210,11 +297,28 @@ class PlaneSpec:
         t = self.num_tile_types
         out = {}
         for name, (c0, shape) in self.layout.items():
-            tiled = shape[-1] == t
-            rows = int(np.prod(shape)) // t if tiled else int(np.prod(shape))
+            constant = name in self._constant
+            rows = int(np.prod(shape)) if constant else int(np.prod(shape)) // t
             block = arr[..., c0:c0 + rows, :]
-            out[name] = block.reshape(*lead, *shape) if tiled else block[..., 0].reshape(*lead, *shape)
+            out[name] = block[..., 0].reshape(*lead, *shape) if constant else block.reshape(*lead, *shape)
         return out
+
+
+class _Ops(NamedTuple):
+    """The array functions the map needs beyond operators and indexing (numpy's or torch's)."""
+
+    stack: Callable
+    cat: Callable
+    amax: Callable  # amax(array, axis)
+
+
+_NUMPY_OPS = _Ops(np.stack, np.concatenate, lambda a, axis: a.max(axis))
+
+
+def _torch_ops() -> _Ops:
+    import torch
+
+    return _Ops(torch.stack, torch.cat, lambda a, axis: a.amax(axis))
 
 
 _SPECS: dict[Any, PlaneSpec] = {}

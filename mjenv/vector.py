@@ -55,7 +55,7 @@ from mjenv import AGENTS, rulesets
 from mjenv._extras import reject_unknown_keywords
 from mjenv.compiled_table import ENGINES
 from mjenv.contract import vector_final_infos, vector_infos
-from mjenv.env import _Output
+from mjenv.env import ENV_OBSERVATIONS, _Output
 from mjenv.observation import ObservationSpec
 from mjenv.tables import PythonTables, _check_seed, _Table, step_tables
 
@@ -67,7 +67,8 @@ class MahjongVectorEnv(VectorEnv):
 
     Args:
         num_envs: number of tables, >= 1.
-        rules, observation, shaping, gamma, illegal_action, log_dir: as :func:`mjenv.parallel_env`.
+        rules, observation, shaping, gamma, illegal_action, log_dir: as :func:`mjenv.parallel_env`
+            (``observation="planes"``: float32[N, 4, C, T] tile planes of the default observation, :mod:`mjenv.planes`).
         engine: ``"auto"`` (the compiled batch step where it applies, else the Python engine),
             ``"compiled"`` (the batch step or a ``ValueError`` saying why not) or ``"python"``; see
             :data:`ENGINES`. Both give the same results byte for byte.
@@ -78,6 +79,7 @@ class MahjongVectorEnv(VectorEnv):
         engine: the engine the tables run on, ``"compiled"`` or ``"python"``.
         num_threads: the threads that step the tables (1 on the Python engine).
         tables: the ``mjenv.tables._Table`` s (Python engine only).
+        planes: the :class:`~mjenv.planes.PlaneSpec` of ``observation="planes"``, else None.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -106,6 +108,13 @@ class MahjongVectorEnv(VectorEnv):
         self.possible_agents = list(AGENTS)
         self.render_mode = None
         self._output = _Output(None, log_dir, None)
+        if observation not in ENV_OBSERVATIONS:
+            raise ValueError(f"observation must be one of {ENV_OBSERVATIONS}, got {observation!r}")
+        self.planes = None
+        if observation == "planes":  # derived from the default observation, as the PettingZoo envs' planes
+            from mjenv.planes import plane_spec
+
+            self.planes, observation = plane_spec(rules), "default"
         first = _Table(rules, observation, shaping, gamma, illegal_action)
         self._batch = _batch_tables(engine, self.num_envs, first, log_dir, int(num_threads))
         self.engine = "python" if self._batch is None else "compiled"
@@ -117,10 +126,11 @@ class MahjongVectorEnv(VectorEnv):
         self._tables = self._batch if self._batch is not None else PythonTables(self.tables, self._output)
         self.rules, self.layout = first.rules, first.layout
         self.spec: ObservationSpec = first.spec
-        size, n_act = self.spec.size, self.layout.size
+        n_act = self.layout.size
+        box = (self.spec if self.planes is None else self.planes).space
         self.single_observation_space = spaces.Dict(
             {
-                "observation": spaces.Box(self.spec.low, self.spec.high, (size,), np.float32),
+                "observation": box,
                 "action_mask": spaces.Box(0, 1, (n_act,), np.int8),
             }
         )
@@ -129,8 +139,8 @@ class MahjongVectorEnv(VectorEnv):
         self.observation_space = spaces.Dict(
             {
                 "observation": spaces.Box(
-                    np.broadcast_to(self.spec.low, (*lead, size)), np.broadcast_to(self.spec.high, (*lead, size)),
-                    (*lead, size), np.float32,
+                    np.broadcast_to(box.low, (*lead, *box.shape)), np.broadcast_to(box.high, (*lead, *box.shape)),
+                    (*lead, *box.shape), np.float32,
                 ),
                 "action_mask": spaces.Box(0, 1, (*lead, n_act), np.int8),
             }
@@ -186,7 +196,7 @@ class MahjongVectorEnv(VectorEnv):
         self._tables.deal(range(n), seeds, per_table)
         self._tables.observe(None)
         self._started = True
-        return self._tables.observations(), self._infos()
+        return self._observations(), self._infos()
 
     def step(self, actions):
         """Apply one action per seat at every table.
@@ -223,9 +233,18 @@ class MahjongVectorEnv(VectorEnv):
 
     def _returns(self, rewards, done, final_obs, final_masks, scores, winners, illegal, infos: dict[str, Any]):
         """step()'s five returns from the step's arrays (fresh ones) and the infos of the new states."""
+        if self.planes is not None:
+            final_obs = self.planes.planes(final_obs)
         vector_final_infos(infos, done, final_obs, final_masks, scores, winners, illegal)
         truncations = np.zeros(self.num_envs, dtype=bool)
-        return self._tables.observations(), rewards, done, truncations, infos
+        return self._observations(), rewards, done, truncations, infos
+
+    def _observations(self) -> dict[str, np.ndarray]:
+        """The tables' observations as the env hands them (flat, or planes of all of them in one call)."""
+        obs = self._tables.observations()
+        if self.planes is not None:
+            obs = {**obs, "observation": self.planes.planes(obs["observation"])}
+        return obs
 
     def step_async(self, actions) -> None:
         """Starts :meth:`step` on a worker thread and returns at once (gymnasium's async pair): the compiled

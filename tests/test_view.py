@@ -1,6 +1,7 @@
 """``mjenv view``: the replay page, opened in headless Chromium at several steps of a hand of every rule
 set, shows the engine's state at that step (hands, drawn tile, melds, discards with the claimed ones
-marked, flowers, scores, declared suits); its keys and buttons step through it."""
+marked, flowers, scores, declared suits; for Riichi red fives, sideways called and riichi tiles, tsumogiri
+and called marks, dora indicators, winds, honba and sticks); its keys and buttons step through it."""
 
 from __future__ import annotations
 
@@ -57,6 +58,8 @@ class _Page(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
         self.seats: dict[int, dict] = {}
+        self.indicators: list[tuple[str, frozenset]] = []
+        self.info: list[str] = []
         self.step = None
         self._seat = self._row = None
         self._meld = -1
@@ -71,7 +74,7 @@ class _Page(HTMLParser):
         if "seat" in cls and "data-seat" in a:
             self._seat = int(a["data-seat"])
             self.seats[self._seat] = {"hand": [], "drawn": [], "melds": [], "discards": [], "rows": {},
-                                      "notes": [], "score": int(a["data-score"])}
+                                      "notes": [], "score": int(a["data-score"]), "full": {}}
         elif "row" in cls and self._seat is not None:
             self._row = next(c for c in cls if c != "row")
             if self._row == "extra":
@@ -79,8 +82,14 @@ class _Page(HTMLParser):
                 self.seats[self._seat]["rows"][self._label] = []
         elif "meld" in cls:
             self.seats[self._seat]["melds"].append((a.get("data-kind"), []))
+        elif "tile" in cls and self._seat is None:
+            self.indicators.append((a["data-t"], frozenset(cls) - {"tile"}))
+        elif "item" in cls and "data-info" in a:
+            self.info.append(a["data-info"])
         elif "tile" in cls and self._seat is not None and self._row is not None:
             entry = (a["data-t"], "claimed" in cls)
+            full = self.seats[self._seat]["full"].setdefault(self._row, [])
+            full.append((a["data-t"], frozenset(cls) - {"tile", a["data-t"][-1]}))
             if self._row == "melds":
                 self.seats[self._seat]["melds"][-1][1].append(a["data-t"])
             elif self._row == "hand":
@@ -241,3 +250,126 @@ def test_view_command_errors_clearly(tmp_path, capsys):
     replay(_hand_log("basic", 0)).to_jsonl(str(log_path))
     assert cli.main(["view", str(log_path), "--out", str(tmp_path / "x.html"), "--hand", "3"]) == 2
     assert "holds 1 hand(s); --hand must be 0..0" in capsys.readouterr().err
+
+
+# -- Riichi: the room's own log format, drawn by the frame builder its viewer registers ----------------
+
+
+@pytest.fixture(scope="module")
+def riichi_log(tmp_path_factory) -> Path:
+    """An East game of the Riichi env, logged: seats win and declare riichi whenever they may, discard the
+    tile that leaves the least deficiency, and call at random (a game with calls, riichi, kans and wins)."""
+    import mjenv
+    from mjenv.rulesets.riichi import actions as A
+    from mjenv.rulesets.riichi.observation import decode
+
+    tmp_path = tmp_path_factory.mktemp("riichi")
+    env = mjenv.parallel_env(rules="riichi", episode="east", log_dir=tmp_path)
+    obs, _ = env.reset(seed=11)
+    rng = np.random.default_rng(11)
+    while env.agents:
+        acts = {}
+        for agent, o in obs.items():
+            legal = np.flatnonzero(o["action_mask"])
+            wins = [a for a in legal if a in (A.TSUMO, A.RON, A.RIICHI)]
+            after = decode(o["observation"])["deficiency_after_discard"]
+            discards = [a for a in legal if a < A.DISCARD_RED]
+            if wins:
+                acts[agent] = int(wins[0])
+            elif discards:
+                acts[agent] = int(min(discards, key=lambda a: (after[a], rng.random())))
+            else:
+                acts[agent] = int(rng.choice(legal))
+        obs, *_ = env.step(acts)
+    return tmp_path / "riichi.jsonl"
+
+
+def _riichi_state(record: dict, hand: int, k: int):
+    """The game after ``k`` steps of hand ``hand`` of a record, replayed by the room's log module."""
+    from mjenv.rulesets.riichi import log
+
+    cut = {**record, "final_scores": None,
+           "hands": [*record["hands"][:hand], {"wall": record["hands"][hand]["wall"],
+                                               "actions": record["hands"][hand]["actions"][:k]}]}
+    return log.replay(cut)
+
+
+def _check_riichi_state(shown: _Page, record: dict, hand: int, k: int) -> None:
+    """The page at step k of a Riichi hand against the engine replayed for k steps."""
+    from mjenv.rulesets.riichi.tiles136 import TYPE34, is_red
+
+    def face(t):
+        return tile_name(int(TYPE34[t])), is_red(t)
+
+    g = _riichi_state(record, hand, k)
+    assert shown.step == k
+    start_round, start_honba, _ = g.hand_start
+    for s in range(4):
+        seat = shown.seats[s]
+        full = seat["full"]
+        hand_row = [(t, "red" in c) for t, c in full.get("hand", [])]
+        assert Counter(hand_row) == Counter(face(t) for t in g.hands[s]), (k, s)
+        if seat["drawn"]:
+            assert s == g.turn and [face(g.drawn)] == [(t, "red" in c) for t, c in full["hand"] if "drawn" in c]
+        melds = [(kind, [(t, "sideways" in c) for t, c in full["melds"][j0:j0 + len(tiles)]])
+                 for (kind, tiles), j0 in zip(seat["melds"], np.cumsum([0] + [len(x[1]) for x in seat["melds"]]))]
+        assert melds == [(m.kind, [(face(t)[0], m.kind != "ankan" and t == m.called) for t in m.tiles])
+                         for m in g.melds[s]], (k, s)
+        assert [(t, {"grey", "sideways", "claimed", "red"} & c) for t, c in full.get("discards", [])] == [
+            (face(t)[0], {n for n, bit in (("grey", 1), ("sideways", 2), ("claimed", 4)) if f & bit}
+             | ({"red"} if is_red(t) else set())) for t, f in zip(g.discards[s], g.discard_flags[s])], (k, s)
+        assert seat["score"] == g.scores[s]
+        wind = ("East", "South", "West", "North")[(s - start_round) % 4]
+        assert f"{wind} seat" in seat["notes"]
+        assert ("riichi" in seat["notes"] or "double riichi" in seat["notes"]) == bool(g.riichi[s]), (k, s)
+    assert [(t, "red" in c) for t, c in shown.indicators] == [face(t) for t in g.dora_indicators]
+    assert shown.info[1:] == [f"honba {start_honba}", f"riichi sticks {g.sticks}"]
+
+
+@needs_chromium
+def test_riichi_page_in_chromium_shows_the_engine_state_at_several_steps(riichi_log, tmp_path):
+    from mjenv.rulesets.riichi import log
+
+    path = riichi_log
+    (record,) = log.read(path)
+    # the hand with the most going on: calls, riichi and red fives in the discards
+    def events(h):
+        g = _riichi_state(record, h, len(record["hands"][h]["actions"]))
+        flags = [f for fs in g.discard_flags for f in fs]
+        return (sum(len(m) for m in g.melds) > 0) + any(f & 2 for f in flags) + any(f & 4 for f in flags), -h
+
+    hand = max(range(len(record["hands"])), key=events)
+    out = tmp_path / "riichi.html"
+    assert cli.main(["view", str(path), "--out", str(out), "--hand", str(hand)]) == 0
+    n = len(record["hands"][hand]["actions"])
+    def first(test):
+        return next((i for i in range(n + 1) if test(_riichi_state(record, hand, i))), n)
+    call = first(lambda g: any(m.from_seat is not None for ms in g.melds for m in ms))
+    riichi = first(lambda g: any(g.riichi))
+    for k in sorted({0, 1, call, call + 1, riichi, riichi + 2, n // 2, n}):
+        if k <= n:
+            _check_riichi_state(_dump(out, k), record, hand, k)
+    g = _riichi_state(record, hand, n)
+    assert events(hand)[0] >= 2, "the game has no hand with calls and a riichi"
+    assert g.phase in ("hand_over", "game_over")
+
+
+def test_riichi_frames_split_a_game_into_hands(riichi_log, tmp_path):
+    from mjenv.rulesets.riichi import log
+    from mjenv.view import read_logs
+
+    path = riichi_log
+    (record,) = log.read(path)
+    hands = read_logs(path)
+    assert len(hands) == len(record["hands"]) >= 2
+    last = build_frames(hands[-1])
+    assert len(last) == len(record["hands"][-1]["actions"]) + 1
+    assert [f["step"] for f in last] == list(range(len(last)))
+    assert last[-1]["result"] and "game over: final scores" in last[-1]["result"] and not last[0]["result"]
+    assert build_frames(hands[0])[0]["info"][0] == "East 1"
+    assert cli.main(["view", str(path), "--out", str(tmp_path / "x.html"), "--hand", str(len(hands))]) == 2
+    with pytest.raises(ValueError, match="the record has no hands"):
+        build_frames({"format": "mjenv-riichi", "hands": []})
+    bad = {**record, "hands": [{**record["hands"][0], "actions": [[[0, 200]]]}]}
+    with pytest.raises(ValueError, match="hand 1, step 1"):
+        build_frames(bad)

@@ -37,6 +37,9 @@ What a room holds:
   (``mjenv.baselines._common.Agent.__new__``). Its ``play_deal``, ``EPISODES``, ``METRICS``,
   ``METRIC_TITLES`` and ``PAIRED`` are the evaluation harness's games of the rule set
   (``mjenv.baselines.evaluate``).
+* ``viewer``: the module path whose import registers the replay viewer's frame builders of the room's own
+  log formats (:func:`mjenv.view.register_frame_builder`); ``mjenv view`` imports it for a format it
+  does not know yet.
 
 Module paths are strings so that importing the registry imports no room: a room may import from every
 layer it needs (the engine, the observation writer, the agents) without an import loop.
@@ -87,6 +90,7 @@ class RuleSet:
         own_engine: module path of a room that brings its own engine, observation and env shells
             (``make_parallel_env``, ``make_env``, ``make_vector_env``), or None.
         own_agents: module path of the room's own baseline agents and evaluation games, or None.
+        viewer: module path that registers the frame builders of the room's own log formats, or None.
     """
 
     name: str
@@ -104,6 +108,7 @@ class RuleSet:
     render: str | None = None
     own_engine: str | None = None
     own_agents: str | None = None
+    viewer: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.isidentifier():

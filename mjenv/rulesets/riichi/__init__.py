@@ -8,8 +8,8 @@ logs and the referee replay behind ``mjenv.riichi.replay_mjlog``), ``mjai`` (gam
 Mortal and RiichiEnv, read back through the rules) and ``mjai_agent`` (``MjaiAgent``: an mjai bot
 as a subprocess in a seat); the env's own modules: ``observation`` (the views), ``env`` (the
 parallel, AEC and vector envs: ``own_engine``), ``log`` (mjenv's record, its replay and the log
-formats) and ``render``; the baselines: ``agents`` (random, greedy and flat Monte Carlo) and
-``evaluation`` (games for the evaluation harness).
+formats), ``render`` and ``view`` (its logs in ``mjenv view``); the baselines: ``agents`` (random, greedy
+and flat Monte Carlo) and ``evaluation`` (games for the evaluation harness).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ ROOM = RuleSet(
     name="riichi",
     # the shared fields that describe it (the room's own engine plays it; nothing shared runs these rules)
     preset=Rules(name="riichi", num_tile_types=34, seven_pairs=True, multiple_winners=True),
+    viewer="mjenv.rulesets.riichi.view",
     summary="Japanese Riichi, Tenhou's ranked four-player rules (136 tiles, red fives, hanchan)",
     own_engine="mjenv.rulesets.riichi.env",
     own_agents="mjenv.rulesets.riichi.agents",

@@ -94,6 +94,7 @@ and `illegal_action`.
 | `rules` | `"riichi"` | this rule set |
 | `episode` | `"hanchan"` | `"hanchan"`, `"east"` or `"hand"` |
 | `reward` | `"points"` | `"points"` or `"rank"` |
+| `observation` | `"default"` | `"default"` or `"planes"` (float32[C, 34] tile planes of it, `mjenv.planes`) |
 | `render_mode` | `None` | `"ansi"`, `"human"` (printed) or `"rgb_array"` |
 | `render_seat` | `None` | `None` renders the full table; a seat 0..3 renders what that seat sees |
 | `shaping`, `gamma` | `None`, `1.0` | `"deficiency"` shaping and its discount |
@@ -143,10 +144,11 @@ EPISODES = ("hanchan", "east", "hand")
 REWARDS = ("points", "rank")
 ILLEGAL_ACTIONS = ("penalize", "raise")
 RENDER_MODES = ("ansi", "human", "rgb_array")
+OBSERVATIONS = ("default", "planes")
 SHAPINGS = (None, "deficiency")
 #: keyword arguments of the env factories (``rules`` must be "riichi")
-ARGUMENTS = ("rules", "episode", "reward", "render_mode", "render_seat", "shaping", "gamma", "illegal_action",
-             "log_dir", "log_format", "kokushi_robs_ankan")  # fmt: skip
+ARGUMENTS = ("rules", "episode", "reward", "observation", "render_mode", "render_seat", "shaping", "gamma",
+             "illegal_action", "log_dir", "log_format", "kokushi_robs_ankan")  # fmt: skip
 _SEAT = {a: s for s, a in enumerate(AGENTS)}
 _RESET_OPTIONS = ("scores", "round", "honba", "sticks", "wall")
 
@@ -405,8 +407,9 @@ class _Shell:
 
     def __init__(self, rules="riichi", episode="hanchan", reward="points", render_mode=None, render_seat=None,
                  shaping=None, gamma=1.0, illegal_action="penalize", log_dir=None, log_format="mjenv",
-                 kokushi_robs_ankan=True):
+                 kokushi_robs_ankan=True, observation="default"):
         _check_kwargs({"rules": rules})
+        self.planes = _planes(observation)
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
         if render_seat is not None and render_seat not in (0, 1, 2, 3):
@@ -416,7 +419,7 @@ class _Shell:
         self.render_mode, self.render_seat = render_mode, render_seat
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
-        sp = self._table.spec
+        sp = self._table.spec if self.planes is None else self.planes
         template = spaces.Dict({"observation": sp.space, "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), np.int8)})
         self.observation_spaces = {a: _copy.deepcopy(template) for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(A.N_ACTIONS) for a in AGENTS}
@@ -433,6 +436,12 @@ class _Shell:
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
+
+    def _observations(self) -> dict[str, dict[str, np.ndarray]]:
+        """Every agent's observation (planes of all four in one call of the map)."""
+        t = self._table
+        flat = t.obs if self.planes is None else self.planes.planes(t.obs)
+        return {a: {"observation": flat[i], "action_mask": t.masks[i]} for i, a in enumerate(AGENTS)}
 
     def action_space(self, agent):
         return self.action_spaces[agent]
@@ -492,8 +501,7 @@ class RiichiParallelEnv(_Shell, ParallelEnv):
         self._table.reset(seed, options)
         self.agents = list(AGENTS)
         self._rendered()
-        t = self._table
-        return {a: t.observation(i) for i, a in enumerate(AGENTS)}, t.infos()
+        return self._observations(), self._table.infos()
 
     def step(self, actions: dict[str, Any]):
         self._check_started()
@@ -506,7 +514,7 @@ class RiichiParallelEnv(_Shell, ParallelEnv):
                 raise ValueError(f"unknown or finished agent {a!r}; live agents: {self.agents}")
         t = self._table
         rewards = t.step({_SEAT[a]: x for a, x in actions.items()})
-        obs = {a: t.observation(i) for i, a in enumerate(AGENTS)}
+        obs = self._observations()
         rew = dict(zip(AGENTS, rewards))
         term = dict.fromkeys(AGENTS, t.over)
         trunc = dict.fromkeys(AGENTS, False)
@@ -521,7 +529,10 @@ class RiichiAECEnv(_Shell, AECEnv):
     """Riichi, PettingZoo AEC API (see the module docstring)."""
 
     def observe(self, agent):
-        return self._table.observation(_SEAT[agent])
+        obs = self._table.observation(_SEAT[agent])
+        if self.planes is not None:
+            obs = {**obs, "observation": self.planes.planes(obs["observation"])}
+        return obs
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         t = self._table
@@ -590,26 +601,33 @@ class RiichiVectorEnv(VectorEnv):
         _check_kwargs(kwargs)
         if kwargs.get("render_mode") is not None:
             raise ValueError("the vector env does not render; render a parallel_env(rules='riichi') instead")
-        table_args = {k: v for k, v in kwargs.items() if k not in ("rules", "render_mode", "render_seat")}
+        table_args = {k: v for k, v in kwargs.items() if k not in ("rules", "render_mode", "render_seat",
+                                                                    "observation")}
+        self.planes = _planes(kwargs.get("observation", "default"))
         self.num_envs = int(num_envs)
         self.tables = [RiichiTable(**table_args) for _ in range(self.num_envs)]
         self.spec_obs = self.tables[0].spec
         self.possible_agents = list(AGENTS)
         self.render_mode = None
-        sp = self.spec_obs
+        sp = self.spec_obs if self.planes is None else self.planes
+        shape = sp.space.shape
         self.single_observation_space = spaces.Dict(
             {"observation": sp.space, "action_mask": spaces.Box(0, 1, (A.N_ACTIONS,), np.int8)})
         self.single_action_space = spaces.Discrete(A.N_ACTIONS)
         lead = (self.num_envs, 4)
         self.observation_space = spaces.Dict({
-            "observation": spaces.Box(np.broadcast_to(sp.low, (*lead, sp.size)),
-                                      np.broadcast_to(sp.high, (*lead, sp.size)), (*lead, sp.size), np.float32),
+            "observation": spaces.Box(np.broadcast_to(sp.low, (*lead, *shape)),
+                                      np.broadcast_to(sp.high, (*lead, *shape)), (*lead, *shape), np.float32),
             "action_mask": spaces.Box(0, 1, (*lead, A.N_ACTIONS), np.int8)})  # fmt: skip
         self.action_space = spaces.MultiDiscrete(np.full(lead, A.N_ACTIONS))
         self._started = False
 
+    def _flat(self, obs: np.ndarray) -> np.ndarray:
+        """float32[N, 4, size] as the env hands them: flat, or planes [N, 4, C, 34]."""
+        return obs if self.planes is None else self.planes.planes(obs)
+
     def _gather(self):
-        obs = np.stack([t.obs for t in self.tables])
+        obs = self._flat(np.stack([t.obs for t in self.tables]))
         masks = np.stack([t.masks for t in self.tables])
         infos = {"needs_action": np.array([[s in t.acting for s in range(4)] for t in self.tables]),
                  "deficiency": np.array([t.deficiency for t in self.tables], dtype=np.int64),
@@ -669,12 +687,23 @@ class RiichiVectorEnv(VectorEnv):
                 final["illegal_action"][i, t.illegal_seats] = True
                 t.reset()
         obs, infos = self._gather()
-        infos.update(final_obs={"observation": final_obs, "action_mask": final_masks}, _final_obs=done.copy(),
-                     final_info=final, _final_info=done.copy())
+        infos.update(final_obs={"observation": self._flat(final_obs), "action_mask": final_masks},
+                     _final_obs=done.copy(), final_info=final, _final_info=done.copy())
         return obs, rewards, done, np.zeros(n, dtype=bool), infos
 
     def close_extras(self, **kwargs) -> None:
         pass
+
+
+def _planes(observation: str):
+    """The tile planes of ``observation="planes"`` (:class:`mjenv.planes.PlaneSpec`), None for ``"default"``."""
+    if observation not in OBSERVATIONS:
+        raise ValueError(f"observation must be one of {OBSERVATIONS} for rules='riichi', got {observation!r}")
+    if observation == "default":
+        return None
+    from mjenv.planes import plane_spec
+
+    return plane_spec("riichi")
 
 
 def make_parallel_env(**kwargs) -> RiichiParallelEnv:

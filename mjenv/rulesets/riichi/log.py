@@ -29,7 +29,7 @@ from typing import Any
 from mjenv.rulesets.riichi.game import RiichiGame
 from mjenv.rulesets.riichi.wall import Wall
 
-__all__ = ["FORMAT", "LOG_FORMATS", "read", "register_log_format", "replay", "write"]
+__all__ = ["FORMAT", "LOG_FORMATS", "read", "register_log_format", "replay", "start_game", "write"]
 
 FORMAT, VERSION = "mjenv-riichi", 1
 _START_KEYS = ("scores", "round_index", "honba", "sticks")
@@ -108,12 +108,11 @@ def read(path: str | os.PathLike) -> list[dict]:
     return out
 
 
-def replay(record: dict) -> RiichiGame:
-    """Play a record through :class:`RiichiGame` and check it; the finished game.
+def start_game(record: dict) -> RiichiGame:
+    """The :class:`RiichiGame` of a record, dealt its first hand (each later deal takes the record's next wall).
 
     Raises:
-        ValueError: not a record of this format, an illegal action (naming the hand and the step), or a
-            hand whose result differs from the recorded one.
+        ValueError: not a record of this format, or one without hands.
     """
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise ValueError(f"not an mjenv Riichi log record (format {FORMAT!r})")
@@ -122,9 +121,19 @@ def replay(record: dict) -> RiichiGame:
         raise ValueError("the record has no hands")
     walls = iter([Wall(h["wall"]) for h in hands])
     start = {k: v for k, v in record.get("start", {}).items() if k in _START_KEYS}
-    game = RiichiGame(length=record["episode"], wall_factory=lambda g: next(walls), claim_window="always",
+    return RiichiGame(length=record["episode"], wall_factory=lambda g: next(walls), claim_window="always",
                       kokushi_robs_ankan=bool(record.get("kokushi_robs_ankan", True)), **start)
-    for k, hand in enumerate(hands):
+
+
+def replay(record: dict) -> RiichiGame:
+    """Play a record through :class:`RiichiGame` and check it; the finished game.
+
+    Raises:
+        ValueError: not a record of this format, an illegal action (naming the hand and the step), or a
+            hand whose result differs from the recorded one.
+    """
+    game = start_game(record)
+    for k, hand in enumerate(record["hands"]):
         if k:
             if game.phase != "hand_over":
                 raise ValueError(f"hand {k + 1}: the record goes on after mjenv's game ended (phase {game.phase})")

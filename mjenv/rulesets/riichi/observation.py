@@ -142,6 +142,14 @@ class RiichiObservationSpec(ViewLayout):
     """
 
     rules_name = "riichi"
+    num_tile_types = T
+    #: how the views that are not tile rows or scalars become tile planes (:mod:`mjenv.planes`): the tile
+    #: ids of the melds and the indicators counted per row, each discard's facts per seat and tile, the
+    #: meld slots' kinds, sources and red fives summed per seat
+    plane_kinds = {"meld_kind": "slot_sums", "meld_tile": "tile_ids", "meld_called": "tile_ids",
+                   "meld_from": "slot_sums", "meld_red": "slot_sums", "discard_red": "per_discard",
+                   "discard_tsumogiri": "per_discard", "discard_riichi": "per_discard",
+                   "discard_called": "per_discard", "discard_order": "per_discard", "dora_indicators": "tile_ids"}
 
     def __init__(self) -> None:
         self._lay_out(_views())
