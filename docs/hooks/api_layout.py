@@ -29,6 +29,12 @@ def layout() -> Path:
     return OUT
 
 
+# Built when mkdocs loads this hook, before any plugin's ``on_config``: mkdocstrings' handler resolves its
+# ``paths`` then, and a folder that is not there yet would be dropped (griffe would then find the repository's
+# own ``mjenv/``, which has no ``baselines``). ``on_config`` builds it again for each rebuild of ``mkdocs serve``.
+layout()
+
+
 def on_config(config):
     layout()
     return config

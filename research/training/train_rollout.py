@@ -48,7 +48,7 @@ from mjenv.baselines._args import parse_args
 from mjenv.baselines.policy import PolicyNet, load_net, save_policy
 
 from mjenv.game.actions import Phase
-from mjenv.game.batch import RECORD_FIELDS, BatchGames
+from mjenv.game.batch import BatchGames, record_layout
 from mjenv.game.engine import Game
 from mjenv.observation import ObservationSpec
 
@@ -71,8 +71,7 @@ class RolloutEngine:
         self.net = net
         self.spec = ObservationSpec(rules)
         self.rules = self.spec.rules
-        start = {name: begin for name, (begin, _, _) in self.spec._fields.items()}
-        self._layout = np.array([start[f] for f in RECORD_FIELDS] + [self.spec.state_size], dtype=np.int32)
+        self._layout = record_layout(self.spec)
         self.decisions = 0  # forwards' rows, for throughput logs
 
     @torch.no_grad()
