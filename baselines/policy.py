@@ -440,7 +440,9 @@ class PolicyNet(nn.Module):
             mask: int8/bool[B, A] legal actions (1 = legal); every row needs at least one.
             aux: :meth:`aux` of ``obs`` when precomputed (only read with ``discard_effective``).
             features: :meth:`action_features` of ``obs`` when precomputed (they hold no parameter, so
-                a trainer may compute them once for the epochs over one batch); ``aux`` is then unused.
+                a trainer may compute them once for the epochs over one batch): float32[B, A, F], or
+                only its rows at the legal actions, float32[L, F] (``features[mask.bool()]``: row by
+                row, actions in id order), all the head reads; ``aux`` is then unused.
 
         Returns:
             (logits float32[B, A] with ``-inf`` at illegal actions, values float32[B]).
@@ -456,7 +458,15 @@ class PolicyNet(nn.Module):
         h = self.trunk(self.normalise(obs))
         if features is None:
             features = self.action_features(obs, aux)
-        logits = self.actor(h) + self.action_head(features).squeeze(-1)
+        # the head runs at the legal actions only (about 2 of the 61 per row): an illegal action's logit is
+        # -inf whatever the head gives it, and gets no gradient, so the other rows would be wasted work
+        if features.ndim == 3:
+            features = features[legal]
+        elif features.ndim != 2 or features.shape[0] != int(legal.sum()):
+            raise ValueError(f"features must have shape (B, A, F) or (legal actions, F), got {tuple(features.shape)} "
+                             f"for {int(legal.sum())} legal actions")
+        head = self.action_head(features).squeeze(-1)
+        logits = self.actor(h) + torch.zeros_like(legal, dtype=head.dtype).masked_scatter(legal, head)
         logits = logits.masked_fill(~legal, -math.inf)
         return logits, self.critic(h).squeeze(-1)
 

@@ -176,6 +176,40 @@ def sample_actions(logits: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return actions, norm.gather(-1, actions[:, None]).squeeze(-1)
 
 
+def log_prob_entropy(logits: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Log-probabilities of ``actions`` under ``softmax(logits)``, and the distributions' entropies.
+
+    The operations of ``torch.distributions.Categorical(logits=logits)``'s ``log_prob(actions)`` and
+    ``entropy()`` (so the same values and gradients), without building the distribution object.
+
+    Args:
+        logits: float32[B, A] masked logits (``-inf`` at illegal actions).
+        actions: int64[B] action ids.
+
+    Returns:
+        (float32[B] log-probabilities, float32[B] entropies).
+    """
+    norm = logits - logits.logsumexp(dim=-1, keepdim=True)
+    logp = norm.gather(-1, actions[:, None]).squeeze(-1)
+    p_log_p = norm.clamp(min=torch.finfo(norm.dtype).min) * torch.softmax(norm, dim=-1)
+    return logp, -p_log_p.sum(-1)
+
+
+def legal_entries(first: torch.Tensor, count: torch.Tensor) -> torch.Tensor:
+    """Where some rows' legal actions lie in a batch's per-legal-action array (``features[mask.bool()]``).
+
+    Args:
+        first: int64[R], each row's first entry there (the legal actions of the batch's rows before it).
+        count: int64[R], each row's legal actions.
+
+    Returns:
+        int64[count.sum()]: the entries of the rows in the order given, each row's in its own order.
+    """
+    ends = count.cumsum(0)
+    total = int(ends[-1]) if len(ends) else 0
+    return torch.repeat_interleave(first - (ends - count), count, output_size=total) + torch.arange(total)
+
+
 def win_rewards(done: np.ndarray, final_scores: np.ndarray, value: float) -> np.ndarray:
     """The reward of ``--win-reward``: ``value`` for each seat that has just won a hand, else 0.
 
@@ -417,9 +451,12 @@ def main(argv: list[str] | None = None) -> Path:
         b_ret = torch.as_tensor(returns.reshape(-1)[idx])
         b_val = torch.as_tensor(val_buf.reshape(-1)[idx])
         b_priv = None if critic is None else torch.as_tensor(priv_buf.reshape(-1, critic.priv_size)[idx])
-        b_decide = (b_mask.sum(dim=1) > 1).float()  # only real choices carry policy gradient
-        with torch.no_grad():  # a function of the observations alone: once for every epoch
-            b_feat = net.action_features(b_obs)
+        b_legal = b_mask.bool()
+        b_count = b_legal.sum(dim=1)
+        b_first = b_count.cumsum(0) - b_count  # each row's first entry in b_feat
+        b_decide = (b_count > 1).float()  # only real choices carry policy gradient
+        with torch.no_grad():  # a function of the observations alone: once for every epoch, at the legal actions
+            b_feat = net.action_features(b_obs)[b_legal]
         net.train()
         if critic is not None:
             critic.train()
@@ -429,11 +466,12 @@ def main(argv: list[str] | None = None) -> Path:
             perm = torch.as_tensor(rng.permutation(len(idx)))
             for start in range(0, len(idx), mb_size):
                 mb = perm[start : start + mb_size]
-                logits, newvalue = net(b_obs[mb], b_mask[mb], features=b_feat[mb])
+                mb_obs, mb_mask = b_obs.index_select(0, mb), b_mask.index_select(0, mb)
+                mb_feat = b_feat.index_select(0, legal_entries(b_first[mb], b_count[mb]))
+                logits, newvalue = net(mb_obs, mb_mask, features=mb_feat)
                 if critic is not None:
-                    newvalue = critic(b_obs[mb], b_priv[mb])
-                dist = torch.distributions.Categorical(logits=logits, validate_args=False)
-                newlogp = dist.log_prob(b_act[mb])
+                    newvalue = critic(mb_obs, b_priv[mb])
+                newlogp, entropy = log_prob_entropy(logits, b_act[mb])
                 logratio = newlogp - b_logp[mb]
                 ratio = logratio.exp()
                 w = b_decide[mb]
@@ -454,15 +492,15 @@ def main(argv: list[str] | None = None) -> Path:
                     v_loss = 0.5 * torch.max(v_unclipped, (v_clipped - b_ret[mb]) ** 2).mean()
                 else:
                     v_loss = 0.5 * ((newvalue - b_ret[mb]) ** 2).mean()
-                entropy = (dist.entropy() * w).sum() / n_dec
+                entropy = (entropy * w).sum() / n_dec
                 if iteration <= args.value_warmup:
                     loss = args.vf_coef * v_loss
                 else:
                     loss = pg_loss - args.ent_coef * entropy + args.vf_coef * v_loss
                 if init_net is not None:
                     with torch.no_grad():
-                        init_logits, _ = init_net(b_obs[mb], b_mask[mb])
-                    legal = b_mask[mb].bool()
+                        init_logits, _ = init_net(mb_obs, mb_mask)
+                    legal = mb_mask.bool()
                     # illegal actions have -inf logits in both nets: their log-probabilities are set to 0
                     # before the product, so they add 0 (not nan) to the value and to the gradient
                     logp_new = torch.log_softmax(logits, dim=1).masked_fill(~legal, 0.0)

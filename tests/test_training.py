@@ -550,3 +550,74 @@ def test_numpy_action_features_equal_the_torch_ones_byte_for_byte(discard_effect
     assert got.dtype == want.dtype == torch.float32 and got.shape == want.shape
     assert torch.equal(got, want)
     assert (got[:, : net.num_tile_types, :5].argmax(-1) < 4).any()  # some discards change the deficiency bins
+
+
+def _played_rows(steps: int = 40, seed: int = 3) -> tuple[torch.Tensor, torch.Tensor]:
+    """Observations and masks of every seat over a few random-play steps of 8 tables (discard turns and
+    claims among them)."""
+    venv = mjenv.vector_env(8)
+    obs, _ = venv.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    rows, masks = [], []
+    for _ in range(steps):
+        m = obs["action_mask"]
+        rows.append(obs["observation"].reshape(-1, obs["observation"].shape[-1]).copy())
+        masks.append(m.reshape(-1, m.shape[-1]).copy())
+        obs, *_ = venv.step(np.argmax(np.where(m > 0, rng.random(m.shape), -1.0), axis=2))
+    return torch.as_tensor(np.concatenate(rows)), torch.as_tensor(np.concatenate(masks))
+
+
+def test_head_at_the_legal_actions_gives_the_logits_and_gradients_of_the_head_everywhere(net):
+    o, m = _played_rows()
+    assert (m.sum(dim=1) > 2).any() and (m.sum(dim=1) == 1).any()
+    legal = m.bool()
+    features = net.action_features(o)
+
+    def loss_and_grads(logits, values):
+        loss = (torch.softmax(logits, dim=1) * torch.arange(m.shape[1])).sum() + values.square().sum()
+        net.zero_grad()
+        loss.backward()
+        return [p.grad.clone() for p in net.parameters()]
+
+    logits, values = net(o, m, features=features)
+    got = loss_and_grads(logits, values)
+    # the head over every action, the illegal ones masked afterwards (what the network computed before)
+    h = net.trunk(net.normalise(o))
+    everywhere = (net.actor(h) + net.action_head(features).squeeze(-1)).masked_fill(~legal, -math.inf)
+    want = loss_and_grads(everywhere, net.critic(h).squeeze(-1))
+    assert torch.equal(torch.isinf(logits), ~legal)
+    torch.testing.assert_close(logits[legal], everywhere[legal], rtol=0, atol=1e-6)
+    scale = max(float(w.abs().max()) for w in want)  # float32 round-off of sums over the batch's rows
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, rtol=0, atol=1e-5 * scale)
+    # the features at the legal actions only give the same forward; another count is a ValueError
+    compact, _ = net(o, m, features=features[legal])
+    assert torch.equal(compact, logits)
+    with pytest.raises(ValueError, match="legal actions"):
+        net(o, m, features=features[legal][1:])
+
+
+def test_log_prob_entropy_gives_categoricals_values_and_gradients():
+    logits = torch.randn(64, 61)
+    logits[torch.rand(64, 61) < 0.8] = -math.inf
+    logits[:, 60] = 0.5  # every row keeps a legal action
+    logits.requires_grad_()
+    actions = torch.distributions.Categorical(logits=logits.detach()).sample()
+    got = train_ppo.log_prob_entropy(logits, actions)
+    (g_got,) = torch.autograd.grad(got[0].sum() + got[1].sum(), logits)
+    dist = torch.distributions.Categorical(logits=logits, validate_args=False)
+    want = dist.log_prob(actions), dist.entropy()
+    (g_want,) = torch.autograd.grad(want[0].sum() + want[1].sum(), logits)
+    assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1]) and torch.equal(g_got, g_want)
+
+
+def test_legal_entries_pick_a_minibatchs_rows_of_the_per_legal_action_array():
+    mask = torch.rand(50, 61) < 0.1
+    mask[:, 60] = True
+    values = torch.arange(50 * 61).reshape(50, 61)
+    count = mask.sum(dim=1)
+    first = count.cumsum(0) - count
+    mb = torch.as_tensor(np.random.default_rng(0).permutation(50)[:20])
+    got = values[mask][train_ppo.legal_entries(first[mb], count[mb])]
+    assert torch.equal(got, values[mb][mask[mb]])
+    assert len(train_ppo.legal_entries(first[:0], count[:0])) == 0
