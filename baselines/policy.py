@@ -429,11 +429,32 @@ class PolicyNet(nn.Module):
             return torch.clamp(self.planes.planes(flat), self.plane_low, self.plane_high) / self.plane_scale
         return normalise_observation(obs, self._select, self.obs_low, self.obs_high, self.obs_scale)
 
+    @staticmethod
+    def head_mask(mask: torch.Tensor) -> torch.Tensor:
+        """Where the action-feature head runs: the legal actions of the rows with more than one.
+
+        A row with a single legal action gives it probability 1 whatever its logit, and no gradient
+        reaches that logit through the log-probabilities or the entropy, so :meth:`forward` leaves the
+        head out there (its logit is the trunk's alone) and at every illegal action (``-inf``).
+
+        Args:
+            mask: int8/bool[B, A] legal actions.
+
+        Returns:
+            bool[B, A].
+        """
+        legal = mask.bool()
+        return legal & (legal.sum(dim=1) > 1)[:, None]
+
     def forward(
         self, obs: torch.Tensor, mask: torch.Tensor, aux: torch.Tensor | None = None,
         features: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits and values.
+
+        The logits of a row with several legal actions are the actor's plus the action-feature head's; a
+        row with one legal action gets the actor's alone (see :meth:`head_mask`: its distribution, a
+        certainty, is the same either way).
 
         Args:
             obs: float32[B, obs_size] raw observations.
@@ -441,8 +462,8 @@ class PolicyNet(nn.Module):
             aux: :meth:`aux` of ``obs`` when precomputed (only read with ``discard_effective``).
             features: :meth:`action_features` of ``obs`` when precomputed (they hold no parameter, so
                 a trainer may compute them once for the epochs over one batch): float32[B, A, F], or
-                only its rows at the legal actions, float32[L, F] (``features[mask.bool()]``: row by
-                row, actions in id order), all the head reads; ``aux`` is then unused.
+                only its entries where the head runs, float32[L, F] (``features[head_mask(mask)]``: row
+                by row, actions in id order); ``aux`` is then unused.
 
         Returns:
             (logits float32[B, A] with ``-inf`` at illegal actions, values float32[B]).
@@ -452,21 +473,25 @@ class PolicyNet(nn.Module):
         if mask.shape != (obs.shape[0], self.num_actions):
             raise ValueError(f"mask must have shape ({obs.shape[0]}, {self.num_actions}), got {tuple(mask.shape)}")
         legal = mask.bool()
-        if not legal.any(dim=1).all():
-            row = int(torch.nonzero(~legal.any(dim=1))[0, 0])
+        count = legal.sum(dim=1)
+        if not (count > 0).all():
+            row = int(torch.nonzero(count == 0)[0, 0])
             raise ValueError(f"action mask row {row} is all zero; every observation needs a legal action (PASS)")
         h = self.trunk(self.normalise(obs))
+        # the head runs where it can change a probability only (about 1 action in 60): the legal actions of
+        # rows with a choice
+        head_at = legal & (count > 1)[:, None]
         if features is None:
-            features = self.action_features(obs, aux)
-        # the head runs at the legal actions only (about 2 of the 61 per row): an illegal action's logit is
-        # -inf whatever the head gives it, and gets no gradient, so the other rows would be wasted work
-        if features.ndim == 3:
-            features = features[legal]
-        elif features.ndim != 2 or features.shape[0] != int(legal.sum()):
-            raise ValueError(f"features must have shape (B, A, F) or (legal actions, F), got {tuple(features.shape)} "
-                             f"for {int(legal.sum())} legal actions")
+            rows = torch.nonzero(count > 1).squeeze(1)
+            features = self.action_features(obs.index_select(0, rows), None if aux is None else aux[rows])
+            features = features[head_at.index_select(0, rows)]
+        elif features.ndim == 3:
+            features = features[head_at]
+        elif features.ndim != 2 or features.shape[0] != int(head_at.sum()):
+            raise ValueError(f"features must have shape (B, A, F) or (entries of head_mask(mask), F), got "
+                             f"{tuple(features.shape)} for {int(head_at.sum())} such entries")
         head = self.action_head(features).squeeze(-1)
-        logits = self.actor(h) + torch.zeros_like(legal, dtype=head.dtype).masked_scatter(legal, head)
+        logits = self.actor(h) + torch.zeros_like(head_at, dtype=head.dtype).masked_scatter(head_at, head)
         logits = logits.masked_fill(~legal, -math.inf)
         return logits, self.critic(h).squeeze(-1)
 

@@ -195,12 +195,13 @@ def log_prob_entropy(logits: torch.Tensor, actions: torch.Tensor) -> tuple[torch
     return logp, -p_log_p.sum(-1)
 
 
-def legal_entries(first: torch.Tensor, count: torch.Tensor) -> torch.Tensor:
-    """Where some rows' legal actions lie in a batch's per-legal-action array (``features[mask.bool()]``).
+def row_entries(first: torch.Tensor, count: torch.Tensor) -> torch.Tensor:
+    """Where some rows' entries lie in a batch's array of the entries of a mask, row by row
+    (``features[mask]`` of a bool[B, A] ``mask``).
 
     Args:
-        first: int64[R], each row's first entry there (the legal actions of the batch's rows before it).
-        count: int64[R], each row's legal actions.
+        first: int64[R], each row's first entry there (the entries of the batch's rows before it).
+        count: int64[R], each row's entries.
 
     Returns:
         int64[count.sum()]: the entries of the rows in the order given, each row's in its own order.
@@ -451,12 +452,13 @@ def main(argv: list[str] | None = None) -> Path:
         b_ret = torch.as_tensor(returns.reshape(-1)[idx])
         b_val = torch.as_tensor(val_buf.reshape(-1)[idx])
         b_priv = None if critic is None else torch.as_tensor(priv_buf.reshape(-1, critic.priv_size)[idx])
-        b_legal = b_mask.bool()
-        b_count = b_legal.sum(dim=1)
+        b_head = net.head_mask(b_mask)
+        b_decide = b_head.any(dim=1).float()  # only real choices carry policy gradient
+        b_count = b_head.sum(dim=1)
         b_first = b_count.cumsum(0) - b_count  # each row's first entry in b_feat
-        b_decide = (b_count > 1).float()  # only real choices carry policy gradient
-        with torch.no_grad():  # a function of the observations alone: once for every epoch, at the legal actions
-            b_feat = net.action_features(b_obs)[b_legal]
+        with torch.no_grad():  # a function of the observations alone: once for every epoch, where the head runs
+            rows = torch.nonzero(b_decide).squeeze(1)
+            b_feat = net.action_features(b_obs.index_select(0, rows))[b_head.index_select(0, rows)]
         net.train()
         if critic is not None:
             critic.train()
@@ -467,7 +469,7 @@ def main(argv: list[str] | None = None) -> Path:
             for start in range(0, len(idx), mb_size):
                 mb = perm[start : start + mb_size]
                 mb_obs, mb_mask = b_obs.index_select(0, mb), b_mask.index_select(0, mb)
-                mb_feat = b_feat.index_select(0, legal_entries(b_first[mb], b_count[mb]))
+                mb_feat = b_feat.index_select(0, row_entries(b_first[mb], b_count[mb]))
                 logits, newvalue = net(mb_obs, mb_mask, features=mb_feat)
                 if critic is not None:
                     newvalue = critic(mb_obs, b_priv[mb])

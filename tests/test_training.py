@@ -567,10 +567,12 @@ def _played_rows(steps: int = 40, seed: int = 3) -> tuple[torch.Tensor, torch.Te
     return torch.as_tensor(np.concatenate(rows)), torch.as_tensor(np.concatenate(masks))
 
 
-def test_head_at_the_legal_actions_gives_the_logits_and_gradients_of_the_head_everywhere(net):
+def test_head_where_there_is_a_choice_gives_the_distributions_and_gradients_of_the_head_everywhere(net):
     o, m = _played_rows()
     assert (m.sum(dim=1) > 2).any() and (m.sum(dim=1) == 1).any()
     legal = m.bool()
+    head_at = net.head_mask(m)
+    assert torch.equal(head_at, legal & (legal.sum(dim=1) > 1)[:, None])
     features = net.action_features(o)
 
     def loss_and_grads(logits, values):
@@ -581,20 +583,22 @@ def test_head_at_the_legal_actions_gives_the_logits_and_gradients_of_the_head_ev
 
     logits, values = net(o, m, features=features)
     got = loss_and_grads(logits, values)
-    # the head over every action, the illegal ones masked afterwards (what the network computed before)
+    # the head at every action, the illegal ones masked afterwards (what the network computed before)
     h = net.trunk(net.normalise(o))
     everywhere = (net.actor(h) + net.action_head(features).squeeze(-1)).masked_fill(~legal, -math.inf)
     want = loss_and_grads(everywhere, net.critic(h).squeeze(-1))
     assert torch.equal(torch.isinf(logits), ~legal)
-    torch.testing.assert_close(logits[legal], everywhere[legal], rtol=0, atol=1e-6)
+    torch.testing.assert_close(logits[head_at], everywhere[head_at], rtol=0, atol=1e-6)
+    torch.testing.assert_close(torch.log_softmax(logits, 1)[legal], torch.log_softmax(everywhere, 1)[legal],
+                               rtol=0, atol=1e-6)  # a forced action's log-probability is 0 either way
     scale = max(float(w.abs().max()) for w in want)  # float32 round-off of sums over the batch's rows
     for g, w in zip(got, want):
         torch.testing.assert_close(g, w, rtol=0, atol=1e-5 * scale)
-    # the features at the legal actions only give the same forward; another count is a ValueError
-    compact, _ = net(o, m, features=features[legal])
-    assert torch.equal(compact, logits)
-    with pytest.raises(ValueError, match="legal actions"):
-        net(o, m, features=features[legal][1:])
+    # the features where the head runs only, or none given, give the same forward; another count is a ValueError
+    assert torch.equal(net(o, m, features=features[head_at])[0], logits)
+    torch.testing.assert_close(net(o, m)[0], logits, rtol=0, atol=1e-6)
+    with pytest.raises(ValueError, match="head_mask"):
+        net(o, m, features=features[legal])
 
 
 def test_log_prob_entropy_gives_categoricals_values_and_gradients():
@@ -611,13 +615,13 @@ def test_log_prob_entropy_gives_categoricals_values_and_gradients():
     assert torch.equal(got[0], want[0]) and torch.equal(got[1], want[1]) and torch.equal(g_got, g_want)
 
 
-def test_legal_entries_pick_a_minibatchs_rows_of_the_per_legal_action_array():
+def test_row_entries_pick_a_minibatchs_rows_of_the_array_of_a_masks_entries():
     mask = torch.rand(50, 61) < 0.1
     mask[:, 60] = True
     values = torch.arange(50 * 61).reshape(50, 61)
     count = mask.sum(dim=1)
     first = count.cumsum(0) - count
     mb = torch.as_tensor(np.random.default_rng(0).permutation(50)[:20])
-    got = values[mask][train_ppo.legal_entries(first[mb], count[mb])]
+    got = values[mask][train_ppo.row_entries(first[mb], count[mb])]
     assert torch.equal(got, values[mb][mask[mb]])
-    assert len(train_ppo.legal_entries(first[:0], count[:0])) == 0
+    assert len(train_ppo.row_entries(first[:0], count[:0])) == 0
