@@ -40,6 +40,7 @@ import torch
 from mjenv.baselines._args import parse_args
 from mjenv.baselines._common import act_rows
 from mjenv.baselines.evaluate import evaluate_vs_greedy  # noqa: F401  (its home before: kept importable here)
+from mjenv.baselines.optim import Adam
 from mjenv.baselines.oracle_critic import OracleCritic, privileged_features, privileged_size
 from mjenv.baselines.policy import PolicyNet, build_net, load_net, save_policy
 from mjenv.baselines.train_bc import make_agent, plot_curve
@@ -262,7 +263,7 @@ def main(argv: list[str] | None = None) -> Path:
             if critic_state is None:
                 raise ValueError(f"{ckpt_path} has no oracle critic; resume without --oracle-critic")
             critic.load_state_dict(critic_state)
-        optimizer = torch.optim.Adam(trained_parameters(net, critic), lr=args.learning_rate, eps=1e-5)
+        optimizer = Adam(trained_parameters(net, critic), lr=args.learning_rate, eps=1e-5)
         optimizer.load_state_dict(ckpt["optimizer"])
         start_iteration, global_step, hands_done = ckpt["iteration"] + 1, ckpt["global_step"], ckpt["hands"]
         pool_paths = list(ckpt["pool"])
@@ -273,7 +274,7 @@ def main(argv: list[str] | None = None) -> Path:
         net = load_net(args.init) if args.init else build_net(args.rules, tuple(int(h) for h in args.hidden.split(",")),
                                                                    trunk=args.trunk)
         critic = make_critic(net, args)
-        optimizer = torch.optim.Adam(trained_parameters(net, critic), lr=args.learning_rate, eps=1e-5)
+        optimizer = Adam(trained_parameters(net, critic), lr=args.learning_rate, eps=1e-5)
         with open(csv_path, "w", newline="") as f:
             csv.writer(f).writerow(LOG_FIELDS)
     (out_dir / "args.json").write_text(json.dumps(asdict(args), indent=2))
@@ -373,7 +374,7 @@ def main(argv: list[str] | None = None) -> Path:
                 priv_buf[step] = privileged_features(venv._batch.games)
             actions = np.argmax(m, axis=2)  # forced seats: their only legal action (PASS)
             le, ls = np.nonzero(is_learner)
-            with torch.no_grad():
+            with torch.inference_mode():
                 logits, values = net(torch.as_tensor(o[le, ls]), torch.as_tensor(m[le, ls]))
                 a, logp = sample_actions(logits)
                 logp_buf[step, le, ls] = logp.numpy()
@@ -393,7 +394,7 @@ def main(argv: list[str] | None = None) -> Path:
                 by_snapshot.setdefault(roles[e][s], []).append((e, s))
             for path, seats in by_snapshot.items():
                 pe, ps = np.array(seats).T
-                with torch.no_grad():
+                with torch.inference_mode():
                     snap_logits, _ = past_net(path)(torch.as_tensor(o[pe, ps]), torch.as_tensor(m[pe, ps]))
                     actions[pe, ps] = sample_actions(snap_logits)[0].numpy()
             act_buf[step] = actions
@@ -422,7 +423,7 @@ def main(argv: list[str] | None = None) -> Path:
                 set_roles(e)
 
         # --- bootstrap and GAE, per (env, seat) ---------------------------------------------------------------
-        with torch.no_grad():
+        with torch.inference_mode():
             o, m = next_obs["observation"], next_obs["action_mask"]
             next_value = np.zeros((n_env, 4), dtype=np.float32)
             if critic is None:

@@ -134,6 +134,12 @@ def patch() -> None:
     PolicyNet.action_features = timed("action_features", PolicyNet.action_features, split_grad=True)
     torch.Tensor.backward = timed("backward", torch.Tensor.backward)
     torch.optim.Adam.step = timed("optimizer", torch.optim.Adam.step)
+    try:  # a tree whose trainer steps its own Adam (the same algorithm without torch.optim's start-up)
+        from mjenv.baselines.optim import Adam
+
+        Adam.step = timed("optimizer", Adam.step)
+    except ImportError:
+        pass
     train_ppo.plot_curve = timed("bookkeeping_plot", train_bc.plot_curve)
     torch.save = timed("bookkeeping_save", torch.save)
 
