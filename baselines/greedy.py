@@ -38,6 +38,7 @@ seven pairs or a missing suit nothing changes.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -267,6 +268,9 @@ class GreedyAgent(Agent):
         return int(best)
 
 
+#: :func:`~mjenv.rulesets.excluded_suit_view` of a rule set, looked up once (the batched decisions run every env step)
+_suit_view = functools.lru_cache(maxsize=None)(excluded_suit_view)
+
 #: Views the batched decisions read (see :meth:`GreedyAgent.act_rows`).
 _BATCH_VIEWS = ("hand", "num_melds", "last_discard", "phase", "deficiency", "deficiency_after_discard",
                 "effective_count_after_discard", "deficiency_after_claim")
@@ -298,7 +302,7 @@ def _greedy_rows(agent: GreedyAgent, observations: np.ndarray, masks: np.ndarray
     # a declared missing suit (own row of the public declarations): the discard views hold its scores
     # too, a claim's are the agent's own (per seat)
     declared = np.zeros(len(masks), dtype=bool)
-    suit_view = excluded_suit_view(agent.rules)
+    suit_view = _suit_view(agent.rules)
     if suit_view in spec.slices:
         declared = view(suit_view)[:, :3].max(axis=1) > 0
     win = free & masks[:, lay.win]

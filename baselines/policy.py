@@ -394,20 +394,24 @@ class PolicyNet(nn.Module):
 
     def _action_features_numpy(self, x: np.ndarray) -> np.ndarray:
         """:meth:`action_features` of float32[B, obs_size] observations in numpy, the same operations in
-        the same float32 arithmetic (effective counts and kong deficiencies read from the views)."""
+        the same float32 arithmetic (effective counts and kong deficiencies read from the views; a clip is
+        a maximum then a minimum, as torch's clamp)."""
         n_b, t = x.shape[0], self.num_tile_types
         kinds = self.action_kinds.numpy()
-        now = np.clip(x[:, self._def], 0.0, _DEFICIENCY_CLIP)
+        now = np.minimum(np.maximum(x[:, self._def], np.float32(0.0)), np.float32(_DEFICIENCY_CLIP))
         after = np.full((n_b, self.num_actions), -1.0, dtype=np.float32)
         after[:, :t] = x[:, self._dad[0] : self._dad[1]]
         after[:, 2 * t : 2 * t + 5] = x[:, self._dac[0] : self._dac[1]]
         if self.discard_effective:
             after[:, t : 2 * t] = x[:, self._kong[0] : self._kong[1]]
-        delta = np.clip(np.round(np.clip(after, 0.0, _DEFICIENCY_CLIP) - now[:, None]), -1.0, 2.0) + 1.0
-        bins = np.where(after >= 0, delta, _DELTA_BINS - 1).astype(np.int64)
+        delta = np.minimum(np.maximum(after, np.float32(0.0)), np.float32(_DEFICIENCY_CLIP))
+        delta -= now[:, None]
+        np.round(delta, out=delta)
+        np.minimum(np.maximum(delta, np.float32(-1.0), out=delta), np.float32(2.0), out=delta)
+        bins = np.where(after >= 0, delta + np.float32(1.0), np.float32(_DELTA_BINS - 1)).astype(np.int64)
         width = _DELTA_BINS + kinds.shape[-1] + (_EFFECTIVE_FEATURES if self.discard_effective else 0)
         out = np.zeros((n_b, self.num_actions, width), dtype=np.float32)
-        out[..., :_DELTA_BINS] = np.eye(_DELTA_BINS, dtype=np.float32)[bins]
+        out.reshape(-1)[np.arange(bins.size) * width + bins.reshape(-1)] = 1.0  # the one-hot of the bin
         out[..., _DELTA_BINS : _DELTA_BINS + kinds.shape[-1]] = kinds
         if self.discard_effective:
             extra = out[:, :t, _DELTA_BINS + kinds.shape[-1] :]
@@ -416,8 +420,9 @@ class PolicyNet(nn.Module):
             dad = after[:, :t]
             same = (dad[:, :, None] == dad[:, None, :]) & held[:, None, :]
             best = np.where(same, eff[:, None, :], np.float32(-1.0)).max(axis=2)
-            extra[..., 0] = np.where(held, np.clip(eff, 0.0, 40.0) / 20.0, 0.0)
-            extra[..., 1] = np.where(held, np.clip(best - eff, 0.0, 8.0) / 4.0, 0.0)
+            extra[..., 0] = np.where(held, np.minimum(np.maximum(eff, np.float32(0.0)), np.float32(40.0)) / 20.0, 0.0)
+            extra[..., 1] = np.where(held, np.minimum(np.maximum(best - eff, np.float32(0.0)), np.float32(8.0)) / 4.0,
+                                     0.0)
             extra[..., 2] = held & (eff == best)
         return out
 
