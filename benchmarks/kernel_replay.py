@@ -2,14 +2,15 @@
 
 ``benchmarks/kernel_memo.py`` times whole table-steps (game, Python loop and kernel together), whose
 noise on a shared machine (+-0.5 us a step) hides kernel changes of a few percent. This records the
-state records and memo order of every ``observe`` call that ``mjenv.vector_env(N)`` makes while it
-plays masked random actions, then replays them on fresh memos with each given build of
-``mjenv.deficiency._kernel`` (paths of its ``.so`` files; default: the installed one), the builds
-taking turns, and prints the CPU microseconds of ``observe`` per table-step and whether every build
-wrote the same bytes (observations and deficiencies). Build a variant with
-``pip install --no-deps -e .`` and copy its ``.so`` aside before the next build.
+state records that ``mjenv.vector_env(N, rules=...)`` leaves after each step while it plays masked
+random actions (on the compiled batch step: a table whose hand ended holds its next hand's first
+state), then replays them on fresh memos with each given build of ``mjenv.deficiency._kernel`` (paths
+of its ``.so`` files; default: the installed one), the builds taking turns, and prints the CPU
+microseconds of ``observe`` per table-step and whether every build wrote the same bytes (observations
+and deficiencies), per rule set. Build a variant with ``pip install --no-deps -e .`` and copy its
+``.so`` aside before the next build.
 
-Run: ``python -m benchmarks.kernel_replay --steps 2000 --repeats 4 /tmp/a.so /tmp/b.so``
+Run: ``python -m benchmarks.kernel_replay --steps 2000 --repeats 4 --rules basic,taiwan16 /tmp/a.so /tmp/b.so``
 """
 
 from __future__ import annotations
@@ -26,26 +27,24 @@ import mjenv
 from mjenv.deficiency import _kernel, kernel
 
 
-def record(num_envs: int, steps: int, seed: int) -> tuple[object, list[tuple[np.ndarray, list[int]]]]:
-    """(the env's observation spec, [(int16[n, L] state records, memo index of each record)] per
-    ``observe`` call) of ``steps`` steps of ``vector_env(num_envs)`` after its reset."""
-    venv = mjenv.vector_env(num_envs)
+def record(
+    num_envs: int, steps: int, seed: int, rules: str = "basic"
+) -> tuple[object, list[tuple[np.ndarray, list[int]]]]:
+    """(the env's observation spec, [(int16[n, L] state records, memo index of each record)] per step) of
+    ``steps`` steps of ``vector_env(num_envs, rules=rules)`` after its reset: the records its batch step
+    left (and observed) in each step."""
+    venv = mjenv.vector_env(num_envs, rules=rules)
     batch = venv._batch
-    spec, index = batch.spec, {id(m): i for i, m in enumerate(batch.memos)}
-    calls, observe = [], spec.observe_records
-
-    def recording(records, memos=None):
-        calls.append((records.copy(), [index[id(m)] for m in memos]))
-        return observe(records, memos)
-
-    spec.observe_records = recording
+    if batch is None:
+        raise SystemExit(f"rules {rules!r}: the vector env does not run on the compiled batch step here")
     rng = np.random.default_rng(seed)
     obs, _ = venv.reset(seed=seed)
-    calls.clear()  # the reset's observation is not a step's
+    calls, tables = [], list(range(num_envs))
     for _ in range(steps):
         u = rng.random(obs["action_mask"].shape)
         obs, *_ = venv.step(np.argmax(np.where(obs["action_mask"] > 0, u, -1.0), axis=-1))
-    return spec, calls
+        calls.append((batch._step_records.copy(), tables))
+    return batch.spec, calls
 
 
 def replay(module, spec, calls, num_envs: int) -> tuple[float, bytes]:
@@ -87,27 +86,29 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=2000, help="vector steps recorded")
     p.add_argument("--repeats", type=int, default=4)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--rules", default="basic", help="rule sets, comma-separated: each recorded and replayed")
     a = p.parse_args()
     if not kernel.available():
         raise SystemExit("the compiled kernel is not installed (or MJENV_NO_KERNEL is set)")
     builds = a.builds or [_kernel.__file__]
     modules = [load(b) for b in builds]
-    spec, calls = record(a.tables, a.steps, a.seed)
-    print(f"{len(calls)} observe calls, {sum(r.shape[0] for r, _ in calls)} table-steps, N = {a.tables}")
-    times: list[list[float]] = [[] for _ in modules]
-    first = None
-    same = True
-    for _ in range(a.repeats):
-        for i, module in enumerate(modules):
-            us, written = replay(module, spec, calls, a.tables)
-            times[i].append(us)
-            first = written if first is None else first
-            same &= written == first
-    print("every build wrote the same bytes:", same)
-    print("| build | median us per table-step | min | runs |")
-    print("|---|---|---|---|")
-    for b, ts in zip(builds, times):
-        print(f"| {b} | {np.median(ts):.2f} | {min(ts):.2f} | {' '.join(f'{x:.2f}' for x in ts)} |")
+    for rules in a.rules.split(","):
+        spec, calls = record(a.tables, a.steps, a.seed, rules)
+        print(f"{rules}: {len(calls)} observe calls, {sum(r.shape[0] for r, _ in calls)} table-steps, N = {a.tables}")
+        times: list[list[float]] = [[] for _ in modules]
+        first = None
+        same = True
+        for _ in range(a.repeats):
+            for i, module in enumerate(modules):
+                us, written = replay(module, spec, calls, a.tables)
+                times[i].append(us)
+                first = written if first is None else first
+                same &= written == first
+        print("every build wrote the same bytes:", same)
+        print("| rules | build | median us per table-step | min | runs |")
+        print("|---|---|---|---|---|")
+        for b, ts in zip(builds, times):
+            print(f"| {rules} | {b} | {np.median(ts):.2f} | {min(ts):.2f} | {' '.join(f'{x:.2f}' for x in ts)} |")
 
 
 if __name__ == "__main__":

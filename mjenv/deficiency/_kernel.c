@@ -114,10 +114,10 @@ static inline int hon_weight(int j) { return j < 4 ? P15[3 - j] : P15[6 - j]; }
  * (k, p) indices i = 2 * k1 + p1 of the first part and j = 2 * (k - k1) + (p - p1) of the second;
  * entries past kmax are left unset (a seat needing m melds never reads a vector past k = m) */
 #define SPLIT_MIN(out, kmax, COST)                                        \
-    for (int k = 0; k <= (kmax); k++)                                     \
+    _Pragma("GCC unroll 6") for (int k = 0; k <= (kmax); k++)             \
         for (int p = 0; p < 2; p++) {                                     \
             int best = BIG;                                               \
-            for (int k1 = 0; k1 <= k; k1++)                               \
+            _Pragma("GCC unroll 6") for (int k1 = 0; k1 <= k; k1++)       \
                 for (int p1 = 0; p1 <= p; p1++) {                         \
                     int i = 2 * k1 + p1, j = 2 * (k - k1) + (p - p1);     \
                     int v = (COST);                                       \
@@ -162,6 +162,10 @@ static inline lanes lanes_adds(lanes a, lanes b) { return _mm_adds_epu8(a, b); }
 static inline lanes lanes_min(lanes a, lanes b) { return _mm_min_epu8(a, b); }
 static inline lanes lanes_or(lanes a, lanes b) { return _mm_or_si128(a, b); }
 static inline void lanes_store(uint8_t *p, lanes a) { _mm_storeu_si128((__m128i *)p, a); }
+/* the NBOUND bytes at p in lanes 0..NBOUND-1 (0 above), reading only the sixteen bytes that end there */
+static inline lanes lanes_load_tail(const uint8_t *p) {
+    return _mm_srli_si128(_mm_loadu_si128((const __m128i *)(p + NBOUND - 16)), 16 - NBOUND);
+}
 /* the min of all sixteen lanes */
 static inline int lanes_hmin(lanes a) {
     a = _mm_min_epu8(a, _mm_srli_si128(a, 8));
@@ -203,6 +207,12 @@ static inline lanes lanes_or(lanes a, lanes b) {
     return a;
 }
 static inline void lanes_store(uint8_t *p, lanes a) { memcpy(p, a.v, 16); }
+static inline lanes lanes_load_tail(const uint8_t *p) {
+    lanes a;
+    memset(a.v, 0, 16);
+    memcpy(a.v, p, NBOUND);
+    return a;
+}
 static inline int lanes_hmin(lanes a) {
     int best = a.v[0];
     for (int i = 1; i < 16; i++) best = a.v[i] < best ? a.v[i] : best;
@@ -218,30 +228,27 @@ static inline lanes lanes_hmin16(const lanes *v) {
 /* 255 in lanes NBOUND..15 (the lanes past a block's boundary states) */
 static const uint8_t PAST_BOUNDARY[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255};
 
+/* block i (its NBOUND boundary states) of a suit table row as sixteen lanes: read from the row itself,
+ * except the last block (kmax = 5), whose sixteen lanes would run past the row (and past the table at its
+ * last row): read ending at the row's end and shifted down, lanes NBOUND.. zero. Only lanes 0..NBOUND-1
+ * are ever read back. */
+static inline lanes block_lanes(const uint8_t *row, int i) {
+    return (i + 1) * NBOUND + 16 - NBOUND > SUIT_ROW ? lanes_load_tail(row + i * NBOUND) : lanes_load(row + i * NBOUND);
+}
+
 /* a whole suit's (k, p) vector (k <= kmax) from its left and right table rows (min over the
- * boundary): one lane operation per split, one lane min per entry. A block's sixteen lanes are read
- * from the row itself, except for kmax = 5, whose last block's lanes would run past the row (and
- * past the table at its last row): then from copies of the rows with room after them. */
+ * boundary): one lane operation per split, one lane min per entry (block_lanes reads the blocks). */
 static inline __attribute__((always_inline)) void suit_vector_k(const uint8_t *l, const uint8_t *r, int *out,
                                                                  const int kmax) {
-    uint8_t L[SUIT_ROW + 16], R[SUIT_ROW + 16];
-    if (2 * kmax + 1 > (SUIT_ROW - 16) / NBOUND) {
-        memcpy(L, l, SUIT_ROW);
-        memcpy(R, r, SUIT_ROW);
-        memset(L + SUIT_ROW, 0, 16);
-        memset(R + SUIT_ROW, 0, 16);
-        l = L, r = R;
-    }
     const lanes past = lanes_load(PAST_BOUNDARY);
     lanes acc[16];
     for (int i = 0; i < 16; i++) acc[i] = lanes_fill(255);
-    for (int k = 0; k <= kmax; k++)
+    _Pragma("GCC unroll 6") for (int k = 0; k <= kmax; k++)
         for (int p = 0; p < 2; p++) {
             lanes a = lanes_fill(255);
-            for (int k1 = 0; k1 <= k; k1++)
+            _Pragma("GCC unroll 6") for (int k1 = 0; k1 <= k; k1++)
                 for (int p1 = 0; p1 <= p; p1++)
-                    a = lanes_min(a, lanes_add(lanes_load(l + (2 * k1 + p1) * NBOUND),
-                                               lanes_load(r + (2 * (k - k1) + (p - p1)) * NBOUND)));
+                    a = lanes_min(a, lanes_add(block_lanes(l, 2 * k1 + p1), block_lanes(r, 2 * (k - k1) + (p - p1))));
             acc[2 * k + p] = lanes_or(a, past);
         }
     uint8_t x[16];
@@ -272,14 +279,9 @@ static void honour_vector(const uint8_t *a, const uint8_t *b, int *out, int kmax
  * i meets X's block i (one flat pass there). Bytes capped at INF (as the part cache's vectors, and
  * for the same reason exact); one lane operation per split, each block stored as sixteen lanes in
  * order of position, so that its spare lanes are overwritten by the next block's (X holds
- * SUIT_ROW + 16 bytes). The half row's blocks are read as in suit_vector. */
+ * SUIT_ROW + 16 bytes). The half row's blocks are read by block_lanes. */
 static void join_half(const uint8_t *half, const int *others, int m, uint8_t *X) {
-    uint8_t H[SUIT_ROW + 16], o[VEC];
-    if (2 * m + 1 > (SUIT_ROW - 16) / NBOUND) {
-        memcpy(H, half, SUIT_ROW);
-        memset(H + SUIT_ROW, 0, 16);
-        half = H;
-    }
+    uint8_t o[VEC];
     for (int i = 0; i < 2 * (m + 1); i++) o[i] = (uint8_t)(others[i] < INF ? others[i] : INF);
     const lanes cap = lanes_fill(INF);
     for (int pos = 0; pos <= 2 * m + 1; pos++) {
@@ -287,8 +289,7 @@ static void join_half(const uint8_t *half, const int *others, int m, uint8_t *X)
         lanes acc = lanes_fill(255);
         for (int k1 = 0; k1 <= k; k1++)
             for (int p1 = 0; p1 <= p; p1++)
-                acc = lanes_min(acc, lanes_add(lanes_load(half + (2 * k1 + p1) * NBOUND),
-                                               lanes_fill(o[2 * (k - k1) + (p - p1)])));
+                acc = lanes_min(acc, lanes_add(block_lanes(half, 2 * k1 + p1), lanes_fill(o[2 * (k - k1) + (p - p1)])));
         lanes_store(X + pos * NBOUND, lanes_min(acc, cap));
     }
 }
@@ -390,7 +391,7 @@ static inline int weight_of(int t) { return TILE_WEIGHT[t]; }
  * nonnegative values, and reaches an output only through final_value (any sum >= INF is
  * INCOMPLETABLE) or a comparison with such a result: min(x, INF) + y >= INF exactly when x + y >= INF
  * (y >= 0), and min commutes with the cap, so the cap changes no output. */
-#define PART_SETS 64
+#define PART_SETS 128
 typedef struct {
     int32_t r0, r1;                /* the half rows (key) */
     uint8_t used, kind, m;         /* kind 0 suit, 1 honours (key); m (key) */
@@ -540,39 +541,44 @@ static void prefetch_part_sets(const PartCache *pc, int T, const int rows[4][2],
 /* Start loading what a seat's parts will read, so that the loads of all seats overlap with each other
  * and with the arithmetic: a cached part's entry, or the table rows of a part that is not cached
  * (the left table is 82 MB: mostly cache misses): its two rows, its draws' and (discard turn) its
- * discards' rows. */
-static void prefetch_seat(const Tables *tb, const PartCache *pc, const int rows[4][2], const int8_t *hand,
+ * discards' rows; the honours (T = 34) as the suits, one line a row. */
+static inline void prefetch_half_row(const Tables *tb, int P, int h, int row) {
+    if (P < 3)
+        prefetch_row(half_row(tb, P, h, row));
+    else
+        PREFETCH(half_row(tb, P, h, row));
+}
+
+static void prefetch_seat(const Tables *tb, const PartCache *pc, int T, const int rows[4][2], const int8_t *hand,
                           const int8_t *kb, int m, int discard_turn,
                           uint64_t draws /* bit t: the draw of t may be evaluated */) {
     /* per part, the ranks whose draw / discard vectors are in its cache entry (a cached part's
      * entry may lack some: computed when first asked) */
-    unsigned have_draw[3] = {0, 0, 0}, have_disc[3] = {0, 0, 0};
-    for (int P = 0; P < 3; P++) {
+    const int nparts = T == 34 ? 4 : 3;
+    uint64_t have_d = 0, have_x = 0; /* as tile bits */
+    for (int P = 0; P < nparts; P++) {
         const PartEntry *e = part_cached(pc, P, rows[P][0], rows[P][1], m);
         if (e) {
             for (size_t i = 0; i < sizeof(PartEntry); i += 64) PREFETCH((const uint8_t *)e + i);
-            have_draw[P] = e->have_draw, have_disc[P] = e->have_disc;
+            have_d |= (uint64_t)e->have_draw << (9 * P), have_x |= (uint64_t)e->have_disc << (9 * P);
             continue;
         }
-        prefetch_row(tb->left + (size_t)rows[P][0] * SUIT_ROW);
-        prefetch_row(tb->right + (size_t)rows[P][1] * SUIT_ROW);
+        prefetch_half_row(tb, P, 0, rows[P][0]);
+        prefetch_half_row(tb, P, 1, rows[P][1]);
     }
     /* the rows to load as bit sets (tile t: bit t), walked without a branch per tile */
     uint64_t drawable = 0, held = 0;
-    for (int t = 0; t < 27; t++) {
+    for (int t = 0; t < T; t++) {
         drawable |= (uint64_t)(kb[t] > 0) << t;
         held |= (uint64_t)(hand[t] > 0) << t;
     }
-    uint64_t have_d = have_draw[0] | (uint64_t)have_draw[1] << 9 | (uint64_t)have_draw[2] << 18;
-    uint64_t have_x = have_disc[0] | (uint64_t)have_disc[1] << 9 | (uint64_t)have_disc[2] << 18;
     for (uint64_t bits = drawable & draws & ~have_d; bits; bits &= bits - 1) {
-        int t = __builtin_ctzll(bits), P = t / 9, half = half_of(t);
-        prefetch_row((half ? tb->right : tb->left) + (size_t)(rows[P][half] + weight_of(t)) * SUIT_ROW);
+        int t = __builtin_ctzll(bits), P = part_of(t), half = half_of(t);
+        prefetch_half_row(tb, P, half, rows[P][half] + weight_of(t));
     }
     for (uint64_t bits = discard_turn ? held & ~have_x : 0; bits; bits &= bits - 1) {
-        int t = __builtin_ctzll(bits), P = t / 9, half = half_of(t);
-        prefetch_row((half ? tb->right : tb->left) +
-                     (size_t)(rows[P][half] - (hand[t] + kb[t] + 1) * weight_of(t)) * SUIT_ROW);
+        int t = __builtin_ctzll(bits), P = part_of(t), half = half_of(t);
+        prefetch_half_row(tb, P, half, rows[P][half] - (hand[t] + kb[t] + 1) * weight_of(t));
     }
 }
 
@@ -1130,7 +1136,7 @@ static void seat_features_memo(Memo *memo, int seat, const Tables *tb, int T, co
     if (!served) {
         PartCache *pc = memo ? &memo->parts : NULL;
         const SeatRecord *prior = seat_prior(rec, T, hand, kb, m);
-        if (T == 27) prefetch_seat(tb, pc, rows, hand, kb, m, discard_turn, prior ? prior->eff : ~0ull);
+        prefetch_seat(tb, pc, T, rows, hand, kb, m, discard_turn, prior ? prior->eff : ~0ull);
         if (seat_features(tb, pc, T, hand, kb, m, discard_turn, claim_tile, chow_ok, out_def, out_disc, out_eff,
                           out_count, out_claim, out_count_after, out_kong, ad, prior, (const int(*)[2])rows))
             memo->prior_hits++;
@@ -1566,8 +1572,8 @@ static int observe_core(const Plan *plan, const int16_t *records, Memo *const *m
             served[s] = memo_serve(memo, slot[s], key[s], T, hand[s], kb[s], m, dturn, c, &def_s[s], after_disc[s],
                                    eff[s], &count[s], after_claim[s], count_after[s], after_kong[s]);
             prior[s] = !served[s] && memo ? seat_prior(&memo->seat[s], T, hand[s], kb[s], m) : NULL;
-            if (!served[s] && T == 27)
-                prefetch_seat(&tb, pc, (const int(*)[2])rd->rows[s], hand[s], kb[s], m, dturn,
+            if (!served[s])
+                prefetch_seat(&tb, pc, T, (const int(*)[2])rd->rows[s], hand[s], kb[s], m, dturn,
                               prior[s] ? prior[s]->eff : ~0ull);
         }
         if (n + 1 < N && !prepare(plan, records, memos, n + 1, &ready[(n + 1) & 1], err)) return -1;
