@@ -81,6 +81,15 @@ setup(
             optional=True,
         ),
         Extension(
+            "mjenv.rulesets.riichi._engine",
+            ["mjenv/rulesets/riichi/_engine.c"],
+            depends=["mjenv/rulesets/riichi/_engine.h", "mjenv/rulesets/riichi/_shape.h",
+                     "mjenv/rulesets/riichi/_score.h", "mjenv/deficiency/_kernel_api.h"],
+            extra_compile_args=["-O3", "-std=c99", "-pthread"],
+            extra_link_args=["-pthread"],
+            optional=True,
+        ),
+        Extension(
             "mjenv.baselines._flatmc",
             ["baselines/_flatmc.c"],
             depends=["mjenv/deficiency/_contains.h"],

@@ -28,8 +28,8 @@ from mjenv import AGENTS
 from mjenv.deficiency import INCOMPLETABLE
 
 __all__ = [
-    "ILLEGAL_REWARD", "POTENTIAL_CAP", "infos", "leaving", "parallel_dicts", "potential", "shape", "shape_seats",
-    "shaping_term", "table_rewards", "vector_final_infos", "vector_infos",
+    "ILLEGAL_REWARD", "POTENTIAL_CAP", "infos", "leaving", "parallel_dicts", "potential", "seat_rewards", "shape",
+    "shape_seats", "shaping_term", "table_rewards", "vector_final_infos", "vector_infos",
 ]
 
 #: Deficiency counted for INCOMPLETABLE in the shaping potential (one more than any completable hand).
@@ -125,6 +125,25 @@ def shape_seats(rewards: list[float], before, after, over: bool, gamma: float, l
     return [r + shaping_term(gamma, NEG_POTENTIAL[a], NEG_POTENTIAL[b]) for r, a, b in zip(rewards, after, before)]
 
 
+def seat_rewards(paid, illegal_seats, before, after, over: bool, gamma: float) -> list[float]:
+    """One table's rewards of a step as Python floats (a room whose env shells step a table of its own).
+
+    Args:
+        paid: the 4 seats' rewards before shaping, what the step paid (in an episode of several hands, each
+            hand's at the step it ends and the episode's final payments at its last step).
+        illegal_seats: the seats whose illegal action ended the episode with this step (they get
+            :data:`ILLEGAL_REWARD`, the others 0, instead of ``paid``); empty when none.
+        before, after: the 4 deficiencies of the states before and after the step; ``before`` None: no shaping.
+        over: whether the episode ended with the step (``Phi(s') = 0``).
+        gamma: the learner's discount.
+
+    Returns:
+        4 floats, shaped by :func:`shape_seats` when ``before`` is given (the values of :func:`table_rewards`).
+    """
+    rewards = [ILLEGAL_REWARD if s in illegal_seats else 0.0 for s in range(4)] if illegal_seats else list(paid)
+    return rewards if before is None else shape_seats(rewards, before, after, over, gamma)
+
+
 def end_info(seat: int, illegal_seats, scores, winners: list[int]) -> dict:
     """The keys a seat's info gets at the end of the hand (or when it leaves a hand that goes on): whether its
     illegal action ended the hand, its score change so far (``scores``: the 4 seats'; in a game that plays on also
@@ -207,13 +226,16 @@ def vector_infos(acting_bits: np.ndarray, deficiency: np.ndarray, left: np.ndarr
 
 
 def vector_final_infos(infos: dict, done: np.ndarray, final_obs: np.ndarray, final_masks: np.ndarray,
-                       scores: np.ndarray, winners: np.ndarray, illegal: np.ndarray) -> dict:
+                       scores: np.ndarray, winners: np.ndarray, illegal: np.ndarray, more: dict | None = None) -> dict:
     """Adds the vector env's autoreset keys to ``infos`` (gymnasium's same-step autoreset): the final observations
     ``final_obs`` ({"observation": float32[N, 4, size], "action_mask": int8[N, 4, A]}) and the end-of-hand results
-    ``final_info`` ({"scores": int64[N, 4], "winners": bool[N, 4], "illegal_action": bool[N, 4]}), valid where
-    ``_final_obs`` / ``_final_info`` (copies of ``done``, bool[N]) are True. Returns ``infos``."""
+    ``final_info`` ({"scores": int64[N, 4], "winners": bool[N, 4], "illegal_action": bool[N, 4]}, plus ``more``: a
+    room's own [N, 4] arrays of the episode's end), valid where ``_final_obs`` / ``_final_info`` (copies of
+    ``done``, bool[N]) are True. Returns ``infos``."""
     infos["final_obs"] = {"observation": final_obs, "action_mask": final_masks}
     infos["_final_obs"] = done.copy()
     infos["final_info"] = {"scores": scores, "winners": winners, "illegal_action": illegal}
+    if more:
+        infos["final_info"].update(more)
     infos["_final_info"] = done.copy()
     return infos

@@ -418,22 +418,16 @@ class MahjongParallelEnv(_Shell, ParallelEnv):
         return tuple({a: d[a] for a in live} for d in (obs, rew, term, trunc, infos))
 
 
-class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC class)
-    """Four-player Mahjong, PettingZoo AEC API (see the module docstring)."""
+class AECTurns:
+    """The AEC turns, written once for every AEC env (mixed in before ``AECEnv``; the rule sets' own AEC envs use it
+    too).
 
-    def observe(self, agent):
-        return self._table.observation(_SEAT[agent])
-
-    def last(self, observe: bool = True):
-        """PettingZoo's ``last()``: the selected agent's observation, reward, terminated, truncated, info.
-
-        Raises:
-            ValueError: the hand is over and every agent has stepped its last (``None``) action; call
-                ``reset()`` (``agent_iter()`` stops there).
-        """
-        if not self.agents and self._table.game is not None:
-            raise ValueError("last() after the hand ended: every agent has left; call reset() for a new hand")
-        return super().last(observe)
+    On a seat's own turn that seat is selected, in a claim window each seat ``answering()`` names; the answers of
+    one window are kept and moved together (so no seat sees another's choice), and an illegal action moves at
+    once (it ends the episode). The env provides ``_table`` (``check_action``, ``masks``, ``illegal``,
+    ``answering``, ``infos``, ``over``, ``plays_on``), ``_start(seed, options)``, ``_check_started()``,
+    ``_rendered()`` and :meth:`_move`; an env whose hands play on after a win also ``_play_on_step``.
+    """
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self._start(seed, options)
@@ -447,6 +441,11 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
         self._queue = t.answering()
         self.agent_selection = AGENTS[self._queue[0]]
         self._rendered()
+
+    def _move(self, actions: dict[int, int], bad: bool) -> tuple[list[float], dict | None]:
+        """Move the table with the selected seats' ``actions`` (``bad``: one illegal action, the episode ends);
+        the four rewards, and the infos where the move made them (None: ``_table.infos()``)."""
+        raise NotImplementedError
 
     def step(self, action) -> None:
         self._check_started()
@@ -470,19 +469,7 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
             return
         pending, self._pending = self._pending, {}
         # every acting seat was selected, so nothing is omitted but seats with PASS only
-        if self._quick and not bad:  # the compiled table moves the checked actions at once
-            chosen = [t.layout.pass_] * 4
-            for s, x in pending.items():
-                chosen[s] = x
-            out = t.step_quick(chosen)
-            if out is None:
-                raise RuntimeError("mjenv.env: the compiled step refused actions the legal masks allow")
-            _, _, rewards, over, infos = out
-            if over:
-                self._tables.finish([0])  # step_tables' end of a hand: the log
-        else:
-            rewards = step_tables(self._tables, [{seat: a} if bad else pending]).rewards[0].tolist()
-            infos = None
+        rewards, infos = self._move({seat: a} if bad else pending, bool(bad))
         if t.plays_on:  # winners leave, the others play on
             self._play_on_step(rewards, seat)
             return
@@ -498,6 +485,39 @@ class raw_env(_Shell, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapp
             self.agent_selection = AGENTS[self._queue[0]]
         self._accumulate_rewards()
         self._rendered()
+
+
+class raw_env(_Shell, AECTurns, AECEnv):  # noqa: N801  (PettingZoo's name for the unwrapped AEC class)
+    """Four-player Mahjong, PettingZoo AEC API (see the module docstring)."""
+
+    def observe(self, agent):
+        return self._table.observation(_SEAT[agent])
+
+    def last(self, observe: bool = True):
+        """PettingZoo's ``last()``: the selected agent's observation, reward, terminated, truncated, info.
+
+        Raises:
+            ValueError: the hand is over and every agent has stepped its last (``None``) action; call
+                ``reset()`` (``agent_iter()`` stops there).
+        """
+        if not self.agents and self._table.game is not None:
+            raise ValueError("last() after the hand ended: every agent has left; call reset() for a new hand")
+        return super().last(observe)
+
+    def _move(self, actions: dict[int, int], bad: bool) -> tuple[list[float], dict | None]:
+        t = self._table
+        if self._quick and not bad:  # the compiled table moves the checked actions at once
+            chosen = [t.layout.pass_] * 4
+            for s, x in actions.items():
+                chosen[s] = x
+            out = t.step_quick(chosen)
+            if out is None:
+                raise RuntimeError("mjenv.env: the compiled step refused actions the legal masks allow")
+            _, _, rewards, over, infos = out
+            if over:
+                self._tables.finish([0])  # step_tables' end of a hand: the log
+            return rewards, infos
+        return step_tables(self._tables, [actions]).rewards[0].tolist(), None
 
     def _play_on_step(self, rewards: list[float], seat: int) -> None:
         """The end of an AEC step of a hand that plays on after a win: the agents still in ``agents`` get

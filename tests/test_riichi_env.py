@@ -223,7 +223,8 @@ def test_a_call_that_kuikae_would_leave_without_a_discard_is_penalized_or_raises
 
     wall = _wall(["1m999p111s222z333z", "234m678p2345s666z", "", ""], draws="2z")
     for mode in ("penalize", "raise"):
-        env = mjenv.parallel_env(rules="riichi", episode="hand", illegal_action=mode)
+        # the Python engine: the test edits its game's state (the compiled table's game is a read-only replay)
+        env = mjenv.parallel_env(rules="riichi", episode="hand", illegal_action=mode, engine="python")
         env.reset(options={"wall": wall})
         g = env.game
         # seat 1 is left with 2m 3m 4m 4m beside three dragon pons: a chi of 1m (2m3m) would leave 4m 4m,
@@ -259,7 +260,8 @@ def test_an_omitted_agent_with_a_choice_and_bad_actions_are_refused():
     ({"illegal_action": "ignore"}, r"illegal_action must be one of"),
     ({"render_mode": "svg"}, r"render_mode must be None or one of"),
     ({"log_format": "xml"}, r"log_format must be one of \['mjai', 'mjenv'\], got 'xml'"),
-    ({"engine": "compiled"}, r"unknown arguments \['engine'\] for rules='riichi'; allowed: \['rules', 'episode'"),
+    ({"engine": "rust"}, r"engine must be one of \('auto', 'compiled', 'python'\)"),
+    ({"num_envs": 2}, r"unknown arguments \['num_envs'\] for rules='riichi'; allowed: \['rules', 'episode'"),
     ({"kokushi_robs_ankan": 1}, r"kokushi_robs_ankan must be True or False"),
     ({"rules": {"name": "riichi", "seven_pairs": False}}, r"rules must be 'riichi' here"),
 ])  # fmt: skip
@@ -515,3 +517,24 @@ def test_readme_riichi_rows_match_the_env():
     # the env's documentation holds the spec's own tables
     doc = mjenv.rulesets.riichi.env.__doc__
     assert sp.markdown_table() in doc and action_table() in doc and "riichi.wiki" in doc and "tenhou.net" in doc
+
+
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_an_illegal_action_with_shaping_gets_the_contracts_rewards_and_end_infos(engine):
+    """mjenv.contract's rewards: -1 to the offender, 0 to the others, each plus the shaping term gamma * 0 - Phi(s)
+    (the episode ends); the infos' end keys (illegal_action, scores 0 and no winners: no hand ended)."""
+    if engine == "compiled" and not mjenv.rulesets.riichi.compiled.available():
+        pytest.skip("the compiled Riichi engine is not built")
+    env = mjenv.parallel_env(rules="riichi", episode="hand", shaping="deficiency", gamma=0.9, engine=engine)
+    obs, infos = env.reset(seed=11)
+    seat = next(a for a in AGENTS if infos[a]["needs_action"])
+    bad = int(np.flatnonzero(obs[seat]["action_mask"] == 0)[0])
+    before = {a: infos[a]["potential"] for a in AGENTS}
+    assert min(before.values()) < 0  # a non-zero shaping term
+    _, rewards, terms, _, infos = env.step({seat: bad})
+    assert rewards == {a: (-1.0 if a == seat else 0.0) - before[a] for a in AGENTS}
+    assert all(terms.values()) and env.agents == []
+    for a in AGENTS:
+        assert infos[a]["illegal_action"] == (a == seat)
+        assert infos[a]["scores"] == 0 and infos[a]["winners"] == [] and infos[a]["potential"] == 0.0
+        assert "final_scores" not in infos[a]

@@ -75,17 +75,20 @@ place in that step's reward too, so a game's rewards sum to zero and equal (fina
 `reward="rank"`: 0 at every step but the last, which gives each agent its final placement points
 (Tenhou: (score - 30,000) / 1000 + uma, oka to the first; they sum to zero).
 `shaping="deficiency"` adds `gamma * Phi(s') - Phi(s)`, `Phi = -min(deficiency, 15)`, `Phi = 0` at the
-episode's end (potential-based: optimal policies unchanged).
+episode's end (potential-based: optimal policies unchanged). Rewards, shaping and the infos' common keys are
+`mjenv.contract`'s, as for every rule set.
 
 An illegal action (not in the mask) ends the episode by default (`illegal_action="penalize"`): the
-offending agent receives -1, the others 0, `infos[agent]["illegal_action"]` is True. With
+offending agent receives -1, the others 0 (plus the shaping term, `- Phi(s)`, when shaping),
+`infos[agent]["illegal_action"]` is True. With
 `illegal_action="raise"` a `ValueError` names the agent, the action and the legal actions (a riichi
 without tenpai, a discard that breaks kuikae). An action outside 0..84 always raises.
 
 `infos[agent]`: `seat`, `needs_action`, `deficiency`, `potential`, `phase`; at the step a hand ends also
 `hand` (`result`, `deltas` in points, `winners`, `round`, `honba`), `scores` (the seat's change over the
-hand, points) and `winners`; at the episode's end `final_scores`, `final_points`, `rank` (0 = first)
-and `illegal_action`.
+hand, points) and `winners`; at the episode's end `illegal_action`, `scores` and `winners` (the last hand's;
+0 and none when an illegal action ended it), and, unless an illegal action ended it, `final_scores`,
+`final_points` and `rank` (0 = first).
 
 ## Arguments
 
@@ -101,6 +104,7 @@ and `illegal_action`.
 | `illegal_action` | `"penalize"` | `"penalize"` or `"raise"` |
 | `log_dir`, `log_format` | `None`, `"mjenv"` | episodes appended to `log_dir`: `"mjenv"` or `"mjai"` (`log`) |
 | `kokushi_robs_ankan` | `True` | thirteen orphans may rob a closed kan (False: Tenhou's rule) |
+| `engine` | `"auto"` | `"compiled"` (C, `compiled`), `"python"` (`game.RiichiGame`); `"auto"`: compiled where built |
 
 ## Seeding
 
@@ -115,6 +119,7 @@ from __future__ import annotations
 
 import copy as _copy
 import os
+import types
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -124,14 +129,17 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from pettingzoo import AECEnv, ParallelEnv
 
 from mjenv import AGENTS
+from mjenv.contract import NEEDS_OF_BITS, infos, parallel_dicts, seat_rewards, vector_final_infos, vector_infos
+from mjenv.env import AECTurns
 from mjenv.rulesets.riichi import actions as A
+from mjenv.rulesets.riichi import compiled as _compiled
 from mjenv.rulesets.riichi import log as _log
-from mjenv.rulesets.riichi.game import RiichiGame
+from mjenv.rulesets.riichi.game import PHASES, RiichiGame
 from mjenv.rulesets.riichi.observation import hand_start
 from mjenv.rulesets.riichi.observation import spec as _obs_spec
 from mjenv.rulesets.riichi.settlement import LAST_ROUND_INDEX, placement
 from mjenv.rulesets.riichi.wall import Wall
-from mjenv.tables import ILLEGAL_REWARD, POTENTIAL_CAP, check_gamma
+from mjenv.tables import check_gamma
 
 __all__ = [
     "EPISODES", "N_ACTIONS", "REWARDS", "RiichiAECEnv", "RiichiParallelEnv", "RiichiTable", "RiichiVectorEnv",
@@ -148,7 +156,8 @@ OBSERVATIONS = ("default", "planes")
 SHAPINGS = (None, "deficiency")
 #: keyword arguments of the env factories (``rules`` must be "riichi")
 ARGUMENTS = ("rules", "episode", "reward", "observation", "render_mode", "render_seat", "shaping", "gamma",
-             "illegal_action", "log_dir", "log_format", "kokushi_robs_ankan")  # fmt: skip
+             "illegal_action", "log_dir", "log_format", "kokushi_robs_ankan", "engine")  # fmt: skip
+ENGINES = ("auto", "compiled", "python")
 _SEAT = {a: s for s, a in enumerate(AGENTS)}
 _RESET_OPTIONS = ("scores", "round", "honba", "sticks", "wall")
 
@@ -176,6 +185,7 @@ def _check_kwargs(kwargs: Mapping[str, Any]) -> None:
     unknown = sorted(set(kwargs) - set(ARGUMENTS))
     if unknown:
         raise ValueError(f"unknown arguments {unknown} for rules='riichi'; allowed: {list(ARGUMENTS)}")
+    _engine_of(kwargs.get("engine", "auto"))
     rules = kwargs.get("rules", "riichi")
     name = rules.get("name") if isinstance(rules, dict) else getattr(rules, "name", rules)
     if name != "riichi" or (isinstance(rules, dict) and set(rules) != {"name"}):
@@ -183,12 +193,41 @@ def _check_kwargs(kwargs: Mapping[str, Any]) -> None:
                          f"{list(ARGUMENTS[1:])}), got {rules!r}")
 
 
+def _engine_of(engine) -> str:
+    """``"compiled"`` or ``"python"`` for an ``engine`` argument (``"auto"``: compiled when it is built)."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if engine == "compiled" and not _compiled.available():
+        raise ValueError("engine='compiled' is not available here: the extensions mjenv.rulesets.riichi._engine and "
+                         "mjenv.deficiency._kernel were not built (no C compiler at install); use engine='python'")
+    return "compiled" if engine == "compiled" or (engine == "auto" and _compiled.available()) else "python"
+
+
+def _check_seed(seed) -> None:
+    if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"seed must be None or an int >= 0, got {seed!r}")
+
+
+def new_table(engine: str = "auto", **kwargs) -> RiichiTable:
+    """A table on the engine ``engine`` names (:func:`_engine_of`); ``kwargs``: :class:`RiichiTable`'s."""
+    if _engine_of(engine) == "compiled":
+        return CompiledRiichiTable(**kwargs)
+    return RiichiTable(**kwargs)
+
+
 class RiichiTable:
     """One table: a :class:`RiichiGame` episode, its observations, rewards, infos and log.
 
-    The env shells (parallel, AEC, vector) all step this one class, so the episode, reward, illegal-action
-    and info rules are written once.
+    Its rewards, shaping, illegal-action rewards and infos are :mod:`mjenv.contract`'s, with the Riichi keys added.
+
+    The env shells (parallel, AEC, vector) all step this one class (or
+    :class:`CompiledRiichiTable`, the same on the compiled engine), so the
+    episode, reward, illegal-action and info rules are written once.
     """
+
+    engine = "python"
+    #: no seat leaves while the episode goes on (what the shared AEC turns ask)
+    plays_on = False
 
     def __init__(self, episode: str = "hanchan", reward: str = "points", shaping: str | None = None,
                  gamma: float = 1.0, illegal_action: str = "penalize", kokushi_robs_ankan: bool = True,
@@ -210,15 +249,19 @@ class RiichiTable:
         self.spec = _obs_spec()
         self.rng = np.random.default_rng()
         self.game: RiichiGame | None = None
+        self.record: dict | None = None
         self.over = True
         self.illegal_seats: list[int] = []
+        self._setup()
+
+    def _setup(self) -> None:
+        """The engine's own state (none for the Python engine)."""
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed=None, options: Mapping | None = None) -> None:
         """Start an episode (see the module docstring, "Seeding")."""
+        _check_seed(seed)
         if seed is not None:
-            if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-                raise ValueError(f"seed must be None or an int >= 0, got {seed!r}")
             self.rng = np.random.default_rng(int(seed))
         start = _start_options(options)
         first_wall = start.pop("wall", None)
@@ -239,13 +282,18 @@ class RiichiTable:
         self.obs, self.masks, self.deficiency = self.spec.observe(self.game)
         self.acting = set(self.game.to_act())
 
+    @property
+    def phase(self) -> str:
+        """The game's phase (``RiichiGame.phase``)."""
+        return self.game.phase
+
+    def _final(self) -> tuple[list[int] | None, list[float] | None]:
+        """The game's final scores and points (None before its end)."""
+        g = self.game
+        return (None, None) if g.final_scores is None else (list(g.final_scores), list(g.final_points))
+
     def observation(self, seat: int) -> dict[str, np.ndarray]:
         return {"observation": self.obs[seat], "action_mask": self.masks[seat]}
-
-    def potentials(self) -> list[float]:
-        if self.over:
-            return [0.0] * 4
-        return [-float(min(d, POTENTIAL_CAP)) for d in self.deficiency]
 
     def answering(self) -> list[int]:
         """The seats the AEC env selects now: the seat on its turn, or the three others in a window."""
@@ -254,20 +302,29 @@ class RiichiTable:
             return [(g.claim_from + k) % 4 for k in (1, 2, 3)]
         return [g.turn]
 
+    def acting_bits(self) -> int:
+        """The acting seats as a bit set (bit s: seat s must act)."""
+        return sum(1 << s for s in self.acting)
+
     def infos(self) -> dict[str, dict]:
-        out = {}
+        """Every agent's info: :func:`mjenv.contract.infos` (its end keys at the episode's end: ``scores`` and
+        ``winners`` of the last hand, 0 and none when an illegal action ended it) plus ``phase``, at a hand's end
+        its result (``hand``, ``scores``, ``winners``), at the game's end the final scores, points and ``rank``."""
+        h, over = self.hand_end, self.over
+        end = None
+        if over:
+            end = (self.illegal_seats, h["deltas"] if h is not None else (0, 0, 0, 0),
+                   h["winners"] if h is not None else [])
+        out = infos(self.deficiency, NEEDS_OF_BITS[self.acting_bits()], over, end)
+        phase = self.phase
+        final, points = self._final() if over else (None, None)
         for s, a in enumerate(AGENTS):
-            info = {"seat": s, "needs_action": s in self.acting, "deficiency": self.deficiency[s],
-                    "potential": self.potentials()[s], "phase": self.game.phase}
-            if self.hand_end is not None:
-                info.update(hand=self.hand_end, scores=self.hand_end["deltas"][s], winners=self.hand_end["winners"])
-            if self.over:
-                g = self.game
-                info["illegal_action"] = s in self.illegal_seats
-                if g.final_scores is not None:
-                    info.update(final_scores=list(g.final_scores), final_points=list(g.final_points),
-                                rank=placement(g.final_scores).index(s))
-            out[a] = info
+            info = out[a]
+            info["phase"] = phase
+            if h is not None:
+                info.update(hand=h, scores=h["deltas"][s], winners=list(h["winners"]))
+            if final is not None:
+                info.update(final_scores=list(final), final_points=list(points), rank=placement(final).index(s))
         return out
 
     # ------------------------------------------------------------------ stepping
@@ -286,11 +343,16 @@ class RiichiTable:
         return [f"{i} ({A.describe(i)})" for i in np.flatnonzero(self.masks[seat])]
 
     def complete(self, actions: Mapping[int, int]) -> dict[int, int]:
-        """Every seat's action: the given ones checked, an omitted seat's only legal action."""
+        """Every seat's action: the given ones checked, an omitted seat's only legal action (PASS for a seat that
+        does not act: its mask holds only PASS)."""
         out = {}
+        acting = self.acting
         for s in range(4):
             if s in actions:
                 out[s] = self.check_action(s, actions[s])
+                continue
+            if s not in acting:
+                out[s] = A.PASS
                 continue
             legal = np.flatnonzero(self.masks[s])
             if len(legal) != 1:
@@ -304,7 +366,7 @@ class RiichiTable:
         if bad and self.illegal_action == "raise":
             s = bad[0]
             raise ValueError(f"{AGENTS[s]}: action {actions[s]} ({A.describe(actions[s])}) is illegal in phase "
-                             f"{self.game.phase!r}; legal: {self.legal(s)}")
+                             f"{self.phase!r}; legal: {self.legal(s)}")
         return bad
 
     def step(self, actions: Mapping[int, int]) -> list[float]:
@@ -313,25 +375,25 @@ class RiichiTable:
             raise ValueError("step() after the episode ended; call reset()")
         acts = self.complete(actions)
         bad = self.illegal(acts)
-        before = self.potentials()
+        before = self.deficiency if self.shaping is not None else None
         self.hand_end = None
         if bad:
             self.illegal_seats = bad
             self.over = True
-            rewards = [ILLEGAL_REWARD if s in bad else 0.0 for s in range(4)]
             self._finish()
-            return rewards
+            return seat_rewards((), bad, before, self.deficiency, True, self.gamma)
+        paid = self.advance({s: acts[s] for s in sorted(self.acting)})
+        return seat_rewards(paid, (), before, self.deficiency, self.over, self.gamma)
+
+    def advance(self, chosen: dict[int, int]) -> list[float]:
+        """Step the game with the acting seats' actions and observe; the rewards before shaping."""
         g = self.game
-        chosen = {s: acts[s] for s in g.to_act()}
         self.record["hands"][-1]["actions"].append([[s, a] for s, a in sorted(chosen.items())])
         g.step(chosen)
         rewards = [0.0] * 4
         if g.phase in ("hand_over", "game_over"):
             rewards = self._hand_over()
         self._observe()
-        if self.shaping is not None:
-            after = self.potentials()
-            rewards = [r + self.gamma * a - b for r, a, b in zip(rewards, after, before)]
         return rewards
 
     def _hand_over(self) -> list[float]:
@@ -372,6 +434,122 @@ class RiichiTable:
         return t
 
 
+_PASS_ROW = np.full(4, A.PASS, dtype=np.int32)
+
+
+def _record_game(wall) -> types.SimpleNamespace:
+    """What ``log.new_record`` / ``log.add_hand`` read of a game: its wall's tiles."""
+    return types.SimpleNamespace(wall=types.SimpleNamespace(tiles=list(wall)))
+
+
+class CompiledRiichiTable(RiichiTable):
+    """One env table on the compiled engine: :class:`~mjenv.rulesets.riichi.env.RiichiTable` (which the env shells
+    step) with the engine's parts replaced (``env.new_table(engine="compiled")`` builds it)."""
+
+    engine = "compiled"
+
+    def _setup(self) -> None:
+        self.core = _compiled.Tables(1, self.episode, self.kokushi_robs_ankan)
+        self._acts = np.full((1, 4), A.PASS, dtype=np.int32)  # the actions of a step, written in place
+        self._game = None
+        self._game_key = None
+
+    # ------------------------------------------------------------------ the game, rebuilt on demand
+    @property
+    def game(self):
+        """The :class:`RiichiGame` in the same state (the record replayed through the Python engine)."""
+        if self.record is None:
+            return None
+        key = (len(self.record["hands"]), sum(len(h["actions"]) for h in self.record["hands"]))
+        if self._game is None or self._game_key != key:
+            rec = dict(self.record, hands=[{k: v for k, v in h.items() if k != "result"} for h in self.record["hands"]],
+                       final_scores=None)  # fmt: skip
+            self._game, self._game_key = _log.replay(rec), key
+        return self._game
+
+    @game.setter
+    def game(self, value) -> None:
+        if value is not None:
+            raise ValueError("the compiled table's game is read-only")
+
+    def reset(self, seed=None, options=None) -> None:
+        _check_seed(seed)
+        start = _start_options(options)
+        self.core.start([0], [seed], [start])
+        rec_start = {k: v for k, v in start.items() if k != "wall"}
+        table = types.SimpleNamespace(episode=self.episode, kokushi_robs_ankan=self.kokushi_robs_ankan,
+                                      game=_record_game(self.core.walls[0]))
+        self.record = _log.new_record(table, rec_start)
+        self.over = False
+        self.illegal_seats = []
+        self.hand_end = None
+        self._read()
+
+    def _read(self) -> None:
+        c = self.core
+        self.obs, self.masks = c.obs[0].copy(), c.masks[0].copy()  # the engine writes its arrays again
+        self.deficiency = c.defs[0].tolist()
+        info = c.info[0]
+        self.acting = _compiled.acting_seats(info)
+        self._phase = PHASES[int(info[_compiled.I_PHASE])]
+        self._turn, self._claim_from = int(info[_compiled.I_TURN]), int(info[_compiled.I_CLAIM_FROM])
+        self._info = info
+
+    @property
+    def phase(self) -> str:
+        return self._phase
+
+    def answering(self) -> list[int]:
+        if self._phase in ("claim", "chankan"):
+            return [(self._claim_from + k) % 4 for k in (1, 2, 3)]
+        return [self._turn]
+
+    def _final(self):
+        return _compiled.game_result(self._info)[:2]
+
+    def acting_bits(self) -> int:
+        return int(self._info[_compiled.I_ACTING])
+
+    def advance(self, chosen: dict[int, int]) -> list[float]:
+        """Step the engine with the acting seats' actions; the hand-end rewards (before shaping)."""
+        self.record["hands"][-1]["actions"].append([[s, a] for s, a in sorted(chosen.items())])
+        acts = self._acts
+        acts[0] = _PASS_ROW
+        for s, a in chosen.items():
+            acts[0, s] = a
+        c = self.core
+        c.step(acts)
+        info = c.info[0]
+        rewards = [0.0] * 4
+        self.hand_end = _compiled.hand_result(info)
+        if self.hand_end is not None:
+            self.record["hands"][-1]["result"] = dict(self.hand_end)
+            if self.reward == "points":
+                rewards = [d / 1000 for d in self.hand_end["deltas"]]
+            final, points, scores = _compiled.game_result(info)
+            if final is not None:
+                self.over = True
+                if self.reward == "points":
+                    rewards = [r + (f - s) / 1000 for r, f, s in zip(rewards, final, scores)]
+                else:
+                    rewards = points
+                self._finish()
+            else:
+                _log.add_hand(self.record, _record_game(c.walls[0]))
+        self._read()
+        return rewards
+
+    def copy(self):
+        t = _copy.copy(self)
+        t.core = self.core.copy()
+        t._acts = self._acts.copy()
+        t.record = _copy.deepcopy(self.record)
+        t._game = None
+        t._read()
+        t.over, t.illegal_seats, t.hand_end = self.over, list(self.illegal_seats), self.hand_end
+        return t
+
+
 def _start_options(options) -> dict:
     if options is None:
         return {}
@@ -407,15 +585,18 @@ class _Shell:
 
     def __init__(self, rules="riichi", episode="hanchan", reward="points", render_mode=None, render_seat=None,
                  shaping=None, gamma=1.0, illegal_action="penalize", log_dir=None, log_format="mjenv",
-                 kokushi_robs_ankan=True, observation="default"):
-        _check_kwargs({"rules": rules})
+                 kokushi_robs_ankan=True, observation="default", engine="auto"):
+        _check_kwargs({"rules": rules, "engine": engine})
         self.planes = _planes(observation)
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
         if render_seat is not None and render_seat not in (0, 1, 2, 3):
             raise ValueError(f"render_seat must be None (full table) or a seat 0..3, got {render_seat!r}")
-        self._table = RiichiTable(episode, reward, shaping, gamma, illegal_action, kokushi_robs_ankan, log_dir,
-                                  log_format)
+        self._table = new_table(engine, episode=episode, reward=reward, shaping=shaping, gamma=gamma,
+                                illegal_action=illegal_action, kokushi_robs_ankan=kokushi_robs_ankan, log_dir=log_dir,
+                                log_format=log_format)
+        #: the engine the table runs on, "compiled" or "python"
+        self.engine = self._table.engine
         self.render_mode, self.render_seat = render_mode, render_seat
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
@@ -426,7 +607,8 @@ class _Shell:
 
     @property
     def game(self) -> RiichiGame | None:
-        """The underlying :class:`RiichiGame` (read it; stepping it directly desynchronises the env)."""
+        """The underlying :class:`RiichiGame` (read it; stepping it directly desynchronises the env). On the
+        compiled engine it is rebuilt on demand, by replaying the episode's record through the Python engine."""
         return self._table.game
 
     @property
@@ -448,12 +630,16 @@ class _Shell:
 
     def log(self) -> dict:
         """The episode so far as mjenv's Riichi log record (:func:`mjenv.rulesets.riichi.log.replay`)."""
-        if self._table.game is None:
+        if self._table.record is None:
             raise ValueError("no episode yet: call reset() first")
         return _copy.deepcopy(self._table.record)
 
+    def _start(self, seed, options) -> None:
+        self._table.reset(seed, options)
+        self.agents = list(AGENTS)
+
     def _check_started(self) -> None:
-        if self._table.game is None:
+        if self._table.record is None:
             raise ValueError("step() before reset(); call reset() first")
 
     def render(self):
@@ -464,7 +650,7 @@ class _Shell:
 
             gymnasium.logger.warn("render() called without a render_mode; pass 'ansi', 'human' or 'rgb_array'")
             return None
-        if self._table.game is None:
+        if self._table.record is None:
             raise ValueError("render() needs a game: call reset() first")
         if self.render_mode == "rgb_array":
             return _render.render_rgb(self._table.game, self.render_seat)
@@ -487,7 +673,7 @@ class _Shell:
 
     def __deepcopy__(self, memo):
         new = _copy.copy(self)
-        new._table = self._table.copy() if self._table.game is not None else _copy.deepcopy(self._table, memo)
+        new._table = self._table.copy() if self._table.record is not None else _copy.deepcopy(self._table, memo)
         for k, v in self.__dict__.items():
             if k != "_table" and isinstance(v, (list, dict)):
                 setattr(new, k, _copy.deepcopy(v, memo))
@@ -498,8 +684,7 @@ class RiichiParallelEnv(_Shell, ParallelEnv):
     """Riichi, PettingZoo parallel API (see the module docstring)."""
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        self._table.reset(seed, options)
-        self.agents = list(AGENTS)
+        self._start(seed, options)
         self._rendered()
         return self._observations(), self._table.infos()
 
@@ -514,19 +699,16 @@ class RiichiParallelEnv(_Shell, ParallelEnv):
                 raise ValueError(f"unknown or finished agent {a!r}; live agents: {self.agents}")
         t = self._table
         rewards = t.step({_SEAT[a]: x for a, x in actions.items()})
-        obs = self._observations()
-        rew = dict(zip(AGENTS, rewards))
-        term = dict.fromkeys(AGENTS, t.over)
-        trunc = dict.fromkeys(AGENTS, False)
-        infos = t.infos()
+        obs = t.obs if self.planes is None else self.planes.planes(t.obs)
+        dicts = parallel_dicts(obs, t.masks, rewards, t.over, t.infos())
         if t.over:
             self.agents = []
         self._rendered()
-        return obs, rew, term, trunc, infos
+        return dicts
 
 
-class RiichiAECEnv(_Shell, AECEnv):
-    """Riichi, PettingZoo AEC API (see the module docstring)."""
+class RiichiAECEnv(_Shell, AECTurns, AECEnv):
+    """Riichi, PettingZoo AEC API (see the module docstring; the turns are :class:`mjenv.env.AECTurns`')."""
 
     def observe(self, agent):
         obs = self._table.observation(_SEAT[agent])
@@ -534,52 +716,8 @@ class RiichiAECEnv(_Shell, AECEnv):
             obs = {**obs, "observation": self.planes.planes(obs["observation"])}
         return obs
 
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        t = self._table
-        t.reset(seed, options)
-        self.agents = list(AGENTS)
-        self.rewards = dict.fromkeys(AGENTS, 0.0)
-        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
-        self.terminations = dict.fromkeys(AGENTS, False)
-        self.truncations = dict.fromkeys(AGENTS, False)
-        self.infos = t.infos()
-        self._pending: dict[int, int] = {}
-        self._queue = t.answering()
-        self.agent_selection = AGENTS[self._queue[0]]
-        self._rendered()
-
-    def step(self, action) -> None:
-        self._check_started()
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        t = self._table
-        seat = _SEAT[agent]
-        a = t.check_action(seat, action)
-        bad = t.illegal({seat: a})  # raises in "raise" mode before anything changes
-        self._cumulative_rewards[agent] = 0.0
-        self._pending[seat] = a
-        self._queue.pop(0)
-        if self._queue and not bad:
-            self._clear_rewards()
-            self.agent_selection = AGENTS[self._queue[0]]
-            self._accumulate_rewards()
-            return
-        pending, self._pending = self._pending, {}
-        rewards = t.step({seat: a} if bad else pending)
-        self.rewards = dict(zip(AGENTS, rewards))
-        self.infos = t.infos()
-        if t.over:
-            for ag in AGENTS:
-                self.terminations[ag] = True
-            self._queue = []
-            self.agent_selection = AGENTS[(seat + 1) % 4]
-        else:
-            self._queue = t.answering()
-            self.agent_selection = AGENTS[self._queue[0]]
-        self._accumulate_rewards()
-        self._rendered()
+    def _move(self, actions: dict[int, int], bad: bool) -> tuple[list[float], None]:
+        return self._table.step(actions), None
 
 
 class RiichiVectorEnv(VectorEnv):
@@ -588,25 +726,42 @@ class RiichiVectorEnv(VectorEnv):
     ``reset(seed=s)`` seeds table i with s + i; ``step(actions int[N, 4])`` returns
     ``({"observation": float32[N, 4, size], "action_mask": int8[N, 4, 85]}, rewards float32[N, 4],
     terminations bool[N], truncations bool[N], infos)``. Autoreset is ``SAME_STEP``: when an episode ends its
-    table starts the next at once; ``infos["final_obs"]`` / ``infos["final_info"]`` (``final_scores``,
-    ``final_points``, ``illegal_action``, all [N, 4]) hold the ended episode's, valid where
-    ``infos["_final_obs"]`` is True. Every table is exactly the parallel env with the same arguments.
+    table starts the next at once; ``infos["final_obs"]`` / ``infos["final_info"]`` (``mjenv.contract``'s
+    ``scores``, ``winners`` and ``illegal_action`` of the last hand, and ``final_scores``, ``final_points``, all
+    [N, 4]) hold the ended episode's, valid where ``infos["_final_obs"]`` is True. Every table is exactly the
+    parallel env with the same arguments.
+
+    On the compiled engine (``engine="auto"`` where it is built) one C call steps and observes every table, on
+    ``num_threads`` threads with the GIL released (the same outputs for every number of threads).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-    def __init__(self, num_envs: int, **kwargs):
+    def __init__(self, num_envs: int, num_threads: int = 1, **kwargs):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or not 0 < num_threads < 257:
+            raise ValueError(f"num_threads must be an int in 1..256, got {num_threads!r}")
         _check_kwargs(kwargs)
         if kwargs.get("render_mode") is not None:
             raise ValueError("the vector env does not render; render a parallel_env(rules='riichi') instead")
         table_args = {k: v for k, v in kwargs.items() if k not in ("rules", "render_mode", "render_seat",
-                                                                    "observation")}
+                                                                    "observation", "engine")}
         self.planes = _planes(kwargs.get("observation", "default"))
         self.num_envs = int(num_envs)
-        self.tables = [RiichiTable(**table_args) for _ in range(self.num_envs)]
-        self.spec_obs = self.tables[0].spec
+        #: the engine the tables run on, "compiled" or "python"
+        self.engine = _engine_of(kwargs.get("engine", "auto"))
+        self._core = None
+        if self.engine == "compiled" and table_args.get("log_dir") is None:
+            t = RiichiTable(**table_args)  # checks the arguments (the Python table itself is not used)
+            self._core = _compiled.VectorCore(self.num_envs, t.episode, t.reward, t.shaping, t.gamma, t.illegal_action,
+                                              t.kokushi_robs_ankan, num_threads=int(num_threads))
+            self.tables = []
+        else:
+            self.tables = [new_table(self.engine, **table_args) for _ in range(self.num_envs)]
+        #: threads that step the tables (1 unless the compiled engine steps them in one call)
+        self.num_threads = int(num_threads) if self._core is not None else 1
+        self.spec_obs = _obs_spec()
         self.possible_agents = list(AGENTS)
         self.render_mode = None
         sp = self.spec_obs if self.planes is None else self.planes
@@ -626,12 +781,15 @@ class RiichiVectorEnv(VectorEnv):
         """float32[N, 4, size] as the env hands them: flat, or planes [N, 4, C, 34]."""
         return obs if self.planes is None else self.planes.planes(obs)
 
+    def _planed(self, obs: dict) -> dict:
+        """The compiled engine's observation dict as the env hands it (``_flat`` of its observation)."""
+        return obs if self.planes is None else {**obs, "observation": self.planes.planes(obs["observation"])}
+
     def _gather(self):
         obs = self._flat(np.stack([t.obs for t in self.tables]))
         masks = np.stack([t.masks for t in self.tables])
-        infos = {"needs_action": np.array([[s in t.acting for s in range(4)] for t in self.tables]),
-                 "deficiency": np.array([t.deficiency for t in self.tables], dtype=np.int64),
-                 "potential": np.array([t.potentials() for t in self.tables], dtype=np.float32)}
+        bits = np.array([t.acting_bits() for t in self.tables])
+        infos = vector_infos(bits, np.array([t.deficiency for t in self.tables], dtype=np.int64))
         return {"observation": obs, "action_mask": masks}, infos
 
     def reset(self, seed=None, options=None):
@@ -650,6 +808,12 @@ class RiichiVectorEnv(VectorEnv):
         per_table = options if many else [options] * n
         if len(per_table) != n:
             raise ValueError(f"options must be None, a dict, or a sequence of {n} dicts or None (one per table)")
+        if self._core is not None:
+            for s in seeds:
+                _check_seed(s)
+            obs, infos = self._core.reset(seeds, [_start_options(o) for o in per_table])
+            self._started = True
+            return self._planed(obs), infos
         for t, s, o in zip(self.tables, seeds, per_table):
             t.reset(s, o)
         self._started = True
@@ -662,6 +826,11 @@ class RiichiVectorEnv(VectorEnv):
         if acts.shape != (self.num_envs, 4) or acts.dtype.kind not in "iu":
             raise ValueError(f"actions must be an int array of shape ({self.num_envs}, 4), got {acts.dtype} "
                              f"{acts.shape}")
+        if self._core is not None:
+            obs, rewards, done, trunc, infos = self._core.step(acts)
+            if self.planes is not None:
+                infos["final_obs"] = self._planed(infos["final_obs"])
+            return self._planed(obs), rewards, done, trunc, infos
         rows = [{s: int(x) for s, x in enumerate(row)} for row in acts.tolist()]
         for i, (t, row) in enumerate(zip(self.tables, rows)):  # every table checked before any moves
             try:
@@ -673,22 +842,24 @@ class RiichiVectorEnv(VectorEnv):
         done = np.zeros(n, dtype=bool)
         final_obs = np.zeros((n, 4, self.spec_obs.size), dtype=np.float32)
         final_masks = np.zeros((n, 4, A.N_ACTIONS), dtype=np.int8)
-        final = {"final_scores": np.zeros((n, 4), np.int64), "final_points": np.zeros((n, 4), np.float64),
-                 "illegal_action": np.zeros((n, 4), bool)}
+        scores, winners, illegal = np.zeros((n, 4), np.int64), np.zeros((n, 4), bool), np.zeros((n, 4), bool)
+        final = {"final_scores": np.zeros((n, 4), np.int64), "final_points": np.zeros((n, 4), np.float64)}
         for i, (t, row) in enumerate(zip(self.tables, rows)):
             rewards[i] = t.step(row)
             if t.over:
                 done[i] = True
                 final_obs[i], final_masks[i] = t.obs, t.masks
-                g = t.game
-                if g.final_scores is not None:
-                    final["final_scores"][i] = g.final_scores
-                    final["final_points"][i] = g.final_points
-                final["illegal_action"][i, t.illegal_seats] = True
+                h = t.hand_end
+                if h is not None:  # the last hand's result (none when an illegal action ended the episode)
+                    scores[i], winners[i, h["winners"]] = h["deltas"], True
+                final_scores, points = t._final()
+                if final_scores is not None:
+                    final["final_scores"][i] = final_scores
+                    final["final_points"][i] = points
+                illegal[i, t.illegal_seats] = True
                 t.reset()
         obs, infos = self._gather()
-        infos.update(final_obs={"observation": self._flat(final_obs), "action_mask": final_masks},
-                     _final_obs=done.copy(), final_info=final, _final_info=done.copy())
+        vector_final_infos(infos, done, self._flat(final_obs), final_masks, scores, winners, illegal, final)
         return obs, rewards, done, np.zeros(n, dtype=bool), infos
 
     def close_extras(self, **kwargs) -> None:

@@ -1,0 +1,1166 @@
+/* The compiled Riichi engine: N tables (_engine.h's ReTable) advanced by one C call, with their legal masks and
+ * every seat's observation written in the layout of the one Riichi observation spec
+ * (mjenv/rulesets/riichi/observation.py), the deficiency features through the observation kernel's C entry points
+ * (mjenv/deficiency/_kernel_api.h, rules form 3: four melds and a pair, seven pairs, thirteen orphans).
+ *
+ * The rules are game.py's (RiichiGame with claim_window="always"), transcribed step by step: the differential
+ * tests (tests/test_riichi_compiled.py) compare every array with it. The env's contract (rewards, infos) stays in
+ * Python (mjenv/rulesets/riichi/compiled.py); this file returns arrays only.
+ *
+ * Python API (module mjenv.rulesets.riichi._engine):
+ *   table_bytes() -> int: the size of one table (uint8 rows of a states array).
+ *   layout() -> dict: byte offsets of the fields Python writes (next_wall, need_wall).
+ *   configure(plan, offsets, size): the kernel's bound plan (a _kernel.bind capsule whose feature outputs sit at
+ *     the spec's offsets), the spec's view offsets (int32[NV], VIEW order of compiled.py) and the size.
+ *   run(states uint8[N, B], ops uint8[N], actions int32[N, 4], params int32[N, 8], obs float32[N, 4, S],
+ *       masks int8[N, 4, 85], defs int32[N, 4], info int32[N, 32], memos uint8[N, M], threads) -> None
+ *     ops[i]: 0 leave table i (its outputs untouched), 1 step it with actions[i] (the acting seats' entries read),
+ *     2 start a game on it: params[i] = (scores 4, round, honba, sticks, flags: length | kokushi << 2 | wins off
+ *     << 3), dealing next_wall. Tables run on `threads` threads, the GIL released.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../../deficiency/_kernel_api.h"
+#include "_engine.h"
+#include "_score.h"
+#include "_shape.h"
+
+#define A_DISCARD_RED 34
+#define A_KAN 37
+#define A_RIICHI 71
+#define A_TSUMO 72
+#define A_RON 73
+#define A_CHI 74
+#define A_CHI_RED 77
+#define A_PON 80
+#define A_PON_RED 81
+#define A_MINKAN 82
+#define A_KYUUSHU 83
+#define A_PASS 84
+
+/* ------------------------------------------------------------------------------------------------ tiles */
+static uint8_t TYPE34[136]; /* mjenv type of a 136-id */
+static uint8_t DORA_OF[34];
+static void tile_tables(void) {
+    for (int i = 0; i < 136; i++) {
+        int k = i / 4;
+        TYPE34[i] = (uint8_t)(k < 18 ? k + 9 : (k < 27 ? k - 18 : k));
+    }
+    for (int t = 0; t < 34; t++)
+        DORA_OF[t] = (uint8_t)(t < 27 ? (t % 9 == 8 ? t - 8 : t + 1) : (t < 31 ? 27 + (t - 27 + 1) % 4 : 31 + (t - 31 + 1) % 3));
+}
+static inline int is_red(int id) { return id == 16 || id == 52 || id == 88; }
+static inline int five(int t) { return t < 27 && t % 9 == 4; }
+static inline int red_suit(int id) { return TYPE34[id] / 9; } /* 0 bamboo, 1 characters, 2 dots */
+static inline int discard_action(int id) { return is_red(id) ? A_DISCARD_RED + red_suit(id) : TYPE34[id]; }
+static const int WIND0 = 27, DRAGON0 = 31;
+
+/* ------------------------------------------------------------------------------------------------ hands */
+static void hand_add(ReTable *g, int s, int id) {
+    g->hand[s][g->hn[s]++] = (uint8_t)id;
+    g->cnt[s][TYPE34[id]]++;
+    g->waits_ok[s] = 0;
+}
+static void hand_remove(ReTable *g, int s, int id) {
+    int n = g->hn[s];
+    for (int i = 0; i < n; i++)
+        if (g->hand[s][i] == id) {
+            memmove(&g->hand[s][i], &g->hand[s][i + 1], (size_t)(n - i - 1));
+            g->hn[s]--;
+            g->cnt[s][TYPE34[id]]--;
+            g->waits_ok[s] = 0;
+            return;
+        }
+}
+/* the lowest 136-id of type t in the hand that is (red) or is not (plain) a red five, -1 none */
+static int lowest(const ReTable *g, int s, int t, int red) {
+    int best = -1;
+    for (int i = 0; i < g->hn[s]; i++) {
+        int id = g->hand[s][i];
+        if (TYPE34[id] == t && is_red(id) == red && (best < 0 || id < best)) best = id;
+    }
+    return best;
+}
+static inline int has_red(const ReTable *g, int s, int t) { return five(t) && lowest(g, s, t, 1) >= 0; }
+static inline int plain_count(const ReTable *g, int s, int t) { return g->cnt[s][t] - has_red(g, s, t); }
+
+/* waits of the concealed part (no meld rule), cached */
+static uint64_t raw_waits(ReTable *g, int s) {
+    if (!g->waits_ok[s]) {
+        g->waits[s] = g->hn[s] % 3 == 1 ? shape_waits(g->cnt[s]) : 0;
+        g->waits_ok[s] = 1;
+    }
+    return g->waits[s];
+}
+static void meld_counts(const ReTable *g, int s, uint8_t *mc) {
+    memset(mc, 0, 34);
+    for (int j = 0; j < g->nmelds[s]; j++)
+        for (int k = 0; k < g->melds[s][j].n; k++) mc[TYPE34[g->melds[s][j].tiles[k]]]++;
+}
+/* furiten.wait_types: a type all of whose copies are the seat's own (hand and melds) is no wait */
+static uint64_t own_rule(const ReTable *g, int s, const uint8_t *cnt, uint64_t w) {
+    if (!w) return 0;
+    uint8_t mc[34];
+    meld_counts(g, s, mc);
+    for (int t = 0; t < 34; t++)
+        if ((w >> t & 1) && cnt[t] + mc[t] >= 4) w &= ~(1ull << t);
+    return w;
+}
+static uint64_t concealed_waits(ReTable *g, int s) { return own_rule(g, s, g->cnt[s], raw_waits(g, s)); }
+
+static inline int remaining(const ReTable *g) { return g->live_end - g->live_pos; }
+static inline int dealer_of(const ReTable *g) { return g->round_index % 4; }
+static inline int can_kan(const ReTable *g) { return remaining(g) > 0 && g->kans[0] + g->kans[1] + g->kans[2] + g->kans[3] < 4; }
+static inline int first_turn(const ReTable *g, int s) { return g->uninterrupted && !g->ndisc[s]; }
+
+static int is_furiten(ReTable *g, int s) {
+    if (g->stf[s] || g->rf[s]) return 1;
+    if (g->hn[s] % 3 != 1) return 0;
+    uint64_t w = concealed_waits(g, s);
+    for (int i = 0; i < g->ndisc[s]; i++)
+        if (w >> TYPE34[g->disc[s][i].tile] & 1) return 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------ scoring */
+typedef struct {
+    int32_t ron, tsumo_dealer, tsumo_nondealer;
+} WinCost;
+
+/* the seat's melds as the scorer reads them */
+static int rs_melds(const ReTable *g, int s, RsMeld *out) {
+    static const uint8_t KIND[5] = {RS_CHI, RS_PON, RS_MINKAN, RS_ANKAN, RS_KAKAN};
+    for (int j = 0; j < g->nmelds[s]; j++) {
+        const ReMeld *m = &g->melds[s][j];
+        int lo = 99, red = 0;
+        for (int k = 0; k < m->n; k++) {
+            lo = TYPE34[m->tiles[k]] < lo ? TYPE34[m->tiles[k]] : lo;
+            red += is_red(m->tiles[k]);
+        }
+        out[j] = (RsMeld){KIND[m->kind], (uint8_t)lo, (uint8_t)red, (uint8_t)(m->called >= 0 ? TYPE34[m->called] : 0)};
+    }
+    return g->nmelds[s];
+}
+
+static inline int seat_wind(const ReTable *g, int s) { return (s - g->round_index % 4 + 4) % 4; }
+static inline int round_wind(const ReTable *g) { return g->round_index / 4 < 3 ? g->round_index / 4 : 3; }
+
+/* the scorer's payments of a win of seat s holding cnt (the winning tile win_id included; 0: no yaku) */
+static int score_win(const ReTable *g, int s, const uint8_t *cnt, int win_id, int tsumo, int chankan, int rinshan,
+                     int haitei, int houtei, int tenhou, int chiihou, WinCost *out) {
+    RsHand h;
+    RsContext x;
+    RsResult r;
+    memcpy(h.c34, cnt, 34);
+    memset(h.red, 0, 3);
+    for (int i = 0; i < g->hn[s]; i++)
+        if (is_red(g->hand[s][i])) h.red[red_suit(g->hand[s][i])]++;
+    if (!tsumo && is_red(win_id)) h.red[red_suit(win_id)]++;
+    h.win34 = TYPE34[win_id];
+    h.n_melds = (uint8_t)rs_melds(g, s, h.melds);
+    memset(&x, 0, sizeof x);
+    int ri = g->riichi[s];
+    x.is_tsumo = (uint8_t)tsumo, x.is_riichi = ri == 1, x.is_double_riichi = ri == 2, x.is_ippatsu = g->ippatsu[s];
+    x.is_rinshan = (uint8_t)rinshan, x.is_chankan = (uint8_t)chankan, x.is_haitei = (uint8_t)haitei;
+    x.is_houtei = (uint8_t)houtei, x.is_tenhou = (uint8_t)tenhou, x.is_chiihou = (uint8_t)chiihou;
+    x.seat_wind = (uint8_t)seat_wind(g, s), x.round_wind = (uint8_t)round_wind(g);
+    x.n_dora = g->n_dora;
+    x.n_ura = ri ? g->n_dora : 0;
+    for (int j = 0; j < g->n_dora; j++) {
+        x.dora[j] = TYPE34[g->wall[126 + j]];
+        x.ura[j] = TYPE34[g->wall[131 + j]];
+    }
+    if (rs_score(&h, &x, &r) != 1) return 0;
+    out->ron = r.ron, out->tsumo_dealer = r.tsumo_dealer, out->tsumo_nondealer = r.tsumo_nondealer;
+    return 1;
+}
+/* per type: discarding it leaves a tenpai with a yaku on some wait by ron, riichi off */
+static void discards_tenpai_yaku(const ReTable *g, int s, uint8_t *out) {
+    RsMeld m[4];
+    int n = rs_melds(g, s, m);
+    rs_discards_tenpai_yaku(g->cnt[s], m, n, seat_wind(g, s), round_wind(g), out);
+}
+
+static int tsumo_result(ReTable *g, int s, WinCost *c) {
+    if (g->wins_off || !shape_wins(g->cnt[s])) return 0;
+    int first = first_turn(g, s), d = dealer_of(g);
+    return score_win(g, s, g->cnt[s], g->drawn, 1, 0, g->drawn_rinshan, remaining(g) == 0 && !g->drawn_rinshan, 0,
+                     first && s == d, first && s != d, c);
+}
+static int ron_result(ReTable *g, int s, int tile, int chankan, WinCost *c) {
+    if (g->wins_off) return 0;
+    uint8_t cnt[34];
+    memcpy(cnt, g->cnt[s], 34);
+    cnt[TYPE34[tile]]++;
+    if (!shape_wins(cnt)) return 0;
+    return score_win(g, s, cnt, tile, 0, chankan, 0, 0, remaining(g) == 0 && !chankan, 0, 0, c);
+}
+
+/* ------------------------------------------------------------------------------------------------ settlement */
+static void win_deltas(int winner, int loser, int dealer, const WinCost *c, int honba, int sticks, int pao, int bonus,
+                       int32_t *d) {
+    int h = bonus ? honba : 0;
+    memset(d, 0, 4 * sizeof(int32_t));
+    if (loser < 0) {
+        int total = 0;
+        for (int s = 0; s < 4; s++) {
+            if (s == winner) continue;
+            int base = (winner == dealer || s != dealer) ? c->tsumo_nondealer : c->tsumo_dealer;
+            if (pao >= 0) total += base;
+            else {
+                d[s] -= base + 100 * h;
+                d[winner] += base + 100 * h;
+            }
+        }
+        if (pao >= 0) {
+            total += 300 * h;
+            d[pao] -= total;
+            d[winner] += total;
+        }
+    } else {
+        int base = c->ron;
+        if (pao >= 0 && pao != loser) {
+            int half = base / 2;
+            d[loser] -= half;
+            d[pao] -= base - half + 300 * h;
+        } else
+            d[loser] -= base + 300 * h;
+        d[winner] += base + 300 * h;
+    }
+    if (bonus) d[winner] += 1000 * sticks;
+}
+
+static void placement(const int32_t *sc, int *order) {
+    for (int i = 0; i < 4; i++) order[i] = i;
+    for (int i = 1; i < 4; i++)
+        for (int j = i; j > 0 && (sc[order[j]] > sc[order[j - 1]]); j--) {
+            int x = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = x;
+        }
+}
+
+static int game_over(int round_index, const int32_t *scores, int dealer_kept, int abortive, int length) {
+    if (abortive) return 0;
+    int lo = scores[0], hi = scores[0];
+    for (int s = 1; s < 4; s++) lo = scores[s] < lo ? scores[s] : lo, hi = scores[s] > hi ? scores[s] : hi;
+    if (lo < 0) return 1;
+    int scheduled = length == LEN_EAST ? 4 : 8, last = length == LEN_EAST ? 7 : 11;
+    if (round_index < scheduled - 1) return 0;
+    int order[4];
+    placement(scores, order);
+    int dealer_not_first = order[0] != round_index % 4;
+    if (round_index >= last) return !(dealer_kept && dealer_not_first);
+    if (hi < 30000) return 0;
+    return !(dealer_kept && dealer_not_first);
+}
+
+static void final_result(ReTable *g) {
+    static const int UMA[4] = {20, 10, -10, -20};
+    int order[4];
+    memcpy(g->final_scores, g->scores, sizeof g->scores);
+    placement(g->final_scores, order);
+    g->final_scores[order[0]] += 1000 * g->sticks;
+    int sum = 0;
+    for (int r = 1; r < 4; r++) {
+        int s = order[r], x = g->final_scores[s] - 30000, q = ((x < 0 ? -x : x) + 400) / 1000;
+        g->final_points[s] = (x >= 0 ? q : -q) + UMA[r];
+        sum += g->final_points[s];
+    }
+    g->final_points[order[0]] = -sum;
+}
+
+/* ------------------------------------------------------------------------------------------------ the game */
+typedef struct {
+    int32_t *info;
+} Out;
+
+static void draw_tile(ReTable *g, int s, int rinshan) {
+    int id;
+    if (rinshan) {
+        id = g->wall[122 + g->rinshan_drawn++];
+        g->live_end--;
+    } else
+        id = g->wall[g->live_pos++];
+    hand_add(g, s, id);
+    g->drawn = (int16_t)id;
+    g->drawn_rinshan = (uint8_t)rinshan;
+    g->turn = (uint8_t)s;
+    g->phase = PH_ACT;
+}
+
+static void deal(ReTable *g) {
+    memcpy(g->wall, g->next_wall, 136);
+    g->need_wall = 1;
+    g->live_pos = 52, g->live_end = 122, g->rinshan_drawn = 0;
+    int d = dealer_of(g);
+    for (int s = 0; s < 4; s++) {
+        int k = (s - d + 4) % 4;
+        g->hn[s] = 0;
+        memset(g->cnt[s], 0, 34);
+        for (int i = 0; i < 13; i++) hand_add(g, s, g->wall[13 * k + i]);
+        g->nmelds[s] = 0, g->ndisc[s] = 0;
+        g->riichi[s] = g->ippatsu[s] = g->stf[s] = g->rf[s] = g->kans[s] = 0;
+        g->pao[s] = -1;
+        g->waits_ok[s] = 0;
+    }
+    g->n_dora = 1, g->pending_dora = 0, g->uninterrupted = 1, g->n_discards = 0;
+    g->riichi_pending = -1, g->riichi_pending_double = 0;
+    g->pending_kan_seat = -1, g->pending_kan_kind = -1;
+    g->kuikae[0] = g->kuikae[1] = -1;
+    g->claim_tile = -1, g->claim_from = -1;
+    memcpy(g->start_scores, g->scores, sizeof g->scores);
+    g->start_round = g->round_index, g->start_honba = g->honba, g->start_sticks = g->sticks;
+    g->drawn = -1, g->drawn_rinshan = 0;
+    draw_tile(g, d, 0);
+}
+
+static void reveal_pending(ReTable *g) {
+    while (g->pending_dora) g->pending_dora--, g->n_dora++;
+}
+
+static void end_hand(ReTable *g, const int32_t *deltas, int dealer_kept, int abortive, int result, Out *o) {
+    for (int s = 0; s < 4; s++) g->scores[s] += deltas[s];
+    int over = g->length == LEN_HAND || game_over(g->round_index, g->scores, dealer_kept, abortive, g->length);
+    int32_t *I = o->info;
+    I[RE_I_HAND_ENDED] = 1;
+    I[RE_I_RESULT] = result;
+    for (int s = 0; s < 4; s++) {
+        I[RE_I_DELTAS + s] = g->scores[s] - g->start_scores[s];
+        I[RE_I_SCORES + s] = g->scores[s];
+    }
+    I[RE_I_ROUND] = g->start_round, I[RE_I_HONBA] = g->start_honba;
+    if (result == RES_AGARI) g->honba = dealer_kept ? g->honba + 1 : 0;
+    else g->honba++;
+    if (!dealer_kept) g->round_index++;
+    if (over) {
+        final_result(g);
+        g->phase = PH_GAME_OVER;
+        I[RE_I_GAME_OVER] = 1;
+        for (int s = 0; s < 4; s++) I[RE_I_FINAL + s] = g->final_scores[s], I[RE_I_POINTS + s] = g->final_points[s];
+    } else
+        g->phase = PH_HAND_OVER;
+}
+
+static void end_draw(ReTable *g, int reason, Out *o) {
+    static const int32_t zero[4] = {0, 0, 0, 0};
+    g->riichi_pending = -1;
+    end_hand(g, zero, 1, 1, reason, o);
+}
+
+static void add_winner(Out *o, int s) { o->info[RE_I_WINNERS + o->info[RE_I_NWIN]++] = s; }
+
+static void win_tsumo(ReTable *g, int s, Out *o) {
+    WinCost c;
+    int32_t d[4];
+    tsumo_result(g, s, &c);
+    win_deltas(s, -1, dealer_of(g), &c, g->honba, g->sticks, g->pao[s], 1, d);
+    add_winner(o, s);
+    g->sticks = 0;
+    end_hand(g, d, s == dealer_of(g), 0, RES_AGARI, o);
+}
+
+static void win_ron(ReTable *g, const int *winners, int n, int frm, int tile, int chankan, Out *o) {
+    int32_t total[4] = {0, 0, 0, 0}, d[4];
+    int kept = 0;
+    for (int k = 0; k < n; k++) {
+        WinCost c;
+        int w = winners[k];
+        ron_result(g, w, tile, chankan, &c);
+        win_deltas(w, frm, dealer_of(g), &c, g->honba, g->sticks, g->pao[w], k == 0, d);
+        for (int s = 0; s < 4; s++) total[s] += d[s];
+        add_winner(o, w);
+        kept |= w == dealer_of(g);
+    }
+    g->sticks = 0;
+    end_hand(g, total, kept, 0, RES_AGARI, o);
+}
+
+static void exhaustive_draw(ReTable *g, Out *o) {
+    int tenpai[4], nagashi[4], any = 0, k = 0;
+    int32_t d[4] = {0, 0, 0, 0};
+    int dealer = dealer_of(g);
+    for (int s = 0; s < 4; s++) {
+        tenpai[s] = concealed_waits(g, s) != 0;
+        k += tenpai[s];
+        nagashi[s] = g->ndisc[s] > 0;
+        for (int i = 0; i < g->ndisc[s] && nagashi[s]; i++)
+            if (!SHAPE_ORPHAN[TYPE34[g->disc[s][i].tile]] || (g->disc[s][i].flags & 4)) nagashi[s] = 0;
+        any |= nagashi[s];
+    }
+    if (any) {
+        for (int w = 0; w < 4; w++)
+            if (nagashi[w])
+                for (int s = 0; s < 4; s++)
+                    if (s != w) {
+                        int p = (w == dealer || s == dealer) ? 4000 : 2000;
+                        d[s] -= p, d[w] += p;
+                    }
+    } else if (k > 0 && k < 4)
+        for (int s = 0; s < 4; s++) d[s] = tenpai[s] ? 3000 / k : -(3000 / (4 - k));
+    end_hand(g, d, tenpai[dealer], 0, any ? RES_NM : RES_EXHAUSTIVE, o);
+}
+
+/* ---- options */
+static void kuikae_types(int kind_chi, int u0, int u1, int t, int8_t *forbid) {
+    forbid[0] = (int8_t)t, forbid[1] = -1;
+    if (kind_chi) {
+        int lo = u0 < u1 ? u0 : u1, hi = u0 < u1 ? u1 : u0;
+        if (t < lo && hi % 9 != 8) forbid[1] = (int8_t)(hi + 1);
+        else if (t > hi && lo % 9 != 0) forbid[1] = (int8_t)(lo - 1);
+    }
+}
+
+/* a chi/pon option unless kuikae would leave no legal discard */
+static void add_call(ReTable *g, int s, int action, int u0, int u1, int t, int chi, uint8_t *opt) {
+    int8_t forbid[2];
+    kuikae_types(chi, TYPE34[u0], TYPE34[u1], t, forbid);
+    uint8_t c[34];
+    memcpy(c, g->cnt[s], 34);
+    c[TYPE34[u0]]--, c[TYPE34[u1]]--;
+    for (int x = 0; x < 34; x++)
+        if (c[x] && x != forbid[0] && x != forbid[1]) {
+            opt[action] = 1;
+            return;
+        }
+}
+
+/* the chi / pon tiles of an action from the hand (game.py's picks), into used; their number */
+static int call_tiles(const ReTable *g, int s, int action, int t, int *used) {
+    if (action == A_PON) { /* the two lowest plain ids */
+        int a = lowest(g, s, t, 0), b = -1;
+        for (int i = 0; i < g->hn[s]; i++) {
+            int id = g->hand[s][i];
+            if (TYPE34[id] == t && !is_red(id) && id != a && (b < 0 || id < b)) b = id;
+        }
+        used[0] = a, used[1] = b;
+        return 2;
+    }
+    if (action == A_PON_RED) {
+        used[0] = lowest(g, s, t, 1), used[1] = lowest(g, s, t, 0);
+        return 2;
+    }
+    if (action == A_MINKAN) {
+        int n = 0;
+        for (int i = 0; i < g->hn[s]; i++)
+            if (TYPE34[g->hand[s][i]] == t) used[n++] = g->hand[s][i];
+        return n;
+    }
+    int red = action >= A_CHI_RED, pos = action - (red ? A_CHI_RED : A_CHI);
+    static const int NEED[3][2] = {{1, 2}, {-1, 1}, {-2, -1}};
+    for (int k = 0; k < 2; k++) {
+        int nt = t + NEED[pos][k];
+        used[k] = (red && five(nt)) ? lowest(g, s, nt, 1) : lowest(g, s, nt, 0);
+    }
+    return 2;
+}
+
+static void call_options(ReTable *g, int s, int tile, int discarder, uint8_t *opt) {
+    WinCost c;
+    int t = TYPE34[tile];
+    if (!is_furiten(g, s) && ron_result(g, s, tile, 0, &c)) opt[A_RON] = 1;
+    if (g->riichi[s] || remaining(g) == 0) return;
+    int same = g->cnt[s][t], red = has_red(g, s, t), plain = same - red;
+    if (same >= 2) {
+        if (plain >= 2) {
+            int u[4];
+            call_tiles(g, s, A_PON, t, u);
+            add_call(g, s, A_PON, u[0], u[1], t, 0, opt);
+        }
+        if (red && plain) add_call(g, s, A_PON_RED, lowest(g, s, t, 1), lowest(g, s, t, 0), t, 0, opt);
+    }
+    if (same == 3 && can_kan(g)) opt[A_MINKAN] = 1;
+    if (s == (discarder + 1) % 4 && t < 27) {
+        static const int NEED[3][2] = {{1, 2}, {-1, 1}, {-2, -1}};
+        int n = t % 9;
+        for (int pos = 0; pos < 3; pos++) {
+            if (n + NEED[pos][0] < 0 || n + NEED[pos][0] > 8 || n + NEED[pos][1] < 0 || n + NEED[pos][1] > 8) continue;
+            for (int use_red = 0; use_red < 2; use_red++) {
+                int picked[2], ok = 1, any_five = 0;
+                for (int k = 0; k < 2 && ok; k++) {
+                    int nt = t + NEED[pos][k];
+                    any_five |= five(nt);
+                    picked[k] = (use_red && five(nt)) ? lowest(g, s, nt, 1) : lowest(g, s, nt, 0);
+                    ok = picked[k] >= 0;
+                }
+                if (!ok || (use_red && !any_five)) continue;
+                add_call(g, s, (use_red ? A_CHI_RED : A_CHI) + pos, picked[0], picked[1], t, 1, opt);
+            }
+        }
+    }
+}
+
+/* discard options: forbid (kuikae) types left out; keep_tenpai: only those leaving waits (no meld rule) */
+static int discard_options(ReTable *g, int s, int keep_tenpai, uint8_t *opt) {
+    int n = 0;
+    uint8_t done[34 + 3] = {0};
+    for (int i = 0; i < g->hn[s]; i++) {
+        int id = g->hand[s][i], t = TYPE34[id], a = discard_action(id);
+        if (t == g->kuikae[0] || t == g->kuikae[1] || done[a]) continue;
+        done[a] = 1;
+        if (keep_tenpai) {
+            uint8_t c[34];
+            memcpy(c, g->cnt[s], 34);
+            c[t]--;
+            if (!shape_waits(c)) continue;
+        }
+        opt[a] = 1;
+        n++;
+    }
+    return n;
+}
+
+static int riichi_kan_ok(ReTable *g, int s, int t) {
+    if (g->drawn < 0 || TYPE34[g->drawn] != t) return 0;
+    uint8_t before[34], after[34];
+    memcpy(before, g->cnt[s], 34);
+    before[t]--;
+    memcpy(after, g->cnt[s], 34);
+    after[t] = 0;
+    return shape_waits(before) == shape_waits(after);
+}
+
+static void act_options(ReTable *g, int s, uint8_t *opt) {
+    WinCost c;
+    if (tsumo_result(g, s, &c)) opt[A_TSUMO] = 1;
+    const uint8_t *cnt = g->cnt[s];
+    if (can_kan(g)) {
+        for (int t = 0; t < 34; t++)
+            if (cnt[t] == 4 && (!g->riichi[s] || riichi_kan_ok(g, s, t))) opt[A_KAN + t] = 1;
+        if (!g->riichi[s])
+            for (int j = 0; j < g->nmelds[s]; j++) {
+                const ReMeld *m = &g->melds[s][j];
+                if (m->kind == MK_PON && cnt[TYPE34[m->tiles[0]]]) opt[A_KAN + TYPE34[m->tiles[0]]] = 1;
+            }
+    }
+    if (!g->riichi[s] && g->scores[s] >= 1000 && remaining(g) >= 4) {
+        int closed = 1;
+        for (int j = 0; j < g->nmelds[s]; j++) closed &= g->melds[s][j].kind == MK_ANKAN;
+        uint8_t tmp[RE_ACTIONS] = {0};
+        if (closed && discard_options(g, s, 1, tmp)) opt[A_RIICHI] = 1;
+    }
+    if (first_turn(g, s)) {
+        int k = 0;
+        for (int t = 0; t < 34; t++) k += SHAPE_ORPHAN[t] && cnt[t];
+        if (k >= 9) opt[A_KYUUSHU] = 1;
+    }
+    if (g->riichi[s]) opt[discard_action(g->drawn)] = 1;
+    else discard_options(g, s, 0, opt);
+}
+
+/* the acting seats and their options for the state as it is now */
+static void compute_options(ReTable *g) {
+    if (g->phase == PH_CLAIM || g->phase == PH_CHANKAN) return; /* set when the window opened */
+    memset(g->opts, 0, sizeof g->opts);
+    g->acting = 0;
+    switch (g->phase) {
+    case PH_ACT: act_options(g, g->turn, g->opts[g->turn]); g->acting = (uint8_t)(1 << g->turn); break;
+    case PH_AFTER_CALL: discard_options(g, g->turn, 0, g->opts[g->turn]); g->acting = (uint8_t)(1 << g->turn); break;
+    case PH_RIICHI_DISCARD:
+        g->kuikae[0] = g->kuikae[1] = -1;
+        discard_options(g, g->turn, 1, g->opts[g->turn]);
+        g->acting = (uint8_t)(1 << g->turn);
+        break;
+    default: break;
+    }
+}
+
+static void pass_furiten(ReTable *g, int tile, int exclude) {
+    int t = TYPE34[tile];
+    for (int s = 0; s < 4; s++) {
+        if (s == exclude) continue;
+        if (concealed_waits(g, s) >> t & 1) {
+            g->stf[s] = 1;
+            if (g->riichi[s]) g->rf[s] = 1;
+        }
+    }
+}
+
+static void open_window(ReTable *g, int tile, int from, int phase) {
+    g->claim_tile = (int16_t)tile, g->claim_from = (int8_t)from, g->phase = (uint8_t)phase;
+}
+
+static void discard(ReTable *g, int s, int id) {
+    reveal_pending(g);
+    hand_remove(g, s, id);
+    int declared = g->riichi_pending == s;
+    int flags = (id == g->drawn ? 1 : 0) | (declared ? 2 : 0);
+    if (declared) g->riichi_pending_double = !g->ndisc[s] && g->uninterrupted;
+    if (g->ndisc[s] < RE_MAX_DISCARDS) {
+        ReDiscard *d = &g->disc[s][g->ndisc[s]++];
+        d->tile = (uint8_t)id, d->flags = (uint8_t)flags, d->order = g->n_discards;
+    }
+    g->n_discards++;
+    g->stf[s] = 0;
+    if (g->riichi[s]) g->ippatsu[s] = 0;
+    g->drawn = -1;
+    g->kuikae[0] = g->kuikae[1] = -1;
+    memset(g->opts, 0, sizeof g->opts);
+    g->acting = 0;
+    for (int k = 0; k < 4; k++) {
+        if (k == s) continue;
+        call_options(g, k, id, s, g->opts[k]);
+        for (int a = 0; a < A_PASS; a++)
+            if (g->opts[k][a]) {
+                g->acting |= (uint8_t)(1 << k);
+                break;
+            }
+    }
+    open_window(g, id, s, PH_CLAIM);
+}
+
+static void break_ippatsu(ReTable *g) {
+    memset(g->ippatsu, 0, 4);
+    g->uninterrupted = 0;
+}
+
+static void meld_sort(ReMeld *m) {
+    for (int i = 1; i < m->n; i++)
+        for (int j = i; j > 0 && m->tiles[j] < m->tiles[j - 1]; j--) {
+            uint8_t x = m->tiles[j];
+            m->tiles[j] = m->tiles[j - 1];
+            m->tiles[j - 1] = x;
+        }
+}
+
+static void check_pao(ReTable *g, int s, const ReMeld *m, int frm) {
+    if (m->kind != MK_PON && m->kind != MK_MINKAN) return;
+    int t = TYPE34[m->tiles[0]];
+    int lo = t >= DRAGON0 ? DRAGON0 : (t >= WIND0 ? WIND0 : -1), size = t >= DRAGON0 ? 3 : 4;
+    if (lo < 0) return;
+    int n = 0;
+    for (int j = 0; j < g->nmelds[s]; j++) {
+        const ReMeld *x = &g->melds[s][j];
+        int xt = TYPE34[x->tiles[0]];
+        n += x->kind != MK_CHI && xt >= lo && xt < lo + size;
+    }
+    if (n == size) g->pao[s] = (int8_t)frm;
+}
+
+static void draw_or_end(ReTable *g, int frm, Out *o);
+
+static void call(ReTable *g, int frm, int tile, int s, int action) {
+    int used[4], n = call_tiles(g, s, action, TYPE34[tile], used);
+    break_ippatsu(g);
+    g->disc[frm][g->ndisc[frm] - 1].flags |= 4;
+    for (int k = 0; k < n; k++) hand_remove(g, s, used[k]);
+    ReMeld *m = &g->melds[s][g->nmelds[s]++];
+    m->kind = action == A_MINKAN ? MK_MINKAN : (action == A_PON || action == A_PON_RED ? MK_PON : MK_CHI);
+    m->n = (uint8_t)(n + 1);
+    for (int k = 0; k < n; k++) m->tiles[k] = (uint8_t)used[k];
+    m->tiles[n] = (uint8_t)tile;
+    meld_sort(m);
+    m->called = (int16_t)tile, m->from = (int8_t)frm;
+    check_pao(g, s, m, frm);
+    if (m->kind == MK_MINKAN) {
+        g->kans[s]++;
+        g->pending_dora++;
+        draw_tile(g, s, 1);
+        return;
+    }
+    kuikae_types(m->kind == MK_CHI, TYPE34[used[0]], TYPE34[used[1]], TYPE34[tile], g->kuikae);
+    g->turn = (uint8_t)s, g->phase = PH_AFTER_CALL;
+    g->drawn = -1, g->drawn_rinshan = 0;
+}
+
+static int kokushi_wait(const ReTable *g, int s, int t) {
+    if (!SHAPE_ORPHAN[t]) return 0;
+    for (int x = 0; x < 34; x++) {
+        if (SHAPE_ORPHAN[x] && x != t && !g->cnt[s][x]) return 0;
+        if (!SHAPE_ORPHAN[x] && g->cnt[s][x]) return 0;
+    }
+    return 1;
+}
+
+static void self_kan(ReTable *g, int s, int t) {
+    reveal_pending(g);
+    int used[4], n = 0;
+    for (int i = 0; i < g->hn[s]; i++)
+        if (TYPE34[g->hand[s][i]] == t) used[n++] = g->hand[s][i];
+    for (int k = 0; k < n; k++) hand_remove(g, s, used[k]);
+    int pon = -1;
+    for (int j = 0; j < g->nmelds[s]; j++)
+        if (g->melds[s][j].kind == MK_PON && TYPE34[g->melds[s][j].tiles[0]] == t) pon = j;
+    int kind, rob;
+    if (pon >= 0) {
+        ReMeld *m = &g->melds[s][pon];
+        for (int k = 0; k < n; k++) m->tiles[m->n++] = (uint8_t)used[k];
+        meld_sort(m);
+        m->kind = MK_KAKAN;
+        kind = MK_KAKAN;
+        rob = used[0];
+    } else {
+        ReMeld *m = &g->melds[s][g->nmelds[s]++];
+        m->kind = MK_ANKAN, m->n = (uint8_t)n;
+        for (int k = 0; k < n; k++) m->tiles[k] = (uint8_t)used[k];
+        meld_sort(m);
+        m->called = -1, m->from = -1;
+        kind = MK_ANKAN;
+        rob = used[0];
+    }
+    g->kans[s]++;
+    g->pending_kan_seat = (int8_t)s, g->pending_kan_kind = (int8_t)kind;
+    memset(g->opts, 0, sizeof g->opts);
+    g->acting = 0;
+    for (int k = 0; k < 4; k++) {
+        WinCost c;
+        if (k == s || is_furiten(g, k)) continue;
+        if (kind == MK_ANKAN && !(g->kokushi_robs && kokushi_wait(g, k, t))) continue;
+        if (ron_result(g, k, rob, 1, &c)) {
+            g->opts[k][A_RON] = 1;
+            g->acting |= (uint8_t)(1 << k);
+        }
+    }
+    open_window(g, rob, s, PH_CHANKAN);
+}
+
+static void complete_kan(ReTable *g) {
+    int s = g->pending_kan_seat;
+    break_ippatsu(g);
+    if (g->pending_kan_kind == MK_ANKAN) g->n_dora++;
+    else g->pending_dora++;
+    draw_tile(g, s, 1);
+}
+
+static void accept_riichi(ReTable *g, int s) {
+    g->riichi[s] = g->riichi_pending_double ? 2 : 1;
+    g->riichi_pending = -1;
+    g->ippatsu[s] = 1;
+    g->scores[s] -= 1000;
+    g->sticks++;
+}
+
+static void resolve_claims(ReTable *g, const int32_t *act, Out *o) {
+    int tile = g->claim_tile, frm = g->claim_from, chankan = g->phase == PH_CHANKAN;
+    int rons[3], nr = 0;
+    for (int k = 1; k <= 3; k++) {
+        int s = (frm + k) % 4;
+        if ((g->acting >> s & 1) && act[s] == A_RON) rons[nr++] = s;
+    }
+    if (nr == 3) {
+        end_draw(g, RES_RON3, o);
+        return;
+    }
+    if (nr) {
+        win_ron(g, rons, nr, frm, tile, chankan, o);
+        return;
+    }
+    pass_furiten(g, tile, frm);
+    if (chankan) {
+        complete_kan(g);
+        return;
+    }
+    if (g->riichi_pending == frm) {
+        accept_riichi(g, frm);
+        if (g->riichi[0] && g->riichi[1] && g->riichi[2] && g->riichi[3]) {
+            end_draw(g, RES_REACH4, o);
+            return;
+        }
+    }
+    if (g->n_discards == 4 && g->uninterrupted) {
+        int t0 = TYPE34[g->disc[0][0].tile], same = t0 >= WIND0 && t0 < DRAGON0;
+        for (int s = 1; s < 4 && same; s++) same = TYPE34[g->disc[s][0].tile] == t0;
+        if (same) {
+            end_draw(g, RES_KAZE4, o);
+            return;
+        }
+    }
+    int nk = g->kans[0] + g->kans[1] + g->kans[2] + g->kans[3], mk = 0;
+    for (int s = 0; s < 4; s++) mk = g->kans[s] > mk ? g->kans[s] : mk;
+    if (nk == 4 && mk < 4) {
+        end_draw(g, RES_KAN4, o);
+        return;
+    }
+    int caller = -1;
+    for (int s = 0; s < 4; s++)
+        if ((g->acting >> s & 1) && (act[s] == A_PON || act[s] == A_PON_RED || act[s] == A_MINKAN)) caller = s;
+    if (caller < 0)
+        for (int s = 0; s < 4; s++)
+            if ((g->acting >> s & 1) && act[s] >= A_CHI && act[s] < A_CHI + 6) caller = s;
+    if (caller >= 0) {
+        call(g, frm, tile, caller, act[caller]);
+        return;
+    }
+    draw_or_end(g, frm, o);
+}
+
+static void draw_or_end(ReTable *g, int frm, Out *o) {
+    if (remaining(g) == 0) exhaustive_draw(g, o);
+    else draw_tile(g, (frm + 1) % 4, 0);
+}
+
+/* the discard of action a on the seat's turn: the drawn tile when it fits, else the lowest id */
+static int discard_tile(const ReTable *g, int s, int a) {
+    if (g->drawn >= 0 && discard_action(g->drawn) == a) return g->drawn;
+    if (a >= A_DISCARD_RED) {
+        static const int RED_T[3] = {4, 13, 22};
+        return lowest(g, s, RED_T[a - A_DISCARD_RED], 1);
+    }
+    return lowest(g, s, a, 0);
+}
+
+/* one step; 0, or -1 for an action not in the acting seat's options */
+static int step_table(ReTable *g, const int32_t *act, Out *o) {
+    if (g->phase == PH_CLAIM || g->phase == PH_CHANKAN) {
+        for (int s = 0; s < 4; s++)
+            if ((g->acting >> s & 1) && act[s] != A_PASS && (act[s] < 0 || act[s] >= A_PASS || !g->opts[s][act[s]]))
+                return -1;
+        resolve_claims(g, act, o);
+        if (g->phase != PH_CLAIM && g->phase != PH_CHANKAN) g->claim_tile = -1, g->claim_from = -1;
+        return 0;
+    }
+    if (g->phase > PH_RIICHI_DISCARD) return -1;
+    int s = g->turn, a = act[s];
+    if (a < 0 || a >= A_PASS || !g->opts[s][a]) return -1;
+    if (a == A_TSUMO) win_tsumo(g, s, o);
+    else if (a == A_KYUUSHU) end_draw(g, RES_YAO9, o);
+    else if (a == A_RIICHI) {
+        g->riichi_pending = (int8_t)s;
+        g->phase = PH_RIICHI_DISCARD;
+    } else if (a >= A_KAN && a < A_KAN + 34)
+        self_kan(g, s, a - A_KAN);
+    else
+        discard(g, s, discard_tile(g, s, a));
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------ observation */
+/* the spec's views, in compiled.py's VIEWS order */
+enum {
+    V_HAND, V_HAND_RED, V_DRAWN, V_DRAWN_RED, V_MELD_COUNTS, V_MELD_KIND, V_MELD_TILE, V_MELD_CALLED, V_MELD_FROM,
+    V_MELD_RED, V_DISCARDS, V_DISCARD_RED, V_DISCARD_TSUMOGIRI, V_DISCARD_RIICHI, V_DISCARD_CALLED, V_DISCARD_ORDER,
+    V_LAST_DISCARD, V_LAST_DISCARD_RED, V_LAST_DISCARDER, V_DORA_INDICATORS, V_DORA_INDICATOR_RED, V_DORA, V_SCORES,
+    V_DEALER, V_SEAT_WIND, V_ROUND_WIND, V_ROUND, V_HONBA, V_RIICHI_STICKS, V_RIICHI, V_DOUBLE_RIICHI, V_IPPATSU,
+    V_FURITEN, V_WALL_COUNT, V_PHASE, V_KNOWLEDGE_BASE, V_TENPAI_AFTER_DISCARD, V_YAKU_AFTER_DISCARD, NV
+};
+#define SHOWN_DISCARDS 32
+#define REC_HANDS 0
+#define REC_KBS 136
+#define REC_NEEDED 272
+#define REC_TURN 276
+#define REC_CLAIM 280
+#define REC_CHOW 284
+#define REC_LEN 288
+
+static const KernelApi *kernel_api = NULL;
+static PyObject *plan_capsule = NULL;
+static void *plan = NULL;
+static int32_t OFF[NV];
+static Py_ssize_t OBS_SIZE = 0;
+
+static int observe_table(ReTable *g, float *obs, int8_t *masks, int32_t *defs, void *memo) {
+    int over = g->phase >= PH_HAND_OVER;
+    int turn = g->phase <= PH_RIICHI_DISCARD ? g->turn : -1;
+    int claim = (g->phase == PH_CLAIM || g->phase == PH_CHANKAN) ? TYPE34[g->claim_tile] : -1;
+    int16_t rec[REC_LEN];
+    uint8_t seen[34] = {0}, mc[4][34];
+    for (int s = 0; s < 4; s++) {
+        meld_counts(g, s, mc[s]);
+        for (int t = 0; t < 34; t++) seen[t] += mc[s][t];
+        for (int i = 0; i < g->ndisc[s]; i++)
+            if (!(g->disc[s][i].flags & 4)) seen[TYPE34[g->disc[s][i].tile]]++;
+    }
+    int nd = g->n_dora < 5 ? g->n_dora : 5;
+    for (int j = 0; j < nd; j++) seen[TYPE34[g->wall[126 + j]]]++;
+    for (int s = 0; s < 4; s++) {
+        for (int t = 0; t < 34; t++) {
+            rec[REC_HANDS + 34 * s + t] = g->cnt[s][t];
+            rec[REC_KBS + 34 * s + t] = (int16_t)(4 - seen[t] - g->cnt[s][t]);
+        }
+        rec[REC_NEEDED + s] = (int16_t)(4 - g->nmelds[s]);
+        rec[REC_TURN + s] = s == turn;
+        rec[REC_CLAIM + s] = (int16_t)(claim >= 0 && s != g->claim_from ? claim : -1);
+        rec[REC_CHOW + s] = claim >= 0 && g->phase == PH_CLAIM && s == (g->claim_from + 1) % 4;
+    }
+    char err[KERNEL_ERR_LEN];
+    void *memos[1] = {memo};
+    if (kernel_api->observe(plan, rec, memos, 1, obs, defs, err) < 0) return -1; /* zeros, then the features */
+    const Py_ssize_t S = OBS_SIZE;
+    int dealer = dealer_of(g), rw = round_wind(g);
+    static const int PHASE_INDEX[7] = {0, 1, 2, 3, 4, 5, 5};
+    for (int s = 0; s < 4; s++) {
+        float *o = obs + s * S;
+        for (int t = 0; t < 34; t++) o[OFF[V_HAND] + t] = g->cnt[s][t];
+        for (int i = 0; i < g->hn[s]; i++)
+            if (is_red(g->hand[s][i])) o[OFF[V_HAND_RED] + red_suit(g->hand[s][i])] = 1;
+        if (s == turn && g->drawn >= 0 && (g->phase == PH_ACT || g->phase == PH_RIICHI_DISCARD)) {
+            o[OFF[V_DRAWN] + TYPE34[g->drawn]] = 1;
+            o[OFF[V_DRAWN_RED]] = is_red(g->drawn);
+        }
+        if (s > 0) { /* the other observers' rows are the first one's, rotated */
+            static const int ROWS[][2] = {{V_MELD_COUNTS, 34}, {V_MELD_KIND, 20}, {V_MELD_TILE, 4}, {V_MELD_CALLED, 4},
+                                          {V_MELD_RED, 4}, {V_DISCARDS, 32}, {V_DISCARD_RED, 32},
+                                          {V_DISCARD_TSUMOGIRI, 32}, {V_DISCARD_RIICHI, 32}, {V_DISCARD_CALLED, 32},
+                                          {V_DISCARD_ORDER, 32}, {V_SCORES, 1}, {V_DEALER, 1}, {V_RIICHI, 1},
+                                          {V_DOUBLE_RIICHI, 1}, {V_IPPATSU, 1}};
+            for (size_t v = 0; v < sizeof ROWS / sizeof ROWS[0]; v++) {
+                int at = OFF[ROWS[v][0]], r = ROWS[v][1];
+                for (int j = 0; j < 4; j++) memcpy(o + at + j * r, obs + at + ((s + j) % 4) * r, sizeof(float) * (size_t)r);
+            }
+            for (int j = 0; j < 4; j++) {
+                int p = (s + j) % 4;
+                for (int k = 0; k < g->nmelds[p]; k++)
+                    if (g->melds[p][k].from >= 0) o[OFF[V_MELD_FROM] + (4 * j + k) * 4 + (g->melds[p][k].from - s + 4) % 4] = 1;
+            }
+        }
+        for (int j = 0; j < 4 && s == 0; j++) {
+            int p = (s + j) % 4;
+            for (int t = 0; t < 34; t++) o[OFF[V_MELD_COUNTS] + 34 * j + t] = mc[p][t];
+            for (int k = 0; k < g->nmelds[p]; k++) {
+                const ReMeld *m = &g->melds[p][k];
+                int lo = 99, red = 0;
+                for (int x = 0; x < m->n; x++) {
+                    lo = TYPE34[m->tiles[x]] < lo ? TYPE34[m->tiles[x]] : lo;
+                    red |= is_red(m->tiles[x]);
+                }
+                o[OFF[V_MELD_KIND] + (4 * j + k) * 5 + m->kind] = 1;
+                o[OFF[V_MELD_TILE] + 4 * j + k] = (float)(lo + 1);
+                if (m->called >= 0 && m->kind != MK_ANKAN) o[OFF[V_MELD_CALLED] + 4 * j + k] = (float)(TYPE34[m->called] + 1);
+                if (m->from >= 0) o[OFF[V_MELD_FROM] + (4 * j + k) * 4 + (m->from - s + 4) % 4] = 1;
+                o[OFF[V_MELD_RED] + 4 * j + k] = (float)red;
+            }
+            int n = g->ndisc[p] < SHOWN_DISCARDS ? g->ndisc[p] : SHOWN_DISCARDS;
+            for (int i = 0; i < n; i++) {
+                const ReDiscard *d = &g->disc[p][i];
+                int at = SHOWN_DISCARDS * j + i;
+                o[OFF[V_DISCARDS] + at] = (float)(TYPE34[d->tile] + 1);
+                o[OFF[V_DISCARD_RED] + at] = (float)is_red(d->tile);
+                o[OFF[V_DISCARD_TSUMOGIRI] + at] = (float)(d->flags & 1);
+                o[OFF[V_DISCARD_RIICHI] + at] = (float)(d->flags >> 1 & 1);
+                o[OFF[V_DISCARD_CALLED] + at] = (float)(d->flags >> 2 & 1);
+                o[OFF[V_DISCARD_ORDER] + at] = (float)(d->order + 1);
+            }
+            o[OFF[V_SCORES] + j] = (float)((double)g->scores[p] / 1000.0);
+            o[OFF[V_DEALER] + j] = p == dealer;
+            o[OFF[V_RIICHI] + j] = g->riichi[p] > 0;
+            o[OFF[V_DOUBLE_RIICHI] + j] = g->riichi[p] == 2;
+            o[OFF[V_IPPATSU] + j] = g->ippatsu[p];
+        }
+        if (claim >= 0) {
+            o[OFF[V_LAST_DISCARD] + claim] = 1;
+            o[OFF[V_LAST_DISCARD_RED]] = (float)is_red(g->claim_tile);
+            o[OFF[V_LAST_DISCARDER] + (g->claim_from - s + 4) % 4] = 1;
+        }
+        for (int j = 0; j < nd; j++) {
+            int id = g->wall[126 + j];
+            o[OFF[V_DORA_INDICATORS] + j] = (float)(TYPE34[id] + 1);
+            o[OFF[V_DORA_INDICATOR_RED] + j] = (float)is_red(id);
+            o[OFF[V_DORA] + DORA_OF[TYPE34[id]]] += 1;
+        }
+        o[OFF[V_SEAT_WIND] + (s - dealer + 4) % 4] = 1;
+        o[OFF[V_ROUND_WIND] + rw] = 1;
+        o[OFF[V_ROUND]] = (float)g->round_index;
+        o[OFF[V_HONBA]] = (float)g->honba;
+        o[OFF[V_RIICHI_STICKS]] = (float)g->sticks;
+        o[OFF[V_FURITEN]] = !over && is_furiten(g, s);
+        o[OFF[V_WALL_COUNT]] = (float)remaining(g);
+        o[OFF[V_PHASE] + PHASE_INDEX[g->phase]] = 1;
+        for (int t = 0; t < 34; t++) o[OFF[V_KNOWLEDGE_BASE] + t] = rec[REC_KBS + 34 * s + t];
+        for (int t = 0; t < 34; t++) o[OFF[V_TENPAI_AFTER_DISCARD] + t] = o[OFF[V_YAKU_AFTER_DISCARD] + t] = -1;
+        if (s == turn && g->hn[s] % 3 == 2) {
+            uint8_t yk[34], c[34];
+            discards_tenpai_yaku(g, s, yk);
+            memcpy(c, g->cnt[s], 34);
+            for (int t = 0; t < 34; t++)
+                if (c[t]) {
+                    c[t]--;
+                    int tp = own_rule(g, s, c, shape_waits(c)) != 0;
+                    c[t]++;
+                    o[OFF[V_TENPAI_AFTER_DISCARD] + t] = (float)tp;
+                    o[OFF[V_YAKU_AFTER_DISCARD] + t] = (float)(tp && yk[t]);
+                }
+        }
+        int8_t *mk = masks + s * RE_ACTIONS;
+        memset(mk, 0, RE_ACTIONS);
+        if (over || !(g->acting >> s & 1)) mk[A_PASS] = 1;
+        else {
+            memcpy(mk, g->opts[s], RE_ACTIONS);
+            if (g->phase == PH_CLAIM || g->phase == PH_CHANKAN) mk[A_PASS] = 1;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------ the batch */
+typedef struct {
+    uint8_t *states;
+    Py_ssize_t B;
+    const uint8_t *ops;
+    const int32_t *actions, *params;
+    float *obs;
+    int8_t *masks;
+    int32_t *defs, *info;
+    uint8_t *memos;
+    Py_ssize_t M;
+} Job;
+
+static void start_game(ReTable *g, const int32_t *p) {
+    uint8_t next[136];
+    memcpy(next, g->next_wall, 136);
+    memset(g, 0, sizeof *g);
+    memcpy(g->next_wall, next, 136);
+    for (int s = 0; s < 4; s++) g->scores[s] = p[s];
+    g->round_index = p[4], g->honba = p[5], g->sticks = p[6];
+    g->length = (uint8_t)(p[7] & 3), g->kokushi_robs = (uint8_t)(p[7] >> 2 & 1), g->wins_off = (uint8_t)(p[7] >> 3 & 1);
+    deal(g);
+}
+
+static void run_range(Job *J, Py_ssize_t lo, Py_ssize_t hi) {
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        if (!J->ops[i]) continue;
+        ReTable *g = (ReTable *)(J->states + i * J->B);
+        int32_t *I = J->info + i * RE_INFO;
+        memset(I, 0, sizeof(int32_t) * RE_INFO);
+        Out o = {I};
+        if (J->ops[i] == 2) start_game(g, J->params + 8 * i);
+        else if (step_table(g, J->actions + 4 * i, &o) < 0) {
+            I[RE_I_ERROR] = 1;
+            continue;
+        }
+        if (g->phase == PH_HAND_OVER) deal(g);
+        compute_options(g);
+        I[RE_I_ACTING] = g->acting;
+        I[RE_I_PHASE] = g->phase;
+        I[RE_I_TURN] = g->turn;
+        I[RE_I_CLAIM_FROM] = g->claim_from;
+        if (observe_table(g, J->obs + i * 4 * OBS_SIZE, J->masks + i * 4 * RE_ACTIONS, J->defs + 4 * i,
+                      J->memos ? J->memos + i * J->M : NULL) < 0)
+            I[RE_I_ERROR] = 2;
+    }
+}
+
+typedef struct {
+    Job *J;
+    Py_ssize_t lo, hi;
+} Part;
+static void *run_part(void *arg) {
+    Part *p = arg;
+    run_range(p->J, p->lo, p->hi);
+    return NULL;
+}
+
+#define MAX_THREADS 64
+static int need(Py_buffer *b, Py_ssize_t len, const char *name) {
+    if (b->len != len) {
+        PyErr_Format(PyExc_ValueError, "run(): %s has %zd bytes, expected %zd", name, b->len, len);
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *py_run(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer st, ops, act, par, obs, msk, dfs, inf, mem;
+    int threads;
+    if (!PyArg_ParseTuple(args, "w*y*y*y*w*w*w*w*w*i", &st, &ops, &act, &par, &obs, &msk, &dfs, &inf, &mem, &threads))
+        return NULL;
+    PyObject *ret = NULL;
+    Py_ssize_t N = ops.len, B = sizeof(ReTable);
+    if (!plan) {
+        PyErr_SetString(PyExc_RuntimeError, "run(): configure() the engine first");
+        goto done;
+    }
+    if (!need(&st, N * B, "states") || !need(&act, N * 16, "actions") || !need(&par, N * 32, "params") ||
+        !need(&obs, N * 4 * OBS_SIZE * 4, "obs") || !need(&msk, N * 4 * RE_ACTIONS, "masks") ||
+        !need(&dfs, N * 16, "defs") || !need(&inf, N * RE_INFO * 4, "info"))
+        goto done;
+    Py_ssize_t M = N ? mem.len / N : 0;
+    if (mem.len && M * N != mem.len) {
+        PyErr_SetString(PyExc_ValueError, "run(): memos must be uint8[N, memo_bytes]");
+        goto done;
+    }
+    Job J = {st.buf, B, ops.buf, act.buf, par.buf, obs.buf, msk.buf, dfs.buf, inf.buf, mem.len ? mem.buf : NULL, M};
+    if (threads < 1) threads = 1;
+    if (threads > MAX_THREADS) threads = MAX_THREADS;
+    if (threads > N) threads = (int)(N ? N : 1);
+    Py_BEGIN_ALLOW_THREADS
+    if (threads == 1) run_range(&J, 0, N);
+    else {
+        pthread_t th[MAX_THREADS];
+        Part parts[MAX_THREADS];
+        int started[MAX_THREADS] = {0};
+        for (int k = 0; k < threads; k++) parts[k] = (Part){&J, N * k / threads, N * (k + 1) / threads};
+        for (int k = 1; k < threads; k++) started[k] = pthread_create(&th[k], NULL, run_part, &parts[k]) == 0;
+        run_range(&J, parts[0].lo, parts[0].hi);
+        for (int k = 1; k < threads; k++) {
+            if (started[k]) pthread_join(th[k], NULL);
+            else run_range(&J, parts[k].lo, parts[k].hi);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    ret = Py_None;
+    Py_INCREF(ret);
+done:
+    PyBuffer_Release(&st), PyBuffer_Release(&ops), PyBuffer_Release(&act), PyBuffer_Release(&par);
+    PyBuffer_Release(&obs), PyBuffer_Release(&msk), PyBuffer_Release(&dfs), PyBuffer_Release(&inf);
+    PyBuffer_Release(&mem);
+    return ret;
+}
+
+static PyObject *py_configure(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *cap;
+    Py_buffer off;
+    Py_ssize_t size;
+    if (!PyArg_ParseTuple(args, "Oy*n", &cap, &off, &size)) return NULL;
+    if (off.len != (Py_ssize_t)sizeof OFF) {
+        PyErr_Format(PyExc_ValueError, "configure(): %d view offsets expected", NV);
+        PyBuffer_Release(&off);
+        return NULL;
+    }
+    if (!kernel_api) kernel_api = PyCapsule_Import(KERNEL_API_NAME, 0);
+    if (!kernel_api) {
+        PyBuffer_Release(&off);
+        return NULL;
+    }
+    void *p = kernel_api->plan_of(cap);
+    if (!p) {
+        PyBuffer_Release(&off);
+        return NULL;
+    }
+    if (kernel_api->record_length(p) != REC_LEN || kernel_api->size(p) != size) {
+        PyErr_SetString(PyExc_ValueError, "configure(): the plan's record or size does not fit the engine");
+        PyBuffer_Release(&off);
+        return NULL;
+    }
+    memcpy(OFF, off.buf, sizeof OFF);
+    PyBuffer_Release(&off);
+    Py_INCREF(cap);
+    Py_XDECREF(plan_capsule);
+    plan_capsule = cap, plan = p, OBS_SIZE = size;
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_table_bytes(PyObject *self, PyObject *args) {
+    (void)self, (void)args;
+    return PyLong_FromSsize_t((Py_ssize_t)sizeof(ReTable));
+}
+
+static PyObject *py_layout(PyObject *self, PyObject *args) {
+    (void)self, (void)args;
+    return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:n,s:n}", "next_wall", (Py_ssize_t)offsetof(ReTable, next_wall),
+                         "need_wall", (Py_ssize_t)offsetof(ReTable, need_wall), "wall",
+                         (Py_ssize_t)offsetof(ReTable, wall), "record_length", (Py_ssize_t)REC_LEN, "hands",
+                         (Py_ssize_t)REC_HANDS, "info", (Py_ssize_t)RE_INFO, "views", (Py_ssize_t)NV);
+}
+
+static PyMethodDef methods[] = {
+    {"run", py_run, METH_VARARGS, "Step, start and observe N Riichi tables (see the module comment)."},
+    {"configure", py_configure, METH_VARARGS, "The kernel plan and the spec's view offsets."},
+    {"table_bytes", py_table_bytes, METH_NOARGS, "Bytes of one table."},
+    {"layout", py_layout, METH_NOARGS, "Byte offsets of the fields Python writes, and sizes."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_engine", "The compiled Riichi engine.", -1, methods,
+                                    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__engine(void) {
+    tile_tables();
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,139 @@
+/* Winning shapes and waits of Riichi hands on mjenv's 34 tile types (0-8 bamboo, 9-17 characters, 18-26 dots,
+ * 27-33 honours), for the compiled engine (_engine.c). The same answers as mjenv/rulesets/riichi/hand.py:
+ *
+ *   shape_wins(c): a concealed part of 3n + 2 tiles is regular (n sets and a pair), seven distinct pairs or
+ *     thirteen orphans (the last two only with 14 tiles);
+ *   shape_waits(c): the bit set (bit t) of the types that complete a 3n + 1 part, leaving out a type of which
+ *     the part already holds four (Tenhou's "fifth tile" is no wait).
+ *
+ * A regular part splits into the three suits and the honours: each group's count modulo 3 tells whether it
+ * holds the pair (2) or only sets (0); 1 is impossible. A suit holds only sets exactly when, from rank 1 up,
+ * each rank's count modulo 3 (its triplets taken first) starts that many runs. */
+#ifndef MJENV_RIICHI_SHAPE_H
+#define MJENV_RIICHI_SHAPE_H
+#include <stdint.h>
+
+static const uint8_t SHAPE_ORPHAN[34] = {1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1,
+                                         1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1};
+
+/* a suit's nine counts (or the honours' seven, runs=0) are sets only */
+static inline int shape_sets(const uint8_t *c, int n, int runs) {
+    int a[9];
+    for (int i = 0; i < n; i++) a[i] = c[i];
+    for (int i = 0; i < n; i++) {
+        int r = a[i] % 3;
+        if (!r) continue;
+        if (!runs || i + 2 >= n || a[i + 1] < r || a[i + 2] < r) return 0;
+        a[i + 1] -= r;
+        a[i + 2] -= r;
+    }
+    return 1;
+}
+
+/* sets and one pair */
+static inline int shape_pair_sets(const uint8_t *c, int n, int runs) {
+    uint8_t a[9];
+    for (int i = 0; i < n; i++) a[i] = c[i];
+    for (int i = 0; i < n; i++)
+        if (a[i] >= 2) {
+            a[i] -= 2;
+            int ok = shape_sets(a, n, runs);
+            a[i] += 2;
+            if (ok) return 1;
+        }
+    return 0;
+}
+
+static inline int shape_group_total(const uint8_t *c, int g) {
+    int n = g < 3 ? 9 : 7, s = 0;
+    for (int i = 0; i < n; i++) s += c[9 * g + i];
+    return s;
+}
+
+static inline int shape_regular(const uint8_t *c) {
+    int pairs = 0;
+    for (int g = 0; g < 4; g++) {
+        int n = g < 3 ? 9 : 7, m = shape_group_total(c, g) % 3;
+        if (m == 1) return 0;
+        if (m == 2) {
+            if (++pairs > 1 || !shape_pair_sets(c + 9 * g, n, g < 3)) return 0;
+        } else if (!shape_sets(c + 9 * g, n, g < 3))
+            return 0;
+    }
+    return pairs == 1;
+}
+
+static inline int shape_wins(const uint8_t *c) {
+    int total = 0, twos = 0, orphans = 0, orphan_total = 0;
+    for (int t = 0; t < 34; t++) {
+        total += c[t];
+        twos += c[t] == 2;
+        if (SHAPE_ORPHAN[t]) orphans += c[t] >= 1, orphan_total += c[t];
+    }
+    if (total == 14 && (twos == 7 || (orphans == 13 && orphan_total == 14))) return 1;
+    return shape_regular(c);
+}
+
+/* waits of a 3n + 1 part (bit t) */
+static inline uint64_t shape_waits(const uint8_t *c0) {
+    uint8_t c[34];
+    int total = 0, mod[4];
+    for (int t = 0; t < 34; t++) c[t] = c0[t], total += c[t];
+    for (int g = 0; g < 4; g++) mod[g] = shape_group_total(c, g) % 3;
+    uint64_t w = 0;
+    /* regular: the wait's group goes to 0 or 2 modulo 3, the others are 0 except one 2 in all */
+    for (int g = 0; g < 4; g++) {
+        int m1 = (mod[g] + 1) % 3, pairs = m1 == 2, bad = m1 == 1;
+        for (int h = 0; h < 4; h++)
+            if (h != g) {
+                if (mod[h] == 1) bad = 1;
+                pairs += mod[h] == 2;
+            }
+        if (bad || pairs != 1) continue;
+        int ok_rest = 1;
+        for (int h = 0; h < 4 && ok_rest; h++)
+            if (h != g) {
+                int n = h < 3 ? 9 : 7;
+                ok_rest = mod[h] == 2 ? shape_pair_sets(c + 9 * h, n, h < 3) : shape_sets(c + 9 * h, n, h < 3);
+            }
+        if (!ok_rest) continue;
+        int n = g < 3 ? 9 : 7;
+        for (int i = 0; i < n; i++) {
+            int t = 9 * g + i;
+            if (c[t] >= 4) continue;
+            if (g < 3) { /* a run or a pair/triplet needs a neighbour or the tile itself */
+                int near = c[t] || (i > 0 && c[t - 1]) || (i > 1 && c[t - 2]) || (i < 8 && c[t + 1]) ||
+                           (i < 7 && c[t + 2]);
+                if (!near) continue;
+            } else if (!c[t])
+                continue;
+            c[t]++;
+            int ok = m1 == 2 ? shape_pair_sets(c + 9 * g, n, g < 3) : shape_sets(c + 9 * g, n, g < 3);
+            c[t]--;
+            if (ok) w |= 1ull << t;
+        }
+    }
+    if (total == 13) {
+        int twos = 0, ones = 0, orphans = 0, orphan_total = 0, single = -1, missing = -1;
+        for (int t = 0; t < 34; t++) {
+            twos += c[t] == 2;
+            if (c[t] == 1) ones++, single = t;
+            if (SHAPE_ORPHAN[t]) {
+                if (c[t]) orphans++;
+                else missing = t;
+                orphan_total += c[t];
+            }
+        }
+        if (twos == 6 && ones == 1) w |= 1ull << single;
+        if (orphan_total == 13) {
+            if (orphans == 13)
+                for (int t = 0; t < 34; t++) {
+                    if (SHAPE_ORPHAN[t]) w |= 1ull << t;
+                }
+            else if (orphans == 12)
+                w |= 1ull << missing;
+        }
+    }
+    return w;
+}
+#endif

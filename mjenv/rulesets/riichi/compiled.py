@@ -1,0 +1,361 @@
+"""The compiled Riichi engine (``_engine.c``) behind the Riichi env: N tables as arrays, one C call per step.
+
+:class:`Tables` holds N tables (their states as uint8 rows, the observation kernel's memos, and each table's
+generators: the env's, which seeds each game, and the game's, which draws its walls exactly as
+:class:`~mjenv.rulesets.riichi.game.RiichiGame` does: ``Wall.shuffled``, one ``permutation(136)`` per hand) and
+steps, starts and observes any subset of them in one C call (``num_threads`` threads, the GIL released). Every
+array it returns equals the Python engine's (``tests/test_riichi_compiled.py``).
+
+:class:`CompiledRiichiTable` is the env's table on it (the same class interface as
+:class:`~mjenv.rulesets.riichi.env.RiichiTable`; ``game`` is rebuilt on demand by replaying the record through the
+Python engine, for rendering and logs; in ``mjenv.rulesets.riichi.env``). The vector env steps :class:`VectorCore`.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+
+import numpy as np
+
+from mjenv import AGENTS
+from mjenv.contract import ILLEGAL_REWARD, shape, vector_final_infos, vector_infos
+from mjenv.rulesets.riichi import actions as A
+from mjenv.rulesets.riichi.game import PHASES
+from mjenv.rulesets.riichi.observation import spec as _obs_spec
+from mjenv.vector_batch import _Spares
+
+try:  # built by setup.py (optional extension)
+    from mjenv.rulesets.riichi import _engine as _ext
+except ImportError:  # pragma: no cover - depends on the install
+    _ext = None
+
+__all__ = ["RESULTS", "VIEWS", "Tables", "VectorCore", "available", "replay"]
+
+#: the views the engine writes, in its order (every view of the spec but the deficiency features)
+VIEWS = ("hand", "hand_red", "drawn", "drawn_red", "meld_counts", "meld_kind", "meld_tile", "meld_called", "meld_from",
+         "meld_red", "discards", "discard_red", "discard_tsumogiri", "discard_riichi", "discard_called",
+         "discard_order", "last_discard", "last_discard_red", "last_discarder", "dora_indicators",
+         "dora_indicator_red", "dora", "scores", "dealer", "seat_wind", "round_wind", "round", "honba",
+         "riichi_sticks", "riichi", "double_riichi", "ippatsu", "furiten", "wall_count", "phase", "knowledge_base",
+         "tenpai_after_discard", "yaku_after_discard")  # fmt: skip
+#: the kernel's feature outputs, in its order, as the spec names them
+FEATURES = ("deficiency", "deficiency_after_discard", "effective_tiles", "effective_count", "deficiency_after_claim",
+            "effective_count_after_discard", "deficiency_after_kan")  # fmt: skip
+#: result codes of the engine's hand results
+RESULTS = ("agari", "exhaustive", "nm", "yao9", "kaze4", "reach4", "kan4", "ron3")
+_LENGTH = {"hanchan": 0, "east": 1, "hand": 2}
+# a step's result per table (_engine.h, RE_I_*)
+I_ACTING, I_PHASE, I_HAND_ENDED, I_RESULT, I_DELTAS = 0, 1, 2, 3, 4
+I_NWIN, I_WINNERS, I_ROUND, I_HONBA, I_GAME_OVER, I_SCORES, I_FINAL, I_POINTS, I_ERROR, I_TURN, I_CLAIM_FROM = (
+    8, 9, 12, 13, 14, 15, 19, 23, 27, 28, 29)
+_CLAIM_PHASES = (PHASES.index("claim"), PHASES.index("chankan"))
+
+
+def available() -> bool:
+    """Whether the compiled engine and the observation kernel it writes through are installed."""
+    from mjenv.deficiency import kernel
+
+    return _ext is not None and kernel.available()
+
+
+@functools.cache
+def _configured():
+    """Bind the kernel's plan for the Riichi spec once (features at the spec's offsets) and hand it to the engine."""
+    from mjenv.deficiency import kernel
+
+    sp = _obs_spec()
+    missing = set(sp.slices) - set(VIEWS) - set(FEATURES)
+    if missing:
+        raise RuntimeError(f"the compiled Riichi engine does not write the views {sorted(missing)}")
+    lay = _ext.layout()
+    rec = lay["record_length"]
+    t = 34
+    fin = np.array([0, 4 * t, 8 * t, 8 * t + 4, 8 * t + 8, 8 * t + 12], dtype=np.int32)
+    fout = np.array([sp.slices[f].start for f in FEATURES], dtype=np.int32)
+    none = np.zeros(0, dtype=np.int32)
+    plan = kernel._require().bind(*kernel._table_buffers(t), none, none, fin, fout,
+                                  np.array([0, rec, 0], dtype=np.int32), rec, rec, t, sp.size, 3, 4, -1)  # fmt: skip
+    offsets = np.array([sp.slices[v].start for v in VIEWS], dtype=np.int32)
+    _ext.configure(plan, offsets, sp.size)
+    return plan, lay, kernel.new_memo().size
+
+
+def _flags(episode: str, kokushi_robs_ankan: bool, wins: bool = True) -> int:
+    return _LENGTH[episode] | int(kokushi_robs_ankan) << 2 | int(not wins) << 3
+
+
+class Tables:
+    """N compiled Riichi tables and the arrays of their last step.
+
+    Args:
+        n: tables.
+        episode: ``"hanchan"``, ``"east"`` or ``"hand"``.
+        kokushi_robs_ankan: thirteen orphans may rob a closed kan.
+        num_threads: threads that step and observe the tables (the same outputs for every number).
+        wins: False plays with no win legal (every hand ends in a draw; for tests of the rest of the rules).
+
+    Attributes (row i = table i, written by each call for the tables it touched):
+        obs float32[N, 4, S], masks int8[N, 4, 85], defs int32[N, 4], info int32[N, 32] (``I_*`` entries).
+    """
+
+    def __init__(self, n: int, episode: str = "hanchan", kokushi_robs_ankan: bool = True, num_threads: int = 1,
+                 wins: bool = True):
+        _, lay, memo_bytes = _configured()
+        self.n, self.episode, self.num_threads = n, episode, int(num_threads)
+        self.flags = _flags(episode, kokushi_robs_ankan, wins)
+        self.states = np.zeros((n, _ext.table_bytes()), dtype=np.uint8)
+        self.memos = np.zeros((n, memo_bytes), dtype=np.uint8)
+        size = _obs_spec().size
+        self.obs = np.zeros((n, 4, size), dtype=np.float32)
+        self.masks = np.zeros((n, 4, A.N_ACTIONS), dtype=np.int8)
+        self.defs = np.zeros((n, 4), dtype=np.int32)
+        self.info = np.zeros((n, lay["info"]), dtype=np.int32)
+        self._params = np.zeros((n, 8), dtype=np.int32)
+        self._ops = np.zeros(n, dtype=np.uint8)
+        self._wall_at = lay["next_wall"]
+        self._need_at = lay["need_wall"]
+        self.rngs = [np.random.default_rng() for _ in range(n)]  # each table's env generator
+        self.game_rngs: list[np.random.Generator | None] = [None] * n
+        self.walls: list[list[int] | None] = [None] * n  # the wall of each table's hand in play
+        self.next_walls: list[list[int] | None] = [None] * n
+        #: per table, None (walls from its game generator) or an iterator of the walls of its next hands
+        self.wall_queues: list = [None] * n
+
+    def _put_wall(self, i: int, wall) -> None:
+        self.states[i, self._wall_at:self._wall_at + 136] = wall
+        self.next_walls[i] = np.asarray(wall).tolist()
+
+    def start(self, rows, seeds=None, starts=None) -> None:
+        """Start a game on each table of ``rows`` (seeded as ``RiichiTable.reset``) and observe it.
+
+        Args:
+            rows: table indices.
+            seeds: None or one seed (None or int) per row.
+            starts: None or one dict per row of ``env._start_options``'s keys (``scores``, ``round_index``,
+                ``honba``, ``sticks``, ``wall``: a Wall).
+        """
+        ops = self._ops
+        ops[:] = 0
+        for k, i in enumerate(rows):
+            seed = None if seeds is None else seeds[k]
+            if seed is not None:
+                self.rngs[i] = np.random.default_rng(int(seed))
+            st = {} if starts is None or starts[k] is None else starts[k]
+            grng = np.random.default_rng(int(self.rngs[i].integers(2**63)))
+            self.game_rngs[i] = grng
+            wall = st.get("wall")
+            if wall is None and self.wall_queues[i] is not None:
+                wall = next(self.wall_queues[i])
+            self._put_wall(i, wall.tiles if wall is not None else grng.permutation(136))
+            p = self._params[i]
+            p[:4] = st.get("scores", (25000,) * 4)
+            p[4], p[5], p[6], p[7] = st.get("round_index", 0), st.get("honba", 0), st.get("sticks", 0), self.flags
+            ops[i] = 2
+        self._run()
+
+    def step(self, actions: np.ndarray, rows=None) -> None:
+        """Apply ``actions`` (int32[N, 4]; the acting seats' entries are read) on ``rows`` (all when None)."""
+        if rows is None:
+            self._ops[:] = 1
+        else:
+            self._ops[:] = 0
+            self._ops[rows] = 1
+        self._run(actions)
+
+    def _run(self, actions=None) -> None:
+        acts = np.zeros((self.n, 4), dtype=np.int32) if actions is None else np.ascontiguousarray(actions, np.int32)
+        _ext.run(self.states, self._ops, acts, self._params, self.obs, self.masks, self.defs, self.info, self.memos,
+                 self.num_threads)
+        if self.info[:, I_ERROR].any() and self.info[self._ops != 0, I_ERROR].any():
+            bad = int(np.flatnonzero((self.info[:, I_ERROR] != 0) & (self._ops != 0))[0])
+            raise ValueError(f"table {bad}: an action outside its mask reached the compiled engine")
+        need = self.states[:, self._need_at]
+        dealt = ((0,) if need[0] else ()) if self.n == 1 else np.flatnonzero(need).tolist()
+        for i in dealt:  # the hand just dealt took the next wall: draw the one after it
+            self.walls[i] = self.next_walls[i]
+            self.states[i, self._need_at] = 0
+            if self.wall_queues[i] is not None:
+                nxt = next(self.wall_queues[i], None)
+                if nxt is not None:
+                    self._put_wall(i, nxt.tiles)
+            elif self.episode != "hand":
+                self._put_wall(i, self.game_rngs[i].permutation(136))
+
+    def copy(self) -> Tables:
+        """An independent copy: the same tables and the same future walls (the kernel's memos start empty: they
+        are caches, keyed on their whole input)."""
+        t = copy.copy(self)
+        t.states, t.memos = self.states.copy(), np.zeros_like(self.memos)
+        t.obs, t.masks, t.defs, t.info = self.obs.copy(), self.masks.copy(), self.defs.copy(), self.info.copy()
+        t._params, t._ops = self._params.copy(), self._ops.copy()
+        t.rngs, t.game_rngs = copy.deepcopy(self.rngs), copy.deepcopy(self.game_rngs)
+        t.walls, t.next_walls, t.wall_queues = list(self.walls), list(self.next_walls), list(self.wall_queues)
+        return t
+
+
+def acting_seats(info) -> set[int]:
+    """The seats that must act, from a table's info row (int32[32])."""
+    bits = int(info[I_ACTING])
+    return {s for s in range(4) if bits >> s & 1}
+
+
+def hand_result(info) -> dict | None:
+    """The hand that ended with the step (``result``, ``deltas`` in points, ``winners``, ``round``, ``honba`` at
+    its start), from a table's info row; None when no hand ended."""
+    if not info[I_HAND_ENDED]:
+        return None
+    return {"result": RESULTS[int(info[I_RESULT])], "deltas": info[I_DELTAS:I_DELTAS + 4].tolist(),
+            "winners": info[I_WINNERS:I_WINNERS + int(info[I_NWIN])].tolist(), "round": int(info[I_ROUND]),
+            "honba": int(info[I_HONBA])}
+
+
+def game_result(info) -> tuple[list[int] | None, list[float] | None, list[int] | None]:
+    """(final scores, final points, the scores before the leftover sticks) of a game that ended with the step; Nones
+    otherwise."""
+    if not info[I_GAME_OVER]:
+        return None, None, None
+    return (info[I_FINAL:I_FINAL + 4].tolist(), [float(x) for x in info[I_POINTS:I_POINTS + 4]],
+            info[I_SCORES:I_SCORES + 4].tolist())
+
+
+class VectorCore:
+    """The vector env's N tables on one :class:`Tables`: the env's rules of ``RiichiTable.step`` (illegal actions,
+    rewards, shaping, autoreset) on arrays, with the same values as N Python tables.
+
+    Args:
+        n: tables; episode, reward, shaping, gamma, illegal_action, kokushi_robs_ankan: the env's arguments
+        (checked by the env); num_threads: threads of the engine's calls.
+    """
+
+    def __init__(self, n: int, episode: str, reward: str, shaping: str | None, gamma: float, illegal_action: str,
+                 kokushi_robs_ankan: bool, num_threads: int = 1):
+        self.episode, self.reward, self.shaping, self.gamma, self.illegal_action = (
+            episode, reward, shaping, gamma, illegal_action)
+        self.n = n
+        self.core = Tables(n, self.episode, kokushi_robs_ankan, num_threads=num_threads)
+        self.size = _obs_spec().size
+        shape = (n, 4, self.size)
+        # the arrays a step hands out, written again once the caller has dropped them (mjenv.vector_batch)
+        self._spare_obs, self._spare_final = _Spares(shape, np.float32, None), _Spares(shape, np.float32, 0)
+        self._spare_final_masks = _Spares((n, 4, A.N_ACTIONS), np.int8, 0)
+
+    def _gather(self):
+        c = self.core
+        return {"observation": c.obs, "action_mask": c.masks.copy()}, vector_infos(c.info[:, I_ACTING], c.defs)
+
+    def reset(self, seeds, starts):
+        self.core.obs = self._spare_obs.take()[0]  # every row is written
+        self.core.start(range(self.n), seeds, starts)
+        return self._gather()
+
+    def _raise_illegal(self, acts: np.ndarray, bad: np.ndarray) -> None:
+        i = int(np.flatnonzero(bad.any(axis=1))[0])
+        s = int(np.flatnonzero(bad[i])[0])
+        a = int(acts[i, s])
+        legal = [f"{x} ({A.describe(x)})" for x in np.flatnonzero(self.core.masks[i, s])]
+        phase = PHASES[int(self.core.info[i, I_PHASE])]
+        raise ValueError(f"table {i}: {AGENTS[s]}: action {a} ({A.describe(a)}) is illegal in phase {phase!r}; "
+                         f"legal: {legal}")
+
+    def step(self, acts: np.ndarray):
+        c, n = self.core, self.n
+        out = (acts < 0) | (acts >= A.N_ACTIONS)
+        if out.any():
+            i, s = (int(x[0]) for x in np.nonzero(out))
+            raise ValueError(f"table {i}: {AGENTS[s]}: action {int(acts[i, s])} is outside the action space "
+                             f"0..{A.N_ACTIONS - 1}")
+        a32 = acts.astype(np.int32)
+        bad = np.take_along_axis(c.masks, a32[:, :, None], axis=2)[:, :, 0] == 0
+        if bad.any() and self.illegal_action == "raise":
+            self._raise_illegal(a32, bad)
+        bad_table = bad.any(axis=1)
+        good = ~bad_table
+        before = c.defs.copy() if self.shaping is not None else None
+        obs, _ = self._spare_obs.take()  # the engine writes this step's observations into it
+        if obs is not c.obs:
+            if bad_table.any():
+                obs[bad_table] = c.obs[bad_table]
+            c.obs = obs
+        c.step(a32, rows=good if bad_table.any() else None)
+        info = c.info
+        rewards = np.zeros((n, 4), dtype=np.float64)
+        ended = (info[:, I_HAND_ENDED] != 0) & good
+        over = (info[:, I_GAME_OVER] != 0) & good
+        if self.reward == "points":
+            rewards[ended] = info[ended, I_DELTAS:I_DELTAS + 4] / 1000
+            rewards[over] += (info[over, I_FINAL:I_FINAL + 4] - info[over, I_SCORES:I_SCORES + 4]) / 1000
+        else:
+            rewards[over] = info[over, I_POINTS:I_POINTS + 4]
+        rewards[bad_table] = np.where(bad[bad_table], ILLEGAL_REWARD, 0.0)
+        done = over | bad_table
+        if before is not None:  # mjenv.contract's shaping term, Phi(s') = 0 where the episode ended
+            shape(rewards, before, c.defs, done, self.gamma)
+        (final_obs, kf), (final_masks, km) = self._spare_final.take(), self._spare_final_masks.take()
+        rows = np.flatnonzero(done).tolist()
+        self._spare_final.wrote(kf, rows)
+        self._spare_final_masks.wrote(km, rows)
+        final = {"final_scores": np.zeros((n, 4), np.int64), "final_points": np.zeros((n, 4), np.float64)}
+        scores, winners = np.zeros((n, 4), np.int64), np.zeros((n, 4), bool)
+        if done.any():
+            final_obs[done], final_masks[done] = c.obs[done], c.masks[done]
+            final["final_scores"][over] = info[over, I_FINAL:I_FINAL + 4]
+            final["final_points"][over] = info[over, I_POINTS:I_POINTS + 4]
+            for i in np.flatnonzero(over).tolist():  # the last hand's result
+                res = hand_result(info[i])
+                scores[i], winners[i, res["winners"]] = res["deltas"], True
+            c.start(np.flatnonzero(done))
+        obs, infos = self._gather()
+        vector_final_infos(infos, done, final_obs, final_masks, scores, winners, bad & bad_table[:, None], final)
+        return obs, rewards.astype(np.float32), done, np.zeros(n, dtype=bool), infos
+
+
+_WINDOW_ACTIONS = frozenset(range(A.RON, A.N_ACTIONS)) - {A.KYUUSHU}
+
+
+def replay(steps, walls, length: str = "hanchan", kokushi_robs_ankan: bool = True) -> dict:
+    """Play a game's recorded actions on the compiled engine (one table): each hand's result and the game's end.
+
+    Args:
+        steps: the ``RiichiGame.step`` calls of the game in order, each a dict seat -> action id; taken with
+            either claim window (a window nobody could use, which ``claim_window="when_possible"`` skips, is
+            passed here).
+        walls: each hand's :class:`~mjenv.rulesets.riichi.wall.Wall`, in order.
+        length: ``"hanchan"``, ``"east"`` or ``"hand"``.
+
+    Returns:
+        ``{"hands": [{"result", "deltas", "winners"}, ...], "final_scores", "final_points"}`` (None before the end).
+
+    Raises:
+        ValueError: an action the engine finds illegal (naming the step).
+    """
+    core = Tables(1, length, kokushi_robs_ankan)
+    core.wall_queues[0] = iter(walls)
+    core.start([0])
+    hands: list[dict] = []
+    acts = np.full((1, 4), A.PASS, dtype=np.int32)
+
+    def advance() -> None:
+        core.step(acts)
+        res = hand_result(core.info[0])
+        if res is not None:
+            hands.append(res)
+
+    def in_window() -> bool:
+        return PHASES[int(core.info[0, I_PHASE])] in ("claim", "chankan")
+
+    for k, step in enumerate(steps):
+        acts[:] = A.PASS
+        if in_window() and not _WINDOW_ACTIONS & set(step.values()):
+            advance()  # the window nobody could use
+        for s, a in step.items():
+            if not core.masks[0, s, a]:
+                raise ValueError(f"step {k + 1}: seat {s}'s action {a} ({A.describe(a)}) is not legal on the compiled "
+                                 f"engine (phase {PHASES[int(core.info[0, I_PHASE])]})")
+            acts[0, s] = a
+        advance()
+    acts[:] = A.PASS
+    if in_window():
+        advance()
+    final, points, _ = game_result(core.info[0])
+    return {"hands": hands, "final_scores": final, "final_points": points}

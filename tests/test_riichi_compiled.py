@@ -1,0 +1,100 @@
+"""The compiled Riichi engine (``mjenv/rulesets/riichi/_engine.c``) against the Python engine, the reference.
+
+Both vector envs play the same seeds with the same random legal actions; every array they return (observations,
+masks, rewards, terminations, the infos' arrays and the final scores and points) must be equal at every step.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mjenv
+from mjenv.rulesets.riichi import compiled
+from mjenv.rulesets.riichi.game import RiichiGame
+from mjenv.rulesets.riichi.mjlog import replay_with_walls
+
+pytestmark = pytest.mark.skipif(not compiled.available(), reason="the compiled Riichi engine is not built")
+
+_INFO_KEYS = ("needs_action", "deficiency", "potential")
+_FINAL_KEYS = ("final_scores", "final_points", "illegal_action", "scores", "winners")
+
+
+def _assert_same(a, b, what: str, step: int) -> None:
+    if not np.array_equal(a, b):
+        at = np.argwhere(np.asarray(a) != np.asarray(b))[0]
+        raise AssertionError(f"step {step}: {what} differ first at {at.tolist()}: python {a[tuple(at)]}, "
+                             f"compiled {b[tuple(at)]}")
+
+
+def play_both(n: int, episode: str, hands: int, seed: int = 0, num_threads: int = 1, illegal: float = 0.0,
+              **kwargs) -> int:
+    """Play ``n`` tables on both engines until ``hands`` hands have ended; the hands played. ``illegal``: the
+    chance that a table's step gives one seat a uniformly random action (mostly illegal: it ends the episode)."""
+    py = mjenv.vector_env(n, rules="riichi", episode=episode, engine="python", **kwargs)
+    cc = mjenv.vector_env(n, rules="riichi", episode=episode, engine="compiled", num_threads=num_threads, **kwargs)
+    o1, i1 = py.reset(seed=seed)
+    o2, i2 = cc.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    played = step = 0
+    while played < hands:
+        for k in ("observation", "action_mask"):
+            _assert_same(o1[k], o2[k], k, step)
+        for k in _INFO_KEYS:
+            _assert_same(i1[k], i2[k], k, step)
+        masks = o1["action_mask"]
+        pick = rng.random((n, 4, 1)) * masks.sum(axis=2, keepdims=True)
+        acts = (np.cumsum(masks, axis=2) <= pick).sum(axis=2)  # a uniform legal action of each seat
+        wild = np.flatnonzero(rng.random(n) < illegal)
+        acts[wild, rng.integers(4, size=len(wild))] = rng.integers(masks.shape[2], size=len(wild))
+        o1, r1, d1, _, i1 = py.step(acts)
+        o2, r2, d2, _, i2 = cc.step(acts)
+        _assert_same(r1, r2, "rewards", step)
+        _assert_same(d1, d2, "terminations", step)
+        _assert_same(i1["final_obs"]["observation"], i2["final_obs"]["observation"], "final observations", step)
+        assert i1["final_info"].keys() == i2["final_info"].keys() >= set(_FINAL_KEYS)
+        for k in i1["final_info"]:
+            _assert_same(i1["final_info"][k], i2["final_info"][k], k, step)
+        played += sum(t.hand_end is not None for t in py.tables) + int(d1.sum()) * (episode == "hand")
+        step += 1
+    return played
+
+
+@pytest.mark.parametrize("episode", ["hand", "east"])
+def test_random_play_equals_python(episode):
+    assert play_both(4, episode, 30, seed=3) >= 30
+
+
+def test_illegal_actions_and_shaping_equal_python():
+    """Illegal actions (the episode ends, mjenv.contract's rewards) with shaping: the same arrays on both engines."""
+    assert play_both(4, "east", 12, seed=7, illegal=0.05, shaping="deficiency", gamma=0.99) >= 12
+
+
+def test_planes_equal_python():
+    """``observation="planes"``: the compiled vector env's tile planes (and the ended episodes') are the Python's."""
+    assert play_both(3, "hand", 6, seed=5, observation="planes", shaping="deficiency") >= 6
+
+
+LOGS = sorted((Path(__file__).parent / "data" / "mjlog").glob("*.mjlog"))
+
+
+@pytest.mark.parametrize("path", LOGS, ids=[p.stem[:24] for p in LOGS])
+def test_real_logs_replay_on_the_compiled_engine(path, monkeypatch):
+    """Every vendored Tenhou game's actions, played on the compiled engine, give every hand's result and deltas
+    and the final scores of the Python referee."""
+    steps: list[dict] = []
+    step = RiichiGame.step
+
+    def recording(self, actions, tiles=None):
+        steps.append(dict(actions))
+        return step(self, actions, tiles)
+
+    monkeypatch.setattr(RiichiGame, "step", recording)
+    game, walls = replay_with_walls(path.read_text())
+    monkeypatch.undo()
+    got = compiled.replay(steps, walls, game.length)
+    assert [h["deltas"] for h in got["hands"]] == [r["deltas"] for r in game.results]
+    assert [h["result"] for h in got["hands"]] == [r["result"] for r in game.results]
+    assert got["final_scores"] == game.final_scores and got["final_points"] == game.final_points
