@@ -33,27 +33,13 @@ import time
 
 import numpy as np
 
+from benchmarks import riichi_speed
 from benchmarks.env_speed import run_pymahjong, run_rlcard
 
 
 def run_riichienv(hands: int, seed: int) -> tuple[int, int]:
-    from riichienv import RiichiEnv
-
-    env = RiichiEnv(game_mode="4p-red-single", skip_mjai_logging=True, seed=seed)
-    rnd = random.Random(seed).random
-    steps = 0
-    for _ in range(hands):
-        obs = env.reset()
-        while not env.done():
-            acts = {}
-            for pid, o in obs.items():
-                o.encode()
-                legal = o.legal_actions()
-                if legal:
-                    acts[pid] = legal[int(rnd() * len(legal))]
-            obs = env.step(acts)
-            steps += 1
-    return hands, steps
+    """(hands, steps) of RiichiEnv's one-hand mode, ``4p-red-single``."""
+    return riichi_speed.run_riichienv("4p-red-single", hands, seed)
 
 
 def run_single(hands: int, seed: int, shaping: str | None = None, rules: str = "basic", engine: str = "auto"
