@@ -15,6 +15,7 @@ EXTRA_OF_MODULE = {
     "tqdm": "env",
     "matplotlib": "env",
     "PIL": "env",
+    "openskill": "env",
     "pygame": "render",
     "torch": "train",
     "tensorboard": "train",

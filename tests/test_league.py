@@ -10,8 +10,6 @@ from mjenv.baselines.league import LeagueReport, deal_games, league, rate_games
 
 from mjenv import cli
 
-pytest.importorskip("openskill")
-
 
 def _hand(deal: int, seats: list[str], scores: list[int], winners: list[int]) -> dict:
     return {"deal": deal, "seats": seats, "scores": scores, "winners": winners}
