@@ -82,3 +82,24 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+def lean_loop(env, episodes: int, seed: int) -> tuple[int, int]:
+    """(episodes, steps) of a PettingZoo parallel env played with the lean loop: each seat that
+    ``infos[agent]["needs_action"]`` flags picks a uniform legal action (``random.Random(seed)``), the others
+    are left out; episode k is reset with ``seed + k``."""
+    import random
+
+    rnd = random.Random(seed).random
+    steps = 0
+    for k in range(episodes):
+        obs, infos = env.reset(seed=seed + k)
+        while env.agents:
+            acts = {}
+            for a in env.agents:
+                if infos[a]["needs_action"]:
+                    legal = np.flatnonzero(obs[a]["action_mask"])
+                    acts[a] = int(legal[int(rnd() * len(legal))])
+            obs, _, _, _, infos = env.step(acts)
+            steps += 1
+    return episodes, steps

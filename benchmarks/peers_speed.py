@@ -26,7 +26,6 @@ Run: ``nice -n 10 python -m benchmarks.peers_speed``
 from __future__ import annotations
 
 import argparse
-import random
 import subprocess
 import sys
 import time
@@ -34,6 +33,7 @@ import time
 import numpy as np
 
 from benchmarks import riichi_speed
+from benchmarks._timing import lean_loop
 from benchmarks.env_speed import run_pymahjong, run_rlcard
 
 
@@ -46,20 +46,7 @@ def run_single(hands: int, seed: int, shaping: str | None = None, rules: str = "
                ) -> tuple[int, int]:
     import mjenv
 
-    env = mjenv.parallel_env(shaping=shaping, rules=rules, engine=engine)
-    rnd = random.Random(seed).random
-    steps = 0
-    for h in range(hands):
-        obs, infos = env.reset(seed=seed + h)
-        while env.agents:
-            acts = {}
-            for a in env.agents:
-                if infos[a]["needs_action"]:
-                    legal = np.flatnonzero(obs[a]["action_mask"])
-                    acts[a] = int(legal[int(rnd() * len(legal))])
-            obs, _, _, _, infos = env.step(acts)
-            steps += 1
-    return hands, steps
+    return lean_loop(mjenv.parallel_env(shaping=shaping, rules=rules, engine=engine), hands, seed)
 
 
 def run_vector(num_envs: int, table_steps: int, seed: int, shaping: str | None, engine: str

@@ -38,41 +38,12 @@ from mjenv.rulesets.riichi import hand, scoring
 from mjenv.rulesets.riichi.hand import waits
 from mjenv.rulesets.riichi.scoring import WinContext, discards_tenpai_yaku, score_hand
 from mjenv.rulesets.riichi.tiles136 import TYPE34
-from tests.riichi_hands import random_deal, tenhou_options
+from tests.riichi_hands import library_inputs, random_deal, tenhou_options
 
 
 def _library_inputs(deals):
-    from mahjong.hand_calculating.hand_config import HandConfig
-    from mahjong.meld import Meld as LibMeld
-
-    kinds = {"chi": LibMeld.CHI, "pon": LibMeld.PON, "minkan": LibMeld.KAN, "ankan": LibMeld.KAN}
-    kinds["kakan"] = LibMeld.SHOUMINKAN
     opts = tenhou_options()
-    out = []
-    for d in deals:
-        c = d.ctx
-        config = HandConfig(
-            is_tsumo=c.is_tsumo,
-            is_riichi=c.is_riichi,
-            is_ippatsu=c.is_ippatsu,
-            is_rinshan=c.is_rinshan,
-            is_chankan=c.is_chankan,
-            is_haitei=c.is_haitei,
-            is_houtei=c.is_houtei,
-            is_daburu_riichi=c.is_double_riichi,
-            is_tenhou=c.is_tenhou,
-            is_chiihou=c.is_chiihou,
-            player_wind=27 + c.seat_wind,
-            round_wind=27 + c.round_wind,
-            options=opts,
-        )
-        melds = [
-            LibMeld(meld_type=kinds[m.kind], tiles=sorted(m.tiles), opened=m.kind != "ankan", called_tile=m.called)
-            for m in d.melds
-        ]
-        tiles = list(d.concealed) + [t for m in d.melds for t in m.tiles]
-        out.append((tiles, d.win_tile, melds, list(c.dora_indicators), config, list(c.ura_indicators)))
-    return out
+    return [library_inputs(d, opts) for d in deals]
 
 
 def _riichienv_inputs(deals):

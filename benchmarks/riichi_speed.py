@@ -30,6 +30,8 @@ import time
 
 import numpy as np
 
+from benchmarks._timing import lean_loop
+
 
 def run_riichienv(mode: str, episodes: int, seed: int) -> tuple[int, int]:
     """(episodes, steps) of RiichiEnv in game mode ``mode``."""
@@ -56,20 +58,7 @@ def run_parallel(episode: str, episodes: int, seed: int, engine: str = "auto") -
     """(episodes, steps) of ``parallel_env(rules="riichi")`` with the lean loop."""
     import mjenv
 
-    env = mjenv.parallel_env(rules="riichi", episode=episode, engine=engine)
-    rnd = random.Random(seed).random
-    steps = 0
-    for k in range(episodes):
-        obs, infos = env.reset(seed=seed + k)
-        while env.agents:
-            acts = {}
-            for a in env.agents:
-                if infos[a]["needs_action"]:
-                    legal = np.flatnonzero(obs[a]["action_mask"])
-                    acts[a] = int(legal[int(rnd() * len(legal))])
-            obs, _, _, _, infos = env.step(acts)
-            steps += 1
-    return episodes, steps
+    return lean_loop(mjenv.parallel_env(rules="riichi", episode=episode, engine=engine), episodes, seed)
 
 
 def run_vector(n: int, episode: str, table_steps: int, seed: int, engine: str = "auto",

@@ -317,9 +317,9 @@ def _try_deal(rng: random.Random) -> Deal | None:
     return Deal(concealed, melds, win_tile, ctx)
 
 
-def library_call(deal: Deal):
-    """Score ``deal`` with the ``mahjong`` library under Tenhou's options; returns its HandResponse."""
-    from mahjong.hand_calculating.hand import HandCalculator
+def library_inputs(deal: Deal, options=None) -> tuple:
+    """The ``mahjong`` library's arguments for ``deal``: (tiles, win_tile, melds, dora_indicators, config,
+    ura_dora_indicators), under ``options`` (default: :func:`tenhou_options`)."""
     from mahjong.hand_calculating.hand_config import HandConfig
     from mahjong.meld import Meld as LibMeld
 
@@ -349,16 +349,19 @@ def library_call(deal: Deal):
         player_wind=27 + c.seat_wind,
         round_wind=27 + c.round_wind,
         tsumi_number=c.honba,
-        options=tenhou_options(),
+        options=tenhou_options() if options is None else options,
     )
     tiles = list(deal.concealed) + [t for m in deal.melds for t in m.tiles]
+    return tiles, deal.win_tile, melds, list(c.dora_indicators), config, list(c.ura_indicators)
+
+
+def library_call(deal: Deal):
+    """Score ``deal`` with the ``mahjong`` library under Tenhou's options; returns its HandResponse."""
+    from mahjong.hand_calculating.hand import HandCalculator
+
+    tiles, win_tile, melds, dora, config, ura = library_inputs(deal)
     return HandCalculator.estimate_hand_value(
-        tiles,
-        deal.win_tile,
-        melds=melds,
-        dora_indicators=list(c.dora_indicators),
-        config=config,
-        ura_dora_indicators=list(c.ura_indicators),
+        tiles, win_tile, melds=melds, dora_indicators=dora, config=config, ura_dora_indicators=ura
     )
 
 
