@@ -19,7 +19,7 @@ import functools
 import numpy as np
 
 from mjenv import AGENTS
-from mjenv.contract import ILLEGAL_REWARD, shape, vector_final_infos, vector_infos
+from mjenv.contract import table_rewards, vector_final_infos, vector_infos
 from mjenv.rulesets.riichi import actions as A
 from mjenv.rulesets.riichi.game import PHASES
 from mjenv.rulesets.riichi.observation import spec as _obs_spec
@@ -279,18 +279,16 @@ class VectorCore:
             c.obs = obs
         c.step(a32, rows=good if bad_table.any() else None)
         info = c.info
-        rewards = np.zeros((n, 4), dtype=np.float64)
+        paid = np.zeros((n, 4), dtype=np.float64)  # what the hands and games that ended pay (0 on illegal tables)
         ended = (info[:, I_HAND_ENDED] != 0) & good
         over = (info[:, I_GAME_OVER] != 0) & good
         if self.reward == "points":
-            rewards[ended] = info[ended, I_DELTAS:I_DELTAS + 4] / 1000
-            rewards[over] += (info[over, I_FINAL:I_FINAL + 4] - info[over, I_SCORES:I_SCORES + 4]) / 1000
+            paid[ended] = info[ended, I_DELTAS:I_DELTAS + 4] / 1000
+            paid[over] += (info[over, I_FINAL:I_FINAL + 4] - info[over, I_SCORES:I_SCORES + 4]) / 1000
         else:
-            rewards[over] = info[over, I_POINTS:I_POINTS + 4]
-        rewards[bad_table] = np.where(bad[bad_table], ILLEGAL_REWARD, 0.0)
+            paid[over] = info[over, I_POINTS:I_POINTS + 4]
         done = over | bad_table
-        if before is not None:  # mjenv.contract's shaping term, Phi(s') = 0 where the episode ended
-            shape(rewards, before, c.defs, done, self.gamma)
+        rewards = table_rewards(paid, bad, before, c.defs, done, self.gamma)
         (final_obs, kf), (final_masks, km) = self._spare_final.take(), self._spare_final_masks.take()
         rows = np.flatnonzero(done).tolist()
         self._spare_final.wrote(kf, rows)
@@ -307,7 +305,7 @@ class VectorCore:
             c.start(np.flatnonzero(done))
         obs, infos = self._gather()
         vector_final_infos(infos, done, final_obs, final_masks, scores, winners, bad & bad_table[:, None], final)
-        return obs, rewards.astype(np.float32), done, np.zeros(n, dtype=bool), infos
+        return obs, rewards, done, np.zeros(n, dtype=bool), infos
 
 
 _WINDOW_ACTIONS = frozenset(range(A.RON, A.N_ACTIONS)) - {A.KYUUSHU}
