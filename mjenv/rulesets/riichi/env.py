@@ -215,6 +215,21 @@ def new_table(engine: str = "auto", **kwargs) -> RiichiTable:
     return RiichiTable(**kwargs)
 
 
+def hand_rewards(reward: str, deltas, final_scores=None, final_points=None, scores=None) -> list[float]:
+    """The four rewards of a hand that ended, before shaping.
+
+    ``reward="points"``: the hand's score changes in thousands, plus, when the game ended with it
+    (``final_scores`` given), the leftover riichi sticks the first place takes (``final_scores - scores``).
+    ``reward="rank"``: the game's ``final_points`` when it ended, else zeros.
+    """
+    if reward == "points":
+        rewards = [d / 1000 for d in deltas]
+        if final_scores is not None:
+            rewards = [r + (f - s) / 1000 for r, f, s in zip(rewards, final_scores, scores)]
+        return rewards
+    return [0.0] * 4 if final_scores is None else [float(p) for p in final_points]
+
+
 class RiichiTable:
     """One table: a :class:`RiichiGame` episode, its observations, rewards, infos and log.
 
@@ -403,17 +418,12 @@ class RiichiTable:
         self.hand_end = {"result": res["result"], "deltas": list(res["deltas"]), "winners": wins,
                          "round": res["round"], "honba": res["honba"]}
         self.record["hands"][-1]["result"] = dict(self.hand_end)
-        rewards = [0.0] * 4
-        if self.reward == "points":
-            rewards = [d / 1000 for d in res["deltas"]]
         if g.phase == "game_over":
             self.over = True
-            if self.reward == "points":  # the leftover sticks go to the first
-                rewards = [r + (f - s) / 1000 for r, f, s in zip(rewards, g.final_scores, g.scores)]
-            else:
-                rewards = [float(p) for p in g.final_points]
+            rewards = hand_rewards(self.reward, res["deltas"], g.final_scores, g.final_points, g.scores)
             self._finish()
         else:
+            rewards = hand_rewards(self.reward, res["deltas"])
             g.next_hand()
             _log.add_hand(self.record, g)
         return rewards
@@ -524,15 +534,10 @@ class CompiledRiichiTable(RiichiTable):
         self.hand_end = _compiled.hand_result(info)
         if self.hand_end is not None:
             self.record["hands"][-1]["result"] = dict(self.hand_end)
-            if self.reward == "points":
-                rewards = [d / 1000 for d in self.hand_end["deltas"]]
             final, points, scores = _compiled.game_result(info)
+            rewards = hand_rewards(self.reward, self.hand_end["deltas"], final, points, scores)
             if final is not None:
                 self.over = True
-                if self.reward == "points":
-                    rewards = [r + (f - s) / 1000 for r, f, s in zip(rewards, final, scores)]
-                else:
-                    rewards = points
                 self._finish()
             else:
                 _log.add_hand(self.record, _record_game(c.walls[0]))
