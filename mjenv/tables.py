@@ -20,6 +20,7 @@ shells' (``mjenv.env``, ``mjenv.vector``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -57,6 +58,37 @@ def _check_seed(seed) -> int | None:
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be None or an int >= 0 (numpy integers too), got {seed!r}")
     return int(seed)
+
+
+def table_seeds_and_options(seed, options, n: int) -> tuple[list[int | None], list[dict | None]]:
+    """One seed and one options dict per table from a vector env's ``reset(seed, options)``.
+
+    ``seed``: None, an int >= 0 (table i gets ``seed + i``; a 0-d integer array counts as its number) or a
+    sequence of ``n`` of them (None or ints); ``options``: None, a dict for every table or a sequence of ``n``
+    dicts or None. Raises ValueError for anything else (saying what is allowed).
+    """
+    if isinstance(seed, np.ndarray) and seed.ndim == 0:  # a 0-d array is the number it holds
+        seed = seed.item() if seed.dtype.kind in "iu" else seed
+    if seed is None:
+        seeds: list[int | None] = [None] * n
+    elif isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        first = _check_seed(seed)
+        seeds = [first + i for i in range(n)]
+    elif isinstance(seed, (str, bytes, dict)) or not isinstance(seed, (Sequence, np.ndarray)):
+        raise ValueError(f"seed must be None, an int >= 0 or a sequence of {n} ints, got {seed!r}")
+    else:
+        seeds = [_check_seed(s) for s in seed]
+        if len(seeds) != n:
+            raise ValueError(f"reset got {len(seeds)} seeds for {n} tables; give one per table")
+    if options is None or isinstance(options, dict):
+        per_table = [options] * n
+    elif isinstance(options, Sequence) and not isinstance(options, (str, bytes)):
+        per_table = list(options)
+        if len(per_table) != n or any(o is not None and not isinstance(o, dict) for o in per_table):
+            raise ValueError(f"options must be None, a dict, or a sequence of {n} dicts or None (one per table)")
+    else:
+        raise ValueError(f"options must be None, a dict, or a sequence of {n} dicts or None, got {options!r}")
+    return seeds, per_table
 
 
 def _check_options(options) -> tuple[Any, int]:

@@ -57,7 +57,7 @@ from mjenv.compiled_table import ENGINES
 from mjenv.contract import vector_final_infos, vector_infos
 from mjenv.env import ENV_OBSERVATIONS, _Output
 from mjenv.observation import ObservationSpec
-from mjenv.tables import PythonTables, _check_seed, _Table, step_tables
+from mjenv.tables import PythonTables, _Table, step_tables, table_seeds_and_options
 
 __all__ = ["MahjongVectorEnv", "vector_env"]
 
@@ -172,27 +172,7 @@ class MahjongVectorEnv(VectorEnv):
             ValueError: bad seeds or options (nothing is dealt then).
         """
         n = self.num_envs
-        if isinstance(seed, np.ndarray) and seed.ndim == 0:  # a 0-d array is the number it holds
-            seed = seed.item() if seed.dtype.kind in "iu" else seed
-        if seed is None:
-            seeds: list[int | None] = [None] * n
-        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
-            first = _check_seed(seed)
-            seeds = [first + i for i in range(n)]
-        elif isinstance(seed, (str, bytes, dict)) or not isinstance(seed, (Sequence, np.ndarray)):
-            raise ValueError(f"seed must be None, an int >= 0 or a sequence of {n} ints, got {seed!r}")
-        else:
-            seeds = [_check_seed(s) for s in seed]
-            if len(seeds) != n:
-                raise ValueError(f"reset got {len(seeds)} seeds for {n} tables; give one per table")
-        if options is None or isinstance(options, dict):
-            per_table = [options] * n
-        elif isinstance(options, Sequence) and not isinstance(options, (str, bytes)):
-            per_table = list(options)
-            if len(per_table) != n or any(o is not None and not isinstance(o, dict) for o in per_table):
-                raise ValueError(f"options must be None, a dict, or a sequence of {n} dicts or None (one per table)")
-        else:
-            raise ValueError(f"options must be None, a dict, or a sequence of {n} dicts or None, got {options!r}")
+        seeds, per_table = table_seeds_and_options(seed, options, n)
         self._tables.deal(range(n), seeds, per_table)
         self._tables.observe(None)
         self._started = True

@@ -538,3 +538,18 @@ def test_an_illegal_action_with_shaping_gets_the_contracts_rewards_and_end_infos
         assert infos[a]["illegal_action"] == (a == seat)
         assert infos[a]["scores"] == 0 and infos[a]["winners"] == [] and infos[a]["potential"] == 0.0
         assert "final_scores" not in infos[a]
+
+
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_vector_env_reset_reads_seeds_as_the_shared_vector_env(engine):
+    """A 0-d integer array is its number; a wrong count or a negative seed is a ValueError naming what is allowed."""
+    venv = mjenv.vector_env(2, rules="riichi", episode="hand", engine=engine)
+    a, _ = venv.reset(seed=np.array(5))
+    b, _ = venv.reset(seed=[5, 6])
+    assert np.array_equal(a["observation"], b["observation"])
+    with pytest.raises(ValueError, match=r"reset got 3 seeds for 2 tables"):
+        venv.reset(seed=[1, 2, 3])
+    with pytest.raises(ValueError, match=r"seed must be None or an int >= 0"):
+        venv.reset(seed=[1, -2])
+    with pytest.raises(ValueError, match=r"options must be None, a dict, or a sequence of 2 dicts"):
+        venv.reset(seed=0, options=[{}, 3])

@@ -139,7 +139,7 @@ from mjenv.rulesets.riichi.observation import hand_start
 from mjenv.rulesets.riichi.observation import spec as _obs_spec
 from mjenv.rulesets.riichi.settlement import LAST_ROUND_INDEX, placement
 from mjenv.rulesets.riichi.wall import Wall
-from mjenv.tables import check_gamma
+from mjenv.tables import check_gamma, table_seeds_and_options
 
 __all__ = [
     "EPISODES", "N_ACTIONS", "REWARDS", "RiichiAECEnv", "RiichiParallelEnv", "RiichiTable", "RiichiVectorEnv",
@@ -798,24 +798,8 @@ class RiichiVectorEnv(VectorEnv):
         return {"observation": obs, "action_mask": masks}, infos
 
     def reset(self, seed=None, options=None):
-        n = self.num_envs
-        if seed is None:
-            seeds = [None] * n
-        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
-            if seed < 0:
-                raise ValueError(f"seed must be None, an int >= 0 or a sequence of {n} ints, got {seed!r}")
-            seeds = [int(seed) + i for i in range(n)]
-        elif isinstance(seed, (Sequence, np.ndarray)) and not isinstance(seed, (str, bytes)) and len(seed) == n:
-            seeds = list(seed)
-        else:
-            raise ValueError(f"seed must be None, an int >= 0 or a sequence of {n} ints, got {seed!r}")
-        many = isinstance(options, Sequence) and not isinstance(options, (str, bytes))
-        per_table = options if many else [options] * n
-        if len(per_table) != n:
-            raise ValueError(f"options must be None, a dict, or a sequence of {n} dicts or None (one per table)")
+        seeds, per_table = table_seeds_and_options(seed, options, self.num_envs)
         if self._core is not None:
-            for s in seeds:
-                _check_seed(s)
             obs, infos = self._core.reset(seeds, [_start_options(o) for o in per_table])
             self._started = True
             return self._planed(obs), infos
