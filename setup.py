@@ -58,7 +58,7 @@ setup(
         Extension(
             "mjenv.game._step",
             ["mjenv/game/_step.c"],
-            depends=["mjenv/deficiency/_kernel_api.h", "mjenv/game/_step_room.h"],
+            depends=["mjenv/deficiency/_kernel_api.h", "mjenv/game/_step_room.h", "mjenv/game/_numpy_random.h"],
             extra_compile_args=["-O3", "-std=c99", "-pthread"],
             extra_link_args=["-pthread"],
             optional=True,

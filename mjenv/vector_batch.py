@@ -9,15 +9,17 @@ same writer as on the Python path: the games' arrays are read into the writer's 
 It is one engine of the one end of a step, :func:`mjenv.tables.step_tables` (the other is
 :class:`mjenv.tables.PythonTables`). A well-formed step takes a shorter road with the same results
 (:meth:`BatchTables.step`): one C call (``_step.step_batch``: the checks, the moves, the state records
-and the writer's observations, on ``num_threads`` threads with the GIL released) returns arrays, the
-hands that ended are dealt again and observed (``_step.observe_batch``), and :mod:`mjenv.contract`
-turns the arrays into the rewards and infos, as for every other road. Whatever the C call refuses (an
+and the writer's observations, and the next hands of the tables whose hand ended, dealt and observed, on
+``num_threads`` threads with the GIL released) returns arrays, and :mod:`mjenv.contract` turns them into
+the rewards and infos, as for every other road. Whatever the C call refuses (an
 action outside the action space, an illegal one under ``illegal_action="raise"``) goes through
 ``step_tables``, which raises. Everything the env returns equals the Python engine byte for byte,
 for every number of threads (``tests/test_vector_batch.py``). New hands take their ``Game`` seed from
 the table's generator as the Python engine does (:func:`mjenv.tables.game_seed_of`, so seeds give the
-same walls) and are dealt straight into the arrays (:meth:`BatchGames.deal`; a reset with a given wall
-or dealer loads a dealt ``Game``); everything after the deal runs in C.
+same walls) and are dealt straight into the arrays: in the step's C call, which draws the seed and
+shuffles the wall as numpy does (``mjenv/game/_numpy_random.h``, through each generator's
+``bit_generator.capsule``), or on a reset by :meth:`BatchGames.deal` (a reset with a given wall or
+dealer loads a dealt ``Game``).
 
 Not on this path (the vector env falls back to the Python path): ``log_dir`` (the batch keeps no
 game log), ``observation="oracle"`` (its wall view is computed from a ``Game``), and rules ``BatchGames``
@@ -134,17 +136,23 @@ class BatchTables:
                                        g.meld_table, g.melds_declared, g.won, g.scores, g.masks, g.scalars, g.dealer,
                                        self._step_records, self.spec._records_plan, self.memos,
                                        self.num_threads)  # fmt: skip
+        self._bind_generators()
         return self._bound
 
-    # -- the vector env's step in one C call (and one more for the hands dealt again) ----------------
+    def _bind_generators(self) -> None:
+        """Gives the step's C call the tables' generators (after a reset with seeds replaced some)."""
+        if self._bound is not None:
+            _step.bind_deals(self._bound, self.games.full_tiles(), self.np_random)
+
+    # -- the vector env's step in one C call ----------------------------------------------------------
 
     def step(self, acts: np.ndarray) -> tuple | None:
         """The vector env's step (:func:`mjenv.tables.step_tables` with autoreset, byte for byte) in a few C calls.
 
         ``_step.step_batch`` checks the actions, moves the tables (one with an illegal action ends on the state
-        it had) and observes every table (the final states of the hands that ended); the hands that ended are
-        dealt again (:meth:`BatchGames.deal`) and observed (``_step.observe_batch``); :mod:`mjenv.contract`
-        gives the rewards and the infos.
+        it had), observes every table (the final states of the hands that ended) and deals and observes the
+        next hands of those (each from its table's generator, as :meth:`deal`); :mod:`mjenv.contract` gives
+        the rewards and the infos.
 
         Args:
             acts: int[N, 4] (shape and dtype checked by the caller).
@@ -175,15 +183,13 @@ class BatchTables:
                                  done, illegal, scores, winners, final_masks, final_obs, obs, deficiency)  # fmt: skip
         if ended is None:
             return None
-        if self.plays_on:  # what was paid this step; a hand an illegal action ended reports what it had paid
-            paid = g.scores - paid
+        if self.plays_on and ended:  # a hand an illegal action ended (it did not move) reports what it had paid
             stopped = done & illegal.any(axis=1)
-            scores[stopped], winners[stopped] = g.scores[stopped], g.won[stopped]
+            scores[stopped], winners[stopped] = paid[stopped], left_before[stopped]
+        if self.plays_on:  # what was paid this step (a hand that ended: up to its end, before the next deal)
+            paid = np.where(done[:, None], scores, g.scores) - paid
         self._spare_final_masks.wrote(km, ended)
         self._spare_final.wrote(kf, ended)
-        if ended:  # the next hands, from each table's own generator (as deal()), observed
-            self.deal(ended)
-            _step.observe_batch(bound, np.array(ended, dtype=np.int64), obs, deficiency)
         before = self.deficiency if self.shaping == "deficiency" else None
         self.obs, self.deficiency = obs, deficiency
         if self.plays_on:
@@ -282,6 +288,7 @@ class BatchTables:
             for i, (rng, game) in zip(rows, _deals([self.np_random[i] for i in rows], self.rules, seeds, options)):
                 self.np_random[i] = rng
                 self.games.load(i, game)
+            self._bind_generators()
             return
         # the common case (autoreset, reset without options): the same generators' draws, the hands
         # dealt into the arrays without a Game (BatchGames.deal)
@@ -289,6 +296,8 @@ class BatchTables:
         for i, (rng, _) in zip(rows, drawn):
             self.np_random[i] = rng
         self.games.deal(rows, [s for _, s in drawn])
+        if seeds:
+            self._bind_generators()
 
     def observe(self, final: tuple | None) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Observes every table's current state and the ``final`` records after them, in one writer call."""

@@ -120,3 +120,78 @@ def test_compiled_steps_equal_the_python_engine_while_their_arrays_are_reused():
         ended += int(got[2].sum())
         del got
     assert ended >= 5
+
+
+def _seeds(count: int) -> np.ndarray:
+    """uint64 seeds: the edges of one and two 32-bit words, then ``count`` drawn as the tables draw game seeds."""
+    edges = [0, 1, 2**31, 2**32 - 1, 2**32, 2**32 + 1, 2**63 - 2, 2**64 - 1]
+    drawn = np.random.default_rng(11).integers(0, 2**63 - 1, count, dtype=np.int64)
+    return np.concatenate([np.array(edges, dtype=np.uint64), drawn.astype(np.uint64), np.arange(200, dtype=np.uint64)])
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 108, 136, 144, 200])
+def test_walls_are_numpys_permutation_bit_for_bit(size):
+    """The deal's wall in C (``_step.shuffled_walls``) is ``numpy.random.default_rng(seed).permutation(tiles)``."""
+    from mjenv.game import _step
+
+    seeds = _seeds(3000)
+    tiles = np.random.default_rng(size).integers(0, 42, size).astype(np.int8)
+    out = np.empty((len(seeds), size), dtype=np.int8)
+    _step.shuffled_walls(tiles, seeds, out)
+    want = np.stack([np.random.default_rng(int(s)).permutation(tiles) for s in seeds])
+    assert out.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("rules", ["basic", "honours", "taiwan16"])
+def test_batch_walls_equal_the_python_engines(rules):
+    from mjenv.game.engine import seeded_wall, tile_set
+    from mjenv.rules import get_rules
+
+    games = batch.BatchGames(get_rules(rules), 1)
+    seeds = [int(s) for s in _seeds(500)] + [2**64, 3 * 2**70]  # beyond 64 bits: numpy's own shuffle
+    want = np.stack([seeded_wall(tile_set(get_rules(rules)), s) for s in seeds])
+    assert games.walls(seeds).tobytes() == want.astype(np.int8).tobytes()
+
+
+@pytest.mark.parametrize("seed", [None, 0, 7, 2**40])
+def test_game_seeds_drawn_in_c_are_the_generators_own_draws(seed):
+    """``_step.game_seeds`` draws ``integers(0, 2**63 - 1)`` through the generator's capsule: the same numbers, and
+    the generator moves on exactly as numpy's calls move it."""
+    from gymnasium.utils import seeding
+
+    from mjenv.game import _step
+    from mjenv.tables import game_seed_of
+
+    ours, _ = seeding.np_random(seed)
+    theirs = np.random.Generator(np.random.PCG64())
+    theirs.bit_generator.state = ours.bit_generator.state
+    out = np.empty(2000, dtype=np.uint64)
+    _step.game_seeds(ours, out)
+    assert out.tolist() == [game_seed_of(theirs)[1] for _ in range(2000)]
+    assert ours.bit_generator.state == theirs.bit_generator.state
+    assert ours.random() == theirs.random()
+
+
+@pytest.mark.parametrize("num_threads", [1, 2])
+def test_resets_between_steps_keep_the_compiled_deals_equal_to_the_python_engine(num_threads):
+    """A reset with seeds (new generators for every table), without them (the same generators go on) and with a
+    given wall: the hands the step deals afterwards are still the Python engine's."""
+    from mjenv.game.engine import tile_set
+
+    a = mjenv.vector_env(6, engine="compiled", num_threads=num_threads)
+    b = mjenv.vector_env(6, engine="python")
+    rng = np.random.default_rng(2)
+    ended = 0
+    wall = np.random.default_rng(5).permutation(tile_set(a._batch.rules)).tolist()
+    for options, seed in [(None, 3), (None, None), ([None, {"wall": wall}] + [None] * 4, 40), (None, [9] * 6)]:
+        got, want = a.reset(seed=seed, options=options), b.reset(seed=seed, options=options)
+        assert all(x.tobytes() == y.tobytes() for x, y in zip(got[0].values(), want[0].values()))
+        obs = got[0]
+        for _ in range(250):
+            m = obs["action_mask"]
+            acts = np.argmax(np.where(m > 0, rng.random(m.shape), -1.0), axis=-1)
+            got, want = a.step(acts), b.step(acts)
+            assert all(x.dtype == y.dtype and x.tobytes() == y.tobytes() for x, y in zip(_flat(got), _flat(want)))
+            obs = got[0]
+            ended += int(got[2].sum())
+    assert ended >= 10

@@ -38,6 +38,7 @@
 
 #include "../deficiency/_kernel_api.h" /* the observation writer's C entry points */
 #include "_step_room.h"            /* the rooms' hooks, the step's state and params */
+#include "_numpy_random.h"          /* numpy's draws of a deal (the next hand's seed, its wall) */
 
 static int melds_only(int8_t *c) {
     int i = 0;
@@ -1106,15 +1107,17 @@ static PyObject *py_clear_taken(PyObject *self, PyObject *cap) {
  *     step. Written: done uint8[N] (the hand ended), illegal uint8[N, 4], scores int64[N, 4] and winners
  *     uint8[N, 4] of the hands that ended by a move (0 elsewhere), final_masks int8[N, 4, A] and final_obs
  *     float32[N, 4, S] the masks and observations of the hands that ended (untouched elsewhere), obs
- *     float32[N, 4, S] and deficiency int32[N, 4] every table's observation of its state after the step (for a
- *     hand that ended, its final state until observe_batch rewrites it). Returns the ended tables, ascending.
- *   observe_batch(batch, rows, obs, deficiency) -> None
- *     the records of tables rows (int64[R], after BatchGames.deal dealt them) written and observed into their rows
- *     of obs and deficiency. */
+ *     float32[N, 4, S] and deficiency int32[N, 4] every table's observation of its state after the step. A hand
+ *     that ended is dealt again at once when bind_deals gave the tables' generators (the next hand's seed drawn
+ *     from the table's generator, its wall shuffled as numpy shuffles it: _numpy_random.h), and obs and
+ *     deficiency are its new hand's; without them, its final state's. Returns the ended tables, ascending.
+ *   bind_deals(batch, tiles, generators) -> None (below). */
 #define BATCH_CAPSULE "mjenv.game._step.batch"
-enum { NBATCH_ARGS = 12, MAX_THREADS = 256 };
+/* POOL_CHUNKS: chunks a thread of a run (the fewer, the less claiming; the more, the evener the split) */
+enum { NBATCH_ARGS = 12, MAX_THREADS = 256, POOL_CHUNKS = 4, MAX_WALL = 256 };
 
-/* k - 1 kept threads and the caller run a job over [0, n), each its own contiguous share */
+/* k - 1 kept threads and the caller run a job over [0, n) in chunks of contiguous tables, each claiming the next
+ * chunk when it is done with one (hands end at different times, and a thread wakes a little after the caller) */
 typedef void (*Job)(void *ctx, Py_ssize_t lo, Py_ssize_t hi);
 struct Pool;
 typedef struct {
@@ -1130,7 +1133,7 @@ typedef struct Pool {
     pthread_cond_t go, done;
     Job job;
     void *ctx;
-    Py_ssize_t n;
+    Py_ssize_t n, chunk, next; /* next: the first table of the next chunk to claim */
     double cpu[MAX_THREADS]; /* each thread's CPU seconds in the last run */
     double work, critical;   /* over all runs: the CPU seconds of every thread, and of the slowest per run */
 } Pool;
@@ -1141,11 +1144,14 @@ static double thread_cpu(void) {
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-/* the caller's (index 0) or a thread's share of the run: a fixed contiguous range of tables, so that each thread's
- * work is the same whenever it gets a core (and the writer keeps its one-ahead memory order over the range) */
-static void pool_work(Pool *p, int index) {
-    const Py_ssize_t lo = p->n * index / p->k, hi = p->n * (index + 1) / p->k;
-    if (hi > lo) p->job(p->ctx, lo, hi);
+/* the caller's or a thread's part of the run: chunks claimed until none is left (a chunk's tables are contiguous,
+ * so the writer keeps its one-ahead memory order over each) */
+static void pool_work(Pool *p) {
+    for (;;) {
+        const Py_ssize_t lo = __atomic_fetch_add(&p->next, p->chunk, __ATOMIC_RELAXED);
+        if (lo >= p->n) return;
+        p->job(p->ctx, lo, lo + p->chunk < p->n ? lo + p->chunk : p->n);
+    }
 }
 
 static void *pool_thread(void *arg) {
@@ -1159,7 +1165,7 @@ static void *pool_thread(void *arg) {
         seen = p->gen;
         pthread_mutex_unlock(&p->mu);
         double t0 = thread_cpu();
-        pool_work(p, index);
+        pool_work(p);
         p->cpu[index] = thread_cpu() - t0;
         pthread_mutex_lock(&p->mu);
         if (--p->busy == 0) pthread_cond_signal(&p->done);
@@ -1211,13 +1217,14 @@ static void pool_run(Pool *p, Job job, void *ctx, Py_ssize_t n) {
         p->work += t, p->critical += t;
         return;
     }
-    p->job = job, p->ctx = ctx, p->n = n;
+    p->job = job, p->ctx = ctx, p->n = n, p->next = 0;
+    p->chunk = (n + POOL_CHUNKS * p->k - 1) / (POOL_CHUNKS * p->k);
     pthread_mutex_lock(&p->mu);
     p->busy = p->k - 1;
     p->gen++;
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
-    pool_work(p, 0);
+    pool_work(p);
     p->cpu[0] = thread_cpu() - t0;
     pthread_mutex_lock(&p->mu);
     while (p->busy) pthread_cond_wait(&p->done, &p->mu);
@@ -1240,6 +1247,11 @@ typedef struct {
     void *plan;
     void **memos;
     Pool pool;
+    /* bind_deals: the tile set (the wall before its shuffle) and each table's generator; gens NULL: step_batch
+     * leaves the hands that ended as they ended */
+    int8_t tile_set[MAX_WALL];
+    NpyBitGen **gens;
+    PyObject *gen_owners; /* the generators' BitGenerators (which hold the NpyBitGen), kept alive */
 } Batch;
 
 static void batch_free(PyObject *cap) {
@@ -1250,7 +1262,9 @@ static void batch_free(PyObject *cap) {
         if (B->b[i].obj) PyBuffer_Release(&B->b[i]);
     Py_XDECREF(B->memo_list);
     Py_XDECREF(B->plan_cap);
+    Py_XDECREF(B->gen_owners);
     PyMem_Free(B->memos);
+    PyMem_Free(B->gens);
     PyMem_Free(B);
 }
 
@@ -1349,7 +1363,23 @@ static void job_failed(StepJob *J, const char *err) {
     if (__atomic_exchange_n(&J->failed, 1, __ATOMIC_ACQ_REL) == 0) memcpy(J->err, err, KERNEL_ERR_LEN);
 }
 
-/* tables lo..hi-1: their moves, records and observations (the final states of the hands that ended copied) */
+static void deal_tab(const Params *P, Tab *t, const int8_t *w);
+
+/* the next hand at table i, as mjenv.vector_batch.BatchTables.deal deals it without a seed: the seed drawn from the
+ * table's generator (mjenv.tables.game_seed_of), its wall shuffled (mjenv.game.engine.seeded_wall), seat 0 dealing;
+ * then its record */
+static void batch_deal(const Batch *B, Py_ssize_t i) {
+    const Params *P = &B->P;
+    int8_t wall[MAX_WALL];
+    seeded_permutation(next_game_seed(B->gens[i]), B->tile_set, wall, P->W);
+    Tab t = batch_tab(B, i);
+    deal_tab(P, &t, wall);
+    ((int8_t *)B->b[10].buf)[i] = 0;
+    batch_record(B, i);
+}
+
+/* tables lo..hi-1: their moves, records and observations (the final states of the hands that ended copied); with
+ * generators bound, the hands that ended dealt again and observed */
 static void step_job(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
     StepJob *J = ctx;
     Batch *B = J->B;
@@ -1375,19 +1405,11 @@ static void step_job(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
         job_failed(J, err);
         return;
     }
-    for (Py_ssize_t i = lo; i < hi; i++)
-        if (J->done[i]) memcpy(J->final_obs + i * 4 * S, J->obs + i * 4 * S, sizeof(float) * 4 * S);
-}
-
-/* tables rows[lo..hi-1]: their records and observations */
-static void observe_job(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
-    StepJob *J = ctx;
-    Batch *B = J->B;
-    const Py_ssize_t L = B->ly[LY_LEN], S = kernel_api->size(B->plan);
-    char err[KERNEL_ERR_LEN];
-    for (Py_ssize_t k = lo; k < hi; k++) {
-        Py_ssize_t i = J->rows[k];
-        batch_record(B, i);
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        if (!J->done[i]) continue;
+        memcpy(J->final_obs + i * 4 * S, J->obs + i * 4 * S, sizeof(float) * 4 * S);
+        if (!B->gens) continue;
+        batch_deal(B, i);
         if (kernel_api->observe(B->plan, (const int16_t *)B->b[11].buf + i * L, B->memos + i, 1, J->obs + i * 4 * S,
                                 J->defs + i * 4, err) < 0) {
             job_failed(J, err);
@@ -1448,42 +1470,12 @@ out:
     return ended;
 }
 
-/* thread_stats(batch) -> (work, critical): CPU seconds of the batch's threaded runs so far (step_batch's and
- * observe_batch's), of all threads together and of the slowest thread of each run summed (the runs' critical
+/* thread_stats(batch) -> (work, critical): CPU seconds of the batch's threaded runs so far (step_batch's), of all
+ * threads together and of the slowest thread of each run summed (the runs' critical
  * path: their wall time on cores of their own). */
 static PyObject *py_thread_stats(PyObject *self, PyObject *cap) {
     Batch *B = batch_of(cap);
     return B ? Py_BuildValue("(dd)", B->pool.work, B->pool.critical) : NULL;
-}
-
-static PyObject *py_observe_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 4) return PyErr_Format(PyExc_TypeError, "observe_batch() takes 4 arguments (%zd given)", nargs);
-    Batch *B = batch_of(args[0]);
-    if (!B) return NULL;
-    const Py_ssize_t n = B->n, S = kernel_api->size(B->plan);
-    Py_buffer rb, b[2];
-    if (PyObject_GetBuffer(args[1], &rb, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    const Py_ssize_t len[2] = {16 * S * n, 16 * n};
-    const int writable[2] = {1, 1};
-    if (exact_buffers(args + 2, b, len, writable, 2, "observe_batch") < 0) { PyBuffer_Release(&rb); return NULL; }
-    const int64_t *rows = rb.buf;
-    const Py_ssize_t R = rb.len / 8;
-    int good = rb.len % 8 == 0;
-    for (Py_ssize_t k = 0; good && k < R; k++) good = rows[k] >= 0 && rows[k] < n;
-    StepJob J = {B, NULL, rows, NULL, NULL, NULL, NULL, NULL, NULL, b[0].buf, b[1].buf, 0, {0}};
-    if (good && R < 2 * B->pool.k) /* a few new hands (the usual case): waking the threads costs more than they save */
-        observe_job(&J, 0, R);
-    else if (good) {
-        Py_BEGIN_ALLOW_THREADS
-        pool_run(&B->pool, observe_job, &J, R);
-        Py_END_ALLOW_THREADS
-    }
-    PyBuffer_Release(&rb);
-    PyBuffer_Release(&b[0]);
-    PyBuffer_Release(&b[1]);
-    if (!good) return PyErr_Format(PyExc_ValueError, "observe_batch(): rows must be int64[R] in 0..%zd", n - 1);
-    if (J.failed) return PyErr_Format(PyExc_ValueError, "%s", J.err);
-    Py_RETURN_NONE;
 }
 
 /* Game(rules, seed)'s first state from its shuffled wall w (seat 0 dealing; BatchGames.deal): the hands (tiles of
@@ -1573,6 +1565,111 @@ done:
     return result;
 }
 
+/* the NpyBitGen of a numpy Generator (its bit_generator's capsule); *owner: a new reference to the BitGenerator that
+ * holds it; NULL with an exception set */
+static NpyBitGen *bitgen_of(PyObject *generator, PyObject **owner) {
+    PyObject *bg = PyObject_GetAttrString(generator, "bit_generator");
+    if (!bg) return NULL;
+    PyObject *cap = PyObject_GetAttrString(bg, "capsule");
+    NpyBitGen *g = cap ? PyCapsule_GetPointer(cap, NPY_BITGEN_CAPSULE) : NULL;
+    Py_XDECREF(cap);
+    if (!g) {
+        Py_DECREF(bg);
+        return NULL;
+    }
+    *owner = bg;
+    return g;
+}
+
+/* bind_deals(batch, tiles, generators) -> None: tiles int8[W] the rule set's tile set (mjenv.game.engine.tile_set),
+ * generators a list of the N tables' numpy Generators (kept alive; call again when a table gets another one). From
+ * then on step_batch deals the hands that end at once, each from its table's generator, and observes them. */
+static PyObject *py_bind_deals(PyObject *self, PyObject *args) {
+    PyObject *cap, *tiles, *gens;
+    if (!PyArg_ParseTuple(args, "OOO!", &cap, &tiles, &PyList_Type, &gens)) return NULL;
+    Batch *B = batch_of(cap);
+    if (!B) return NULL;
+    const Params *P = &B->P;
+    if (PyList_GET_SIZE(gens) != B->n)
+        return PyErr_Format(PyExc_ValueError, "bind_deals(): %zd generators for %zd tables", PyList_GET_SIZE(gens), B->n);
+    Py_buffer tb;
+    if (PyObject_GetBuffer(tiles, &tb, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (tb.len != P->W || P->W > MAX_WALL) {
+        PyBuffer_Release(&tb);
+        return PyErr_Format(PyExc_ValueError, "bind_deals(): tiles must be int8[%d] (at most %d), got %zd bytes", P->W,
+                            MAX_WALL, tb.len);
+    }
+    NpyBitGen **g = PyMem_Calloc((size_t)B->n, sizeof(NpyBitGen *));
+    PyObject *owners = PyTuple_New(B->n);
+    if (!g || !owners) {
+        PyBuffer_Release(&tb);
+        PyMem_Free(g);
+        Py_XDECREF(owners);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < B->n; i++) {
+        PyObject *owner;
+        if (!(g[i] = bitgen_of(PyList_GET_ITEM(gens, i), &owner))) {
+            PyBuffer_Release(&tb);
+            PyMem_Free(g);
+            Py_DECREF(owners);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(owners, i, owner);
+    }
+    memcpy(B->tile_set, tb.buf, P->W);
+    PyBuffer_Release(&tb);
+    PyMem_Free(B->gens);
+    Py_XDECREF(B->gen_owners);
+    B->gens = g, B->gen_owners = owners;
+    Py_RETURN_NONE;
+}
+
+/* shuffled_walls(tiles, seeds, out) -> None: tiles int8[W], seeds uint64[K], out int8[K, W]: out[k] =
+ * numpy.random.default_rng(seeds[k]).permutation(tiles) (mjenv.game.engine.seeded_wall) */
+static PyObject *py_shuffled_walls(PyObject *self, PyObject *args) {
+    PyObject *objs[3];
+    if (!PyArg_ParseTuple(args, "OOO", &objs[0], &objs[1], &objs[2])) return NULL;
+    Py_buffer b[3];
+    for (int i = 0; i < 3; i++)
+        if (PyObject_GetBuffer(objs[i], &b[i], PyBUF_C_CONTIGUOUS | (i == 2 ? PyBUF_WRITABLE : 0)) < 0) {
+            for (int j = 0; j < i; j++) PyBuffer_Release(&b[j]);
+            return NULL;
+        }
+    const Py_ssize_t W = b[0].len, K = b[1].len / 8;
+    PyObject *result = Py_None;
+    if (b[1].len % 8 || b[2].len != K * W) {
+        PyErr_Format(PyExc_ValueError, "shuffled_walls(): seeds must be uint64[K] and out int8[K, %zd]", W);
+        result = NULL;
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t k = 0; k < K; k++)
+            seeded_permutation(((const uint64_t *)b[1].buf)[k], b[0].buf, (int8_t *)b[2].buf + k * W, W);
+        Py_END_ALLOW_THREADS
+        Py_INCREF(result);
+    }
+    for (int i = 0; i < 3; i++) PyBuffer_Release(&b[i]);
+    return result;
+}
+
+/* game_seeds(generator, out) -> None: out uint64[K] the next K draws of generator.integers(0, 2**63 - 1) (the
+ * generator moves as those K calls move it; the deals' draw, for the tests) */
+static PyObject *py_game_seeds(PyObject *self, PyObject *args) {
+    PyObject *gen, *out, *owner;
+    if (!PyArg_ParseTuple(args, "OO", &gen, &out)) return NULL;
+    NpyBitGen *g = bitgen_of(gen, &owner);
+    if (!g) return NULL;
+    Py_buffer ob;
+    if (PyObject_GetBuffer(out, &ob, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        Py_DECREF(owner);
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < ob.len / 8; k++) ((uint64_t *)ob.buf)[k] = next_game_seed(g);
+    PyBuffer_Release(&ob);
+    Py_DECREF(owner);
+    Py_RETURN_NONE;
+}
+
 /* room_index(capsule) -> int: the index (>= 1) of a room's compiled hooks (a STEP_ROOM_CAPSULE capsule holding a
  * RoomHooks, which gets the step's functions in its core), for the params' room entry; the same capsule's hooks
  * get the same index, kept while the module lives. */
@@ -1606,7 +1703,9 @@ static PyMethodDef methods[] = {
     {"clear_taken", py_clear_taken, METH_O, "Empties a bound table's log of moves."},
     {"bind_batch", py_bind_batch, METH_VARARGS, "The vector env's N tables bound once (see the comment above it)."},
     {"step_batch", (PyCFunction)(void (*)(void))py_step_batch, METH_FASTCALL, "The vector env's step of N tables."},
-    {"observe_batch", (PyCFunction)(void (*)(void))py_observe_batch, METH_FASTCALL, "Some bound tables' observations."},
+    {"bind_deals", py_bind_deals, METH_VARARGS, "The tile set and generators of a batch's deals (see above)."},
+    {"shuffled_walls", py_shuffled_walls, METH_VARARGS, "numpy's default_rng(seed).permutation(tiles) (see above)."},
+    {"game_seeds", py_game_seeds, METH_VARARGS, "A generator's integers(0, 2**63 - 1) draws (see above)."},
     {"thread_stats", py_thread_stats, METH_O, "CPU seconds of a batch's threaded runs (see above)."},
     {"deal", py_deal, METH_VARARGS, "New hands at some tables from their shuffled walls (see above)."},
     {"room_index", py_room_index, METH_O, "The params' index of a room's compiled hooks (see above)."},

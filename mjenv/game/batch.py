@@ -167,7 +167,7 @@ class BatchGames:
         self.scalars[:, 0] = 3  # Phase.END until a deal is loaded
         self.dealer = np.zeros(n, dtype=np.int8)
         self.steps: list[list[list[list[int]]]] | None = [[] for _ in range(n)] if log else None
-        self._full: np.ndarray | None = None  # tile_set(rules), made on first use (walls())
+        self._full: np.ndarray | None = None  # tile_set(rules), made on first use (full_tiles())
         self._params = np.array(
             [t, a, r.num_tiles, r.max_discards, r.melds, r.allow_chow, r.seven_pairs, r.claim_window == "always",
              r.multiple_winners, r.discard_win_points, r.self_draw_points, r.draw_at, r.hand_size,
@@ -219,12 +219,20 @@ class BatchGames:
         Returns:
             int8[K, W], W = ``rules.num_tiles``.
         """
+        full = self.full_tiles()
+        walls = np.empty((len(game_seeds), self.rules.num_tiles), dtype=np.int8)
+        if all(0 <= s < 2**64 for s in game_seeds):  # numpy's shuffle in C, bit for bit (_step.shuffled_walls)
+            _step.shuffled_walls(full, np.array(game_seeds, dtype=np.uint64), walls)
+            return walls
+        for j, seed in enumerate(game_seeds):
+            walls[j] = seeded_wall(full, seed)
+        return walls
+
+    def full_tiles(self) -> np.ndarray:
+        """int8[W] the tiles a wall shuffles (:func:`mjenv.game.engine.tile_set` of the rules)."""
         if self._full is None:
             self._full = tile_set(self.rules)
-        walls = np.empty((len(game_seeds), self.rules.num_tiles), dtype=np.int8)
-        for j, seed in enumerate(game_seeds):
-            walls[j] = seeded_wall(self._full, seed)
-        return walls
+        return self._full
 
     def step(self, actions: np.ndarray) -> None:
         """Advances every table that is not over by one step.
