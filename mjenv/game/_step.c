@@ -1114,7 +1114,8 @@ static PyObject *py_clear_taken(PyObject *self, PyObject *cap) {
  *   bind_deals(batch, tiles, generators) -> None (below). */
 #define BATCH_CAPSULE "mjenv.game._step.batch"
 /* POOL_CHUNKS: chunks a thread of a run (the fewer, the less claiming; the more, the evener the split) */
-enum { NBATCH_ARGS = 12, MAX_THREADS = 256, POOL_CHUNKS = 4, MAX_WALL = 256 };
+enum { NBATCH_ARGS = 12, MAX_THREADS = 256, POOL_CHUNKS = 8, MAX_WALL = 256 };
+#define POOL_SPIN_S 200e-6
 
 /* k - 1 kept threads and the caller run a job over [0, n) in chunks of contiguous tables, each claiming the next
  * chunk when it is done with one (hands end at different times, and a thread wakes a little after the caller) */
@@ -1125,8 +1126,8 @@ typedef struct {
     int index; /* 1..k-1 (the caller is 0) */
 } Worker;
 typedef struct Pool {
-    int k, started, quit, busy;
-    unsigned long gen;
+    int k, started, quit;
+    unsigned long gen, busy; /* gen: the runs so far; busy: the threads still working on this one */
     pthread_t th[MAX_THREADS];
     Worker who[MAX_THREADS];
     pthread_mutex_t mu;
@@ -1154,12 +1155,32 @@ static void pool_work(Pool *p) {
     }
 }
 
+static double wall_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* waits up to POOL_SPIN_S seconds, awake, while *x is v (equal) or while it is not v (!equal): a thread put to sleep
+ * and woken again costs tens of microseconds, on a virtual machine's idle core more, and the vector env's steps come
+ * a few dozen microseconds apart; then the caller sleeps on its condition */
+static void spin_while(const unsigned long *x, unsigned long v, int equal) {
+    const double until = wall_now() + POOL_SPIN_S;
+    for (int i = 1; (__atomic_load_n(x, __ATOMIC_ACQUIRE) == v) == equal; i++) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        if (i % 64 == 0 && wall_now() > until) return;
+    }
+}
+
 static void *pool_thread(void *arg) {
     Pool *p = ((Worker *)arg)->pool;
     const int index = ((Worker *)arg)->index;
     unsigned long seen = 0;
-    pthread_mutex_lock(&p->mu);
     for (;;) {
+        spin_while(&p->gen, seen, 1);
+        pthread_mutex_lock(&p->mu);
         while (p->gen == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
         if (p->quit) break;
         seen = p->gen;
@@ -1168,7 +1189,8 @@ static void *pool_thread(void *arg) {
         pool_work(p);
         p->cpu[index] = thread_cpu() - t0;
         pthread_mutex_lock(&p->mu);
-        if (--p->busy == 0) pthread_cond_signal(&p->done);
+        if (__atomic_sub_fetch(&p->busy, 1, __ATOMIC_RELEASE) == 0) pthread_cond_signal(&p->done);
+        pthread_mutex_unlock(&p->mu);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -1220,12 +1242,13 @@ static void pool_run(Pool *p, Job job, void *ctx, Py_ssize_t n) {
     p->job = job, p->ctx = ctx, p->n = n, p->next = 0;
     p->chunk = (n + POOL_CHUNKS * p->k - 1) / (POOL_CHUNKS * p->k);
     pthread_mutex_lock(&p->mu);
-    p->busy = p->k - 1;
-    p->gen++;
+    p->busy = (unsigned long)p->k - 1;
+    __atomic_add_fetch(&p->gen, 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
     pool_work(p);
     p->cpu[0] = thread_cpu() - t0;
+    spin_while(&p->busy, 0, 0);
     pthread_mutex_lock(&p->mu);
     while (p->busy) pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
