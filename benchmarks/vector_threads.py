@@ -6,7 +6,8 @@ steps with random legal actions (argmax of the masks times a pre-drawn bank of r
 microseconds a step, so the rate is the env's). Printed per k: table-steps per wall-second, per CPU-second of
 the process, and per second of the **critical path**: the process's CPU time outside the threaded C runs
 plus, for each run, the CPU time of its slowest thread (what the wall time would be with a core per thread
-and nothing else running). On a machine shared with other jobs the wall-second ratio says how much of the
+and nothing else running); the threads' spinning while they wait (for the next run, or the caller for the
+threads' end) is off that path. On a machine shared with other jobs the wall-second ratio says how much of the
 shared cores each process got; the critical-path ratio says what the threads give on cores of their own.
 
 Run: ``python -m benchmarks.vector_threads --num-envs 64 --steps 3000 --repeats 3``
@@ -33,15 +34,15 @@ def run(num_envs: int, threads: int, steps: int, seed: int) -> dict[str, float]:
     obs, _ = venv.reset(seed=seed)
     for k in range(20):  # warm-up: lookup tables, memos, the threads' first runs
         obs = venv.step(np.argmax(obs["action_mask"] * bank[k % 16], axis=-1))[0]
-    work0, crit0 = venv._batch.thread_stats()
+    stats0 = venv._batch.thread_stats()
     w0, c0 = time.perf_counter(), time.process_time()
     for k in range(steps):
         obs = venv.step(np.argmax(obs["action_mask"] * bank[k % 16], axis=-1))[0]
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-    work, crit = (x - y for x, y in zip(venv._batch.thread_stats(), (work0, crit0)))
+    work, crit, spun = (x - y for x, y in zip(venv._batch.thread_stats(), stats0))
     venv.close()
     table_steps = steps * num_envs
-    critical = cpu - work + crit  # the serial part, plus each threaded run's slowest thread
+    critical = cpu - work - spun + crit  # the serial part, plus each threaded run's slowest thread
     return {"wall": table_steps / wall, "cpu": table_steps / cpu, "critical": table_steps / critical,
             "threaded share": work / cpu}
 

@@ -200,9 +200,10 @@ class BatchTables:
                                     self.gamma)  # fmt: skip
         return rewards, done, final_obs, final_masks, scores, winners, illegal, self.infos()
 
-    def thread_stats(self) -> tuple[float, float]:
-        """(work, critical): CPU seconds of the threaded C runs so far, all threads together and the slowest
-        thread of each run summed (their critical path; ``benchmarks/vector_threads.py``)."""
+    def thread_stats(self) -> tuple[float, float, float]:
+        """(work, critical, spun): CPU seconds of the threaded C runs so far, all threads together and the slowest
+        thread of each run summed (their critical path), and of the threads' waiting awake for a run or for each
+        other (``benchmarks/vector_threads.py``)."""
         return _step.thread_stats(self._bound or self._bind())
 
     def infos(self) -> dict[str, np.ndarray]:

@@ -1137,6 +1137,7 @@ typedef struct Pool {
     Py_ssize_t n, chunk, next; /* next: the first table of the next chunk to claim */
     double cpu[MAX_THREADS]; /* each thread's CPU seconds in the last run */
     double work, critical;   /* over all runs: the CPU seconds of every thread, and of the slowest per run */
+    int64_t spun;            /* over all runs: the CPU nanoseconds the threads spent spinning (spin_while) */
 } Pool;
 
 static double thread_cpu(void) {
@@ -1164,14 +1165,16 @@ static double wall_now(void) {
 /* waits up to POOL_SPIN_S seconds, awake, while *x is v (equal) or while it is not v (!equal): a thread put to sleep
  * and woken again costs tens of microseconds, on a virtual machine's idle core more, and the vector env's steps come
  * a few dozen microseconds apart; then the caller sleeps on its condition */
-static void spin_while(const unsigned long *x, unsigned long v, int equal) {
-    const double until = wall_now() + POOL_SPIN_S;
+static void spin_while(Pool *p, const unsigned long *x, unsigned long v, int equal) {
+    if ((__atomic_load_n(x, __ATOMIC_ACQUIRE) == v) != equal) return;
+    const double t0 = thread_cpu(), until = wall_now() + POOL_SPIN_S;
     for (int i = 1; (__atomic_load_n(x, __ATOMIC_ACQUIRE) == v) == equal; i++) {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
-        if (i % 64 == 0 && wall_now() > until) return;
+        if (i % 64 == 0 && wall_now() > until) break;
     }
+    __atomic_add_fetch(&p->spun, (int64_t)(1e9 * (thread_cpu() - t0)), __ATOMIC_RELAXED);
 }
 
 static void *pool_thread(void *arg) {
@@ -1179,7 +1182,7 @@ static void *pool_thread(void *arg) {
     const int index = ((Worker *)arg)->index;
     unsigned long seen = 0;
     for (;;) {
-        spin_while(&p->gen, seen, 1);
+        spin_while(p, &p->gen, seen, 1);
         pthread_mutex_lock(&p->mu);
         while (p->gen == seen && !p->quit) pthread_cond_wait(&p->go, &p->mu);
         if (p->quit) break;
@@ -1248,7 +1251,7 @@ static void pool_run(Pool *p, Job job, void *ctx, Py_ssize_t n) {
     pthread_mutex_unlock(&p->mu);
     pool_work(p);
     p->cpu[0] = thread_cpu() - t0;
-    spin_while(&p->busy, 0, 0);
+    spin_while(p, &p->busy, 0, 0);
     pthread_mutex_lock(&p->mu);
     while (p->busy) pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
@@ -1493,12 +1496,14 @@ out:
     return ended;
 }
 
-/* thread_stats(batch) -> (work, critical): CPU seconds of the batch's threaded runs so far (step_batch's), of all
- * threads together and of the slowest thread of each run summed (the runs' critical
- * path: their wall time on cores of their own). */
+/* thread_stats(batch) -> (work, critical, spun): CPU seconds of the batch's threaded runs so far (step_batch's), of
+ * all threads together and of the slowest thread of each run summed (the runs' critical path: their wall time on
+ * cores of their own), and of the threads' spinning between and at the end of runs (waiting, awake). */
 static PyObject *py_thread_stats(PyObject *self, PyObject *cap) {
     Batch *B = batch_of(cap);
-    return B ? Py_BuildValue("(dd)", B->pool.work, B->pool.critical) : NULL;
+    return B ? Py_BuildValue("(ddd)", B->pool.work, B->pool.critical,
+                             1e-9 * (double)__atomic_load_n(&B->pool.spun, __ATOMIC_RELAXED))
+             : NULL;
 }
 
 /* Game(rules, seed)'s first state from its shuffled wall w (seat 0 dealing; BatchGames.deal): the hands (tiles of
