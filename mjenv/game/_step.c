@@ -32,6 +32,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -1172,7 +1173,10 @@ static void spin_while(Pool *p, const unsigned long *x, unsigned long v, int equ
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
-        if (i % 64 == 0 && wall_now() > until) break;
+        if (i % 64 == 0) { /* now and then: the time, and the core to any other thread that wants it */
+            if (wall_now() > until) break;
+            sched_yield();
+        }
     }
     __atomic_add_fetch(&p->spun, (int64_t)(1e9 * (thread_cpu() - t0)), __ATOMIC_RELAXED);
 }
