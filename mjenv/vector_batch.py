@@ -34,7 +34,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from mjenv import AGENTS, rulesets
-from mjenv.contract import table_rewards, vector_infos
+from mjenv.contract import table_rewards, vector_infos, vector_infos_tables
 from mjenv.game.actions import ActionLayout, Phase
 from mjenv.game.batch import SCALARS, BatchGames, _step, record_layout
 from mjenv.observation import ObservationSpec
@@ -117,6 +117,7 @@ class BatchTables:
         #: where each (table, seat)'s mask row starts in the flat masks (check's one take)
         self._mask_offsets = np.arange(4 * n, dtype=np.int64) * self.games.masks.shape[2]
         self._bound = None  # the arrays bound in C for step() (_bind; a C handle, so copies bind their own)
+        self._masks = None  # step()'s copy of the masks, for the observations that follow it
         #: step()'s state records, one row a table
         self._step_records = np.empty((n, spec.state_size), dtype=np.int16)
         size = (n, 4, spec.size)
@@ -137,6 +138,7 @@ class BatchTables:
                                        self._step_records, self.spec._records_plan, self.memos,
                                        self.num_threads)  # fmt: skip
         self._bind_generators()
+        _step.bind_infos(self._bound, *vector_infos_tables())
         return self._bound
 
     def _bind_generators(self) -> None:
@@ -179,8 +181,14 @@ class BatchTables:
         (final_masks, km), (final_obs, kf) = self._spare_final_masks.take(), self._spare_final.take()
         obs, _ = self._spare_obs.take()
         deficiency = np.empty((n, 4), dtype=np.int32)
+        outs = [done, illegal, scores, winners, final_masks, final_obs, obs, deficiency]
+        if not self.plays_on:  # the returned masks and the infos' arrays written in the C call too
+            infos = {"needs_action": np.empty((n, 4), dtype=bool), "deficiency": np.empty((n, 4), dtype=np.int64),
+                     "potential": np.empty((n, 4), dtype=np.float32)}
+            masks = np.empty(g.masks.shape, dtype=np.int8)
+            outs += [masks, infos["needs_action"], infos["deficiency"], infos["potential"]]
         ended = _step.step_batch(bound, np.ascontiguousarray(acts, dtype=np.int64), self.illegal_action == "raise",
-                                 done, illegal, scores, winners, final_masks, final_obs, obs, deficiency)  # fmt: skip
+                                 *outs)
         if ended is None:
             return None
         if self.plays_on and ended:  # a hand an illegal action ended (it did not move) reports what it had paid
@@ -198,7 +206,10 @@ class BatchTables:
         else:
             rewards = table_rewards(scores, illegal if ended and illegal.any() else None, before, deficiency, done,
                                     self.gamma)  # fmt: skip
-        return rewards, done, final_obs, final_masks, scores, winners, illegal, self.infos()
+        if self.plays_on:
+            return rewards, done, final_obs, final_masks, scores, winners, illegal, self.infos()
+        self._masks = masks  # observations()'s (once)
+        return rewards, done, final_obs, final_masks, scores, winners, illegal, infos
 
     def thread_stats(self) -> tuple[float, float, float]:
         """(work, critical, spun): CPU seconds of the threaded C runs so far, all threads together and the slowest
@@ -303,6 +314,7 @@ class BatchTables:
     def observe(self, final: tuple | None) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Observes every table's current state and the ``final`` records after them, in one writer call."""
         n = self.num_envs
+        self._masks = None
         rows, final_records, masks = final if final is not None else ([], None, None)
         records = np.empty((n + len(rows), self.spec.state_size), dtype=np.int16)
         self._records(slice(None), records[:n])
@@ -321,7 +333,8 @@ class BatchTables:
     # -- the vector env's batch (mjenv.vector) -------------------------------------------------------
 
     def observations(self) -> dict[str, np.ndarray]:
-        return {"observation": self.obs, "action_mask": self.games.masks.copy()}
+        masks, self._masks = self._masks, None  # the last step's copy of the masks, or a fresh one
+        return {"observation": self.obs, "action_mask": self.games.masks.copy() if masks is None else masks}
 
     def acting_bits(self) -> np.ndarray:
         """int32[N] each table's acting-seat bit set."""
