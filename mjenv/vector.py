@@ -73,7 +73,9 @@ class MahjongVectorEnv(VectorEnv):
             ``"compiled"`` (the batch step or a ``ValueError`` saying why not) or ``"python"``; see
             :data:`ENGINES`. Both give the same results byte for byte.
         num_threads: threads that step and observe the tables on the compiled engine, with the GIL released
-            (default 1; the results are the same for every number). The Python engine runs on one.
+            (default 1; the results are the same for every number). The Python engine runs on one. With more
+            than one, the helper threads wait awake for up to 200 us after each step (yielding their core now
+            and then) before they sleep: use at most as many threads as free cores.
 
     Attributes:
         engine: the engine the tables run on, ``"compiled"`` or ``"python"``.
