@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mjenv.contract import NEEDS_OF_BITS, shape_seats
+from mjenv.contract import NEEDS_OF_BITS, SEATS_OF_BITS, shape_seats
 from mjenv.contract import infos as _infos
 from mjenv.game import batch as _batch
 from mjenv.game.actions import Phase
@@ -42,8 +42,6 @@ OMITTED = object()
 # BatchGames.scalars columns and the phases, named where they are defined
 _LAST_DISCARDER = SCALARS.index("last_discarder")
 _CLAIM, _ROB_KONG, _END = int(Phase.CLAIM), int(Phase.ROB_KONG), int(Phase.END)
-#: the seats of each acting-seat bit set, ascending (``Game.acting_seats``)
-_SEATS_OF_BITS = tuple(tuple(s for s in range(4) if b >> s & 1) for b in range(16))
 _step = _batch._step
 
 
@@ -164,7 +162,7 @@ class CompiledTable(_Table):
     @property
     def acting(self) -> list[int]:
         """The acting seats (a fresh list; empty once the hand is over)."""
-        return [] if self.ended_by_illegal else list(_SEATS_OF_BITS[self._bits])
+        return [] if self.ended_by_illegal else list(SEATS_OF_BITS[self._bits])
 
     def finish(self) -> None:
         pass  # acting follows the arrays: empty at the end of a hand

@@ -60,6 +60,8 @@ _POTENTIAL32 = potential(np.arange(INCOMPLETABLE + 1)).astype(np.float32)
 NEEDS_OF_BITS: tuple[tuple[bool, bool, bool, bool], ...] = tuple(
     tuple(bool(b >> s & 1) for s in range(4)) for b in range(16))  # fmt: skip
 _NEEDS_ROWS = np.array(NEEDS_OF_BITS, dtype=bool)
+#: the seats of each acting-seat bit set 0..15, ascending
+SEATS_OF_BITS: tuple[tuple[int, ...], ...] = tuple(tuple(s for s in range(4) if b >> s & 1) for b in range(16))
 
 
 def shaping_term(gamma, after, before):

@@ -13,10 +13,11 @@
  *   configure(plan, offsets, size): the kernel's bound plan (a _kernel.bind capsule whose feature outputs sit at
  *     the spec's offsets), the spec's view offsets (int32[NV], VIEW order of compiled.py) and the size.
  *   run(states uint8[N, B], ops uint8[N], actions int32[N, 4], params int32[N, 8], obs float32[N, 4, S],
- *       masks int8[N, 4, 85], defs int32[N, 4], info int32[N, 32], memos uint8[N, M], threads) -> None
+ *       masks int8[N, 4, 85], defs int32[N, 4], info int32[N, 32], memos uint8[N, M], threads) -> int
  *     ops[i]: 0 leave table i (its outputs untouched), 1 step it with actions[i] (the acting seats' entries read),
  *     2 start a game on it: params[i] = (scores 4, round, honba, sticks, flags: length | kokushi << 2 | wins off
- *     << 3), dealing next_wall. Tables run on `threads` threads, the GIL released.
+ *     << 3), dealing next_wall. Tables run on `threads` threads, the GIL released. Returns flags: 1 when a table
+ *     it ran reports an error (info's error entry), 2 when a table has taken its next wall (need_wall).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1093,8 +1094,13 @@ static PyObject *py_run(PyObject *self, PyObject *args) {
         }
     }
     Py_END_ALLOW_THREADS
-    ret = Py_None;
-    Py_INCREF(ret);
+    long flags = 0; /* what the caller must look at: 1 a table it ran failed, 2 a table wants its next wall */
+    for (Py_ssize_t i = 0; i < N; i++) {
+        const ReTable *g = (const ReTable *)((const uint8_t *)st.buf + i * B);
+        if (((const uint8_t *)ops.buf)[i] && ((const int32_t *)inf.buf)[i * RE_INFO + RE_I_ERROR]) flags |= 1;
+        if (g->need_wall) flags |= 2;
+    }
+    ret = PyLong_FromLong(flags);
 done:
     PyBuffer_Release(&st), PyBuffer_Release(&ops), PyBuffer_Release(&act), PyBuffer_Release(&par);
     PyBuffer_Release(&obs), PyBuffer_Release(&msk), PyBuffer_Release(&dfs), PyBuffer_Release(&inf);

@@ -113,6 +113,8 @@ class Tables:
         self.info = np.zeros((n, lay["info"]), dtype=np.int32)
         self._params = np.zeros((n, 8), dtype=np.int32)
         self._ops = np.zeros(n, dtype=np.uint8)
+        self._no_actions = np.zeros((n, 4), dtype=np.int32)  # a start's (the engine reads no action)
+        self._ops_all = False  # whether every entry of _ops is 1 (a step of all tables)
         self._wall_at = lay["next_wall"]
         self._need_at = lay["need_wall"]
         self.rngs = [np.random.default_rng() for _ in range(n)]  # each table's env generator
@@ -137,6 +139,7 @@ class Tables:
         """
         ops = self._ops
         ops[:] = 0
+        self._ops_all = False
         for k, i in enumerate(rows):
             seed = None if seeds is None else seeds[k]
             if seed is not None:
@@ -157,19 +160,29 @@ class Tables:
     def step(self, actions: np.ndarray, rows=None) -> None:
         """Apply ``actions`` (int32[N, 4]; the acting seats' entries are read) on ``rows`` (all when None)."""
         if rows is None:
-            self._ops[:] = 1
+            if not self._ops_all:
+                self._ops[:] = 1
+                self._ops_all = True
         else:
+            self._ops_all = False
             self._ops[:] = 0
             self._ops[rows] = 1
         self._run(actions)
 
     def _run(self, actions=None) -> None:
-        acts = np.zeros((self.n, 4), dtype=np.int32) if actions is None else np.ascontiguousarray(actions, np.int32)
-        _ext.run(self.states, self._ops, acts, self._params, self.obs, self.masks, self.defs, self.info, self.memos,
-                 self.num_threads)
-        if self.info[:, I_ERROR].any() and self.info[self._ops != 0, I_ERROR].any():
+        if actions is None:
+            acts = self._no_actions
+        elif actions.dtype == np.int32 and actions.flags.c_contiguous:
+            acts = actions
+        else:
+            acts = np.ascontiguousarray(actions, np.int32)
+        flags = _ext.run(self.states, self._ops, acts, self._params, self.obs, self.masks, self.defs, self.info,
+                         self.memos, self.num_threads)  # fmt: skip
+        if flags & 1:
             bad = int(np.flatnonzero((self.info[:, I_ERROR] != 0) & (self._ops != 0))[0])
             raise ValueError(f"table {bad}: an action outside its mask reached the compiled engine")
+        if not flags & 2:
+            return
         need = self.states[:, self._need_at]
         dealt = ((0,) if need[0] else ()) if self.n == 1 else np.flatnonzero(need).tolist()
         for i in dealt:  # the hand just dealt took the next wall: draw the one after it

@@ -129,7 +129,15 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from pettingzoo import AECEnv, ParallelEnv
 
 from mjenv import AGENTS
-from mjenv.contract import NEEDS_OF_BITS, infos, parallel_dicts, seat_rewards, vector_final_infos, vector_infos
+from mjenv.contract import (
+    NEEDS_OF_BITS,
+    SEATS_OF_BITS,
+    infos,
+    parallel_dicts,
+    seat_rewards,
+    vector_final_infos,
+    vector_infos,
+)
 from mjenv.env import AECTurns
 from mjenv.rulesets.riichi import actions as A
 from mjenv.rulesets.riichi import compiled as _compiled
@@ -295,7 +303,7 @@ class RiichiTable:
     # ------------------------------------------------------------------ observing
     def _observe(self) -> None:
         self.obs, self.masks, self.deficiency = self.spec.observe(self.game)
-        self.acting = set(self.game.to_act())
+        self.acting = tuple(self.game.to_act())  # ascending
 
     @property
     def phase(self) -> str:
@@ -345,6 +353,8 @@ class RiichiTable:
     # ------------------------------------------------------------------ stepping
     def check_action(self, seat: int, action) -> int:
         """``action`` as an int in the action space; ValueError otherwise (nothing changes)."""
+        if type(action) is int and 0 <= action < A.N_ACTIONS:  # the common case, first
+            return action
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise ValueError(f"{AGENTS[seat]}: action must be an int in 0..{A.N_ACTIONS - 1}, got {action!r}; "
                              f"legal: {self.legal(seat)}")
@@ -377,7 +387,9 @@ class RiichiTable:
 
     def illegal(self, actions: Mapping[int, int]) -> list[int]:
         """Seats whose action is not in their mask (raises in ``illegal_action="raise"`` mode)."""
-        bad = [s for s, a in actions.items() if not self.masks[s, a]]
+        masks, acting = self.masks, self.acting
+        # a seat that does not act has only PASS in its mask
+        bad = [s for s, a in actions.items() if (not masks[s, a] if s in acting else a != A.PASS)]
         if bad and self.illegal_action == "raise":
             s = bad[0]
             raise ValueError(f"{AGENTS[s]}: action {actions[s]} ({A.describe(actions[s])}) is illegal in phase "
@@ -397,13 +409,13 @@ class RiichiTable:
             self.over = True
             self._finish()
             return seat_rewards((), bad, before, self.deficiency, True, self.gamma)
-        paid = self.advance({s: acts[s] for s in sorted(self.acting)})
+        paid = self.advance({s: acts[s] for s in self.acting})
         return seat_rewards(paid, (), before, self.deficiency, self.over, self.gamma)
 
     def advance(self, chosen: dict[int, int]) -> list[float]:
-        """Step the game with the acting seats' actions and observe; the rewards before shaping."""
+        """Step the game with the acting seats' actions (seats ascending) and observe; the rewards before shaping."""
         g = self.game
-        self.record["hands"][-1]["actions"].append([[s, a] for s, a in sorted(chosen.items())])
+        self.record["hands"][-1]["actions"].append([[s, a] for s, a in chosen.items()])  # seats ascending
         g.step(chosen)
         rewards = [0.0] * 4
         if g.phase in ("hand_over", "game_over"):
@@ -440,11 +452,8 @@ class RiichiTable:
         t.rng = _copy.deepcopy(self.rng)
         t.record = _copy.deepcopy(self.record) if self.game is not None else None
         t.obs, t.masks = self.obs.copy(), self.masks.copy()
-        t.deficiency, t.acting, t.illegal_seats = list(self.deficiency), set(self.acting), list(self.illegal_seats)
+        t.deficiency, t.acting, t.illegal_seats = list(self.deficiency), self.acting, list(self.illegal_seats)
         return t
-
-
-_PASS_ROW = np.full(4, A.PASS, dtype=np.int32)
 
 
 def _record_game(wall) -> types.SimpleNamespace:
@@ -497,12 +506,18 @@ class CompiledRiichiTable(RiichiTable):
 
     def _read(self) -> None:
         c = self.core
-        self.obs, self.masks = c.obs[0].copy(), c.masks[0].copy()  # the engine writes its arrays again
+        # the step handed out views of these arrays: the engine writes the next step into fresh ones (it writes
+        # every entry)
+        self.obs, self.masks = c.obs[0], c.masks[0]
+        c.obs, c.masks = np.empty(c.obs.shape, np.float32), np.empty(c.masks.shape, np.int8)
         self.deficiency = c.defs[0].tolist()
         info = c.info[0]
-        self.acting = _compiled.acting_seats(info)
-        self._phase = PHASES[int(info[_compiled.I_PHASE])]
-        self._turn, self._claim_from = int(info[_compiled.I_TURN]), int(info[_compiled.I_CLAIM_FROM])
+        row = info.tolist()
+        self._bits = row[_compiled.I_ACTING]
+        self.acting = SEATS_OF_BITS[self._bits]
+        self._phase = PHASES[row[_compiled.I_PHASE]]
+        self._turn, self._claim_from = row[_compiled.I_TURN], row[_compiled.I_CLAIM_FROM]
+        self._hand_ended = row[_compiled.I_HAND_ENDED]
         self._info = info
 
     @property
@@ -518,21 +533,22 @@ class CompiledRiichiTable(RiichiTable):
         return _compiled.game_result(self._info)[:2]
 
     def acting_bits(self) -> int:
-        return int(self._info[_compiled.I_ACTING])
+        return self._bits
 
     def advance(self, chosen: dict[int, int]) -> list[float]:
         """Step the engine with the acting seats' actions; the hand-end rewards (before shaping)."""
-        self.record["hands"][-1]["actions"].append([[s, a] for s, a in sorted(chosen.items())])
+        self.record["hands"][-1]["actions"].append([[s, a] for s, a in chosen.items()])  # seats ascending
         acts = self._acts
-        acts[0] = _PASS_ROW
+        acts.fill(A.PASS)
         for s, a in chosen.items():
             acts[0, s] = a
         c = self.core
         c.step(acts)
-        info = c.info[0]
+        self._read()
         rewards = [0.0] * 4
-        self.hand_end = _compiled.hand_result(info)
+        self.hand_end = _compiled.hand_result(self._info) if self._hand_ended else None
         if self.hand_end is not None:
+            info = self._info
             self.record["hands"][-1]["result"] = dict(self.hand_end)
             final, points, scores = _compiled.game_result(info)
             rewards = hand_rewards(self.reward, self.hand_end["deltas"], final, points, scores)
@@ -541,12 +557,12 @@ class CompiledRiichiTable(RiichiTable):
                 self._finish()
             else:
                 _log.add_hand(self.record, _record_game(c.walls[0]))
-        self._read()
         return rewards
 
     def copy(self):
         t = _copy.copy(self)
         t.core = self.core.copy()
+        t.core.obs[0], t.core.masks[0] = self.obs, self.masks  # the arrays of the state (the engine's are fresh)
         t._acts = self._acts.copy()
         t.record = _copy.deepcopy(self.record)
         t._game = None
