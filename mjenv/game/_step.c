@@ -1121,8 +1121,10 @@ static PyObject *py_clear_taken(PyObject *self, PyObject *cap) {
 enum { NBATCH_ARGS = 12, MAX_THREADS = 256, POOL_CHUNKS = 8, MAX_WALL = 256 };
 #define POOL_SPIN_S 200e-6
 
-/* k - 1 kept threads and the caller run a job over [0, n) in chunks of contiguous tables, each claiming the next
- * chunk when it is done with one (hands end at different times, and a thread wakes a little after the caller) */
+/* k - 1 kept threads and the caller run a job over [0, n) in chunks of contiguous tables. Each has its own share
+ * of the chunks, the same every run (its tables' memos stay in its core's cache), and works through it from the
+ * front; when it is done it takes the other shares' last chunks (hands end at different times, and a thread
+ * wakes a little after the caller) */
 typedef void (*Job)(void *ctx, Py_ssize_t lo, Py_ssize_t hi);
 struct Pool;
 typedef struct {
@@ -1138,7 +1140,8 @@ typedef struct Pool {
     pthread_cond_t go, done;
     Job job;
     void *ctx;
-    Py_ssize_t n, chunk, next; /* next: the first table of the next chunk to claim */
+    Py_ssize_t n, chunk;
+    uint64_t share[MAX_THREADS]; /* each thread's chunks not yet claimed: (first << 32) | end, chunk indices */
     double cpu[MAX_THREADS]; /* each thread's CPU seconds in the last run */
     double work, critical;   /* over all runs: the CPU seconds of every thread, and of the slowest per run */
     int64_t spun;            /* over all runs: the CPU nanoseconds the threads spent spinning (spin_while) */
@@ -1150,13 +1153,27 @@ static double thread_cpu(void) {
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-/* the caller's or a thread's part of the run: chunks claimed until none is left (a chunk's tables are contiguous,
- * so the writer keeps its one-ahead memory order over each) */
-static void pool_work(Pool *p) {
+/* a chunk of a share, its first (back 0) or its last (back 1) one not yet claimed; -1 when none is left */
+static Py_ssize_t claim(uint64_t *share, int back) {
+    uint64_t v = __atomic_load_n(share, __ATOMIC_ACQUIRE);
     for (;;) {
-        const Py_ssize_t lo = __atomic_fetch_add(&p->next, p->chunk, __ATOMIC_RELAXED);
-        if (lo >= p->n) return;
-        p->job(p->ctx, lo, lo + p->chunk < p->n ? lo + p->chunk : p->n);
+        const uint64_t first = v >> 32, end = v & 0xFFFFFFFFu;
+        if (first >= end) return -1;
+        const uint64_t w = back ? (first << 32) | (end - 1) : ((first + 1) << 32) | end;
+        if (__atomic_compare_exchange_n(share, &v, w, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return (Py_ssize_t)(back ? end - 1 : first);
+    }
+}
+
+/* thread index's part of the run: its own share's chunks, then the others' (a chunk's tables are contiguous, so the
+ * writer keeps its one-ahead memory order over each) */
+static void pool_work(Pool *p, int index) {
+    for (int j = 0; j < p->k; j++) {
+        uint64_t *share = &p->share[(index + j) % p->k];
+        for (Py_ssize_t c; (c = claim(share, j > 0)) >= 0;) {
+            const Py_ssize_t lo = c * p->chunk;
+            p->job(p->ctx, lo, lo + p->chunk < p->n ? lo + p->chunk : p->n);
+        }
     }
 }
 
@@ -1196,7 +1213,7 @@ static void *pool_thread(void *arg) {
         seen = p->gen;
         pthread_mutex_unlock(&p->mu);
         double t0 = thread_cpu();
-        pool_work(p);
+        pool_work(p, index);
         p->cpu[index] = thread_cpu() - t0;
         pthread_mutex_lock(&p->mu);
         if (__atomic_sub_fetch(&p->busy, 1, __ATOMIC_RELEASE) == 0) pthread_cond_signal(&p->done);
@@ -1249,14 +1266,16 @@ static void pool_run(Pool *p, Job job, void *ctx, Py_ssize_t n) {
         p->work += t, p->critical += t;
         return;
     }
-    p->job = job, p->ctx = ctx, p->n = n, p->next = 0;
+    p->job = job, p->ctx = ctx, p->n = n;
     p->chunk = (n + POOL_CHUNKS * p->k - 1) / (POOL_CHUNKS * p->k);
+    const uint64_t chunks = (uint64_t)((n + p->chunk - 1) / p->chunk);
+    for (int i = 0; i < p->k; i++) p->share[i] = (chunks * i / p->k) << 32 | chunks * (i + 1) / p->k;
     pthread_mutex_lock(&p->mu);
     p->busy = (unsigned long)p->k - 1;
     __atomic_add_fetch(&p->gen, 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
-    pool_work(p);
+    pool_work(p, 0);
     p->cpu[0] = thread_cpu() - t0;
     spin_while(p, &p->busy, 0, 0);
     pthread_mutex_lock(&p->mu);
