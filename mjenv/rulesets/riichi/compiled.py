@@ -252,6 +252,7 @@ class VectorCore:
         # the arrays a step hands out, written again once the caller has dropped them (mjenv.vector_batch)
         self._spare_obs, self._spare_final = _Spares(shape, np.float32, None), _Spares(shape, np.float32, 0)
         self._spare_final_masks = _Spares((n, 4, A.N_ACTIONS), np.int8, 0)
+        self._mask_offsets = np.arange(4 * n, dtype=np.int64) * A.N_ACTIONS  # each seat's row in the flat masks
 
     def _gather(self):
         c = self.core
@@ -273,29 +274,34 @@ class VectorCore:
 
     def step(self, acts: np.ndarray):
         c, n = self.core, self.n
-        out = (acts < 0) | (acts >= A.N_ACTIONS)
-        if out.any():
-            i, s = (int(x[0]) for x in np.nonzero(out))
+        a64 = acts.astype(np.int64)
+        # one reduction for both ends: a negative id viewed as uint64 is larger than any action id
+        if a64.view(np.uint64).max() >= A.N_ACTIONS:
+            i, s = (int(x[0]) for x in np.nonzero((a64 < 0) | (a64 >= A.N_ACTIONS)))
             raise ValueError(f"table {i}: {AGENTS[s]}: action {int(acts[i, s])} is outside the action space "
                              f"0..{A.N_ACTIONS - 1}")
-        a32 = acts.astype(np.int32)
-        bad = np.take_along_axis(c.masks, a32[:, :, None], axis=2)[:, :, 0] == 0
-        if bad.any() and self.illegal_action == "raise":
+        a32 = a64.astype(np.int32)
+        # each seat's mask entry of its action, read from the flat masks
+        bad = (c.masks.reshape(-1).take(a64.reshape(-1) + self._mask_offsets) == 0).reshape(n, 4)
+        any_bad = bool(bad.any())
+        if any_bad and self.illegal_action == "raise":
             self._raise_illegal(a32, bad)
-        bad_table = bad.any(axis=1)
+        bad_table = bad.any(axis=1) if any_bad else np.zeros(n, dtype=bool)
         good = ~bad_table
         before = c.defs.copy() if self.shaping is not None else None
         obs, _ = self._spare_obs.take()  # the engine writes this step's observations into it
         if obs is not c.obs:
-            if bad_table.any():
+            if any_bad:
                 obs[bad_table] = c.obs[bad_table]
             c.obs = obs
-        c.step(a32, rows=good if bad_table.any() else None)
+        c.step(a32, rows=good if any_bad else None)
         info = c.info
         paid = np.zeros((n, 4), dtype=np.float64)  # what the hands and games that ended pay (0 on illegal tables)
         ended = (info[:, I_HAND_ENDED] != 0) & good
         over = (info[:, I_GAME_OVER] != 0) & good
-        if self.reward == "points":
+        if not ended.any():
+            pass  # nothing paid (a game ends with a hand)
+        elif self.reward == "points":
             paid[ended] = info[ended, I_DELTAS:I_DELTAS + 4] / 1000
             paid[over] += (info[over, I_FINAL:I_FINAL + 4] - info[over, I_SCORES:I_SCORES + 4]) / 1000
         else:

@@ -538,8 +538,7 @@ class CompiledRiichiTable(RiichiTable):
     def advance(self, chosen: dict[int, int]) -> list[float]:
         """Step the engine with the acting seats' actions; the hand-end rewards (before shaping)."""
         self.record["hands"][-1]["actions"].append([[s, a] for s, a in chosen.items()])  # seats ascending
-        acts = self._acts
-        acts.fill(A.PASS)
+        acts = self._acts  # the engine reads the acting seats' entries only
         for s, a in chosen.items():
             acts[0, s] = a
         c = self.core
@@ -715,11 +714,13 @@ class RiichiParallelEnv(_Shell, ParallelEnv):
             raise ValueError("step() after the episode ended; call reset()")
         if not isinstance(actions, dict):
             raise ValueError(f"actions must be a dict agent -> action, got {type(actions).__name__}")
-        for a in actions:
-            if a not in self.agents:
-                raise ValueError(f"unknown or finished agent {a!r}; live agents: {self.agents}")
+        try:  # every agent is live until the episode ends
+            by_seat = {_SEAT[a]: x for a, x in actions.items()}
+        except (KeyError, TypeError):
+            bad = next(a for a in actions if a not in self.agents)
+            raise ValueError(f"unknown or finished agent {bad!r}; live agents: {self.agents}") from None
         t = self._table
-        rewards = t.step({_SEAT[a]: x for a, x in actions.items()})
+        rewards = t.step(by_seat)
         obs = t.obs if self.planes is None else self.planes.planes(t.obs)
         dicts = parallel_dicts(obs, t.masks, rewards, t.over, t.infos())
         if t.over:
