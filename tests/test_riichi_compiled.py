@@ -105,6 +105,30 @@ def test_play_equals_python_many_hands(episode):
     assert play_both(64, episode, hands, seed=11, eager=0.8) >= hands
 
 
+#: hands per episode mode with ``claim_window="when_possible"`` (a window only when some seat can claim: the
+#: engine resolves an empty window inside the step of its discard or kan), default and slow suite
+WHEN_POSSIBLE_HANDS = {"hand": 400, "east": 200, "hanchan": 200}
+SLOW_WHEN_POSSIBLE_HANDS = {"hand": 20000, "east": 5000, "hanchan": 5000}
+
+
+@pytest.mark.parametrize("episode", list(WHEN_POSSIBLE_HANDS))
+def test_when_possible_play_equals_python(episode):
+    hands = WHEN_POSSIBLE_HANDS[episode]
+    assert play_both(16, episode, hands, seed=4, eager=0.8, claim_window="when_possible") >= hands
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("episode", list(SLOW_WHEN_POSSIBLE_HANDS))
+def test_when_possible_play_equals_python_many_hands(episode):
+    hands = SLOW_WHEN_POSSIBLE_HANDS[episode]
+    assert play_both(64, episode, hands, seed=12, eager=0.8, claim_window="when_possible") >= hands
+
+
+def test_when_possible_illegal_actions_and_shaping_equal_python():
+    assert play_both(8, "east", 60, seed=8, illegal=0.005, eager=0.5, shaping="deficiency", gamma=0.99,
+                     claim_window="when_possible", num_threads=2) >= 60
+
+
 def test_illegal_actions_and_shaping_equal_python():
     """Illegal actions (the episode ends, mjenv.contract's rewards) with shaping: the same arrays on both engines."""
     assert play_both(8, "east", 60, seed=7, illegal=0.005, eager=0.5, shaping="deficiency", gamma=0.99) >= 60

@@ -263,6 +263,7 @@ def test_an_omitted_agent_with_a_choice_and_bad_actions_are_refused():
     ({"engine": "rust"}, r"engine must be one of \('auto', 'compiled', 'python'\)"),
     ({"num_envs": 2}, r"unknown arguments \['num_envs'\] for rules='riichi'; allowed: \['rules', 'episode'"),
     ({"kokushi_robs_ankan": 1}, r"kokushi_robs_ankan must be True or False"),
+    ({"claim_window": "never"}, r"claim_window must be one of \('always', 'when_possible'\), got 'never'"),
     ({"rules": {"name": "riichi", "seven_pairs": False}}, r"rules must be 'riichi' here"),
 ])  # fmt: skip
 def test_bad_arguments_name_what_is_allowed(kwargs, match):

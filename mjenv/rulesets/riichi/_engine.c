@@ -3,7 +3,8 @@
  * (mjenv/rulesets/riichi/observation.py), the deficiency features through the observation kernel's C entry points
  * (mjenv/deficiency/_kernel_api.h, rules form 3: four melds and a pair, seven pairs, thirteen orphans).
  *
- * The rules are game.py's (RiichiGame with claim_window="always"), transcribed step by step: the differential
+ * The rules are game.py's (RiichiGame with claim_window="always", or "when_possible" with the flag below),
+ * transcribed step by step: the differential
  * tests (tests/test_riichi_compiled.py) compare every array with it. The env's contract (rewards, infos) stays in
  * Python (mjenv/rulesets/riichi/compiled.py); this file returns arrays only.
  *
@@ -16,8 +17,10 @@
  *       masks int8[N, 4, 85], defs int32[N, 4], info int32[N, 32], memos uint8[N, M], threads) -> int
  *     ops[i]: 0 leave table i (its outputs untouched), 1 step it with actions[i] (the acting seats' entries read),
  *     2 start a game on it: params[i] = (scores 4, round, honba, sticks, flags: length | kokushi << 2 | wins off
- *     << 3), dealing next_wall. Tables run on `threads` threads, the GIL released. Returns flags: 1 when a table
- *     it ran reports an error (info's error entry), 2 when a table has taken its next wall (need_wall).
+ *     << 3 | when_possible << 4), dealing next_wall. when_possible: a claim or kan-robbing window nobody can use is
+ *     resolved inside the step that opened it (game.py's claim_window="when_possible"); else it is a step of its
+ *     own. Tables run on `threads` threads, the GIL released. Returns flags: 1 when a table it ran reports an
+ *     error (info's error entry), 2 when a table has taken its next wall (need_wall).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -805,6 +808,15 @@ static int discard_tile(const ReTable *g, int s, int a) {
     return lowest(g, s, a, 0);
 }
 
+/* claim_window="when_possible": the window a discard or kan has just opened, resolved at once when nobody can use it
+ * (game.py's _discard / _self_kan); with "always" it stays open for a step of its own */
+static void close_empty_window(ReTable *g, Out *o) {
+    static const int32_t passes[4] = {A_PASS, A_PASS, A_PASS, A_PASS};
+    if (!g->when_possible || g->acting || (g->phase != PH_CLAIM && g->phase != PH_CHANKAN)) return;
+    resolve_claims(g, passes, o);
+    g->claim_tile = -1, g->claim_from = -1;
+}
+
 /* one step; 0, or -1 for an action not in the acting seat's options */
 static int step_table(ReTable *g, const int32_t *act, Out *o) {
     if (g->phase == PH_CLAIM || g->phase == PH_CHANKAN) {
@@ -823,10 +835,13 @@ static int step_table(ReTable *g, const int32_t *act, Out *o) {
     else if (a == A_RIICHI) {
         g->riichi_pending = (int8_t)s;
         g->phase = PH_RIICHI_DISCARD;
-    } else if (a >= A_KAN && a < A_KAN + 34)
+    } else if (a >= A_KAN && a < A_KAN + 34) {
         self_kan(g, s, a - A_KAN);
-    else
+        close_empty_window(g, o);
+    } else {
         discard(g, s, discard_tile(g, s, a));
+        close_empty_window(g, o);
+    }
     return 0;
 }
 
@@ -1008,6 +1023,7 @@ static void start_game(ReTable *g, const int32_t *p) {
     for (int s = 0; s < 4; s++) g->scores[s] = p[s];
     g->round_index = p[4], g->honba = p[5], g->sticks = p[6];
     g->length = (uint8_t)(p[7] & 3), g->kokushi_robs = (uint8_t)(p[7] >> 2 & 1), g->wins_off = (uint8_t)(p[7] >> 3 & 1);
+    g->when_possible = (uint8_t)(p[7] >> 4 & 1);
     deal(g);
 }
 

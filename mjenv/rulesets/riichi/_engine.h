@@ -1,6 +1,7 @@
 /* The compiled Riichi engine's table: one hand and the game around it, in plain arrays (no pointer, so a table is
  * copied and pickled as bytes). It plays exactly what mjenv/rulesets/riichi/game.py's RiichiGame plays with
- * claim_window="always" (the env's), and _engine.c writes the observation of mjenv/rulesets/riichi/observation.py.
+ * claim_window="always" (the env's default) or, with the when_possible flag, claim_window="when_possible" (an empty
+ * window resolved inside the step that opened it), and _engine.c writes the observation of mjenv/rulesets/riichi/observation.py.
  *
  * Tiles: the wall and the hands hold Tenhou 136-ids (so that which copy is taken follows game.py: a discard takes
  * the drawn tile when it fits the action, else the lowest id of it); counts and every action id use mjenv's 34
@@ -51,7 +52,7 @@ typedef struct {
     uint8_t opts[4][RE_ACTIONS];         /* the acting seats' legal actions (PASS added in a window) */
     uint64_t waits[4];                   /* cached waits of each seat's concealed part (no meld rule), */
     uint8_t waits_ok[4];                 /* valid while the hand is unchanged */
-    uint8_t pad2[4];
+    uint8_t when_possible, pad2[3];      /* 1: claim_window="when_possible" (no window nobody can use) */
 } ReTable;
 
 /* a step's result per table (int32[RE_INFO]) */

@@ -81,8 +81,9 @@ def _configured():
     return plan, lay, kernel.new_memo().size
 
 
-def _flags(episode: str, kokushi_robs_ankan: bool, wins: bool = True) -> int:
-    return _LENGTH[episode] | int(kokushi_robs_ankan) << 2 | int(not wins) << 3
+def _flags(episode: str, kokushi_robs_ankan: bool, wins: bool = True, claim_window: str = "always") -> int:
+    when_possible = claim_window == "when_possible"
+    return _LENGTH[episode] | int(kokushi_robs_ankan) << 2 | int(not wins) << 3 | int(when_possible) << 4
 
 
 class Tables:
@@ -94,16 +95,18 @@ class Tables:
         kokushi_robs_ankan: thirteen orphans may rob a closed kan.
         num_threads: threads that step and observe the tables (the same outputs for every number).
         wins: False plays with no win legal (every hand ends in a draw; for tests of the rest of the rules).
+        claim_window: ``"always"`` (a window after every discard and kan is a step) or ``"when_possible"`` (a window
+            nobody can use is resolved inside the step that opened it), as ``RiichiGame``'s.
 
     Attributes (row i = table i, written by each call for the tables it touched):
         obs float32[N, 4, S], masks int8[N, 4, 85], defs int32[N, 4], info int32[N, 32] (``I_*`` entries).
     """
 
     def __init__(self, n: int, episode: str = "hanchan", kokushi_robs_ankan: bool = True, num_threads: int = 1,
-                 wins: bool = True):
+                 wins: bool = True, claim_window: str = "always"):
         _, lay, memo_bytes = _configured()
         self.n, self.episode, self.num_threads = n, episode, int(num_threads)
-        self.flags = _flags(episode, kokushi_robs_ankan, wins)
+        self.flags = _flags(episode, kokushi_robs_ankan, wins, claim_window)
         self.states = np.zeros((n, _ext.table_bytes()), dtype=np.uint8)
         self.memos = np.zeros((n, memo_bytes), dtype=np.uint8)
         size = _obs_spec().size
@@ -237,16 +240,16 @@ class VectorCore:
     rewards, shaping, autoreset) on arrays, with the same values as N Python tables.
 
     Args:
-        n: tables; episode, reward, shaping, gamma, illegal_action, kokushi_robs_ankan: the env's arguments
-        (checked by the env); num_threads: threads of the engine's calls.
+        n: tables; episode, reward, shaping, gamma, illegal_action, kokushi_robs_ankan, claim_window: the env's
+        arguments (checked by the env); num_threads: threads of the engine's calls.
     """
 
     def __init__(self, n: int, episode: str, reward: str, shaping: str | None, gamma: float, illegal_action: str,
-                 kokushi_robs_ankan: bool, num_threads: int = 1):
+                 kokushi_robs_ankan: bool, num_threads: int = 1, claim_window: str = "always"):
         self.episode, self.reward, self.shaping, self.gamma, self.illegal_action = (
             episode, reward, shaping, gamma, illegal_action)
         self.n = n
-        self.core = Tables(n, self.episode, kokushi_robs_ankan, num_threads=num_threads)
+        self.core = Tables(n, self.episode, kokushi_robs_ankan, num_threads=num_threads, claim_window=claim_window)
         self.size = _obs_spec().size
         shape = (n, 4, self.size)
         # the arrays a step hands out, written again once the caller has dropped them (mjenv.vector_batch)

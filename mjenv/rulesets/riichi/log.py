@@ -3,13 +3,17 @@
 mjenv's record of an episode (``env.log()``; one JSON line per episode in ``log_dir/riichi.jsonl``)::
 
     {"format": "mjenv-riichi", "version": 1, "episode": "hanchan", "kokushi_robs_ankan": true,
+     "claim_window": "always",                                                # absent in older records: "always"
      "start": {"scores": [...], "round_index": 0, "honba": 0, "sticks": 0},   # only the keys given
      "hands": [{"wall": [136 tile ids], "actions": [[[seat, action], ...], ...], "result": {...}}, ...],
      "final_scores": [...] | null, "final_points": [...] | null, "illegal_seats": [...]}
 
 Each hand holds its wall (the layout of :mod:`mjenv.rulesets.riichi.wall`) and every engine step's
-actions of the seats that had to act; :func:`replay` plays them through :class:`RiichiGame` and checks
-every hand's result and the final scores against the record, so the log reproduces the game exactly.
+actions of the seats that had to act (with ``claim_window="always"`` a window nobody could use is a step
+with no actions, ``[]``; with ``"when_possible"`` there is no such step: the env's ``claim_window`` is
+the record's, and a record without it was played with ``"always"``); :func:`replay` plays them through
+:class:`RiichiGame` with that window and checks every hand's result and the final scores against the
+record, so the log reproduces the game exactly.
 
 Log formats are pluggable: :func:`register_log_format` adds a writer ``writer(game, record) -> str``
 (the text appended to ``log_dir/<file name>`` at each episode's end) that may read the engine's event
@@ -26,7 +30,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from mjenv.rulesets.riichi.game import RiichiGame
+from mjenv.rulesets.riichi.game import CLAIM_WINDOWS, RiichiGame
 from mjenv.rulesets.riichi.wall import Wall
 
 __all__ = ["FORMAT", "LOG_FORMATS", "read", "register_log_format", "replay", "start_game", "write"]
@@ -72,7 +76,7 @@ def check_format(name) -> None:
 def new_record(table: Any, start: dict) -> dict:
     """The record of an episode that has just been dealt (``table``: episode and options of the env)."""
     rec = {"format": FORMAT, "version": VERSION, "episode": table.episode,
-           "kokushi_robs_ankan": table.kokushi_robs_ankan,
+           "kokushi_robs_ankan": table.kokushi_robs_ankan, "claim_window": table.claim_window,
            "start": {k: (list(v) if k == "scores" else v) for k, v in start.items() if k in _START_KEYS},
            "hands": [], "final_scores": None, "final_points": None, "illegal_seats": []}  # fmt: skip
     add_hand(rec, table.game)
@@ -119,9 +123,12 @@ def start_game(record: dict) -> RiichiGame:
     hands = record.get("hands")
     if not isinstance(hands, list) or not hands:
         raise ValueError("the record has no hands")
+    window = record.get("claim_window", "always")  # records written before the field: the env's only window
+    if window not in CLAIM_WINDOWS:
+        raise ValueError(f"the record's claim_window must be one of {CLAIM_WINDOWS}, got {window!r}")
     walls = iter([Wall(h["wall"]) for h in hands])
     start = {k: v for k, v in record.get("start", {}).items() if k in _START_KEYS}
-    return RiichiGame(length=record["episode"], wall_factory=lambda g: next(walls), claim_window="always",
+    return RiichiGame(length=record["episode"], wall_factory=lambda g: next(walls), claim_window=window,
                       kokushi_robs_ankan=bool(record.get("kokushi_robs_ankan", True)), **start)
 
 
