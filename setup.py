@@ -58,7 +58,8 @@ setup(
         Extension(
             "mjenv.game._step",
             ["mjenv/game/_step.c"],
-            depends=["mjenv/deficiency/_kernel_api.h", "mjenv/game/_step_room.h", "mjenv/game/_numpy_random.h"],
+            depends=["mjenv/deficiency/_kernel_api.h", "mjenv/game/_step_room.h", "mjenv/game/_numpy_random.h",
+                     "mjenv/game/_pool.h"],
             extra_compile_args=["-O3", "-std=c99", "-pthread"],
             extra_link_args=["-pthread"],
             optional=True,
@@ -84,7 +85,7 @@ setup(
             "mjenv.rulesets.riichi._engine",
             ["mjenv/rulesets/riichi/_engine.c"],
             depends=["mjenv/rulesets/riichi/_engine.h", "mjenv/rulesets/riichi/_shape.h",
-                     "mjenv/rulesets/riichi/_score.h", "mjenv/deficiency/_kernel_api.h"],
+                     "mjenv/rulesets/riichi/_score.h", "mjenv/deficiency/_kernel_api.h", "mjenv/game/_pool.h"],
             extra_compile_args=["-O3", "-std=c99", "-pthread"],
             extra_link_args=["-pthread"],
             optional=True,

@@ -14,13 +14,15 @@
  *   configure(plan, offsets, size): the kernel's bound plan (a _kernel.bind capsule whose feature outputs sit at
  *     the spec's offsets), the spec's view offsets (int32[NV], VIEW order of compiled.py) and the size.
  *   run(states uint8[N, B], ops uint8[N], actions int32[N, 4], params int32[N, 8], obs float32[N, 4, S],
- *       masks int8[N, 4, 85], defs int32[N, 4], info int32[N, 32], memos uint8[N, M], threads) -> int
+ *       masks int8[N, 4, 85], defs int32[N, 4], info int32[N, 32], memos uint8[N, M], workers) -> int
  *     ops[i]: 0 leave table i (its outputs untouched), 1 step it with actions[i] (the acting seats' entries read),
  *     2 start a game on it: params[i] = (scores 4, round, honba, sticks, flags: length | kokushi << 2 | wins off
  *     << 3 | when_possible << 4), dealing next_wall. when_possible: a claim or kan-robbing window nobody can use is
  *     resolved inside the step that opened it (game.py's claim_window="when_possible"); else it is a step of its
- *     own. Tables run on `threads` threads, the GIL released. Returns flags: 1 when a table it ran reports an
- *     error (info's error entry), 2 when a table has taken its next wall (need_wall).
+ *     own. The tables run with the GIL released, on the calling thread (workers None) or on a pool()'s threads
+ *     (mjenv/game/_pool.h; the same outputs). Returns flags: 1 when a table it ran reports an error (info's error
+ *     entry), 2 when a table has taken its next wall (need_wall).
+ *   pool(k) -> capsule: k - 1 threads kept for run() (with the caller, k), stopped when the capsule is freed.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -30,6 +32,7 @@
 #include <string.h>
 
 #include "../../deficiency/_kernel_api.h"
+#include "../../game/_pool.h" /* the kept thread pool */
 #include "_engine.h"
 #include "_score.h"
 #include "_shape.h"
@@ -1013,7 +1016,7 @@ typedef struct {
     int32_t *defs, *info;
     uint8_t *memos;
     Py_ssize_t M;
-} Job;
+} RunJob;
 
 static void start_game(ReTable *g, const int32_t *p) {
     uint8_t next[136];
@@ -1027,7 +1030,7 @@ static void start_game(ReTable *g, const int32_t *p) {
     deal(g);
 }
 
-static void run_range(Job *J, Py_ssize_t lo, Py_ssize_t hi) {
+static void run_range(RunJob *J, Py_ssize_t lo, Py_ssize_t hi) {
     for (Py_ssize_t i = lo; i < hi; i++) {
         if (!J->ops[i]) continue;
         ReTable *g = (ReTable *)(J->states + i * J->B);
@@ -1051,17 +1054,39 @@ static void run_range(Job *J, Py_ssize_t lo, Py_ssize_t hi) {
     }
 }
 
-typedef struct {
-    Job *J;
-    Py_ssize_t lo, hi;
-} Part;
-static void *run_part(void *arg) {
-    Part *p = arg;
-    run_range(p->J, p->lo, p->hi);
-    return NULL;
+static void run_job(void *ctx, Py_ssize_t lo, Py_ssize_t hi) { run_range((RunJob *)ctx, lo, hi); }
+
+/* pool(k): k - 1 threads kept for run() (a capsule; they stop when it is freed) */
+#define POOL_CAPSULE "mjenv.rulesets.riichi._engine.pool"
+static void pool_free(PyObject *cap) {
+    Pool *p = PyCapsule_GetPointer(cap, POOL_CAPSULE);
+    if (!p) return;
+    Py_BEGIN_ALLOW_THREADS
+    pool_stop(p);
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(p);
+}
+static PyObject *py_pool(PyObject *self, PyObject *args) {
+    (void)self;
+    int k;
+    if (!PyArg_ParseTuple(args, "i", &k)) return NULL;
+    if (k < 1 || k > MAX_THREADS) return PyErr_Format(PyExc_ValueError, "pool(): threads must be in 1..%d, got %d",
+                                                      MAX_THREADS, k);
+    Pool *p = PyMem_RawCalloc(1, sizeof(Pool));
+    if (!p) return PyErr_NoMemory();
+    if (pool_start(p, k) < 0) {
+        pool_stop(p);
+        PyMem_RawFree(p);
+        return NULL;
+    }
+    PyObject *cap = PyCapsule_New(p, POOL_CAPSULE, pool_free);
+    if (!cap) {
+        pool_stop(p);
+        PyMem_RawFree(p);
+    }
+    return cap;
 }
 
-#define MAX_THREADS 64
 static int need(Py_buffer *b, Py_ssize_t len, const char *name) {
     if (b->len != len) {
         PyErr_Format(PyExc_ValueError, "run(): %s has %zd bytes, expected %zd", name, b->len, len);
@@ -1073,11 +1098,15 @@ static int need(Py_buffer *b, Py_ssize_t len, const char *name) {
 static PyObject *py_run(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer st, ops, act, par, obs, msk, dfs, inf, mem;
-    int threads;
-    if (!PyArg_ParseTuple(args, "w*y*y*y*w*w*w*w*w*i", &st, &ops, &act, &par, &obs, &msk, &dfs, &inf, &mem, &threads))
+    PyObject *workers;
+    if (!PyArg_ParseTuple(args, "w*y*y*y*w*w*w*w*w*O", &st, &ops, &act, &par, &obs, &msk, &dfs, &inf, &mem, &workers))
         return NULL;
+    Pool *pool = NULL; /* None: the tables run on the calling thread */
+    if (workers != Py_None && !(pool = PyCapsule_GetPointer(workers, POOL_CAPSULE)))
+        PyErr_SetString(PyExc_TypeError, "run(): the last argument must be None or a pool()");
     PyObject *ret = NULL;
     Py_ssize_t N = ops.len, B = sizeof(ReTable);
+    if (PyErr_Occurred()) goto done;
     if (!plan) {
         PyErr_SetString(PyExc_RuntimeError, "run(): configure() the engine first");
         goto done;
@@ -1091,24 +1120,10 @@ static PyObject *py_run(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "run(): memos must be uint8[N, memo_bytes]");
         goto done;
     }
-    Job J = {st.buf, B, ops.buf, act.buf, par.buf, obs.buf, msk.buf, dfs.buf, inf.buf, mem.len ? mem.buf : NULL, M};
-    if (threads < 1) threads = 1;
-    if (threads > MAX_THREADS) threads = MAX_THREADS;
-    if (threads > N) threads = (int)(N ? N : 1);
+    RunJob J = {st.buf, B, ops.buf, act.buf, par.buf, obs.buf, msk.buf, dfs.buf, inf.buf, mem.len ? mem.buf : NULL, M};
     Py_BEGIN_ALLOW_THREADS
-    if (threads == 1) run_range(&J, 0, N);
-    else {
-        pthread_t th[MAX_THREADS];
-        Part parts[MAX_THREADS];
-        int started[MAX_THREADS] = {0};
-        for (int k = 0; k < threads; k++) parts[k] = (Part){&J, N * k / threads, N * (k + 1) / threads};
-        for (int k = 1; k < threads; k++) started[k] = pthread_create(&th[k], NULL, run_part, &parts[k]) == 0;
-        run_range(&J, parts[0].lo, parts[0].hi);
-        for (int k = 1; k < threads; k++) {
-            if (started[k]) pthread_join(th[k], NULL);
-            else run_range(&J, parts[k].lo, parts[k].hi);
-        }
-    }
+    if (pool) pool_run(pool, run_job, &J, N);
+    else run_range(&J, 0, N);
     Py_END_ALLOW_THREADS
     long flags = 0; /* what the caller must look at: 1 a table it ran failed, 2 a table wants its next wall */
     for (Py_ssize_t i = 0; i < N; i++) {
@@ -1174,6 +1189,7 @@ static PyObject *py_layout(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"run", py_run, METH_VARARGS, "Step, start and observe N Riichi tables (see the module comment)."},
     {"configure", py_configure, METH_VARARGS, "The kernel plan and the spec's view offsets."},
+    {"pool", py_pool, METH_VARARGS, "Threads kept for run() (a capsule; they stop when it is freed)."},
     {"table_bytes", py_table_bytes, METH_NOARGS, "Bytes of one table."},
     {"layout", py_layout, METH_NOARGS, "Byte offsets of the fields Python writes, and sizes."},
     {NULL, NULL, 0, NULL},

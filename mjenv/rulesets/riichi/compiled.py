@@ -118,6 +118,7 @@ class Tables:
         self._ops = np.zeros(n, dtype=np.uint8)
         self._no_actions = np.zeros((n, 4), dtype=np.int32)  # a start's (the engine reads no action)
         self._ops_all = False  # whether every entry of _ops is 1 (a step of all tables)
+        self._pool = None  # the engine's kept threads (made on the first run with num_threads > 1)
         self._wall_at = lay["next_wall"]
         self._need_at = lay["need_wall"]
         self.rngs = [np.random.default_rng() for _ in range(n)]  # each table's env generator
@@ -179,8 +180,10 @@ class Tables:
             acts = actions
         else:
             acts = np.ascontiguousarray(actions, np.int32)
+        if self._pool is None and self.num_threads > 1:
+            self._pool = _ext.pool(self.num_threads)
         flags = _ext.run(self.states, self._ops, acts, self._params, self.obs, self.masks, self.defs, self.info,
-                         self.memos, self.num_threads)  # fmt: skip
+                         self.memos, self._pool)  # fmt: skip
         if flags & 1:
             bad = int(np.flatnonzero((self.info[:, I_ERROR] != 0) & (self._ops != 0))[0])
             raise ValueError(f"table {bad}: an action outside its mask reached the compiled engine")
@@ -207,7 +210,13 @@ class Tables:
         t._params, t._ops = self._params.copy(), self._ops.copy()
         t.rngs, t.game_rngs = copy.deepcopy(self.rngs), copy.deepcopy(self.game_rngs)
         t.walls, t.next_walls, t.wall_queues = list(self.walls), list(self.next_walls), list(self.wall_queues)
+        t._pool = None  # threads of its own
         return t
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_pool"] = None  # threads are not copied: a copy starts its own on its first run
+        return state
 
 
 def acting_seats(info) -> set[int]:
