@@ -771,7 +771,8 @@ class RiichiVectorEnv(VectorEnv):
     parallel env with the same arguments.
 
     On the compiled engine (``engine="auto"`` where it is built) one C call steps and observes every table, on
-    ``num_threads`` threads with the GIL released (the same outputs for every number of threads).
+    ``num_threads`` threads with the GIL released (the same outputs for every number of threads). The threads are
+    kept, and wait awake briefly after each step for the next one: use at most as many as there are free cores.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
