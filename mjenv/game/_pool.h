@@ -1,4 +1,4 @@
-/* A kept thread pool for the compiled steps (mjenv.game._step's vector step and the Riichi engine's): a job over
+/* A kept thread pool for the compiled steps (mjenv.game._step's vector step and a room's own engine): a job over
  * [0, n) runs on k threads, the caller's included, with no Python object touched (the caller releases the GIL).
  * Static functions, included by each extension that uses them. */
 #ifndef MJENV_POOL_H
