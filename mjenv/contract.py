@@ -227,13 +227,6 @@ def vector_infos(acting_bits: np.ndarray, deficiency: np.ndarray, left: np.ndarr
             "potential": phi}
 
 
-def vector_infos_tables() -> tuple[np.ndarray, np.ndarray]:
-    """The lookup tables of :func:`vector_infos` (for a compiled step that writes the same infos, seats that have
-    left aside): uint8[16, 4] each acting-seat bit set's ``needs_action`` row, and float32[INCOMPLETABLE + 1] each
-    deficiency's ``potential``."""
-    return _NEEDS_ROWS.astype(np.uint8), _POTENTIAL32.copy()
-
-
 def vector_final_infos(infos: dict, done: np.ndarray, final_obs: np.ndarray, final_masks: np.ndarray,
                        scores: np.ndarray, winners: np.ndarray, illegal: np.ndarray, more: dict | None = None) -> dict:
     """Adds the vector env's autoreset keys to ``infos`` (gymnasium's same-step autoreset): the final observations

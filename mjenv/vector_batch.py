@@ -34,7 +34,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from mjenv import AGENTS, rulesets
-from mjenv.contract import table_rewards, vector_infos, vector_infos_tables
+from mjenv.contract import table_rewards, vector_infos
 from mjenv.game.actions import ActionLayout, Phase
 from mjenv.game.batch import SCALARS, BatchGames, _step, record_layout
 from mjenv.observation import ObservationSpec
@@ -138,7 +138,6 @@ class BatchTables:
                                        self._step_records, self.spec._records_plan, self.memos,
                                        self.num_threads)  # fmt: skip
         self._bind_generators()
-        _step.bind_infos(self._bound, *vector_infos_tables())
         return self._bound
 
     def _bind_generators(self) -> None:
@@ -182,11 +181,9 @@ class BatchTables:
         obs, _ = self._spare_obs.take()
         deficiency = np.empty((n, 4), dtype=np.int32)
         outs = [done, illegal, scores, winners, final_masks, final_obs, obs, deficiency]
-        if not self.plays_on:  # the returned masks and the infos' arrays written in the C call too
-            infos = {"needs_action": np.empty((n, 4), dtype=bool), "deficiency": np.empty((n, 4), dtype=np.int64),
-                     "potential": np.empty((n, 4), dtype=np.float32)}
+        if not self.plays_on:  # the returned masks copied in the C call too
             masks = np.empty(g.masks.shape, dtype=np.int8)
-            outs += [masks, infos["needs_action"], infos["deficiency"], infos["potential"]]
+            outs.append(masks)
         ended = _step.step_batch(bound, np.ascontiguousarray(acts, dtype=np.int64), self.illegal_action == "raise",
                                  *outs)
         if ended is None:
@@ -206,10 +203,9 @@ class BatchTables:
         else:
             rewards = table_rewards(scores, illegal if ended and illegal.any() else None, before, deficiency, done,
                                     self.gamma)  # fmt: skip
-        if self.plays_on:
-            return rewards, done, final_obs, final_masks, scores, winners, illegal, self.infos()
-        self._masks = masks  # observations()'s (once)
-        return rewards, done, final_obs, final_masks, scores, winners, illegal, infos
+        if not self.plays_on:
+            self._masks = masks  # observations()'s (once)
+        return rewards, done, final_obs, final_masks, scores, winners, illegal, self.infos()
 
     def thread_stats(self) -> tuple[float, float, float]:
         """(work, critical, spun): CPU seconds of the threaded C runs so far, all threads together and the slowest

@@ -1113,10 +1113,8 @@ static PyObject *py_clear_taken(PyObject *self, PyObject *cap) {
  *     that ended is dealt again at once when bind_deals gave the tables' generators (the next hand's seed drawn
  *     from the table's generator, its wall shuffled as numpy shuffles it: _numpy_random.h), and obs and
  *     deficiency are its new hand's; without them, its final state's. Returns the ended tables, ascending.
- *     With four more arguments (after bind_infos), masks_out int8[N, 4, A], needs uint8[N, 4], deficiency64
- *     int64[N, 4] and potential float32[N, 4]: every table's masks after the step, and the vector env's infos of
- *     its state (mjenv.contract.vector_infos without seats that left: the tables bind_infos gave, looked up).
- *   bind_deals(batch, tiles, generators), bind_infos(batch, needs_rows, potential) -> None (below). */
+ *     With one more argument, masks_out int8[N, 4, A]: every table's masks after the step, copied there.
+ *   bind_deals(batch, tiles, generators) -> None (below). */
 #define BATCH_CAPSULE "mjenv.game._step.batch"
 enum { NBATCH_ARGS = 12, MAX_WALL = 256 };
 
@@ -1135,11 +1133,6 @@ typedef struct {
     int8_t tile_set[MAX_WALL];
     NpyBitGen **gens;
     PyObject *gen_owners; /* the generators' BitGenerators (which hold the NpyBitGen), kept alive */
-    /* bind_infos: the infos' lookup tables (mjenv.contract's): needs_action of each acting-seat bit set, and the
-     * potential of each deficiency 0..npot-1 */
-    uint8_t needs_rows[16 * 4];
-    float *potential;
-    Py_ssize_t npot;
 } Batch;
 
 static void batch_free(PyObject *cap) {
@@ -1151,7 +1144,6 @@ static void batch_free(PyObject *cap) {
     Py_XDECREF(B->memo_list);
     Py_XDECREF(B->plan_cap);
     Py_XDECREF(B->gen_owners);
-    PyMem_Free(B->potential);
     PyMem_Free(B->memos);
     PyMem_Free(B->gens);
     PyMem_Free(B);
@@ -1243,11 +1235,7 @@ typedef struct {
     int8_t *final_masks;
     float *final_obs, *obs;
     int32_t *defs;
-    /* step_batch's optional outputs (NULL: not asked): the masks after the step, and the infos' arrays */
-    int8_t *masks_out;
-    uint8_t *needs;
-    int64_t *defs64;
-    float *potential;
+    int8_t *masks_out; /* step_batch's optional output (NULL: not asked): the masks after the step */
     int failed;
     char err[KERNEL_ERR_LEN];
 } StepJob;
@@ -1309,47 +1297,29 @@ static void step_job(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
             return;
         }
     }
-    if (!J->masks_out) return;
-    const int8_t *masks = B->b[8].buf;
-    const int32_t *sc = B->b[9].buf;
-    memcpy(J->masks_out + lo * 4 * A, masks + lo * 4 * A, (size_t)((hi - lo) * 4 * A));
-    for (Py_ssize_t i = lo; i < hi; i++) {
-        const uint8_t *needs = B->needs_rows + 4 * (sc[i * NSC + SC_ACTING] & 15);
-        for (int s = 0; s < 4; s++) {
-            const int32_t d = J->defs[4 * i + s];
-            if (d < 0 || d >= B->npot) {
-                job_failed(J, "step_batch(): a deficiency outside the potential table");
-                return;
-            }
-            J->needs[4 * i + s] = needs[s];
-            J->defs64[4 * i + s] = d;
-            J->potential[4 * i + s] = B->potential[d];
-        }
-    }
+    if (J->masks_out)
+        memcpy(J->masks_out + lo * 4 * A, (const int8_t *)B->b[8].buf + lo * 4 * A, (size_t)((hi - lo) * 4 * A));
 }
 
 static PyObject *py_step_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 11 && nargs != 15)
-        return PyErr_Format(PyExc_TypeError, "step_batch() takes 11 or 15 arguments (%zd given)", nargs);
+    if (nargs != 11 && nargs != 12)
+        return PyErr_Format(PyExc_TypeError, "step_batch() takes 11 or 12 arguments (%zd given)", nargs);
     Batch *B = batch_of(args[0]);
     if (!B) return NULL;
-    if (nargs == 15 && !B->potential)
-        return PyErr_Format(PyExc_ValueError, "step_batch(): the infos' outputs need bind_infos() first");
     int raise_illegal = PyObject_IsTrue(args[2]);
     if (raise_illegal < 0) return NULL;
     const Params *P = &B->P;
     const Py_ssize_t n = B->n, A = P->A, S = kernel_api->size(B->plan);
-    const int nb = nargs == 15 ? 13 : 9;
-    PyObject *objs[13] = {args[1], args[3], args[4], args[5], args[6], args[7], args[8], args[9], args[10]};
-    for (int i = 9; i < nb; i++) objs[i] = args[i + 2];
-    const Py_ssize_t len[13] = {8 * 4 * n, n, 4 * n, 8 * 4 * n, 4 * n, 4 * A * n, 16 * S * n, 16 * S * n, 16 * n,
-                                4 * A * n, 4 * n, 8 * 4 * n, 16 * n};
-    const int writable[13] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
-    Py_buffer b[13];
+    const int nb = nargs == 12 ? 10 : 9;
+    PyObject *objs[10] = {args[1], args[3], args[4], args[5], args[6], args[7], args[8], args[9], args[10],
+                          nargs == 12 ? args[11] : NULL};
+    const Py_ssize_t len[10] = {8 * 4 * n, n, 4 * n, 8 * 4 * n, 4 * n, 4 * A * n, 16 * S * n, 16 * S * n, 16 * n,
+                                4 * A * n};
+    const int writable[10] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    Py_buffer b[10];
     if (exact_buffers(objs, b, len, writable, nb, "step_batch") < 0) return NULL;
     StepJob J = {B, b[0].buf, b[1].buf, b[2].buf, b[4].buf, b[3].buf, b[5].buf, b[6].buf, b[7].buf, b[8].buf,
-                 nb > 9 ? b[9].buf : NULL, nb > 9 ? b[10].buf : NULL, nb > 9 ? b[11].buf : NULL,
-                 nb > 9 ? b[12].buf : NULL, 0, {0}};
+                 nb > 9 ? b[9].buf : NULL, 0, {0}};
     const int8_t *masks = B->b[8].buf;
     PyObject *ended = NULL;
     /* the checks first: nothing moves unless every action is in range (and legal, with raise_illegal) */
@@ -1544,36 +1514,6 @@ static PyObject *py_bind_deals(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* bind_infos(batch, needs_rows, potential) -> None: needs_rows uint8[16, 4] each acting-seat bit set's needs_action
- * row, potential float32[K] the potential of each deficiency 0..K-1 (mjenv.contract's tables): step_batch's infos
- * outputs look them up. */
-static PyObject *py_bind_infos(PyObject *self, PyObject *args) {
-    PyObject *cap, *objs[2];
-    if (!PyArg_ParseTuple(args, "OOO", &cap, &objs[0], &objs[1])) return NULL;
-    Batch *B = batch_of(cap);
-    if (!B) return NULL;
-    Py_buffer b[2];
-    for (int i = 0; i < 2; i++)
-        if (PyObject_GetBuffer(objs[i], &b[i], PyBUF_C_CONTIGUOUS) < 0) {
-            if (i) PyBuffer_Release(&b[0]);
-            return NULL;
-        }
-    float *pot = NULL;
-    if (b[0].len != 16 * 4 || b[1].len % 4 || b[1].len == 0)
-        PyErr_Format(PyExc_ValueError, "bind_infos(): needs_rows must be uint8[16, 4] and potential float32[K >= 1]");
-    else if (!(pot = PyMem_Malloc(b[1].len))) PyErr_NoMemory();
-    else {
-        memcpy(B->needs_rows, b[0].buf, 16 * 4);
-        memcpy(pot, b[1].buf, b[1].len);
-        PyMem_Free(B->potential);
-        B->potential = pot, B->npot = b[1].len / 4;
-    }
-    PyBuffer_Release(&b[0]);
-    PyBuffer_Release(&b[1]);
-    if (!pot) return NULL;
-    Py_RETURN_NONE;
-}
-
 /* shuffled_walls(tiles, seeds, out) -> None: tiles int8[W], seeds uint64[K], out int8[K, W]: out[k] =
  * numpy.random.default_rng(seeds[k]).permutation(tiles) (mjenv.game.engine.seeded_wall) */
 static PyObject *py_shuffled_walls(PyObject *self, PyObject *args) {
@@ -1653,7 +1593,6 @@ static PyMethodDef methods[] = {
     {"bind_batch", py_bind_batch, METH_VARARGS, "The vector env's N tables bound once (see the comment above it)."},
     {"step_batch", (PyCFunction)(void (*)(void))py_step_batch, METH_FASTCALL, "The vector env's step of N tables."},
     {"bind_deals", py_bind_deals, METH_VARARGS, "The tile set and generators of a batch's deals (see above)."},
-    {"bind_infos", py_bind_infos, METH_VARARGS, "The lookup tables of a batch's infos outputs (see above)."},
     {"shuffled_walls", py_shuffled_walls, METH_VARARGS, "numpy's default_rng(seed).permutation(tiles) (see above)."},
     {"game_seeds", py_game_seeds, METH_VARARGS, "A generator's integers(0, 2**63 - 1) draws (see above)."},
     {"thread_stats", py_thread_stats, METH_O, "CPU seconds of a batch's threaded runs (see above)."},
