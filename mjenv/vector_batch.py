@@ -43,6 +43,20 @@ from mjenv.tables import _deals, game_seed_of
 __all__ = ["BatchTables"]
 
 
+def outside(acts: np.ndarray, size: int) -> np.ndarray | None:
+    """bool[N, 4]: the actions (int64[N, 4]) outside the action space 0..size-1; None when none is (one reduction
+    for both ends: a negative id viewed as uint64 is larger than any action id)."""
+    if acts.view(np.uint64).max() < size:
+        return None
+    return (acts < 0) | (acts >= size)
+
+
+def mask_misses(masks: np.ndarray, acts: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """bool[N, 4]: whether each seat's action (int64[N, 4], in the action space) is not in its mask (int8[N, 4, A]),
+    read from the flat masks (``offsets``: int64[4N], ``arange(4N) * A``; a take_along_axis costs 5x more)."""
+    return (masks.reshape(-1).take(acts.reshape(-1) + offsets) == 0).reshape(acts.shape)
+
+
 class _Spares:
     """Arrays a step hands out, each written again once nothing but this pool holds it.
 
@@ -253,11 +267,10 @@ class BatchTables:
         acts = np.ascontiguousarray(acts, dtype=np.int64)
         if self.plays_on:  # a seat that has left the hand (it won, play goes on) is not asked: its action is ignored
             acts = np.where(self.games.won, self.layout.pass_, acts)
-        # one reduction for both ends: a negative id viewed as uint64 is larger than any action id
-        if acts.view(np.uint64).max() >= size:
-            self._refuse(acts, (acts < 0) | (acts >= size), f"is outside the action space 0..{size - 1}")
-        # each seat's mask entry of its action, read from the flat masks (a take_along_axis costs 5x more)
-        bad = (masks.reshape(-1).take(acts.reshape(-1) + self._mask_offsets) == 0).reshape(acts.shape)
+        out = outside(acts, size)
+        if out is not None:
+            self._refuse(acts, out, f"is outside the action space 0..{size - 1}")
+        bad = mask_misses(masks, acts, self._mask_offsets)
         if not bad.any():
             return acts, {}
         if self.illegal_action == "raise":

@@ -23,7 +23,7 @@ from mjenv.contract import table_rewards, vector_final_infos, vector_infos
 from mjenv.rulesets.riichi import actions as A
 from mjenv.rulesets.riichi.game import PHASES
 from mjenv.rulesets.riichi.observation import spec as _obs_spec
-from mjenv.vector_batch import _Spares
+from mjenv.vector_batch import _Spares, mask_misses, outside
 
 try:  # built by setup.py (optional extension)
     from mjenv.rulesets.riichi import _engine as _ext
@@ -219,12 +219,6 @@ class Tables:
         return state
 
 
-def acting_seats(info) -> set[int]:
-    """The seats that must act, from a table's info row (int32[32])."""
-    bits = int(info[I_ACTING])
-    return {s for s in range(4) if bits >> s & 1}
-
-
 def hand_result(info) -> dict | None:
     """The hand that ended with the step (``result``, ``deltas`` in points, ``winners``, ``round``, ``honba`` at
     its start), from a table's info row; None when no hand ended."""
@@ -287,14 +281,13 @@ class VectorCore:
     def step(self, acts: np.ndarray):
         c, n = self.core, self.n
         a64 = acts.astype(np.int64)
-        # one reduction for both ends: a negative id viewed as uint64 is larger than any action id
-        if a64.view(np.uint64).max() >= A.N_ACTIONS:
-            i, s = (int(x[0]) for x in np.nonzero((a64 < 0) | (a64 >= A.N_ACTIONS)))
+        out = outside(a64, A.N_ACTIONS)
+        if out is not None:
+            i, s = (int(x[0]) for x in np.nonzero(out))
             raise ValueError(f"table {i}: {AGENTS[s]}: action {int(acts[i, s])} is outside the action space "
                              f"0..{A.N_ACTIONS - 1}")
         a32 = a64.astype(np.int32)
-        # each seat's mask entry of its action, read from the flat masks
-        bad = (c.masks.reshape(-1).take(a64.reshape(-1) + self._mask_offsets) == 0).reshape(n, 4)
+        bad = mask_misses(c.masks, a64, self._mask_offsets)
         any_bad = bool(bad.any())
         if any_bad and self.illegal_action == "raise":
             self._raise_illegal(a32, bad)
