@@ -1487,7 +1487,8 @@ typedef struct {
 /* the core's error message (observe_core: no Python objects, so no exception until its caller sets one) */
 typedef struct { char msg[KERNEL_ERR_LEN]; } Err;
 
-static int prepare(const Plan *plan, const int16_t *records, Memo *const *memos, Py_ssize_t n, Ready *rd, Err *err) {
+static int prepare(const Plan *plan, const int16_t *records, Memo *const *memos, Py_ssize_t n, int seen, Ready *rd,
+                   Err *err) {
     const int T = plan->T;
     const int32_t *FI = plan->fin;
     int16_t *st = rd->st;
@@ -1524,6 +1525,7 @@ static int prepare(const Plan *plan, const int16_t *records, Memo *const *memos,
     }
     rd->memo = memos ? memos[n] : NULL;
     for (int s = 0; s < 4; s++) {
+        if (!(seen >> s & 1)) continue;
         seat_codes(T, rd->hand[s], rd->kb[s], rd->codes[s]);
         rows_of_codes(T, rd->codes[s], rd->rows[s]);
         rd->slot[s] = memo_find(rd->memo, T, rd->codes[s], st[FI[2] + s], st[FI[3] + s] != 0, rd->key[s]);
@@ -1533,10 +1535,12 @@ static int prepare(const Plan *plan, const int16_t *records, Memo *const *memos,
 }
 
 /* The writer plan executed for N whole state records (int16[N, L]) with their tables' memos (N pointers, NULL
- * each allowed; memos NULL: none), into obs float32[N, 4, size] and defs int32[N, 4]. Touches no Python object, so
- * it runs without the GIL (the compiled step's threads call it through the capsule _C_API). 0, or -1 with err. */
-static int observe_core(const Plan *plan, const int16_t *records, Memo *const *memos, Py_ssize_t N, float *obs,
-                        int32_t *defs, Err *err) {
+ * each allowed; memos NULL: none), into obs float32[N, 4, size] and defs int32[N, 4]; seats NULL (every seat) or
+ * uint8[N] bit sets of the seats observed: another seat's row is zeros and its defs entry is left as it was.
+ * Touches no Python object, so it runs without the GIL (the compiled step's threads call it through the capsule
+ * _C_API). 0, or -1 with err. */
+static int observe_core(const Plan *plan, const int16_t *records, Memo *const *memos, const uint8_t *seats,
+                        Py_ssize_t N, float *obs, int32_t *defs, Err *err) {
     const int T = plan->T;
     const Py_ssize_t R = plan->R, K = plan->K, L = plan->L, size = plan->size;
     const int32_t *CP = plan->copies, *OH = plan->onehots, *FI = plan->fin, *FO = plan->fout;
@@ -1548,8 +1552,10 @@ static int observe_core(const Plan *plan, const int16_t *records, Memo *const *m
      * sets load while the state before it is computed; a state's seats then set what they will read
      * loading (prefetch_seat), and the work that does not need it (the next state's prepare, the
      * copies into the observation) runs before the seats' features, while it loads. */
-    if (N > 0 && !prepare(plan, records, memos, 0, &ready[0], err)) return -1;
+#define SEEN(n) (seats ? seats[n] : 15)
+    if (N > 0 && !prepare(plan, records, memos, 0, SEEN(0), &ready[0], err)) return -1;
     for (Py_ssize_t n = 0; n < N; n++) {
+        const int seen = SEEN(n);
         float *out = obs + n * 4 * size;
         int32_t *def = defs + n * 4;
         Ready *rd = &ready[n & 1];
@@ -1569,6 +1575,7 @@ static int observe_core(const Plan *plan, const int16_t *records, Memo *const *m
         const SeatRecord *prior[4];
         for (int s = 0; s < 4; s++) {
             int m = st[FI[2] + s], dturn = st[FI[3] + s] != 0, c = st[FI[4] + s];
+            if (!(seen >> s & 1)) continue;
             served[s] = memo_serve(memo, slot[s], key[s], T, hand[s], kb[s], m, dturn, c, &def_s[s], after_disc[s],
                                    eff[s], &count[s], after_claim[s], count_after[s], after_kong[s]);
             prior[s] = !served[s] && memo ? seat_prior(&memo->seat[s], T, hand[s], kb[s], m) : NULL;
@@ -1576,12 +1583,14 @@ static int observe_core(const Plan *plan, const int16_t *records, Memo *const *m
                 prefetch_seat(&tb, pc, T, (const int(*)[2])rd->rows[s], hand[s], kb[s], m, dturn,
                               prior[s] ? prior[s]->eff : ~0ull);
         }
-        if (n + 1 < N && !prepare(plan, records, memos, n + 1, &ready[(n + 1) & 1], err)) return -1;
+        if (n + 1 < N && !prepare(plan, records, memos, n + 1, SEEN(n + 1), &ready[(n + 1) & 1], err)) return -1;
         memset(out, 0, sizeof(float) * 4 * (size_t)size);
         for (Py_ssize_t j = 0; j < L; j++) stf[j] = (float)st[j]; /* once, not once per seat that shows it */
         for (Py_ssize_t r = 0; r < R; r++)
-            memcpy(out + CP[4 * r] * size + CP[4 * r + 1], stf + CP[4 * r + 2], sizeof(float) * (size_t)CP[4 * r + 3]);
+            if (seen >> CP[4 * r] & 1)
+                memcpy(out + CP[4 * r] * size + CP[4 * r + 1], stf + CP[4 * r + 2], sizeof(float) * (size_t)CP[4 * r + 3]);
         for (int s = 0; s < 4; s++) {
+            if (!(seen >> s & 1)) continue;
             if (!served[s] &&
                 seat_features(&tb, pc, T, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, st[FI[4] + s],
                               st[FI[5] + s] != 0, &def_s[s], after_disc[s], eff[s], &count[s], after_claim[s],
@@ -1595,18 +1604,19 @@ static int observe_core(const Plan *plan, const int16_t *records, Memo *const *m
         }
         if (plan->seven) /* seven pairs: after the memo, which keeps the melds-and-pair features */
             for (int s = 0; s < 4; s++)
-                if (st[FI[2] + s] == plan->melds)
+                if (st[FI[2] + s] == plan->melds && (seen >> s & 1))
                     seven_pairs_seat(&tb, T, plan->seven, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, &def_s[s],
                                      after_disc[s], eff[s], &count[s], count_after[s], after_kong[s],
                                      memo ? &memo->after : NULL);
         for (int s = 0; s < 4; s++) /* discarding a missing-suit tile leaves the deficiency and count as they are */
-            if (miss[s] >= 0 && st[FI[3] + s])
+            if (miss[s] >= 0 && st[FI[3] + s] && (seen >> s & 1))
                 for (int t = 9 * miss[s]; t < 9 * miss[s] + 9; t++)
                     if (st[FI[0] + s * T + t] > 0) {
                         after_disc[s][t] = def_s[s];
                         count_after[s][t] = (int32_t)count[s];
                     }
         for (int s = 0; s < 4; s++) {
+            if (!(seen >> s & 1)) continue;
             float *o = out + s * size;
             for (Py_ssize_t k = 0; k < K; k++) {
                 int v = st[OH[4 * k + 1]];
@@ -1637,6 +1647,7 @@ static int observe_core(const Plan *plan, const int16_t *records, Memo *const *m
                 for (int k = 0; k < 5; k++) o[f4 + k] = (float)after_claim[s][k];
         }
     }
+#undef SEEN
     return 0;
 }
 
@@ -1709,7 +1720,7 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
         if (memo_pointers(memos, N, mp) < 0) goto done;
     }
     Err err;
-    if (observe_core(plan, records, mp, N, (float *)o_obs.buf, (int32_t *)o_def.buf, &err) < 0) {
+    if (observe_core(plan, records, mp, NULL, N, (float *)o_obs.buf, (int32_t *)o_def.buf, &err) < 0) {
         PyErr_SetString(PyExc_ValueError, err.msg);
         goto done;
     }
@@ -1743,10 +1754,10 @@ static Py_ssize_t api_size(const void *plan) { return ((const Plan *)plan)->size
 
 static int api_memos_of(PyObject *memos, Py_ssize_t n, void **out) { return memo_pointers(memos, n, (Memo **)out); }
 
-static int api_observe(const void *plan, const int16_t *records, void *const *memos, Py_ssize_t n, float *obs,
-                       int32_t *defs, char *err) {
+static int api_observe(const void *plan, const int16_t *records, void *const *memos, const uint8_t *seats,
+                       Py_ssize_t n, float *obs, int32_t *defs, char *err) {
     Err e;
-    int r = observe_core(plan, records, (Memo *const *)memos, n, obs, defs, &e);
+    int r = observe_core(plan, records, (Memo *const *)memos, seats, n, obs, defs, &e);
     if (r < 0) memcpy(err, e.msg, KERNEL_ERR_LEN);
     return r;
 }

@@ -10,8 +10,10 @@
  *   record_length(plan), size(plan): the record's length L and the observation's length S.
  *   memos_of(memos, n, out): the memos of a sequence of n memo arrays (None each allowed) into out (GIL held; 0, or
  *     -1 with an exception set); the arrays must outlive every use of out.
- *   observe(plan, records, memos, n, obs, defs, err): records int16[n, L]; memos n pointers or NULL; obs
- *     float32[n, 4, S] and defs int32[n, 4] written; 0, or -1 with a message in err (KERNEL_ERR_LEN bytes). */
+ *   observe(plan, records, memos, seats, n, obs, defs, err): records int16[n, L]; memos n pointers or NULL; seats
+ *     NULL (every seat observed) or uint8[n] bit sets (bit s: seat s observed); obs float32[n, 4, S] written (an
+ *     unobserved seat's row zeros) and defs int32[n, 4] (the observed seats' entries); 0, or -1 with a message in
+ *     err (KERNEL_ERR_LEN bytes). */
 #ifndef MJENV_KERNEL_API_H
 #define MJENV_KERNEL_API_H
 #include <Python.h>
@@ -25,8 +27,8 @@ typedef struct {
     Py_ssize_t (*record_length)(const void *plan);
     Py_ssize_t (*size)(const void *plan);
     int (*memos_of)(PyObject *memos, Py_ssize_t n, void **out);
-    int (*observe)(const void *plan, const int16_t *records, void *const *memos, Py_ssize_t n, float *obs,
-                   int32_t *defs, char *err);
+    int (*observe)(const void *plan, const int16_t *records, void *const *memos, const uint8_t *seats, Py_ssize_t n,
+                   float *obs, int32_t *defs, char *err);
 } KernelApi;
 
 #endif

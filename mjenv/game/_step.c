@@ -994,7 +994,7 @@ static PyObject *observe_now(Observer *O, int phase) {
     memcpy(sl->md, B->t.masks, 4 * B->P.A);
     int32_t d[4];
     char err[KERNEL_ERR_LEN];
-    if (kernel_api->observe(O->plan, B->b[11].buf, O->memo[0] ? O->memo : NULL, 1, sl->od, d, err) < 0) {
+    if (kernel_api->observe(O->plan, B->b[11].buf, O->memo[0] ? O->memo : NULL, NULL, 1, sl->od, d, err) < 0) {
         PyErr_SetString(PyExc_ValueError, err);
         return NULL;
     }
@@ -1281,7 +1281,7 @@ static void step_job(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
         if (over) memcpy(J->final_masks + i * 4 * A, t.masks, 4 * A);
     }
     char err[KERNEL_ERR_LEN];
-    if (kernel_api->observe(B->plan, (const int16_t *)B->b[11].buf + lo * L, B->memos + lo, hi - lo,
+    if (kernel_api->observe(B->plan, (const int16_t *)B->b[11].buf + lo * L, B->memos + lo, NULL, hi - lo,
                             J->obs + lo * 4 * S, J->defs + lo * 4, err) < 0) {
         job_failed(J, err);
         return;
@@ -1291,7 +1291,7 @@ static void step_job(void *ctx, Py_ssize_t lo, Py_ssize_t hi) {
         memcpy(J->final_obs + i * 4 * S, J->obs + i * 4 * S, sizeof(float) * 4 * S);
         if (!B->gens) continue;
         batch_deal(B, i);
-        if (kernel_api->observe(B->plan, (const int16_t *)B->b[11].buf + i * L, B->memos + i, 1, J->obs + i * 4 * S,
+        if (kernel_api->observe(B->plan, (const int16_t *)B->b[11].buf + i * L, B->memos + i, NULL, 1, J->obs + i * 4 * S,
                                 J->defs + i * 4, err) < 0) {
             job_failed(J, err);
             return;

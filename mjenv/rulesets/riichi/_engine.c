@@ -324,6 +324,7 @@ static void deal(ReTable *g) {
     memcpy(g->start_scores, g->scores, sizeof g->scores);
     g->start_round = g->round_index, g->start_honba = g->honba, g->start_sticks = g->sticks;
     g->drawn = -1, g->drawn_rinshan = 0;
+    g->fresh = 1;
     draw_tile(g, d, 0);
 }
 
@@ -896,13 +897,29 @@ static int observe_table(ReTable *g, float *obs, int8_t *masks, int32_t *defs, v
         rec[REC_CLAIM + s] = (int16_t)(claim >= 0 && s != g->claim_from ? claim : -1);
         rec[REC_CHOW + s] = claim >= 0 && g->phase == PH_CLAIM && s == (g->claim_from + 1) % 4;
     }
+    /* the seats observed: every seat, or with observers="acting" the acting ones (every seat after a deal and at
+     * an end); another seat's row is zeros and its deficiency the one it was last observed with */
+    const uint8_t observed = over || g->fresh || !g->acting_only ? 15 : g->acting;
+    g->fresh = 0;
     char err[KERNEL_ERR_LEN];
     void *memos[1] = {memo};
-    if (kernel_api->observe(plan, rec, memos, 1, obs, defs, err) < 0) return -1; /* zeros, then the features */
+    if (kernel_api->observe(plan, rec, memos, &observed, 1, obs, defs, err) < 0) return -1; /* zeros, then features */
+    for (int s = 0; s < 4; s++) {
+        if (observed >> s & 1) g->last_def[s] = defs[s];
+        else defs[s] = g->last_def[s];
+    }
     const Py_ssize_t S = OBS_SIZE;
     int dealer = dealer_of(g), rw = round_wind(g);
     static const int PHASE_INDEX[7] = {0, 1, 2, 3, 4, 5, 5};
     for (int s = 0; s < 4; s++) {
+        int8_t *mk = masks + s * RE_ACTIONS;
+        memset(mk, 0, RE_ACTIONS);
+        if (over || !(g->acting >> s & 1)) mk[A_PASS] = 1;
+        else {
+            memcpy(mk, g->opts[s], RE_ACTIONS);
+            if (g->phase == PH_CLAIM || g->phase == PH_CHANKAN) mk[A_PASS] = 1;
+        }
+        if (!(observed >> s & 1) && s > 0) continue; /* row 0 is written anyway: the others copy its public rows */
         float *o = obs + s * S;
         for (int t = 0; t < 34; t++) o[OFF[V_HAND] + t] = g->cnt[s][t];
         for (int i = 0; i < g->hn[s]; i++)
@@ -994,14 +1011,8 @@ static int observe_table(ReTable *g, float *obs, int8_t *masks, int32_t *defs, v
                     o[OFF[V_YAKU_AFTER_DISCARD] + t] = (float)(tp && yk[t]);
                 }
         }
-        int8_t *mk = masks + s * RE_ACTIONS;
-        memset(mk, 0, RE_ACTIONS);
-        if (over || !(g->acting >> s & 1)) mk[A_PASS] = 1;
-        else {
-            memcpy(mk, g->opts[s], RE_ACTIONS);
-            if (g->phase == PH_CLAIM || g->phase == PH_CHANKAN) mk[A_PASS] = 1;
-        }
     }
+    if (!(observed & 1)) memset(obs, 0, sizeof(float) * (size_t)S);
     return 0;
 }
 
@@ -1026,7 +1037,7 @@ static void start_game(ReTable *g, const int32_t *p) {
     for (int s = 0; s < 4; s++) g->scores[s] = p[s];
     g->round_index = p[4], g->honba = p[5], g->sticks = p[6];
     g->length = (uint8_t)(p[7] & 3), g->kokushi_robs = (uint8_t)(p[7] >> 2 & 1), g->wins_off = (uint8_t)(p[7] >> 3 & 1);
-    g->when_possible = (uint8_t)(p[7] >> 4 & 1);
+    g->when_possible = (uint8_t)(p[7] >> 4 & 1), g->acting_only = (uint8_t)(p[7] >> 5 & 1);
     deal(g);
 }
 

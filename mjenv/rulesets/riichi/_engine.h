@@ -52,7 +52,10 @@ typedef struct {
     uint8_t opts[4][RE_ACTIONS];         /* the acting seats' legal actions (PASS added in a window) */
     uint64_t waits[4];                   /* cached waits of each seat's concealed part (no meld rule), */
     uint8_t waits_ok[4];                 /* valid while the hand is unchanged */
-    uint8_t when_possible, pad2[3];      /* 1: claim_window="when_possible" (no window nobody can use) */
+    uint8_t when_possible;               /* 1: claim_window="when_possible" (no window nobody can use) */
+    uint8_t acting_only;                 /* 1: observers="acting" (only the acting seats observed, but every */
+    uint8_t fresh, pad2;                 /* seat after a deal (fresh) and at an end); */
+    int32_t last_def[4];                 /* each seat's deficiency when it was last observed */
 } ReTable;
 
 /* a step's result per table (int32[RE_INFO]) */

@@ -81,9 +81,11 @@ def _configured():
     return plan, lay, kernel.new_memo().size
 
 
-def _flags(episode: str, kokushi_robs_ankan: bool, wins: bool = True, claim_window: str = "always") -> int:
-    when_possible = claim_window == "when_possible"
-    return _LENGTH[episode] | int(kokushi_robs_ankan) << 2 | int(not wins) << 3 | int(when_possible) << 4
+def _flags(episode: str, kokushi_robs_ankan: bool, wins: bool = True, claim_window: str = "always",
+           observers: str = "all") -> int:
+    when_possible, acting = claim_window == "when_possible", observers == "acting"
+    return (_LENGTH[episode] | int(kokushi_robs_ankan) << 2 | int(not wins) << 3 | int(when_possible) << 4
+            | int(acting) << 5)
 
 
 class Tables:
