@@ -72,17 +72,31 @@ static void hand_add(ReTable *g, int s, int id) {
     g->hand[s][g->hn[s]++] = (uint8_t)id;
     g->cnt[s][TYPE34[id]]++;
     g->waits_ok[s] = 0;
+    if (g->discard_waits_seat == s + 1) g->discard_waits_seat = 0;
 }
 static void hand_remove(ReTable *g, int s, int id) {
     int n = g->hn[s];
     for (int i = 0; i < n; i++)
         if (g->hand[s][i] == id) {
+            int t = TYPE34[id];
             memmove(&g->hand[s][i], &g->hand[s][i + 1], (size_t)(n - i - 1));
             g->hn[s]--;
-            g->cnt[s][TYPE34[id]]--;
+            g->cnt[s][t]--;
             g->waits_ok[s] = 0;
+            if (g->discard_waits_seat == s + 1) { /* the hand's waits are the ones found for discarding t */
+                if (g->hn[s] % 3 == 1) g->waits[s] = g->discard_waits[t], g->waits_ok[s] = 1;
+                g->discard_waits_seat = 0;
+            }
             return;
         }
+}
+/* per held type t: the waits (no meld rule) of the seat's hand without one t (others 0), cached */
+static const uint64_t *discard_waits(ReTable *g, int s) {
+    if (g->discard_waits_seat != s + 1) {
+        shape_discard_waits(g->cnt[s], g->discard_waits);
+        g->discard_waits_seat = (uint8_t)(s + 1);
+    }
+    return g->discard_waits;
 }
 /* the lowest 136-id of type t in the hand that is (red) or is not (plain) a red five, -1 none */
 static int lowest(const ReTable *g, int s, int t, int red) {
@@ -119,6 +133,18 @@ static uint64_t own_rule(const ReTable *g, int s, const uint8_t *cnt, uint64_t w
     return w;
 }
 static uint64_t concealed_waits(ReTable *g, int s) { return own_rule(g, s, g->cnt[s], raw_waits(g, s)); }
+/* per held type t: 1 when the hand without one t waits on a type (the own-copies rule of own_rule applied; mc: the
+ * seat's meld counts) */
+static void tenpai_after_discard(ReTable *g, int s, const uint8_t *mc, uint8_t *out) {
+    const uint64_t *dw = discard_waits(g, s);
+    const uint8_t *cnt = g->cnt[s];
+    uint64_t full = 0; /* types all of whose copies are the seat's own with the hand as it is */
+    for (int u = 0; u < 34; u++) full |= (uint64_t)(cnt[u] + mc[u] >= 4) << u;
+    for (int t = 0; t < 34; t++) { /* t itself has a copy less */
+        uint64_t bt = 1ull << t, drop = (full & ~bt) | (cnt[t] - 1 + mc[t] >= 4 ? bt : 0);
+        out[t] = cnt[t] && (dw[t] & ~drop) != 0;
+    }
+}
 
 static inline int remaining(const ReTable *g) { return g->live_end - g->live_pos; }
 static inline int dealer_of(const ReTable *g) { return g->round_index % 4; }
@@ -511,12 +537,7 @@ static int discard_options(ReTable *g, int s, int keep_tenpai, uint8_t *opt) {
         int id = g->hand[s][i], t = TYPE34[id], a = discard_action(id);
         if (t == g->kuikae[0] || t == g->kuikae[1] || done[a]) continue;
         done[a] = 1;
-        if (keep_tenpai) {
-            uint8_t c[34];
-            memcpy(c, g->cnt[s], 34);
-            c[t]--;
-            if (!shape_waits(c)) continue;
-        }
+        if (keep_tenpai && !discard_waits(g, s)[t]) continue;
         opt[a] = 1;
         n++;
     }
@@ -525,12 +546,10 @@ static int discard_options(ReTable *g, int s, int keep_tenpai, uint8_t *opt) {
 
 static int riichi_kan_ok(ReTable *g, int s, int t) {
     if (g->drawn < 0 || TYPE34[g->drawn] != t) return 0;
-    uint8_t before[34], after[34];
-    memcpy(before, g->cnt[s], 34);
-    before[t]--;
+    uint8_t after[34];
     memcpy(after, g->cnt[s], 34);
     after[t] = 0;
-    return shape_waits(before) == shape_waits(after);
+    return discard_waits(g, s)[t] == shape_waits(after);
 }
 
 static void act_options(ReTable *g, int s, uint8_t *opt) {
@@ -999,16 +1018,13 @@ static int observe_table(ReTable *g, float *obs, int8_t *masks, int32_t *defs, v
         for (int t = 0; t < 34; t++) o[OFF[V_KNOWLEDGE_BASE] + t] = rec[REC_KBS + 34 * s + t];
         for (int t = 0; t < 34; t++) o[OFF[V_TENPAI_AFTER_DISCARD] + t] = o[OFF[V_YAKU_AFTER_DISCARD] + t] = -1;
         if (s == turn && g->hn[s] % 3 == 2) {
-            uint8_t yk[34], c[34];
+            uint8_t yk[34], tenpai[34];
             discards_tenpai_yaku(g, s, yk);
-            memcpy(c, g->cnt[s], 34);
+            tenpai_after_discard(g, s, mc[s], tenpai);
             for (int t = 0; t < 34; t++)
-                if (c[t]) {
-                    c[t]--;
-                    int tp = own_rule(g, s, c, shape_waits(c)) != 0;
-                    c[t]++;
-                    o[OFF[V_TENPAI_AFTER_DISCARD] + t] = (float)tp;
-                    o[OFF[V_YAKU_AFTER_DISCARD] + t] = (float)(tp && yk[t]);
+                if (g->cnt[s][t]) {
+                    o[OFF[V_TENPAI_AFTER_DISCARD] + t] = (float)tenpai[t];
+                    o[OFF[V_YAKU_AFTER_DISCARD] + t] = (float)(tenpai[t] && yk[t]);
                 }
         }
     }

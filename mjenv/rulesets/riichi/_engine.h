@@ -56,6 +56,8 @@ typedef struct {
     uint8_t acting_only;                 /* 1: observers="acting" (only the acting seats observed, but every */
     uint8_t fresh, pad2;                 /* seat after a deal (fresh) and at an end); */
     int32_t last_def[4];                 /* each seat's deficiency when it was last observed */
+    uint64_t discard_waits[34];          /* per held type t: the waits (no meld rule) of the hand without one t, */
+    uint8_t discard_waits_seat, pad3[7]; /* of seat discard_waits_seat - 1 while its hand is unchanged (0: none) */
 } ReTable;
 
 /* a step's result per table (int32[RE_INFO]) */

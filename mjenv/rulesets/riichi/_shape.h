@@ -136,4 +136,118 @@ static inline uint64_t shape_waits(const uint8_t *c0) {
     }
     return w;
 }
+
+/* a group's counts (n types, runs: a suit) are complete as their size asks: sets (size % 3 == 0), or sets and one
+ * pair (2); never with size % 3 == 1 */
+static inline int shape_group_ok(const uint8_t *x, int n, int runs, int mod) {
+    return mod == 0 ? shape_sets(x, n, runs) : (mod == 2 ? shape_pair_sets(x, n, runs) : 0);
+}
+
+/* the types of a group (bit i) one more copy of which makes it complete (mod: its size % 3), as shape_waits finds
+ * them: none held four times, and in a suit only a type held or next to one within two ranks */
+static inline uint32_t shape_group_waits(const uint8_t *x0, int n, int runs, int mod) {
+    int m1 = (mod + 1) % 3;
+    if (m1 == 1) return 0;
+    uint8_t x[9];
+    for (int i = 0; i < n; i++) x[i] = x0[i];
+    uint32_t w = 0;
+    for (int i = 0; i < n; i++) {
+        if (x[i] >= 4) continue;
+        if (runs) {
+            int near = x[i] || (i > 0 && x[i - 1]) || (i > 1 && x[i - 2]) || (i < 8 && x[i + 1]) || (i < 7 && x[i + 2]);
+            if (!near) continue;
+        } else if (!x[i])
+            continue;
+        x[i]++;
+        if (shape_group_ok(x, n, runs, m1)) w |= 1u << i;
+        x[i]--;
+    }
+    return w;
+}
+
+/* Every discard's waits at once: out[t] = shape_waits(c minus one t) for each held type t (0 for the others). Only
+ * t's group differs from c's, so each other group's completeness and waits are found once (when asked) and shared
+ * by every t. */
+static inline void shape_discard_waits(const uint8_t *c, uint64_t *out) {
+    static const uint64_t ORPHANS = 1ull | 1ull << 8 | 1ull << 9 | 1ull << 17 | 1ull << 18 | 1ull << 26 | 0x7Full << 27;
+    int mod[4], n[4], total = 0;
+    int8_t ok[4] = {-1, -1, -1, -1}; /* the groups as in c: complete (1), not (0), not found yet (-1) */
+    int8_t have_w[4] = {0, 0, 0, 0};
+    uint32_t w[4] = {0, 0, 0, 0};
+    uint64_t ones = 0, twos = 0, present = 0;
+    int orphan_total = 0;
+    for (int g = 0; g < 4; g++) {
+        n[g] = g < 3 ? 9 : 7;
+        mod[g] = shape_group_total(c, g) % 3;
+    }
+    for (int t = 0; t < 34; t++) {
+        total += c[t];
+        ones |= (uint64_t)(c[t] == 1) << t;
+        twos |= (uint64_t)(c[t] == 2) << t;
+        present |= (uint64_t)(c[t] != 0) << t;
+        orphan_total += SHAPE_ORPHAN[t] ? c[t] : 0;
+        out[t] = 0;
+    }
+    uint8_t x[9];
+    for (int g = 0; g < 4; g++) {
+        const uint8_t *cg = c + 9 * g;
+        int runs = g < 3, mg = (mod[g] + 2) % 3; /* t's group without t */
+        for (int i = 0; i < n[g]; i++) {
+            if (!cg[i]) continue;
+            uint64_t wt = 0;
+            /* the waits in group h: its own (plus the wait) complete, every other group complete, one pair */
+            int lazy_ok = -1; /* t's group without t complete: found when asked */
+            for (int h = 0; h < 4; h++) {
+                int mh = h == g ? mg : mod[h], m1 = (mh + 1) % 3;
+                if (m1 == 1) continue;
+                int pairs = m1 == 2, bad = 0;
+                for (int k = 0; k < 4; k++)
+                    if (k != h) {
+                        int mk = k == g ? mg : mod[k];
+                        bad |= mk == 1;
+                        pairs += mk == 2;
+                    }
+                if (bad || pairs != 1) continue;
+                int rest = 1;
+                for (int k = 0; k < 4 && rest; k++) {
+                    if (k == h) continue;
+                    if (k == g) {
+                        if (lazy_ok < 0) {
+                            for (int j = 0; j < n[g]; j++) x[j] = cg[j];
+                            x[i]--;
+                            lazy_ok = shape_group_ok(x, n[g], runs, mg);
+                        }
+                        rest = lazy_ok;
+                    } else {
+                        if (ok[k] < 0) ok[k] = (int8_t)shape_group_ok(c + 9 * k, n[k], k < 3, mod[k]);
+                        rest = ok[k];
+                    }
+                }
+                if (!rest) continue;
+                if (h == g) {
+                    for (int j = 0; j < n[g]; j++) x[j] = cg[j];
+                    x[i]--;
+                    wt |= (uint64_t)shape_group_waits(x, n[g], runs, mg) << (9 * g);
+                } else {
+                    if (!have_w[h]) w[h] = shape_group_waits(c + 9 * h, n[h], h < 3, mod[h]), have_w[h] = 1;
+                    wt |= (uint64_t)w[h] << (9 * h);
+                }
+            }
+            int t = 9 * g + i;
+            if (total - 1 == 13) { /* seven pairs and thirteen orphans, of c without t */
+                uint64_t bt = 1ull << t, o1 = ones, o2 = twos, pr = present;
+                if (c[t] == 1) o1 &= ~bt, pr &= ~bt;
+                else if (c[t] == 2) o2 &= ~bt, o1 |= bt;
+                else if (c[t] == 3) o2 |= bt;
+                if (__builtin_popcountll(o2) == 6 && __builtin_popcountll(o1) == 1) wt |= o1;
+                if (orphan_total - SHAPE_ORPHAN[t] == 13) {
+                    int k = __builtin_popcountll(pr & ORPHANS);
+                    if (k == 13) wt |= ORPHANS;
+                    else if (k == 12) wt |= ORPHANS & ~pr;
+                }
+            }
+            out[t] = wt;
+        }
+    }
+}
 #endif
