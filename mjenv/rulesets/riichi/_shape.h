@@ -30,11 +30,18 @@ static inline int shape_sets(const uint8_t *c, int n, int runs) {
     return 1;
 }
 
-/* sets and one pair */
+/* sets and one pair. In a suit a run or a triplet adds 0 modulo 3 to the sum of rank times count, the pair of rank i
+ * adds 2i: i = 2 * that sum modulo 3, so only a third of the ranks are tried */
 static inline int shape_pair_sets(const uint8_t *c, int n, int runs) {
     uint8_t a[9];
+    int step = 1, first = 0;
     for (int i = 0; i < n; i++) a[i] = c[i];
-    for (int i = 0; i < n; i++)
+    if (runs) {
+        int sum = 0;
+        for (int i = 1; i < n; i++) sum += i * a[i];
+        step = 3, first = 2 * sum % 3;
+    }
+    for (int i = first; i < n; i += step)
         if (a[i] >= 2) {
             a[i] -= 2;
             int ok = shape_sets(a, n, runs);
@@ -144,14 +151,21 @@ static inline int shape_group_ok(const uint8_t *x, int n, int runs, int mod) {
 }
 
 /* the types of a group (bit i) one more copy of which makes it complete (mod: its size % 3), as shape_waits finds
- * them: none held four times, and in a suit only a type held or next to one within two ranks */
+ * them: none held four times, and in a suit only a type held or next to one within two ranks (and, for sets only, of
+ * the one rank modulo 3 that shape_pair_sets' sum allows) */
 static inline uint32_t shape_group_waits(const uint8_t *x0, int n, int runs, int mod) {
     int m1 = (mod + 1) % 3;
     if (m1 == 1) return 0;
     uint8_t x[9];
+    int step = 1, first = 0;
     for (int i = 0; i < n; i++) x[i] = x0[i];
+    if (runs && m1 == 0) { /* sets only: the sum of rank times count, the wait's rank added, is 0 modulo 3 */
+        int sum = 0;
+        for (int i = 1; i < n; i++) sum += i * x[i];
+        step = 3, first = (3 - sum % 3) % 3;
+    }
     uint32_t w = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = first; i < n; i += step) {
         if (x[i] >= 4) continue;
         if (runs) {
             int near = x[i] || (i > 0 && x[i - 1]) || (i > 1 && x[i - 2]) || (i < 8 && x[i + 1]) || (i < 7 && x[i + 2]);
@@ -174,8 +188,8 @@ static inline void shape_discard_waits(const uint8_t *c, uint64_t *out) {
     int8_t ok[4] = {-1, -1, -1, -1}; /* the groups as in c: complete (1), not (0), not found yet (-1) */
     int8_t have_w[4] = {0, 0, 0, 0};
     uint32_t w[4] = {0, 0, 0, 0};
-    uint64_t ones = 0, twos = 0, present = 0;
-    int orphan_total = 0;
+    uint64_t ones = 0, present = 0;
+    int orphan_total = 0, n_ones = 0, n_twos = 0, n_orphans = 0; /* types held once, twice; orphan types held */
     for (int g = 0; g < 4; g++) {
         n[g] = g < 3 ? 9 : 7;
         mod[g] = shape_group_total(c, g) % 3;
@@ -183,32 +197,36 @@ static inline void shape_discard_waits(const uint8_t *c, uint64_t *out) {
     for (int t = 0; t < 34; t++) {
         total += c[t];
         ones |= (uint64_t)(c[t] == 1) << t;
-        twos |= (uint64_t)(c[t] == 2) << t;
         present |= (uint64_t)(c[t] != 0) << t;
+        n_ones += c[t] == 1, n_twos += c[t] == 2;
         orphan_total += SHAPE_ORPHAN[t] ? c[t] : 0;
+        n_orphans += SHAPE_ORPHAN[t] && c[t];
         out[t] = 0;
     }
     uint8_t x[9];
     for (int g = 0; g < 4; g++) {
         const uint8_t *cg = c + 9 * g;
         int runs = g < 3, mg = (mod[g] + 2) % 3; /* t's group without t */
-        for (int i = 0; i < n[g]; i++) {
-            if (!cg[i]) continue;
+        /* the groups h that can hold a wait (the same for every t of group g): h's size plus one and every other
+         * group's size leave no group at 1 modulo 3 and one pair */
+        unsigned cand = 0;
+        for (int h = 0; h < 4; h++) {
+            int mh = h == g ? mg : mod[h], m1 = (mh + 1) % 3, pairs = m1 == 2, bad = m1 == 1;
+            for (int k = 0; k < 4; k++)
+                if (k != h) {
+                    int mk = k == g ? mg : mod[k];
+                    bad |= mk == 1;
+                    pairs += mk == 2;
+                }
+            cand |= (unsigned)(!bad && pairs == 1) << h;
+        }
+        if (!cand && total - 1 != 13) continue;
+        for (uint64_t held = present >> (9 * g) & ((1u << n[g]) - 1); held; held &= held - 1) {
+            int i = __builtin_ctzll(held);
             uint64_t wt = 0;
-            /* the waits in group h: its own (plus the wait) complete, every other group complete, one pair */
             int lazy_ok = -1; /* t's group without t complete: found when asked */
-            for (int h = 0; h < 4; h++) {
-                int mh = h == g ? mg : mod[h], m1 = (mh + 1) % 3;
-                if (m1 == 1) continue;
-                int pairs = m1 == 2, bad = 0;
-                for (int k = 0; k < 4; k++)
-                    if (k != h) {
-                        int mk = k == g ? mg : mod[k];
-                        bad |= mk == 1;
-                        pairs += mk == 2;
-                    }
-                if (bad || pairs != 1) continue;
-                int rest = 1;
+            for (unsigned hs = cand; hs; hs &= hs - 1) {
+                int h = __builtin_ctz(hs), rest = 1;
                 for (int k = 0; k < 4 && rest; k++) {
                     if (k == h) continue;
                     if (k == g) {
@@ -235,15 +253,15 @@ static inline void shape_discard_waits(const uint8_t *c, uint64_t *out) {
             }
             int t = 9 * g + i;
             if (total - 1 == 13) { /* seven pairs and thirteen orphans, of c without t */
-                uint64_t bt = 1ull << t, o1 = ones, o2 = twos, pr = present;
-                if (c[t] == 1) o1 &= ~bt, pr &= ~bt;
-                else if (c[t] == 2) o2 &= ~bt, o1 |= bt;
-                else if (c[t] == 3) o2 |= bt;
-                if (__builtin_popcountll(o2) == 6 && __builtin_popcountll(o1) == 1) wt |= o1;
+                uint64_t bt = 1ull << t, o1 = ones, pr = present;
+                int k1 = n_ones, k2 = n_twos, ko = n_orphans;
+                if (c[t] == 1) o1 &= ~bt, pr &= ~bt, k1--, ko -= SHAPE_ORPHAN[t];
+                else if (c[t] == 2) o1 |= bt, k1++, k2--;
+                else if (c[t] == 3) k2++;
+                if (k2 == 6 && k1 == 1) wt |= o1;
                 if (orphan_total - SHAPE_ORPHAN[t] == 13) {
-                    int k = __builtin_popcountll(pr & ORPHANS);
-                    if (k == 13) wt |= ORPHANS;
-                    else if (k == 12) wt |= ORPHANS & ~pr;
+                    if (ko == 13) wt |= ORPHANS;
+                    else if (ko == 12) wt |= ORPHANS & ~pr;
                 }
             }
             out[t] = wt;
