@@ -932,13 +932,28 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
     const AfterDiscard *rows_t = NULL; /* per held t, the melds-and-pair effective draws of H - t */
     int64_t offers[34], total = 0;
     for (int t = 0; t < T; t++) total += offers[t] = closed_offers(form, t, hand[t], hand[t] + kb[t]);
+    /* a draw of u adds step[u] to the offers; the draws fall into a few classes of the same step (the value of
+     * a sum plus a class's step is found once per class, not once per draw) */
+    int64_t cls_step[34];
+    uint64_t cls_mask[34];
+    int ncls = 0;
+    for (int u = 0; u < T; u++) {
+        if (kb[u] <= 0) continue;
+        int64_t step = closed_offers(form, u, hand[u] + 1, hand[u] + kb[u]) - offers[u];
+        int k = 0;
+        while (k < ncls && cls_step[k] != step) k++;
+        if (k == ncls) cls_step[ncls] = step, cls_mask[ncls++] = 0;
+        cls_mask[k] |= 1ull << u;
+    }
     int o = *out_def, s = closed_value(form, total);
     *out_def = o < s ? o : s;
+    uint64_t lower = 0; /* the draws lowering the closed form */
+    for (int k = 0; k < ncls; k++)
+        if (closed_value(form, total + cls_step[k]) < s) lower |= cls_mask[k];
     int64_t count = 0;
     for (int u = 0; u < T; u++) {
         if (kb[u] <= 0) continue;
-        int su = closed_value(form, total - offers[u] + closed_offers(form, u, hand[u] + 1, hand[u] + kb[u]));
-        out_eff[u] = (o <= s && out_eff[u]) || (s <= o && su < s);
+        out_eff[u] = (o <= s && out_eff[u]) || (s <= o && (lower >> u & 1));
         if (out_eff[u]) count += kb[u];
     }
     *out_count = count;
@@ -951,20 +966,14 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
         out_disc[t] = ot < st ? ot : st;
         if (hand[t] < 4) out_kong[t] = out_disc[t];
         if (st > ot) continue; /* melds-and-pair alone decides: seat_features' count */
-        int sp_eff[34], n_sp = 0;
-        for (int u = 0; u < T; u++) {
-            sp_eff[u] = 0;
-            if (kb[u] <= 0) continue;
-            int hu = hand[u] - (u == t), au = hand[u] + kb[u] - (u == t);
-            int64_t before = u == t ? left : offers[u];
-            sp_eff[u] = closed_value(form, tot - before + closed_offers(form, u, hu + 1, au)) < st;
-            n_sp += sp_eff[u];
-        }
-        int64_t c = 0;
-        if (st < ot || n_sp == 0) {
-            for (int u = 0; u < T; u++) c += sp_eff[u] ? kb[u] : 0;
-            if (st == ot) c = out_count_after[t]; /* a tie with no seven-pairs draw: the ordinary count */
-        } else { /* a tie: the draws that lower either half of H - t */
+        /* the draws lowering the closed form of H - t: by class, t itself (one copy less) on its own */
+        uint64_t sp = 0, bt = 1ull << t;
+        for (int k = 0; k < ncls; k++)
+            if (closed_value(form, tot + cls_step[k]) < st) sp |= cls_mask[k];
+        sp &= ~bt;
+        if (kb[t] > 0 && closed_value(form, tot - left + closed_offers(form, t, hand[t], a - 1)) < st) sp |= bt;
+        uint64_t draws = sp;
+        if (st == ot && sp) { /* a tie: the draws that lower either half of H - t */
             if (rows_t == NULL) { /* discard_features' bits of every H - t: the memo's, or computed once */
                 if (ad && ad->used && ad->T == T && ad->m == m && !memcmp(ad->hand, hand, (size_t)T) &&
                     !memcmp(ad->kb, kb, (size_t)T)) {
@@ -979,8 +988,11 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
                     rows_t = &own;
                 }
             }
-            for (int u = 0; u < T; u++) c += ((rows_t->eff[t] >> u & 1) || sp_eff[u]) ? kb[u] : 0;
+            draws |= rows_t->eff[t];
         }
+        if (st == ot && !sp) continue; /* a tie with no closed-form draw: the ordinary count */
+        int64_t c = 0;
+        for (uint64_t bits = draws & ((2ull << (T - 1)) - 1); bits; bits &= bits - 1) c += kb[__builtin_ctzll(bits)];
         out_count_after[t] = (int32_t)c;
     }
 }
