@@ -212,11 +212,21 @@ static int score_win(const ReTable *g, int s, const uint8_t *cnt, int win_id, in
     out->ron = r.ron, out->tsumo_dealer = r.tsumo_dealer, out->tsumo_nondealer = r.tsumo_nondealer;
     return 1;
 }
-/* per type: discarding it leaves a tenpai with a yaku on some wait by ron, riichi off */
-static void discards_tenpai_yaku(const ReTable *g, int s, uint8_t *out) {
+/* per type t with tenpai[t]: discarding it leaves a tenpai with a yaku on some wait by ron, riichi off (as
+ * rs_discards_tenpai_yaku; the others 0: only the tenpai discards are scored) */
+static void tenpai_discards_yaku(const ReTable *g, int s, const uint8_t *tenpai, uint8_t *out) {
     RsMeld m[4];
+    uint8_t c[34];
     int n = rs_melds(g, s, m);
-    rs_discards_tenpai_yaku(g->cnt[s], m, n, seat_wind(g, s), round_wind(g), out);
+    memcpy(c, g->cnt[s], 34);
+    memset(out, 0, 34);
+    if (!rs__may_leave_tenpai(c)) return;
+    for (int t = 0; t < 34; t++)
+        if (tenpai[t] && c[t]) {
+            c[t]--;
+            out[t] = (uint8_t)rs_tenpai_has_yaku(c, m, n, seat_wind(g, s), round_wind(g));
+            c[t]++;
+        }
 }
 
 static int tsumo_result(ReTable *g, int s, WinCost *c) {
@@ -597,6 +607,15 @@ static void compute_options(ReTable *g) {
     }
 }
 
+/* an option set before PASS (eight entries a word) */
+static inline int any_option(const uint8_t *opt) {
+    uint64_t any = 0, w;
+    int a = 0;
+    for (; a + 8 <= A_PASS; a += 8) memcpy(&w, opt + a, 8), any |= w;
+    for (; a < A_PASS; a++) any |= opt[a];
+    return any != 0;
+}
+
 static void pass_furiten(ReTable *g, int tile, int exclude) {
     int t = TYPE34[tile];
     for (int s = 0; s < 4; s++) {
@@ -632,11 +651,7 @@ static void discard(ReTable *g, int s, int id) {
     for (int k = 0; k < 4; k++) {
         if (k == s) continue;
         call_options(g, k, id, s, g->opts[k]);
-        for (int a = 0; a < A_PASS; a++)
-            if (g->opts[k][a]) {
-                g->acting |= (uint8_t)(1 << k);
-                break;
-            }
+        if (any_option(g->opts[k])) g->acting |= (uint8_t)(1 << k);
     }
     open_window(g, id, s, PH_CLAIM);
 }
@@ -1019,8 +1034,8 @@ static int observe_table(ReTable *g, float *obs, int8_t *masks, int32_t *defs, v
         for (int t = 0; t < 34; t++) o[OFF[V_TENPAI_AFTER_DISCARD] + t] = o[OFF[V_YAKU_AFTER_DISCARD] + t] = -1;
         if (s == turn && g->hn[s] % 3 == 2) {
             uint8_t yk[34], tenpai[34];
-            discards_tenpai_yaku(g, s, yk);
             tenpai_after_discard(g, s, mc[s], tenpai);
+            tenpai_discards_yaku(g, s, tenpai, yk);
             for (int t = 0; t < 34; t++)
                 if (g->cnt[s][t]) {
                     o[OFF[V_TENPAI_AFTER_DISCARD] + t] = (float)tenpai[t];
