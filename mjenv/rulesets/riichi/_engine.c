@@ -945,6 +945,7 @@ static int observe_table(ReTable *g, float *obs, int8_t *masks, int32_t *defs, v
     const Py_ssize_t S = OBS_SIZE;
     int dealer = dealer_of(g), rw = round_wind(g);
     static const int PHASE_INDEX[7] = {0, 1, 2, 3, 4, 5, 5};
+    const int first = observed ? __builtin_ctz(observed) : 4; /* the first observer writes the public rows */
     for (int s = 0; s < 4; s++) {
         int8_t *mk = masks + s * RE_ACTIONS;
         memset(mk, 0, RE_ACTIONS);
@@ -953,7 +954,7 @@ static int observe_table(ReTable *g, float *obs, int8_t *masks, int32_t *defs, v
             memcpy(mk, g->opts[s], RE_ACTIONS);
             if (g->phase == PH_CLAIM || g->phase == PH_CHANKAN) mk[A_PASS] = 1;
         }
-        if (!(observed >> s & 1) && s > 0) continue; /* row 0 is written anyway: the others copy its public rows */
+        if (!(observed >> s & 1)) continue; /* the kernel left its row zeros */
         float *o = obs + s * S;
         for (int t = 0; t < 34; t++) o[OFF[V_HAND] + t] = g->cnt[s][t];
         for (int i = 0; i < g->hn[s]; i++)
@@ -962,7 +963,7 @@ static int observe_table(ReTable *g, float *obs, int8_t *masks, int32_t *defs, v
             o[OFF[V_DRAWN] + TYPE34[g->drawn]] = 1;
             o[OFF[V_DRAWN_RED]] = is_red(g->drawn);
         }
-        if (s > 0) { /* the other observers' rows are the first one's, rotated */
+        if (s > first) { /* the other observers' rows are the first one's, rotated */
             static const int ROWS[][2] = {{V_MELD_COUNTS, 34}, {V_MELD_KIND, 20}, {V_MELD_TILE, 4}, {V_MELD_CALLED, 4},
                                           {V_MELD_RED, 4}, {V_DISCARDS, 32}, {V_DISCARD_RED, 32},
                                           {V_DISCARD_TSUMOGIRI, 32}, {V_DISCARD_RIICHI, 32}, {V_DISCARD_CALLED, 32},
@@ -970,7 +971,8 @@ static int observe_table(ReTable *g, float *obs, int8_t *masks, int32_t *defs, v
                                           {V_DOUBLE_RIICHI, 1}, {V_IPPATSU, 1}};
             for (size_t v = 0; v < sizeof ROWS / sizeof ROWS[0]; v++) {
                 int at = OFF[ROWS[v][0]], r = ROWS[v][1];
-                for (int j = 0; j < 4; j++) memcpy(o + at + j * r, obs + at + ((s + j) % 4) * r, sizeof(float) * (size_t)r);
+                for (int j = 0; j < 4; j++)
+                    memcpy(o + at + j * r, obs + first * S + at + ((s + j - first) % 4) * r, sizeof(float) * (size_t)r);
             }
             for (int j = 0; j < 4; j++) {
                 int p = (s + j) % 4;
@@ -978,7 +980,7 @@ static int observe_table(ReTable *g, float *obs, int8_t *masks, int32_t *defs, v
                     if (g->melds[p][k].from >= 0) o[OFF[V_MELD_FROM] + (4 * j + k) * 4 + (g->melds[p][k].from - s + 4) % 4] = 1;
             }
         }
-        for (int j = 0; j < 4 && s == 0; j++) {
+        for (int j = 0; j < 4 && s == first; j++) {
             int p = (s + j) % 4;
             for (int t = 0; t < 34; t++) o[OFF[V_MELD_COUNTS] + 34 * j + t] = mc[p][t];
             for (int k = 0; k < g->nmelds[p]; k++) {
@@ -1043,7 +1045,6 @@ static int observe_table(ReTable *g, float *obs, int8_t *masks, int32_t *defs, v
                 }
         }
     }
-    if (!(observed & 1)) memset(obs, 0, sizeof(float) * (size_t)S);
     return 0;
 }
 
