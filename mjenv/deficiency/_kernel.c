@@ -359,6 +359,8 @@ static inline int part_half_value(const Tables *tb, int P, int h, int row, const
 /* the part of tile t (0-2 suits, 3 honours), its rank in the part, the half of its part that holds
  * it (suits: 0 left, 1 right; honours: 0 h4, 1 h3) and its weight in that half's row */
 static int TILE_PART[34], TILE_RANK[34], TILE_HALF[34], TILE_WEIGHT[34]; /* a lookup, not divisions */
+static int TILE_ORPHAN[34];               /* is_orphan */
+static int64_t CLOSED_OFFERS[4][2][5][5]; /* closed_offers(form, t, h, a) by form, is_orphan(t), h, a */
 static uint64_t PART_TILES[4], HALF_TILES[4][2]; /* bit t: tile t is in part P (and its half h) */
 static void tile_tables(void) { /* at import */
     for (int t = 0; t < 34; t++) {
@@ -368,7 +370,12 @@ static void tile_tables(void) { /* at import */
         TILE_WEIGHT[t] = t < 27 ? suit_weight(t % 9) : hon_weight(t - 27);
         PART_TILES[TILE_PART[t]] |= 1ull << t;
         HALF_TILES[TILE_PART[t]][TILE_HALF[t]] |= 1ull << t;
+        TILE_ORPHAN[t] = is_orphan(t);
     }
+    for (int form = 0; form < 4; form++) /* tile 0 is an orphan, tile 1 is not */
+        for (int o = 0; o < 2; o++)
+            for (int h = 0; h < 5; h++)
+                for (int a = 0; a < 5; a++) CLOSED_OFFERS[form][o][h][a] = closed_offers(form, o ? 0 : 1, h, a);
 }
 static inline int part_of(int t) { return TILE_PART[t]; }
 static inline int rank_of(int t) { return TILE_RANK[t]; }
@@ -930,19 +937,27 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
                              const AfterDiscard *ad) {
     AfterDiscard own;
     const AfterDiscard *rows_t = NULL; /* per held t, the melds-and-pair effective draws of H - t */
+    const int64_t(*of)[5][5] = CLOSED_OFFERS[form]; /* closed_offers(form, t, h, a) as of[orphan t][h][a] */
     int64_t offers[34], total = 0;
-    for (int t = 0; t < T; t++) total += offers[t] = closed_offers(form, t, hand[t], hand[t] + kb[t]);
-    /* a draw of u adds step[u] to the offers; the draws fall into a few classes of the same step (the value of
-     * a sum plus a class's step is found once per class, not once per draw) */
+    for (int t = 0; t < T; t++) total += offers[t] = of[TILE_ORPHAN[t]][hand[t]][hand[t] + kb[t]];
+    /* a draw of u adds a step to the offers that depends on (orphan u, h, a) only; the draws fall into a few
+     * classes of the same step (the value of a sum plus a class's step is found once per class, not once per
+     * draw) */
     int64_t cls_step[34];
     uint64_t cls_mask[34];
     int ncls = 0;
+    int8_t class_of[2][5][5];
+    memset(class_of, -1, sizeof class_of);
     for (int u = 0; u < T; u++) {
         if (kb[u] <= 0) continue;
-        int64_t step = closed_offers(form, u, hand[u] + 1, hand[u] + kb[u]) - offers[u];
-        int k = 0;
-        while (k < ncls && cls_step[k] != step) k++;
-        if (k == ncls) cls_step[ncls] = step, cls_mask[ncls++] = 0;
+        int o = TILE_ORPHAN[u], h = hand[u], a = h + kb[u], k = class_of[o][h][a];
+        if (k < 0) {
+            int64_t step = of[o][h + 1][a] - of[o][h][a];
+            k = 0;
+            while (k < ncls && cls_step[k] != step) k++;
+            if (k == ncls) cls_step[ncls] = step, cls_mask[ncls++] = 0;
+            class_of[o][h][a] = (int8_t)k;
+        }
         cls_mask[k] |= 1ull << u;
     }
     int o = *out_def, s = closed_value(form, total);
@@ -961,7 +976,7 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
     for (int t = 0; t < T; t++) {
         if (hand[t] <= 0) continue;
         int a = hand[t] + kb[t];
-        int64_t left = closed_offers(form, t, hand[t] - 1, a - 1), tot = total - offers[t] + left;
+        int64_t left = of[TILE_ORPHAN[t]][hand[t] - 1][a - 1], tot = total - offers[t] + left;
         int ot = out_disc[t], st = closed_value(form, tot);
         out_disc[t] = ot < st ? ot : st;
         if (hand[t] < 4) out_kong[t] = out_disc[t];
@@ -971,7 +986,7 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
         for (int k = 0; k < ncls; k++)
             if (closed_value(form, tot + cls_step[k]) < st) sp |= cls_mask[k];
         sp &= ~bt;
-        if (kb[t] > 0 && closed_value(form, tot - left + closed_offers(form, t, hand[t], a - 1)) < st) sp |= bt;
+        if (kb[t] > 0 && closed_value(form, tot - left + of[TILE_ORPHAN[t]][hand[t]][a - 1]) < st) sp |= bt;
         uint64_t draws = sp;
         if (st == ot && sp) { /* a tie: the draws that lower either half of H - t */
             if (rows_t == NULL) { /* discard_features' bits of every H - t: the memo's, or computed once */
