@@ -1612,7 +1612,7 @@ static int observe_core(const Plan *plan, const int16_t *records, Memo *const *m
         }
         if (n + 1 < N && !prepare(plan, records, memos, n + 1, SEEN(n + 1), &ready[(n + 1) & 1], err)) return -1;
         memset(out, 0, sizeof(float) * 4 * (size_t)size);
-        for (Py_ssize_t j = 0; j < L; j++) stf[j] = (float)st[j]; /* once, not once per seat that shows it */
+        for (Py_ssize_t j = 0; j < (R ? L : 0); j++) stf[j] = (float)st[j]; /* once, not once per seat that shows it */
         for (Py_ssize_t r = 0; r < R; r++)
             if (seen >> CP[4 * r] & 1)
                 memcpy(out + CP[4 * r] * size + CP[4 * r + 1], stf + CP[4 * r + 2], sizeof(float) * (size_t)CP[4 * r + 3]);
