@@ -943,22 +943,24 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
     /* a draw of u adds a step to the offers that depends on (orphan u, h, a) only; the draws fall into a few
      * classes of the same step (the value of a sum plus a class's step is found once per class, not once per
      * draw) */
-    int64_t cls_step[34];
-    uint64_t cls_mask[34];
-    int ncls = 0;
-    int8_t class_of[2][5][5];
-    memset(class_of, -1, sizeof class_of);
+    /* the draws by key 25 orphan + 5 h + a (a > h), and the keys present; a tile with no KB copy has a = h, a key
+     * no draw has, so its write leaves every present key's bits as they are */
+    uint64_t by_key[50], keys = 0;
     for (int u = 0; u < T; u++) {
-        if (kb[u] <= 0) continue;
-        int o = TILE_ORPHAN[u], h = hand[u], a = h + kb[u], k = class_of[o][h][a];
-        if (k < 0) {
-            int64_t step = of[o][h + 1][a] - of[o][h][a];
-            k = 0;
-            while (k < ncls && cls_step[k] != step) k++;
-            if (k == ncls) cls_step[ncls] = step, cls_mask[ncls++] = 0;
-            class_of[o][h][a] = (int8_t)k;
-        }
-        cls_mask[k] |= 1ull << u;
+        int key = 25 * TILE_ORPHAN[u] + 5 * hand[u] + hand[u] + kb[u];
+        uint64_t bit = (uint64_t)(kb[u] > 0) << key, was = keys & bit;
+        keys |= bit;
+        by_key[key] = (was ? by_key[key] : 0) | (uint64_t)(kb[u] > 0) << u;
+    }
+    int64_t cls_step[50];
+    uint64_t cls_mask[50];
+    int ncls = 0;
+    for (; keys; keys &= keys - 1) {
+        int key = __builtin_ctzll(keys), orphan = key / 25, h = key / 5 % 5, a = key % 5, k = 0;
+        int64_t step = of[orphan][h + 1][a] - of[orphan][h][a];
+        while (k < ncls && cls_step[k] != step) k++;
+        if (k == ncls) cls_step[ncls] = step, cls_mask[ncls++] = 0;
+        cls_mask[k] |= by_key[key];
     }
     int o = *out_def, s = closed_value(form, total);
     *out_def = o < s ? o : s;
@@ -968,8 +970,9 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
     int64_t count = 0;
     for (int u = 0; u < T; u++) {
         if (kb[u] <= 0) continue;
-        out_eff[u] = (o <= s && out_eff[u]) || (s <= o && (lower >> u & 1));
-        if (out_eff[u]) count += kb[u];
+        int e = (o <= s && out_eff[u]) || (s <= o && (lower >> u & 1));
+        out_eff[u] = (uint8_t)e;
+        count += kb[u] & -e;
     }
     *out_count = count;
     if (!discard_turn) return;
