@@ -639,15 +639,22 @@ static const SeatRecord *seat_prior(const SeatRecord *r, int T, const int8_t *ha
 }
 
 /* keep a seat's input and its melds-and-pair deficiency and effective draws (NULL r: none) */
+static void seat_record_bits(SeatRecord *r, int T, const int8_t *hand, const int8_t *kb, int m, int def,
+                             uint64_t bits) {
+    if (!r) return;
+    r->used = 1, r->T = (uint8_t)T, r->m = (uint8_t)m, r->def = (int8_t)def;
+    memcpy(r->hand, hand, (size_t)T);
+    memcpy(r->kb, kb, (size_t)T);
+    r->eff = bits;
+}
+
+/* seat_record_bits with the effective draws as bytes */
 static void seat_record(SeatRecord *r, int T, const int8_t *hand, const int8_t *kb, int m, int def,
                         const uint8_t *eff) {
     if (!r) return;
     uint64_t bits = 0;
     for (int t = 0; t < T; t++) bits |= (uint64_t)(eff[t] != 0) << t;
-    r->used = 1, r->T = (uint8_t)T, r->m = (uint8_t)m, r->def = (int8_t)def;
-    memcpy(r->hand, hand, (size_t)T);
-    memcpy(r->kb, kb, (size_t)T);
-    r->eff = bits;
+    seat_record_bits(r, T, hand, kb, m, def, bits);
 }
 
 /* The features of one seat (see the module comment); T = 27 or 34. Each part's vectors (its own,
@@ -1034,6 +1041,9 @@ typedef struct {
     int32_t disc[34];
     int16_t count_after[34]; /* the discard turn's rows (discard_features) */
     int8_t kong[34];
+    uint8_t closed;  /* 0: the melds-and-pair features; else the closed-hand form (seven_pairs_seat) they include */
+    int8_t mp_def;   /* with a form: the melds-and-pair deficiency and effective draws (the seat's record) */
+    uint64_t mp_eff;
 } MemoEntry;
 typedef struct {
     uint64_t hits, misses, after_hits, prior_hits;
@@ -1069,9 +1079,11 @@ static MemoEntry *memo_find(Memo *memo, int T, const uint8_t *codes, int m, int 
     return e;
 }
 
-/* whether memo_serve will serve a seat (no change to the memo) */
-static inline int memo_has(const Memo *memo, const MemoEntry *e, const uint8_t *key, int claim_tile) {
-    return memo && claim_tile < 0 && e->used && memcmp(e->key, key, KEY_BYTES) == 0;
+/* whether memo_serve will serve a seat (no change to the memo): form is the closed-hand form the caller applies to
+ * the seat after the memo (0 none); an entry that includes a form serves only a caller of that form */
+static inline int memo_has(const Memo *memo, const MemoEntry *e, const uint8_t *key, int claim_tile, int form) {
+    return memo && claim_tile < 0 && e->used && (!e->closed || e->closed == form) &&
+           memcmp(e->key, key, KEY_BYTES) == 0;
 }
 
 /* A seat with no discard turn and no claim tile that is the last discard turn's H - t (see
@@ -1102,11 +1114,11 @@ static int after_discard_serve(const AfterDiscard *ad, int T, const int8_t *hand
  * part vectors); 2 (outputs written, to be stored with memo_store) when it is the last discard
  * turn's H - t (after_discard_serve); else 0, and the caller computes the seat and stores it. */
 static int memo_serve(Memo *memo, MemoEntry *e, const uint8_t *key, int T, const int8_t *hand, const int8_t *kb,
-                      int m, int discard_turn, int claim_tile, int32_t *out_def, int32_t *out_disc,
+                      int m, int discard_turn, int claim_tile, int form, int32_t *out_def, int32_t *out_disc,
                       uint8_t *out_eff, int64_t *out_count, int32_t *out_claim, int32_t *out_count_after,
                       int32_t *out_kong) {
     if (!memo) return 0;
-    if (memo_has(memo, e, key, claim_tile)) {
+    if (memo_has(memo, e, key, claim_tile, form)) {
         memo->hits++;
         *out_def = e->def;
         *out_count = e->count;
@@ -1137,6 +1149,7 @@ static void memo_store(MemoEntry *e, int T, const uint8_t *key, int32_t def, con
     if (!e) return;
     memcpy(e->key, key, KEY_BYTES);
     e->used = 1;
+    e->closed = 0;
     e->def = def;
     e->count = count;
     memcpy(e->eff, eff, (size_t)T);
@@ -1145,6 +1158,18 @@ static void memo_store(MemoEntry *e, int T, const uint8_t *key, int32_t def, con
         e->count_after[t] = (int16_t)count_after[t];
         e->kong[t] = (int8_t)kong[t];
     }
+}
+
+/* A seat's outputs with the closed-hand form applied (seven_pairs_seat) stored in its slot e under its key, with
+ * the melds-and-pair deficiency and draws its record needs on a hit (NULL e: no memo) */
+static void memo_close(MemoEntry *e, int T, const uint8_t *key, int form, int32_t def, const int32_t *disc,
+                       const uint8_t *eff, int64_t count, const int32_t *count_after, const int32_t *kong, int mp_def,
+                       uint64_t mp_eff) {
+    if (!e) return;
+    memo_store(e, T, key, def, disc, eff, count, count_after, kong);
+    e->closed = (uint8_t)form;
+    e->mp_def = (int8_t)mp_def;
+    e->mp_eff = mp_eff;
 }
 
 /* seat_features through the memo (memo_serve, else compute and memo_store) */
@@ -1161,7 +1186,7 @@ static void seat_features_memo(Memo *memo, int seat, const Tables *tb, int T, co
     rows_of_codes(T, codes, rows);
     MemoEntry *e = memo_find(memo, T, codes, m, discard_turn, key);
     SeatRecord *rec = memo ? &memo->seat[seat] : NULL;
-    int served = memo_serve(memo, e, key, T, hand, kb, m, discard_turn, claim_tile, out_def, out_disc, out_eff,
+    int served = memo_serve(memo, e, key, T, hand, kb, m, discard_turn, claim_tile, 0, out_def, out_disc, out_eff,
                             out_count, out_claim, out_count_after, out_kong);
     if (!served) {
         PartCache *pc = memo ? &memo->parts : NULL;
@@ -1601,13 +1626,17 @@ static int observe_core(const Plan *plan, const int16_t *records, Memo *const *m
         MemoEntry **slot = rd->slot;
         uint8_t (*key)[KEY_BYTES] = rd->key;
         PartCache *pc = memo ? &memo->parts : NULL;
-        int served[4];
+        int served[4], closed[4] = {0, 0, 0, 0}, mp_def[4];
+        uint64_t mp_eff[4];
         const SeatRecord *prior[4];
         for (int s = 0; s < 4; s++) {
             int m = st[FI[2] + s], dturn = st[FI[3] + s] != 0, c = st[FI[4] + s];
             if (!(seen >> s & 1)) continue;
-            served[s] = memo_serve(memo, slot[s], key[s], T, hand[s], kb[s], m, dturn, c, &def_s[s], after_disc[s],
-                                   eff[s], &count[s], after_claim[s], count_after[s], after_kong[s]);
+            served[s] = memo_serve(memo, slot[s], key[s], T, hand[s], kb[s], m, dturn, c,
+                                   m == plan->melds ? plan->seven : 0, &def_s[s], after_disc[s], eff[s], &count[s],
+                                   after_claim[s], count_after[s], after_kong[s]);
+            if (served[s] == 1 && slot[s]->closed) /* served with its closed-hand form (memo_close) */
+                closed[s] = 1, mp_def[s] = slot[s]->mp_def, mp_eff[s] = slot[s]->mp_eff;
             prior[s] = !served[s] && memo ? seat_prior(&memo->seat[s], T, hand[s], kb[s], m) : NULL;
             if (!served[s])
                 prefetch_seat(&tb, pc, T, (const int(*)[2])rd->rows[s], hand[s], kb[s], m, dturn,
@@ -1630,14 +1659,21 @@ static int observe_core(const Plan *plan, const int16_t *records, Memo *const *m
             if (served[s] != 1)
                 memo_store(slot[s], T, key[s], def_s[s], after_disc[s], eff[s], count[s], count_after[s],
                            after_kong[s]);
-            if (memo) seat_record(&memo->seat[s], T, hand[s], kb[s], st[FI[2] + s], def_s[s], eff[s]);
+            if (memo && closed[s]) seat_record_bits(&memo->seat[s], T, hand[s], kb[s], st[FI[2] + s], mp_def[s], mp_eff[s]);
+            else if (memo) seat_record(&memo->seat[s], T, hand[s], kb[s], st[FI[2] + s], def_s[s], eff[s]);
         }
-        if (plan->seven) /* seven pairs: after the memo, which keeps the melds-and-pair features */
+        /* seven pairs: after the melds-and-pair features; the seat's slot then keeps the outputs with it (a seat
+         * served so skips it) */
+        if (plan->seven)
             for (int s = 0; s < 4; s++)
-                if (st[FI[2] + s] == plan->melds && (seen >> s & 1))
+                if (st[FI[2] + s] == plan->melds && (seen >> s & 1) && !closed[s]) {
                     seven_pairs_seat(&tb, T, plan->seven, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, &def_s[s],
                                      after_disc[s], eff[s], &count[s], count_after[s], after_kong[s],
                                      memo ? &memo->after : NULL);
+                    if (memo)
+                        memo_close(slot[s], T, key[s], plan->seven, def_s[s], after_disc[s], eff[s], count[s],
+                                   count_after[s], after_kong[s], memo->seat[s].def, memo->seat[s].eff);
+                }
         for (int s = 0; s < 4; s++) /* discarding a missing-suit tile leaves the deficiency and count as they are */
             if (miss[s] >= 0 && st[FI[3] + s] && (seen >> s & 1))
                 for (int t = 9 * miss[s]; t < 9 * miss[s] + 9; t++)
