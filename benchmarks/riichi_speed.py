@@ -9,14 +9,17 @@ Every env plays with uniformly random legal actions and builds its observations:
   the seats whose ``infos[agent]["needs_action"]`` is true; the others pass when left out); all four
   observations are built every step.
 * ``mjenv vector N``: ``mjenv.vector_env(N, rules="riichi", episode=...)`` stepped with one random legal
-  action per seat (drawn in the timed loop from the masks). Its hands (games) per second are its
-  table-steps per second divided by the parallel env's steps per hand (game) in the same run (the episodes
-  that end inside a vector run are biased toward short ones).
+  action per seat (drawn in the timed loop from the masks: the argmax of float32 uniform draws times the mask).
+  Its hands (games) per second are its table-steps per second divided by the parallel env's steps per hand (game)
+  in the same run (the episodes that end inside a vector run are biased toward short ones).
 * ``engine=python`` rows: the same on the Python engine (the reference), with fewer steps.
-* ``[when_possible]`` rows: the parallel and vector rows with ``claim_window="when_possible"``, the NON-DEFAULT
-  option (a claim window only when some seat can claim: fewer steps, but a seat learns when an opponent can
-  claim); their hands per second divide by their own steps per hand. The targets are the default's
-  (``claim_window="always"``); these ratios are printed apart (``--no-when-possible`` leaves the rows out).
+* rows of the NON-DEFAULT options, each with its own steps per hand: ``[when_possible]``
+  (``claim_window="when_possible"``: a claim window only when some seat can claim: fewer steps, but a seat learns
+  when an opponent can claim), ``[acting]`` (``observers="acting"``: only the seats that must act are observed, as
+  RiichiEnv builds only the acting players' observations), ``[raw]`` (``observation="raw"``: no deficiency features
+  or per-discard facts; RiichiEnv's ``encode()`` has neither) and their combinations (``[when_possible+acting]`` is
+  RiichiEnv's semantics). The targets are the defaults'; these ratios are printed apart (``--no-options`` leaves
+  the rows out).
 
 Rates are per CPU-second of this process (``time.process_time``). The machine is shared: run it a few times
 and read the ratios, which compare envs timed in the same run.
@@ -58,34 +61,30 @@ def run_riichienv(mode: str, episodes: int, seed: int) -> tuple[int, int]:
     return episodes, steps
 
 
-def run_parallel(episode: str, episodes: int, seed: int, engine: str = "auto",
-                 claim_window: str = "always") -> tuple[int, int]:
-    """(episodes, steps) of ``parallel_env(rules="riichi")`` with the lean loop."""
+def run_parallel(episode: str, episodes: int, seed: int, engine: str = "auto", **options) -> tuple[int, int]:
+    """(episodes, steps) of ``parallel_env(rules="riichi", **options)`` with the lean loop."""
     import mjenv
 
-    env = mjenv.parallel_env(rules="riichi", episode=episode, engine=engine, claim_window=claim_window)
+    env = mjenv.parallel_env(rules="riichi", episode=episode, engine=engine, **options)
     return lean_loop(env, episodes, seed)
 
 
 def run_vector(n: int, episode: str, table_steps: int, seed: int, engine: str = "auto",
-               num_threads: int = 1, clock=time.process_time, claim_window: str = "always") -> tuple[float, int]:
-    """(seconds of ``clock``: CPU by default, table-steps) of ``vector_env(n, rules="riichi")`` after a warm-up."""
+               num_threads: int = 1, clock=time.process_time, **options) -> tuple[float, int]:
+    """(seconds of ``clock``: CPU by default, table-steps) of ``vector_env(n, rules="riichi", **options)`` after a
+    warm-up."""
     import mjenv
 
-    env = mjenv.vector_env(n, rules="riichi", episode=episode, engine=engine, num_threads=num_threads,
-                           claim_window=claim_window)
+    env = mjenv.vector_env(n, rules="riichi", episode=episode, engine=engine, num_threads=num_threads, **options)
     obs, _ = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     steps = max(1, table_steps // n)
+    shape = (n, 4, env.single_action_space.n)
     for _ in range(steps // 10 + 1):  # warm-up (the kernel's tables, the first hands)
-        masks = obs["action_mask"]
-        acts = (np.cumsum(masks, axis=2) <= rng.random((n, 4, 1)) * masks.sum(axis=2, keepdims=True)).sum(axis=2)
-        obs = env.step(acts)[0]
+        obs = env.step((rng.random(shape, dtype=np.float32) * obs["action_mask"]).argmax(axis=2))[0]
     t0 = clock()
-    for _ in range(steps):
-        masks = obs["action_mask"]
-        acts = (np.cumsum(masks, axis=2) <= rng.random((n, 4, 1)) * masks.sum(axis=2, keepdims=True)).sum(axis=2)
-        obs = env.step(acts)[0]
+    for _ in range(steps):  # a uniform legal action of each seat: the largest of uniform draws on its legal actions
+        obs = env.step((rng.random(shape, dtype=np.float32) * obs["action_mask"]).argmax(axis=2))[0]
     return clock() - t0, steps * n
 
 
@@ -110,13 +109,13 @@ def measure(a) -> dict[str, tuple[float, float]]:
         if a.python:
             dt, ts = run_vector(16, ep, a.table_steps // 40, a.seed, engine="python")
             rows[f"engine=python vector 16 {ep}"] = (ts / dt / per, per)
-        if a.when_possible:  # the non-default option, per its own steps per episode
-            name = f"mjenv parallel {ep} {WP}"
-            single(name, lambda k, s, ep=ep: run_parallel(ep, k, s, claim_window="when_possible"), count)
+        for label, options in OPTIONS if a.options else ():  # the non-default options, per their own steps
+            name = f"mjenv parallel {ep} {label}"
+            single(name, lambda k, s, ep=ep, o=options: run_parallel(ep, k, s, **o), count)
             per = rows[name][1]
             for n in a.tables:
-                dt, ts = run_vector(n, ep, a.table_steps, a.seed, claim_window="when_possible")
-                rows[f"mjenv vector {n} {ep} {WP}"] = (ts / dt / per, per)
+                dt, ts = run_vector(n, ep, a.table_steps, a.seed, **options)
+                rows[f"mjenv vector {n} {ep} {label}"] = (ts / dt / per, per)
     for k in sorted({1, *a.threads}) if a.threads else ():  # table-steps per wall-second, by threads
         dt, ts = run_vector(64, "hand", a.table_steps, a.seed, num_threads=k, clock=time.perf_counter)
         rows[f"wall: vector 64 hand, {k} threads"] = (ts / dt / rows["mjenv parallel hand"][1], 0.0)
@@ -125,8 +124,12 @@ def measure(a) -> dict[str, tuple[float, float]]:
 
 TARGETS = (("mjenv parallel hand", "riichienv hand", 1.0), ("mjenv vector 64 hand", "riichienv hand", 2.0),
            ("mjenv parallel hanchan", "riichienv hanchan", 1.0), ("mjenv vector 64 hanchan", "riichienv hanchan", 1.0))
-#: the label of the rows with ``claim_window="when_possible"`` (not the default; it leaks, see the docstring)
-WP = "[when_possible]"
+#: the rows' labels and arguments of the non-default options (see the docstring)
+OPTIONS = (("[when_possible]", {"claim_window": "when_possible"}), ("[acting]", {"observers": "acting"}),
+           ("[when_possible+acting]", {"claim_window": "when_possible", "observers": "acting"}),
+           ("[raw]", {"observation": "raw"}), ("[acting+raw]", {"observers": "acting", "observation": "raw"}),
+           ("[when_possible+acting+raw]",
+            {"claim_window": "when_possible", "observers": "acting", "observation": "raw"}))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -139,8 +142,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--python", action="store_true", help="also time the Python engine's vector env")
     ap.add_argument("--threads", type=int, nargs="*", default=[],
                     help="also time vector_env(64, num_threads=k) per wall-second for these k (and 1)")
-    ap.add_argument("--no-when-possible", dest="when_possible", action="store_false",
-                    help="leave out the rows of the non-default claim_window='when_possible'")
+    ap.add_argument("--no-options", dest="options", action="store_false",
+                    help="leave out the rows of the non-default options (claim_window, observers)")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
     passes = []
@@ -157,13 +160,13 @@ def main(argv: list[str] | None = None) -> None:
         ratios = [p[ours][0] / p[peer][0] for p in passes if ours in p and peer in p]
         if ratios:
             print(f"  {ours:<26} / {peer:<18} = {min(ratios):.2f}-{max(ratios):.2f}x (target >= {want}x)")
-    if a.when_possible:
-        print("NOT the default: claim_window='when_possible' (a window only when some seat can claim: fewer steps, "
-              "but it leaks that an opponent can claim; the targets above are the default's):")
+    for label, options in OPTIONS if a.options else ():
+        print(f"NOT the default: {label} = {options} (the targets above are the defaults'):")
         for ours, peer, _ in TARGETS:
-            ratios = [p[f"{ours} {WP}"][0] / p[peer][0] for p in passes if f"{ours} {WP}" in p and peer in p]
+            name = f"{ours} {label}"
+            ratios = [p[name][0] / p[peer][0] for p in passes if name in p and peer in p]
             if ratios:
-                print(f"  {ours + ' ' + WP:<42} / {peer:<18} = {min(ratios):.2f}-{max(ratios):.2f}x")
+                print(f"  {name:<50} / {peer:<18} = {min(ratios):.2f}-{max(ratios):.2f}x")
     one = "wall: vector 64 hand, 1 threads"
     for k in sorted(a.threads):
         if k != 1:

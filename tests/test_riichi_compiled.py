@@ -129,6 +129,57 @@ def test_when_possible_illegal_actions_and_shaping_equal_python():
                      claim_window="when_possible", num_threads=2) >= 60
 
 
+#: hands per (episode mode, claim window) with ``observers="acting"`` (only the acting seats observed; every seat
+#: after a deal and at an end), default and slow suite
+ACTING_HANDS = {("hand", "always"): 300, ("hand", "when_possible"): 300, ("east", "always"): 100}
+SLOW_ACTING_HANDS = {("hand", "always"): 10000, ("hand", "when_possible"): 10000, ("hanchan", "always"): 2000}
+
+
+@pytest.mark.parametrize(("episode", "window"), list(ACTING_HANDS))
+def test_acting_observers_play_equals_python(episode, window):
+    hands = ACTING_HANDS[episode, window]
+    assert play_both(16, episode, hands, seed=9, eager=0.8, claim_window=window, observers="acting") >= hands
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("episode", "window"), list(SLOW_ACTING_HANDS))
+def test_acting_observers_play_equals_python_many_hands(episode, window):
+    hands = SLOW_ACTING_HANDS[episode, window]
+    assert play_both(64, episode, hands, seed=13, eager=0.8, claim_window=window, observers="acting") >= hands
+
+
+def test_acting_observers_illegal_actions_and_shaping_equal_python():
+    """The shaping of a seat that waits reads its last observed deficiency: the same on both engines, on 2 threads."""
+    assert play_both(8, "east", 40, seed=10, illegal=0.005, eager=0.5, shaping="deficiency", gamma=0.99,
+                     observers="acting", num_threads=2) >= 40
+
+
+#: hands per (episode mode, claim window, observers) with ``observation="raw"`` (no derived views; the infos'
+#: deficiencies alone through the kernel), uniform random play (eager play reads the derived views), default and slow
+RAW_HANDS = {("hand", "always", "all"): 300, ("hand", "when_possible", "acting"): 300, ("east", "always", "acting"): 60}
+SLOW_RAW_HANDS = {("hand", "always", "all"): 10000, ("hand", "when_possible", "acting"): 10000}
+
+
+@pytest.mark.parametrize(("episode", "window", "observers"), list(RAW_HANDS))
+def test_raw_observation_play_equals_python(episode, window, observers):
+    hands = RAW_HANDS[episode, window, observers]
+    assert play_both(16, episode, hands, seed=15, observation="raw", claim_window=window,
+                     observers=observers) >= hands
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("episode", "window", "observers"), list(SLOW_RAW_HANDS))
+def test_raw_observation_play_equals_python_many_hands(episode, window, observers):
+    hands = SLOW_RAW_HANDS[episode, window, observers]
+    assert play_both(64, episode, hands, seed=16, observation="raw", claim_window=window,
+                     observers=observers) >= hands
+
+
+def test_raw_observation_illegal_actions_and_shaping_equal_python():
+    assert play_both(8, "east", 30, seed=17, illegal=0.005, shaping="deficiency", gamma=0.99, observation="raw",
+                     observers="acting", num_threads=2) >= 30
+
+
 def test_illegal_actions_and_shaping_equal_python():
     """Illegal actions (the episode ends, mjenv.contract's rewards) with shaping: the same arrays on both engines."""
     assert play_both(8, "east", 60, seed=7, illegal=0.005, eager=0.5, shaping="deficiency", gamma=0.99) >= 60
@@ -160,3 +211,19 @@ def test_real_logs_replay_on_the_compiled_engine(path, monkeypatch):
     assert [h["deltas"] for h in got["hands"]] == [r["deltas"] for r in game.results]
     assert [h["result"] for h in got["hands"]] == [r["result"] for r in game.results]
     assert got["final_scores"] == game.final_scores and got["final_points"] == game.final_points
+
+
+def test_one_hand_walls_are_numpys_permutations():
+    """A one-hand game's wall is drawn in C (no generator kept): ``default_rng(seed).permutation(136)`` bit for bit,
+    with the game seed drawn from the table's generator as ``RiichiTable.reset`` draws it."""
+    seeds = [int(x) for x in np.random.default_rng(7).integers(2**63, size=3000)] + [0, 1, 2**32, 2**63 - 1]
+    out = np.empty((len(seeds), 136), dtype=np.uint8)
+    compiled._shuffled_walls(compiled._TILES136, np.array(seeds, dtype=np.uint64), out)
+    for wall, seed in zip(out, seeds):
+        np.testing.assert_array_equal(wall, np.random.default_rng(seed).permutation(136))
+    t = compiled.Tables(3, "hand")
+    t.start([0, 1, 2], [5, 6, None])
+    for i, s in enumerate([5, 6]):
+        game_seed = int(np.random.default_rng(s).integers(2**63))
+        assert t.walls[i] == np.random.default_rng(game_seed).permutation(136).tolist()
+        assert t.game_rngs[i] is None

@@ -1828,7 +1828,32 @@ static int api_observe(const void *plan, const int16_t *records, void *const *me
     return r;
 }
 
-static KernelApi api = {api_plan_of, api_record_length, api_size, api_memos_of, api_observe};
+/* the deficiency of one seat alone (hand, kb: T counts; m melds to build): its parts' vectors joined, and the plan's
+ * closed-hand form when the seat has no declared meld (m == the plan's melds); what observe_core writes as the
+ * seat's deficiency, without the other features (no memo: nothing is kept) */
+static int api_deficiency(const void *plan_, const int8_t *hand, const int8_t *kb, int m) {
+    const Plan *plan = plan_;
+    const int T = plan->T, nparts = T == 34 ? 4 : 3;
+    int rows[4][2], v[4][VEC], rest[VEC], pair[VEC];
+    seat_rows(T, hand, kb, rows);
+    for (int P = 0; P < nparts; P++) part_vector(&plan->tb, P, rows[P][0], rows[P][1], v[P], m);
+    if (nparts == 4) {
+        minplus(v[2], v[3], pair, m);
+        minplus(v[1], pair, rest, m);
+    } else {
+        minplus(v[1], v[2], rest, m);
+    }
+    int d = final_value(v[0], rest, m);
+    if (plan->seven && m == plan->melds) {
+        int64_t total = 0;
+        for (int t = 0; t < T; t++) total += closed_offers(plan->seven, t, hand[t], hand[t] + kb[t]);
+        int s = closed_value(plan->seven, total);
+        d = s < d ? s : d;
+    }
+    return d;
+}
+
+static KernelApi api = {api_plan_of, api_record_length, api_size, api_memos_of, api_observe, api_deficiency};
 
 static PyObject *py_memo_bytes(PyObject *self, PyObject *args) {
     (void)self;

@@ -13,7 +13,9 @@
  *   observe(plan, records, memos, seats, n, obs, defs, err): records int16[n, L]; memos n pointers or NULL; seats
  *     NULL (every seat observed) or uint8[n] bit sets (bit s: seat s observed); obs float32[n, 4, S] written (an
  *     unobserved seat's row zeros) and defs int32[n, 4] (the observed seats' entries); 0, or -1 with a message in
- *     err (KERNEL_ERR_LEN bytes). */
+ *     err (KERNEL_ERR_LEN bytes).
+ *   deficiency(plan, hand, kb, m): the deficiency of one seat alone (hand and kb int8[T], m melds to build): the
+ *     deficiency observe writes for it, without the other features. */
 #ifndef MJENV_KERNEL_API_H
 #define MJENV_KERNEL_API_H
 #include <Python.h>
@@ -29,6 +31,7 @@ typedef struct {
     int (*memos_of)(PyObject *memos, Py_ssize_t n, void **out);
     int (*observe)(const void *plan, const int16_t *records, void *const *memos, const uint8_t *seats, Py_ssize_t n,
                    float *obs, int32_t *defs, char *err);
+    int (*deficiency)(const void *plan, const int8_t *hand, const int8_t *kb, int m);
 } KernelApi;
 
 #endif

@@ -11,10 +11,13 @@
  * Python API (module mjenv.rulesets.riichi._engine):
  *   table_bytes() -> int: the size of one table (uint8 rows of a states array).
  *   layout() -> dict: byte offsets of the fields Python writes (next_wall, need_wall).
- *   configure(plan, offsets, size): the kernel's bound plan (a _kernel.bind capsule whose feature outputs sit at
- *     the spec's offsets), the spec's view offsets (int32[NV], VIEW order of compiled.py) and the size.
+ *   configure(plan, offsets, size, which): observation layout `which` (0: the spec's; 1: observation="raw", the
+ *     spec without the derived per-tile views): the kernel's bound plan (a _kernel.bind capsule whose feature
+ *     outputs sit at the spec's offsets; layout 1's has none and only its deficiency entry is called), the spec's
+ *     view offsets (int32[NV], VIEW order of compiled.py; -1 for a view the layout lacks) and the size.
  *   run(states uint8[N, B], ops uint8[N], actions int32[N, 4], params int32[N, 8], obs float32[N, 4, S],
- *       masks int8[N, 4, 85], defs int32[N, 4], info int32[N, 32], memos uint8[N, M], workers) -> int
+ *       masks int8[N, 4, 85], defs int32[N, 4], info int32[N, 32], memos uint8[N, M], workers, which) -> int
+ *     observed in layout `which` (S its size);
  *     ops[i]: 0 leave table i (its outputs untouched), 1 step it with actions[i] (the acting seats' entries read),
  *     2 start a game on it: params[i] = (scores 4, round, honba, sticks, flags: length | kokushi << 2 | wins off
  *     << 3 | when_possible << 4), dealing next_wall. when_possible: a claim or kan-robbing window nobody can use is
@@ -902,12 +905,18 @@ enum {
 #define REC_LEN 288
 
 static const KernelApi *kernel_api = NULL;
-static PyObject *plan_capsule = NULL;
-static void *plan = NULL;
-static int32_t OFF[NV];
-static Py_ssize_t OBS_SIZE = 0;
+/* an observation layout (configure): the kernel's plan, each view's offset (-1: not in it) and the size */
+typedef struct {
+    PyObject *capsule;
+    void *plan;
+    int32_t off[NV];
+    Py_ssize_t size;
+    int features; /* whether the plan writes the deficiency features (else only the deficiencies are computed) */
+} Layout;
+static Layout LAYOUTS[2];
 
-static int observe_table(ReTable *g, float *obs, int8_t *masks, int32_t *defs, void *memo) {
+static int observe_table(ReTable *g, const Layout *lay, float *obs, int8_t *masks, int32_t *defs, void *memo) {
+    const int32_t *OFF = lay->off;
     int over = g->phase >= PH_HAND_OVER;
     int turn = g->phase <= PH_RIICHI_DISCARD ? g->turn : -1;
     int claim = (g->phase == PH_CLAIM || g->phase == PH_CHANKAN) ? TYPE34[g->claim_tile] : -1;
@@ -935,14 +944,24 @@ static int observe_table(ReTable *g, float *obs, int8_t *masks, int32_t *defs, v
      * an end); another seat's row is zeros and its deficiency the one it was last observed with */
     const uint8_t observed = over || g->fresh || !g->acting_only ? 15 : g->acting;
     g->fresh = 0;
-    char err[KERNEL_ERR_LEN];
-    void *memos[1] = {memo};
-    if (kernel_api->observe(plan, rec, memos, &observed, 1, obs, defs, err) < 0) return -1; /* zeros, then features */
+    const Py_ssize_t S = lay->size;
+    if (lay->features) { /* the features: zeros, then the kernel's */
+        char err[KERNEL_ERR_LEN];
+        void *memos[1] = {memo};
+        if (kernel_api->observe(lay->plan, rec, memos, &observed, 1, obs, defs, err) < 0) return -1;
+    } else { /* observation="raw": zeros, and the observed seats' deficiencies alone */
+        memset(obs, 0, sizeof(float) * 4 * (size_t)S);
+        for (int s = 0; s < 4; s++)
+            if (observed >> s & 1) {
+                int8_t h[34], k[34];
+                for (int t = 0; t < 34; t++) h[t] = (int8_t)rec[REC_HANDS + 34 * s + t], k[t] = (int8_t)rec[REC_KBS + 34 * s + t];
+                defs[s] = kernel_api->deficiency(lay->plan, h, k, rec[REC_NEEDED + s]);
+            }
+    }
     for (int s = 0; s < 4; s++) {
         if (observed >> s & 1) g->last_def[s] = defs[s];
         else defs[s] = g->last_def[s];
     }
-    const Py_ssize_t S = OBS_SIZE;
     int dealer = dealer_of(g), rw = round_wind(g);
     static const int PHASE_INDEX[7] = {0, 1, 2, 3, 4, 5, 5};
     const int first = observed ? __builtin_ctz(observed) : 4; /* the first observer writes the public rows */
@@ -1033,6 +1052,7 @@ static int observe_table(ReTable *g, float *obs, int8_t *masks, int32_t *defs, v
         o[OFF[V_WALL_COUNT]] = (float)remaining(g);
         o[OFF[V_PHASE] + PHASE_INDEX[g->phase]] = 1;
         for (int t = 0; t < 34; t++) o[OFF[V_KNOWLEDGE_BASE] + t] = rec[REC_KBS + 34 * s + t];
+        if (OFF[V_TENPAI_AFTER_DISCARD] < 0) continue; /* observation="raw" */
         for (int t = 0; t < 34; t++) o[OFF[V_TENPAI_AFTER_DISCARD] + t] = o[OFF[V_YAKU_AFTER_DISCARD] + t] = -1;
         if (s == turn && g->hn[s] % 3 == 2) {
             uint8_t yk[34], tenpai[34];
@@ -1059,6 +1079,7 @@ typedef struct {
     int32_t *defs, *info;
     uint8_t *memos;
     Py_ssize_t M;
+    const Layout *lay;
 } RunJob;
 
 static void start_game(ReTable *g, const int32_t *p) {
@@ -1091,8 +1112,8 @@ static void run_range(RunJob *J, Py_ssize_t lo, Py_ssize_t hi) {
         I[RE_I_PHASE] = g->phase;
         I[RE_I_TURN] = g->turn;
         I[RE_I_CLAIM_FROM] = g->claim_from;
-        if (observe_table(g, J->obs + i * 4 * OBS_SIZE, J->masks + i * 4 * RE_ACTIONS, J->defs + 4 * i,
-                      J->memos ? J->memos + i * J->M : NULL) < 0)
+        if (observe_table(g, J->lay, J->obs + i * 4 * J->lay->size, J->masks + i * 4 * RE_ACTIONS, J->defs + 4 * i,
+                          J->memos ? J->memos + i * J->M : NULL) < 0)
             I[RE_I_ERROR] = 2;
     }
 }
@@ -1142,7 +1163,9 @@ static PyObject *py_run(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer st, ops, act, par, obs, msk, dfs, inf, mem;
     PyObject *workers;
-    if (!PyArg_ParseTuple(args, "w*y*y*y*w*w*w*w*w*O", &st, &ops, &act, &par, &obs, &msk, &dfs, &inf, &mem, &workers))
+    int which = 0;
+    if (!PyArg_ParseTuple(args, "w*y*y*y*w*w*w*w*w*O|i", &st, &ops, &act, &par, &obs, &msk, &dfs, &inf, &mem, &workers,
+                          &which))
         return NULL;
     Pool *pool = NULL; /* None: the tables run on the calling thread */
     if (workers != Py_None && !(pool = PyCapsule_GetPointer(workers, POOL_CAPSULE)))
@@ -1150,12 +1173,13 @@ static PyObject *py_run(PyObject *self, PyObject *args) {
     PyObject *ret = NULL;
     Py_ssize_t N = ops.len, B = sizeof(ReTable);
     if (PyErr_Occurred()) goto done;
-    if (!plan) {
-        PyErr_SetString(PyExc_RuntimeError, "run(): configure() the engine first");
+    if (which < 0 || which > 1 || !LAYOUTS[which].plan) {
+        PyErr_Format(PyExc_RuntimeError, "run(): configure() observation layout %d of the engine first", which);
         goto done;
     }
+    const Layout *lay = &LAYOUTS[which];
     if (!need(&st, N * B, "states") || !need(&act, N * 16, "actions") || !need(&par, N * 32, "params") ||
-        !need(&obs, N * 4 * OBS_SIZE * 4, "obs") || !need(&msk, N * 4 * RE_ACTIONS, "masks") ||
+        !need(&obs, N * 4 * lay->size * 4, "obs") || !need(&msk, N * 4 * RE_ACTIONS, "masks") ||
         !need(&dfs, N * 16, "defs") || !need(&inf, N * RE_INFO * 4, "info"))
         goto done;
     Py_ssize_t M = N ? mem.len / N : 0;
@@ -1163,7 +1187,8 @@ static PyObject *py_run(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "run(): memos must be uint8[N, memo_bytes]");
         goto done;
     }
-    RunJob J = {st.buf, B, ops.buf, act.buf, par.buf, obs.buf, msk.buf, dfs.buf, inf.buf, mem.len ? mem.buf : NULL, M};
+    RunJob J = {st.buf, B, ops.buf, act.buf, par.buf, obs.buf, msk.buf, dfs.buf, inf.buf, mem.len ? mem.buf : NULL, M,
+                lay};
     Py_BEGIN_ALLOW_THREADS
     if (pool) pool_run(pool, run_job, &J, N);
     else run_range(&J, 0, N);
@@ -1187,8 +1212,15 @@ static PyObject *py_configure(PyObject *self, PyObject *args) {
     PyObject *cap;
     Py_buffer off;
     Py_ssize_t size;
-    if (!PyArg_ParseTuple(args, "Oy*n", &cap, &off, &size)) return NULL;
-    if (off.len != (Py_ssize_t)sizeof OFF) {
+    int which = 0;
+    if (!PyArg_ParseTuple(args, "Oy*n|i", &cap, &off, &size, &which)) return NULL;
+    if (which < 0 || which > 1) {
+        PyErr_Format(PyExc_ValueError, "configure(): layout %d outside 0..1", which);
+        PyBuffer_Release(&off);
+        return NULL;
+    }
+    Layout *L = &LAYOUTS[which];
+    if (off.len != (Py_ssize_t)sizeof L->off) {
         PyErr_Format(PyExc_ValueError, "configure(): %d view offsets expected", NV);
         PyBuffer_Release(&off);
         return NULL;
@@ -1208,11 +1240,11 @@ static PyObject *py_configure(PyObject *self, PyObject *args) {
         PyBuffer_Release(&off);
         return NULL;
     }
-    memcpy(OFF, off.buf, sizeof OFF);
+    memcpy(L->off, off.buf, sizeof L->off);
     PyBuffer_Release(&off);
     Py_INCREF(cap);
-    Py_XDECREF(plan_capsule);
-    plan_capsule = cap, plan = p, OBS_SIZE = size;
+    Py_XDECREF(L->capsule);
+    L->capsule = cap, L->plan = p, L->size = size, L->features = which == 0;
     Py_RETURN_NONE;
 }
 

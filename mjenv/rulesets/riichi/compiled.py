@@ -25,10 +25,13 @@ from mjenv.rulesets.riichi.game import PHASES
 from mjenv.rulesets.riichi.observation import spec as _obs_spec
 from mjenv.vector_batch import _Spares, mask_misses, outside
 
-try:  # built by setup.py (optional extension)
+try:  # built by setup.py (optional extensions)
+    from mjenv.game._step import shuffled_walls as _shuffled_walls
     from mjenv.rulesets.riichi import _engine as _ext
 except ImportError:  # pragma: no cover - depends on the install
     _ext = None
+#: the 136 tile ids a wall permutes (``default_rng(seed).permutation(136)`` permutes ``arange(136)``)
+_TILES136 = np.arange(136, dtype=np.uint8)
 
 __all__ = ["RESULTS", "VIEWS", "Tables", "VectorCore", "available", "replay"]
 
@@ -60,11 +63,12 @@ def available() -> bool:
 
 
 @functools.cache
-def _configured():
-    """Bind the kernel's plan for the Riichi spec once (features at the spec's offsets) and hand it to the engine."""
+def _configured(raw: bool = False):
+    """Bind the kernel's plan for the Riichi spec once (features at the spec's offsets; ``raw``: the spec without the
+    derived views, no features) and hand it to the engine as its observation layout 0 (1 for ``raw``)."""
     from mjenv.deficiency import kernel
 
-    sp = _obs_spec()
+    sp = _obs_spec(raw)
     missing = set(sp.slices) - set(VIEWS) - set(FEATURES)
     if missing:
         raise RuntimeError(f"the compiled Riichi engine does not write the views {sorted(missing)}")
@@ -72,12 +76,12 @@ def _configured():
     rec = lay["record_length"]
     t = 34
     fin = np.array([0, 4 * t, 8 * t, 8 * t + 4, 8 * t + 8, 8 * t + 12], dtype=np.int32)
-    fout = np.array([sp.slices[f].start for f in FEATURES], dtype=np.int32)
+    fout = np.array([sp.slices[f].start if f in sp.slices else -1 for f in FEATURES], dtype=np.int32)
     none = np.zeros(0, dtype=np.int32)
     plan = kernel._require().bind(*kernel._table_buffers(t), none, none, fin, fout,
                                   np.array([0, rec, 0], dtype=np.int32), rec, rec, t, sp.size, 3, 4, -1)  # fmt: skip
-    offsets = np.array([sp.slices[v].start for v in VIEWS], dtype=np.int32)
-    _ext.configure(plan, offsets, sp.size)
+    offsets = np.array([sp.slices[v].start if v in sp.slices else -1 for v in VIEWS], dtype=np.int32)
+    _ext.configure(plan, offsets, sp.size, int(raw))
     return plan, lay, kernel.new_memo().size
 
 
@@ -99,19 +103,23 @@ class Tables:
         wins: False plays with no win legal (every hand ends in a draw; for tests of the rest of the rules).
         claim_window: ``"always"`` (a window after every discard and kan is a step) or ``"when_possible"`` (a window
             nobody can use is resolved inside the step that opened it), as ``RiichiGame``'s.
+        observers: ``"all"`` (every seat observed every step) or ``"acting"`` (the acting seats only, every seat after
+            a deal and at an end; another seat's row is zeros, its ``defs`` entry the one last observed), as the env's.
+        raw: observe the spec without its derived views (``observation="raw"``; ``spec(raw=True)``).
 
     Attributes (row i = table i, written by each call for the tables it touched):
         obs float32[N, 4, S], masks int8[N, 4, 85], defs int32[N, 4], info int32[N, 32] (``I_*`` entries).
     """
 
     def __init__(self, n: int, episode: str = "hanchan", kokushi_robs_ankan: bool = True, num_threads: int = 1,
-                 wins: bool = True, claim_window: str = "always"):
-        _, lay, memo_bytes = _configured()
+                 wins: bool = True, claim_window: str = "always", observers: str = "all", raw: bool = False):
+        _, lay, memo_bytes = _configured(raw)
+        self.raw = raw
         self.n, self.episode, self.num_threads = n, episode, int(num_threads)
-        self.flags = _flags(episode, kokushi_robs_ankan, wins, claim_window)
+        self.flags = _flags(episode, kokushi_robs_ankan, wins, claim_window, observers)
         self.states = np.zeros((n, _ext.table_bytes()), dtype=np.uint8)
         self.memos = np.zeros((n, memo_bytes), dtype=np.uint8)
-        size = _obs_spec().size
+        size = _obs_spec(raw).size
         self.obs = np.zeros((n, 4, size), dtype=np.float32)
         self.masks = np.zeros((n, 4, A.N_ACTIONS), dtype=np.int8)
         self.defs = np.zeros((n, 4), dtype=np.int32)
@@ -146,21 +154,35 @@ class Tables:
         ops = self._ops
         ops[:] = 0
         self._ops_all = False
+        one_hand = self.episode == "hand"
+        seeded: list[tuple[int, int]] = []  # (row, game seed) of the one-hand games whose wall is drawn below
         for k, i in enumerate(rows):
             seed = None if seeds is None else seeds[k]
             if seed is not None:
                 self.rngs[i] = np.random.default_rng(int(seed))
             st = {} if starts is None or starts[k] is None else starts[k]
-            grng = np.random.default_rng(int(self.rngs[i].integers(2**63)))
-            self.game_rngs[i] = grng
+            game_seed = int(self.rngs[i].integers(2**63))
             wall = st.get("wall")
             if wall is None and self.wall_queues[i] is not None:
                 wall = next(self.wall_queues[i])
-            self._put_wall(i, wall.tiles if wall is not None else grng.permutation(136))
+            if one_hand:  # the wall is the game generator's only draw: no generator is kept
+                self.game_rngs[i] = None
+                if wall is None:
+                    seeded.append((i, game_seed))
+                else:
+                    self._put_wall(i, wall.tiles)
+            else:
+                grng = self.game_rngs[i] = np.random.default_rng(game_seed)
+                self._put_wall(i, wall.tiles if wall is not None else grng.permutation(136))
             p = self._params[i]
             p[:4] = st.get("scores", (25000,) * 4)
             p[4], p[5], p[6], p[7] = st.get("round_index", 0), st.get("honba", 0), st.get("sticks", 0), self.flags
             ops[i] = 2
+        if seeded:  # default_rng(seed).permutation(136) of each, bit for bit, in one C call
+            walls = np.empty((len(seeded), 136), dtype=np.uint8)
+            _shuffled_walls(_TILES136, np.array([sd for _, sd in seeded], dtype=np.uint64), walls)
+            for (i, _), wall in zip(seeded, walls):
+                self._put_wall(i, wall)
         self._run()
 
     def step(self, actions: np.ndarray, rows=None) -> None:
@@ -185,7 +207,7 @@ class Tables:
         if self._pool is None and self.num_threads > 1:
             self._pool = _ext.pool(self.num_threads)
         flags = _ext.run(self.states, self._ops, acts, self._params, self.obs, self.masks, self.defs, self.info,
-                         self.memos, self._pool)  # fmt: skip
+                         self.memos, self._pool, int(self.raw))  # fmt: skip
         if flags & 1:
             bad = int(np.flatnonzero((self.info[:, I_ERROR] != 0) & (self._ops != 0))[0])
             raise ValueError(f"table {bad}: an action outside its mask reached the compiled engine")
@@ -245,17 +267,20 @@ class VectorCore:
     rewards, shaping, autoreset) on arrays, with the same values as N Python tables.
 
     Args:
-        n: tables; episode, reward, shaping, gamma, illegal_action, kokushi_robs_ankan, claim_window: the env's
-        arguments (checked by the env); num_threads: threads of the engine's calls.
+        n: tables; episode, reward, shaping, gamma, illegal_action, kokushi_robs_ankan, claim_window, observers:
+        the env's arguments (checked by the env); num_threads: threads of the engine's calls; raw: the observation
+        without the derived views (``observation="raw"``).
     """
 
     def __init__(self, n: int, episode: str, reward: str, shaping: str | None, gamma: float, illegal_action: str,
-                 kokushi_robs_ankan: bool, num_threads: int = 1, claim_window: str = "always"):
+                 kokushi_robs_ankan: bool, num_threads: int = 1, claim_window: str = "always", observers: str = "all",
+                 raw: bool = False):
         self.episode, self.reward, self.shaping, self.gamma, self.illegal_action = (
             episode, reward, shaping, gamma, illegal_action)
         self.n = n
-        self.core = Tables(n, self.episode, kokushi_robs_ankan, num_threads=num_threads, claim_window=claim_window)
-        self.size = _obs_spec().size
+        self.core = Tables(n, self.episode, kokushi_robs_ankan, num_threads=num_threads, claim_window=claim_window,
+                           observers=observers, raw=raw)
+        self.size = _obs_spec(raw).size
         shape = (n, 4, self.size)
         # the arrays a step hands out, written again once the caller has dropped them (mjenv.vector_batch)
         self._spare_obs, self._spare_final = _Spares(shape, np.float32, None), _Spares(shape, np.float32, 0)

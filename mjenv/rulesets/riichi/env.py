@@ -76,6 +76,17 @@ view lists tiles):
 
 {OBSERVATION}
 
+`observation="raw"` leaves out the views derived per tile from the own hand (`observation.DERIVED`: the deficiency
+features and the per-discard tenpai and yaku facts): float32[{RAW_SIZE}], the other views as above in the same order
+(`env.spec.decode`). It is for agents that build their own features; `infos[agent]["deficiency"]` is still given.
+The engine skips the per-tile features, about half of a step's CPU time (docs/BENCHMARKS.md).
+
+`observers="acting"` (not the default) observes only the agents that must act this step, as RiichiEnv does,
+and every agent after each deal and at a hand's or the game's end: another agent's `observation` is all zeros
+that step (its mask still holds PASS) and its `infos[agent]["deficiency"]` (which the shaping reads) stays the
+one of its last observed step. Read an agent's observation at its `needs_action` steps. It saves the deficiency
+features of the waiting seats (docs/RIICHI.md, "Observers").
+
 ## Rewards and infos
 
 `reward="points"`: at the step a hand ends, each agent receives its score change over the hand in
@@ -107,7 +118,7 @@ hand, points) and `winners`; at the episode's end `illegal_action`, `scores` and
 | `rules` | `"riichi"` | this rule set |
 | `episode` | `"hanchan"` | `"hanchan"`, `"east"` or `"hand"` |
 | `reward` | `"points"` | `"points"` or `"rank"` |
-| `observation` | `"default"` | `"default"` or `"planes"` (float32[C, 34] tile planes of it, `mjenv.planes`) |
+| `observation` | `"default"` | `"default"`, `"planes"` (float32[C, 34] tile planes) or `"raw"` (no derived views) |
 | `render_mode` | `None` | `"ansi"`, `"human"` (printed) or `"rgb_array"` |
 | `render_seat` | `None` | `None` renders the full table; a seat 0..3 renders what that seat sees |
 | `shaping`, `gamma` | `None`, `1.0` | `"deficiency"` shaping and its discount |
@@ -115,6 +126,7 @@ hand, points) and `winners`; at the episode's end `illegal_action`, `scores` and
 | `log_dir`, `log_format` | `None`, `"mjenv"` | episodes appended to `log_dir`: `"mjenv"` or `"mjai"` (`log`) |
 | `kokushi_robs_ankan` | `True` | thirteen orphans may rob a closed kan (False: Tenhou's rule) |
 | `claim_window` | `"always"` | a window after each discard and kan; `"when_possible"`: fewer steps, leaks ("Actions") |
+| `observers` | `"all"` | every agent observed every step; `"acting"`: only the agents that must act ("Observation") |
 | `engine` | `"auto"` | `"compiled"` (C, `compiled`), `"python"` (`game.RiichiGame`); `"auto"`: compiled where built |
 
 ## Seeding
@@ -171,13 +183,16 @@ EPISODES = ("hanchan", "east", "hand")
 REWARDS = ("points", "rank")
 ILLEGAL_ACTIONS = ("penalize", "raise")
 RENDER_MODES = ("ansi", "human", "rgb_array")
-OBSERVATIONS = ("default", "planes")
+OBSERVATIONS = ("default", "planes", "raw")
 SHAPINGS = (None, "deficiency")
 #: ``claim_window=``: a window after every discard and kan (the default), or only when some seat can claim
 CLAIM_WINDOWS = ("always", "when_possible")
+#: ``observers=``: every seat observed every step (the default), or only the seats that must act
+OBSERVERS = ("all", "acting")
 #: keyword arguments of the env factories (``rules`` must be "riichi")
 ARGUMENTS = ("rules", "episode", "reward", "observation", "render_mode", "render_seat", "shaping", "gamma",
-             "illegal_action", "log_dir", "log_format", "kokushi_robs_ankan", "claim_window", "engine")  # fmt: skip
+             "illegal_action", "log_dir", "log_format", "kokushi_robs_ankan", "claim_window", "observers",
+             "engine")  # fmt: skip
 ENGINES = ("auto", "compiled", "python")
 _SEAT = {a: s for s, a in enumerate(AGENTS)}
 _RESET_OPTIONS = ("scores", "round", "honba", "sticks", "wall")
@@ -267,11 +282,13 @@ class RiichiTable:
 
     def __init__(self, episode: str = "hanchan", reward: str = "points", shaping: str | None = None,
                  gamma: float = 1.0, illegal_action: str = "penalize", kokushi_robs_ankan: bool = True,
-                 log_dir: str | os.PathLike | None = None, log_format: str = "mjenv", claim_window: str = "always"):
+                 log_dir: str | os.PathLike | None = None, log_format: str = "mjenv", claim_window: str = "always",
+                 observers: str = "all", raw: bool = False):
         for name, value, allowed in (("episode", episode, EPISODES), ("reward", reward, REWARDS),
                                      ("shaping", shaping, SHAPINGS), ("illegal_action", illegal_action,
                                                                       ILLEGAL_ACTIONS),
-                                     ("claim_window", claim_window, CLAIM_WINDOWS)):  # fmt: skip
+                                     ("claim_window", claim_window, CLAIM_WINDOWS),
+                                     ("observers", observers, OBSERVERS)):  # fmt: skip
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
         if not isinstance(kokushi_robs_ankan, bool):
@@ -282,9 +299,11 @@ class RiichiTable:
         self.illegal_action = illegal_action
         self.kokushi_robs_ankan = kokushi_robs_ankan
         self.claim_window = claim_window
+        self.observers = observers
         self.log_dir = None if log_dir is None else os.fspath(log_dir)
         self.log_format = log_format
-        self.spec = _obs_spec()
+        self.raw = bool(raw)
+        self.spec = _obs_spec(self.raw)
         self.rng = np.random.default_rng()
         self.game: RiichiGame | None = None
         self.record: dict | None = None
@@ -313,12 +332,21 @@ class RiichiTable:
         self.over = False
         self.illegal_seats = []
         self.hand_end: dict | None = None
-        self._observe()
+        self._observe(dealt=True)
 
     # ------------------------------------------------------------------ observing
-    def _observe(self) -> None:
-        self.obs, self.masks, self.deficiency = self.spec.observe(self.game)
+    def _observe(self, dealt: bool = False) -> None:
+        """Observe the game (``dealt``: a hand has just been dealt). With ``observers="acting"`` only the acting seats
+        are observed, or every seat after a deal and at a hand's or the game's end: another seat's row is zeros and
+        its deficiency the one it was last observed with."""
+        obs, self.masks, defs = self.spec.observe(self.game)
         self.acting = tuple(self.game.to_act())  # ascending
+        if self.observers == "acting" and not dealt and self.game.phase not in ("hand_over", "game_over"):
+            for s in range(4):
+                if s not in self.acting:
+                    obs[s] = 0
+                    defs[s] = self.deficiency[s]
+        self.obs, self.deficiency = obs, defs
 
     @property
     def phase(self) -> str:
@@ -435,9 +463,11 @@ class RiichiTable:
         self.record["hands"][-1]["actions"].append([[s, a] for s, a in chosen.items()])  # seats ascending
         g.step(chosen)
         rewards = [0.0] * 4
+        dealt = False
         if g.phase in ("hand_over", "game_over"):
             rewards = self._hand_over()
-        self._observe()
+            dealt = g.phase not in ("hand_over", "game_over")  # the game goes on: the next hand is dealt
+        self._observe(dealt)
         return rewards
 
     def _hand_over(self) -> list[float]:
@@ -485,7 +515,8 @@ class CompiledRiichiTable(RiichiTable):
     engine = "compiled"
 
     def _setup(self) -> None:
-        self.core = _compiled.Tables(1, self.episode, self.kokushi_robs_ankan, claim_window=self.claim_window)
+        self.core = _compiled.Tables(1, self.episode, self.kokushi_robs_ankan, claim_window=self.claim_window,
+                                     observers=self.observers, raw=self.raw)
         self._acts = np.full((1, 4), A.PASS, dtype=np.int32)  # the actions of a step, written in place
         self._game = None
         self._game_key = None
@@ -622,7 +653,7 @@ class _Shell:
 
     def __init__(self, rules="riichi", episode="hanchan", reward="points", render_mode=None, render_seat=None,
                  shaping=None, gamma=1.0, illegal_action="penalize", log_dir=None, log_format="mjenv",
-                 kokushi_robs_ankan=True, observation="default", engine="auto", claim_window="always"):
+                 kokushi_robs_ankan=True, observation="default", engine="auto", claim_window="always", observers="all"):
         _check_kwargs({"rules": rules, "engine": engine})
         self.planes = _planes(observation)
         if render_mode is not None and render_mode not in RENDER_MODES:
@@ -631,7 +662,8 @@ class _Shell:
             raise ValueError(f"render_seat must be None (full table) or a seat 0..3, got {render_seat!r}")
         self._table = new_table(engine, episode=episode, reward=reward, shaping=shaping, gamma=gamma,
                                 illegal_action=illegal_action, kokushi_robs_ankan=kokushi_robs_ankan, log_dir=log_dir,
-                                log_format=log_format, claim_window=claim_window)
+                                log_format=log_format, claim_window=claim_window, observers=observers,
+                                raw=observation == "raw")
         #: the engine the table runs on, "compiled" or "python"
         self.engine = self._table.engine
         self.render_mode, self.render_seat = render_mode, render_seat
@@ -788,6 +820,7 @@ class RiichiVectorEnv(VectorEnv):
         table_args = {k: v for k, v in kwargs.items() if k not in ("rules", "render_mode", "render_seat",
                                                                     "observation", "engine")}
         self.planes = _planes(kwargs.get("observation", "default"))
+        raw = kwargs.get("observation") == "raw"
         self.num_envs = int(num_envs)
         #: the engine the tables run on, "compiled" or "python"
         self.engine = _engine_of(kwargs.get("engine", "auto"))
@@ -796,13 +829,13 @@ class RiichiVectorEnv(VectorEnv):
             t = RiichiTable(**table_args)  # checks the arguments (the Python table itself is not used)
             self._core = _compiled.VectorCore(self.num_envs, t.episode, t.reward, t.shaping, t.gamma, t.illegal_action,
                                               t.kokushi_robs_ankan, num_threads=int(num_threads),
-                                              claim_window=t.claim_window)
+                                              claim_window=t.claim_window, observers=t.observers, raw=raw)
             self.tables = []
         else:
-            self.tables = [new_table(self.engine, **table_args) for _ in range(self.num_envs)]
+            self.tables = [new_table(self.engine, **table_args, raw=raw) for _ in range(self.num_envs)]
         #: threads that step the tables (1 unless the compiled engine steps them in one call)
         self.num_threads = int(num_threads) if self._core is not None else 1
-        self.spec_obs = _obs_spec()
+        self.spec_obs = _obs_spec(raw)
         self.possible_agents = list(AGENTS)
         self.render_mode = None
         sp = self.spec_obs if self.planes is None else self.planes
@@ -892,10 +925,11 @@ class RiichiVectorEnv(VectorEnv):
 
 
 def _planes(observation: str):
-    """The tile planes of ``observation="planes"`` (:class:`mjenv.planes.PlaneSpec`), None for ``"default"``."""
+    """The tile planes of ``observation="planes"`` (:class:`mjenv.planes.PlaneSpec`), None for ``"default"`` and
+    ``"raw"``."""
     if observation not in OBSERVATIONS:
         raise ValueError(f"observation must be one of {OBSERVATIONS} for rules='riichi', got {observation!r}")
-    if observation == "default":
+    if observation != "planes":
         return None
     from mjenv.planes import plane_spec
 
@@ -923,9 +957,10 @@ def play(args, input=None, output=None) -> int:
     return _play(args, input=input, output=output)
 
 
-def observation_spec():
-    """The observation spec (for documentation generators: ``markdown_table()``, ``size``, ``views``)."""
-    return _obs_spec()
+def observation_spec(raw: bool = False):
+    """The observation spec (for documentation generators: ``markdown_table()``, ``size``, ``views``); ``raw``:
+    ``observation="raw"``'s."""
+    return _obs_spec(raw)
 
 
 def make_vector_env(num_envs: int, **kwargs) -> RiichiVectorEnv:
@@ -934,4 +969,4 @@ def make_vector_env(num_envs: int, **kwargs) -> RiichiVectorEnv:
 
 
 __doc__ = (__doc__.replace("{ACTIONS}", action_table()).replace("{OBSERVATION}", _obs_spec().markdown_table())
-           .replace("{SIZE}", str(_obs_spec().size)))
+           .replace("{SIZE}", str(_obs_spec().size)).replace("{RAW_SIZE}", str(_obs_spec(True).size)))

@@ -38,7 +38,7 @@ from mjenv.rulesets.riichi.game import PHASES
 from mjenv.rulesets.riichi.scoring import WinContext, discards_tenpai_yaku
 from mjenv.rulesets.riichi.tiles136 import TYPE34, is_red
 
-__all__ = ["MAX_DISCARDS", "MELD_KINDS", "OBS_PHASES", "RiichiObservationSpec", "decode"]
+__all__ = ["DERIVED", "MAX_DISCARDS", "MELD_KINDS", "OBS_PHASES", "RiichiObservationSpec", "decode"]
 
 T = 34
 #: Discard slots per seat (no real hand reaches it; later discards are left out).
@@ -134,11 +134,21 @@ def _views() -> list[View]:
     ]
 
 
+#: the views ``observation="raw"`` leaves out: the ones derived per tile from the own hand (the deficiency features
+#: and the per-discard tenpai and yaku facts)
+DERIVED = ("deficiency", "deficiency_after_discard", "effective_tiles", "effective_count", "deficiency_after_claim",
+           "effective_count_after_discard", "deficiency_after_kan", "tenpai_after_discard", "yaku_after_discard")
+
+
 class RiichiObservationSpec(ViewLayout):
     """The ordered named views of a Riichi seat's observation (:func:`_views`), and their writer.
 
     Laid out as every spec (:class:`~mjenv.observation.ViewLayout`): ``views``, ``slices``, ``size``,
     ``low``/``high``, ``space``, :meth:`markdown_table`, :meth:`decode`.
+
+    Args:
+        raw: the views without :data:`DERIVED` (``observation="raw"``): the same entries as the full observation's
+            other views, in the same order.
     """
 
     rules_name = "riichi"
@@ -151,10 +161,15 @@ class RiichiObservationSpec(ViewLayout):
                    "discard_tsumogiri": "per_discard", "discard_riichi": "per_discard",
                    "discard_called": "per_discard", "discard_order": "per_discard", "dora_indicators": "tile_ids"}
 
-    def __init__(self) -> None:
-        self._lay_out(_views())
+    def __init__(self, raw: bool = False) -> None:
+        self.raw = raw
+        self._lay_out([x for x in _views() if not (raw and x.name in DERIVED)])
         self.features = DeficiencyFeatures(T, rules="riichi")
         self._plan()
+        if raw:  # the full observation's columns this one keeps
+            full = spec()
+            self._kept = np.concatenate([np.arange(full.slices[x].start, full.slices[x].stop)
+                                         for x in self.views])
 
     def _mismatch(self, shape: tuple[int, ...]) -> str:
         return f"observation has shape {shape}; the Riichi spec needs ({self.size},) or (B, {self.size})"
@@ -194,6 +209,9 @@ class RiichiObservationSpec(ViewLayout):
         Returns:
             ``(obs float32[4, size], masks int8[4, 85], deficiency list of 4 ints)``; row s = seat s.
         """
+        if self.raw:  # the full observation without the derived views
+            obs, masks, defs = spec().observe(game, order)
+            return np.ascontiguousarray(obs[:, self._kept]), masks, defs
         sl = self.slices
         obs = np.zeros((4, self.size), dtype=np.float32)
         if order is None:
@@ -367,15 +385,14 @@ def _discard_facts(game, seat: int, tenpai_out: np.ndarray, yaku_out: np.ndarray
         yaku_out[t34] = tenpai and yaku[t34]
 
 
-SPEC: RiichiObservationSpec | None = None
+_SPECS: dict[bool, RiichiObservationSpec] = {}
 
 
-def spec() -> RiichiObservationSpec:
-    """The one Riichi observation spec (built on first use)."""
-    global SPEC
-    if SPEC is None:
-        SPEC = RiichiObservationSpec()
-    return SPEC
+def spec(raw: bool = False) -> RiichiObservationSpec:
+    """The one Riichi observation spec (built on first use); ``raw``: its views without :data:`DERIVED`."""
+    if raw not in _SPECS:
+        _SPECS[raw] = RiichiObservationSpec(raw)
+    return _SPECS[raw]
 
 
 def decode(observation) -> dict[str, np.ndarray]:
