@@ -928,7 +928,7 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
  * closed form's half is ``_closed.h`` (closed_offers: a tile's counts packed in one int64, so a
  * variant is one add; closed_value: the deficiency from their sum), the twin of
  * ``mjenv/deficiency/seven_pairs.py``. Applied after seat_features (and after the memo, which keeps
- * the melds-and-pair features). */
+ * the melds-and-pair features; observe's seats keep the outputs with the form too: memo_close). */
 /* The features of one seat (seat_features' outputs, updated in place) with a closed-hand form (1:
  * seven distinct pairs, 2: a four of a kind is two pairs, 3: seven distinct pairs or thirteen
  * orphans). Each draw moves either deficiency by at most one, so a draw lowers min(o, s) exactly when
@@ -1027,7 +1027,7 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
  * their KB: their features (without claims) are those of the window. The memo keeps the last
  * seats seen, direct-mapped by a hash of (T, m, discard turn, the 34 option codes), and serves a
  * seat with no claim tile from it. The key is the whole input, so a hit returns exactly what
- * seat_features would. A memo is a plain byte buffer the caller owns (``kernel.new_memo()``, one per
+ * seat_features would (observe's seats: with their closed-hand form applied, memo_close). A memo is a plain byte buffer the caller owns (``kernel.new_memo()``, one per
  * table): it is copied and pickled with the table and never shared between tables, so tables
  * stepped together do not evict each other's seats. NULL: no memo. */
 #define MEMO_SIZE 64

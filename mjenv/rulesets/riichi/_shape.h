@@ -4,7 +4,8 @@
  *   shape_wins(c): a concealed part of 3n + 2 tiles is regular (n sets and a pair), seven distinct pairs or
  *     thirteen orphans (the last two only with 14 tiles);
  *   shape_waits(c): the bit set (bit t) of the types that complete a 3n + 1 part, leaving out a type of which
- *     the part already holds four (Tenhou's "fifth tile" is no wait).
+ *     the part already holds four (Tenhou's "fifth tile" is no wait);
+ *   shape_discard_waits(c, out): out[t] = shape_waits of c without one t, for every held t in one pass.
  *
  * A regular part splits into the three suits and the honours: each group's count modulo 3 tells whether it
  * holds the pair (2) or only sets (0); 1 is impossible. A suit holds only sets exactly when, from rank 1 up,
