@@ -162,6 +162,8 @@ static inline lanes lanes_adds(lanes a, lanes b) { return _mm_adds_epu8(a, b); }
 static inline lanes lanes_min(lanes a, lanes b) { return _mm_min_epu8(a, b); }
 static inline lanes lanes_or(lanes a, lanes b) { return _mm_or_si128(a, b); }
 static inline void lanes_store(uint8_t *p, lanes a) { _mm_storeu_si128((__m128i *)p, a); }
+/* bit i: lane i of a equals lane i of b */
+static inline unsigned lanes_eq(lanes a, lanes b) { return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)); }
 /* the NBOUND bytes at p in lanes 0..NBOUND-1 (0 above), reading only the sixteen bytes that end there */
 static inline lanes lanes_load_tail(const uint8_t *p) {
     return _mm_srli_si128(_mm_loadu_si128((const __m128i *)(p + NBOUND - 16)), 16 - NBOUND);
@@ -207,6 +209,11 @@ static inline lanes lanes_or(lanes a, lanes b) {
     return a;
 }
 static inline void lanes_store(uint8_t *p, lanes a) { memcpy(p, a.v, 16); }
+static inline unsigned lanes_eq(lanes a, lanes b) {
+    unsigned bits = 0;
+    for (int i = 0; i < 16; i++) bits |= (unsigned)(a.v[i] == b.v[i]) << i;
+    return bits;
+}
 static inline lanes lanes_load_tail(const uint8_t *p) {
     lanes a;
     memset(a.v, 0, 16);
@@ -512,6 +519,21 @@ static inline int final_lanes(const uint8_t *v, lanes o) {
     return best >= INF ? INCOMPLETABLE : best;
 }
 
+/* Which draws lower a deficiency, from the entries they lower. A part's vector after one more held
+ * copy of one of its tiles (a draw: the available copies stay) is, entry by entry, the entry or the
+ * entry minus one (one more tile held lowers the cost of reaching each (k, p) by at most one, and
+ * the entries at INF stay there: what is reachable depends on the available copies only). So with a
+ * part's vector v and the other parts joined in lanes o (others_lanes), where d = final_lanes(v, o),
+ * the draw lowers d exactly when it lowers an entry i at which v[i] + o[i] = d < INCOMPLETABLE (its
+ * sum there is d - 1; every other sum stays at least d). part_tight gives those entries as bits,
+ * part_lowered the entries a draw lowers; a draw lowers d when the two meet. */
+static inline unsigned part_tight(const uint8_t *v, lanes o, int d, int m) {
+    return d < INCOMPLETABLE ? lanes_eq(lanes_adds(lanes_load(v), o), lanes_fill(d)) & ((2u << (2 * m + 1)) - 1) : 0;
+}
+static inline unsigned part_lowered(const uint8_t *drawn, const uint8_t *v, int m) {
+    return ~lanes_eq(lanes_load(drawn), lanes_load(v)) & ((2u << (2 * m + 1)) - 1);
+}
+
 /* the option codes of a seat's tiles (code_of) */
 static inline void seat_codes(int T, const int8_t *hand, const int8_t *kb, uint8_t *codes) {
     for (int t = 0; t < T; t++) codes[t] = (uint8_t)code_of(hand[t], hand[t] + kb[t]);
@@ -721,9 +743,12 @@ static int seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *h
         int t = __builtin_ctzll(bits), P = part_of(t);
         if (!(part[P]->have_disc >> rank_of(t) & 1)) part_disc(part[P], tb, P, t, hand[t] + kb[t]);
     }
+    /* a draw is effective when it lowers an entry where its part's sum is tight (part_tight) */
+    unsigned tight[4];
+    for (int P = 0; P < nparts; P++) tight[P] = part_tight(part[P]->base, other[P], now, m);
     for (uint64_t bits = drawable & maybe; bits; bits &= bits - 1) {
         int t = __builtin_ctzll(bits), P = part_of(t);
-        int lt = final_lanes(part[P]->draw[rank_of(t)], other[P]) < now;
+        int lt = (part_lowered(part[P]->draw[rank_of(t)], part[P]->base, m) & tight[P]) != 0;
         out_eff[t] = (uint8_t)lt;
         count += kb[t] & -lt;
     }
@@ -811,8 +836,19 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
         effective |= (uint64_t)(eff[u] != 0) << u;
         held |= (uint64_t)(hand[u] > 0) << u;
     }
-    for (int t = 0; t < T; t++)
+    uint64_t any = 0; /* the draws some t may count */
+    for (int t = 0; t < T; t++) {
         cand[t] = hand[t] <= 0 ? 0 : after_disc[t] > now ? drawable : after_disc[t] == now ? effective : 0;
+        any |= cand[t];
+    }
+    /* a draw in another part than t's counts when it lowers an entry of its part's vector where that
+     * vector's sum with every other part (t's without t) is tight (part_tight): the entries each draw
+     * lowers (part_lowered) */
+    uint16_t lowered[34];
+    for (uint64_t bits = any; bits; bits &= bits - 1) {
+        int u = __builtin_ctzll(bits), Q = part_of(u);
+        lowered[u] = (uint16_t)part_lowered(part_draw(part[Q], tb, Q, u), part[Q]->base, m);
+    }
     /* the rows of t's half with t discarded and u drawn are not in the cache: start loading every
      * one that will be read before any is (the table is mostly cache misses) */
     for (uint64_t held_bits = held; held_bits; held_bits &= held_bits - 1) {
@@ -872,9 +908,9 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
                 }
                 int j[VEC];
                 minplus(without, pairs[x[0]][x[1]], j, m);
-                lanes joined = others_lanes(j, m);
+                unsigned tight = part_tight(part[Q]->base, others_lanes(j, m), D, m);
                 for (; bits; bits &= bits - 1) {
-                    int u = __builtin_ctzll(bits), lt = final_lanes(part_draw(part[Q], tb, Q, u), joined) < D;
+                    int u = __builtin_ctzll(bits), lt = (lowered[u] & tight) != 0;
                     count += kb[u] & -lt;
                     lower |= (uint64_t)lt << u;
                 }
