@@ -286,19 +286,29 @@ static void honour_vector(const uint8_t *a, const uint8_t *b, int *out, int kmax
  * i meets X's block i (one flat pass there). Bytes capped at INF (as the part cache's vectors, and
  * for the same reason exact); one lane operation per split, each block stored as sixteen lanes in
  * order of position, so that its spare lanes are overwritten by the next block's (X holds
- * SUIT_ROW + 16 bytes). The half row's blocks are read by block_lanes. */
-static void join_half(const uint8_t *half, const int *others, int m, uint8_t *X) {
-    uint8_t o[VEC];
-    for (int i = 0; i < 2 * (m + 1); i++) o[i] = (uint8_t)(others[i] < INF ? others[i] : INF);
+ * SUIT_ROW + 16 bytes). The half row's blocks are read by block_lanes, once each; one unrolled copy per m
+ * (BY_KMAX). */
+static inline __attribute__((always_inline)) void join_half_k(const uint8_t *half, const int *others, const int m,
+                                                               uint8_t *X) {
+    /* the half's blocks and the others' entries as lanes, read once (X's stores may alias the half) */
+    lanes blk[VEC], o[VEC];
+    for (int i = 0; i < 2 * (m + 1); i++) {
+        blk[i] = block_lanes(half, i);
+        o[i] = lanes_fill(others[i] < INF ? others[i] : INF);
+    }
     const lanes cap = lanes_fill(INF);
-    for (int pos = 0; pos <= 2 * m + 1; pos++) {
+    _Pragma("GCC unroll 12") for (int pos = 0; pos <= 2 * m + 1; pos++) {
         int k = m - pos / 2, p = 1 - pos % 2;
         lanes acc = lanes_fill(255);
-        for (int k1 = 0; k1 <= k; k1++)
-            for (int p1 = 0; p1 <= p; p1++)
-                acc = lanes_min(acc, lanes_add(block_lanes(half, 2 * k1 + p1), lanes_fill(o[2 * (k - k1) + (p - p1)])));
+        _Pragma("GCC unroll 6") for (int k1 = 0; k1 <= k; k1++)
+            for (int p1 = 0; p1 <= p; p1++) acc = lanes_min(acc, lanes_add(blk[2 * k1 + p1], o[2 * (k - k1) + (p - p1)]));
         lanes_store(X + pos * NBOUND, lanes_min(acc, cap));
     }
+}
+static void join_half(const uint8_t *half, const int *others, int m, uint8_t *X) {
+#define JOIN_HALF(k) join_half_k(half, others, k, X)
+    BY_KMAX(m, JOIN_HALF)
+#undef JOIN_HALF
 }
 
 /* deficiency of a suit row whose one half is ``half`` and the other half already joined into X
