@@ -164,6 +164,8 @@ static inline lanes lanes_or(lanes a, lanes b) { return _mm_or_si128(a, b); }
 static inline void lanes_store(uint8_t *p, lanes a) { _mm_storeu_si128((__m128i *)p, a); }
 /* bit i: lane i of a equals lane i of b */
 static inline unsigned lanes_eq(lanes a, lanes b) { return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)); }
+/* lane j: a's lane j - I, 255 for j < I (I a constant 0..15) */
+#define LANES_UP(a, I) _mm_or_si128(_mm_slli_si128((a), (I)), _mm_srli_si128(_mm_set1_epi8(-1), 16 - (I)))
 /* the NBOUND bytes at p in lanes 0..NBOUND-1 (0 above), reading only the sixteen bytes that end there */
 static inline lanes lanes_load_tail(const uint8_t *p) {
     return _mm_srli_si128(_mm_loadu_si128((const __m128i *)(p + NBOUND - 16)), 16 - NBOUND);
@@ -214,6 +216,12 @@ static inline unsigned lanes_eq(lanes a, lanes b) {
     for (int i = 0; i < 16; i++) bits |= (unsigned)(a.v[i] == b.v[i]) << i;
     return bits;
 }
+static inline lanes lanes_up(lanes a, int I) {
+    lanes b;
+    for (int j = 0; j < 16; j++) b.v[j] = j < I ? 255 : a.v[j - I];
+    return b;
+}
+#define LANES_UP(a, I) lanes_up((a), (I))
 static inline lanes lanes_load_tail(const uint8_t *p) {
     lanes a;
     memset(a.v, 0, 16);
@@ -379,6 +387,7 @@ static int TILE_PART[34], TILE_RANK[34], TILE_HALF[34], TILE_WEIGHT[34]; /* a lo
 static int TILE_ORPHAN[34];               /* is_orphan */
 static int64_t CLOSED_OFFERS[4][2][5][5]; /* closed_offers(form, t, h, a) by form, is_orphan(t), h, a */
 static uint64_t PART_TILES[4], HALF_TILES[4][2]; /* bit t: tile t is in part P (and its half h) */
+static uint16_t REVERSED[1 << VEC];              /* bit i of x at bit VEC - 1 - i */
 static void tile_tables(void) { /* at import */
     for (int t = 0; t < 34; t++) {
         TILE_PART[t] = t < 27 ? t / 9 : 3;
@@ -389,6 +398,8 @@ static void tile_tables(void) { /* at import */
         HALF_TILES[TILE_PART[t]][TILE_HALF[t]] |= 1ull << t;
         TILE_ORPHAN[t] = is_orphan(t);
     }
+    for (int x = 0; x < 1 << VEC; x++)
+        for (int i = 0; i < VEC; i++) REVERSED[x] |= (uint16_t)((x >> i & 1) << (VEC - 1 - i));
     for (int form = 0; form < 4; form++) /* tile 0 is an orphan, tile 1 is not */
         for (int o = 0; o < 2; o++)
             for (int h = 0; h < 5; h++)
@@ -542,6 +553,20 @@ static inline unsigned part_tight(const uint8_t *v, lanes o, int d, int m) {
 }
 static inline unsigned part_lowered(const uint8_t *drawn, const uint8_t *v, int m) {
     return ~lanes_eq(lanes_load(drawn), lanes_load(v)) & ((2u << (2 * m + 1)) - 1);
+}
+
+/* The min-plus of two capped (k, p) vectors in lanes: lane j = 2k + p (j <= 2m + 1) the min over the
+ * splits i = 2k1 + p1 of a[i] + b[j - i], saturating at 255 (lanes past 2m + 1: any value). An even i
+ * meets every lane of b shifted up by i; an odd i (a pair in a) only b's lanes without a pair, so it
+ * meets ``b_odd``, b with 255 in its odd lanes. */
+static inline lanes minplus_lanes(const uint8_t *a, lanes b, lanes b_odd, int m) {
+    lanes acc = lanes_fill(255);
+#define MINPLUS_STEP(I) \
+    if ((I) <= 2 * m + 1) acc = lanes_min(acc, lanes_adds(LANES_UP((I) & 1 ? b_odd : b, I), lanes_fill(a[I])));
+    MINPLUS_STEP(0) MINPLUS_STEP(1) MINPLUS_STEP(2) MINPLUS_STEP(3) MINPLUS_STEP(4) MINPLUS_STEP(5)
+    MINPLUS_STEP(6) MINPLUS_STEP(7) MINPLUS_STEP(8) MINPLUS_STEP(9) MINPLUS_STEP(10) MINPLUS_STEP(11)
+#undef MINPLUS_STEP
+    return acc;
 }
 
 /* the option codes of a seat's tiles (code_of) */
@@ -852,12 +877,21 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
         any |= cand[t];
     }
     /* a draw in another part than t's counts when it lowers an entry of its part's vector where that
-     * vector's sum with every other part (t's without t) is tight (part_tight): the entries each draw
-     * lowers (part_lowered) */
+     * vector's sum with every other part (t's without t) is tight (see part_tight): the entries each
+     * draw lowers (part_lowered), as bits 2m + 1 - i, the order of the entries of the others' join
+     * that entry i meets */
     uint16_t lowered[34];
     for (uint64_t bits = any; bits; bits &= bits - 1) {
         int u = __builtin_ctzll(bits), Q = part_of(u);
-        lowered[u] = (uint16_t)part_lowered(part_draw(part[Q], tb, Q, u), part[Q]->base, m);
+        lowered[u] = (uint16_t)(REVERSED[part_lowered(part_draw(part[Q], tb, Q, u), part[Q]->base, m)] >> (10 - 2 * m));
+    }
+    /* each part's vector reversed (lane j: entry 2m + 1 - j, 255 past), to meet the join of the others */
+    lanes reversed[4];
+    for (int Q = 0; Q < (T == 34 ? 4 : 3); Q++) {
+        uint8_t x[16];
+        memset(x, 255, sizeof x);
+        for (int j = 0; j <= 2 * m + 1; j++) x[j] = part[Q]->base[2 * m + 1 - j];
+        reversed[Q] = lanes_load(x);
     }
     /* the rows of t's half with t discarded and u drawn are not in the cache: start loading every
      * one that will be read before any is (the table is mostly cache misses) */
@@ -877,7 +911,8 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
         memcpy(ad->hand, hand, (size_t)T);
         memcpy(ad->kb, kb, (size_t)T);
     }
-    int pairs[4][4][VEC], have_pair[4][4] = {{0}}; /* [x][y], x < y: parts x and y joined, as they are */
+    lanes pairs[4][4][2]; /* [x][y], x < y: parts x and y joined, as they are: the join and its odd lanes 255 */
+    int have_pair[4][4] = {{0}};
     /* the draws in the other parts: per held t, their count and bits; a t whose part vector without
      * it equals an earlier t's (of its part) has the same D and the same values there */
     int other_count[34];
@@ -900,25 +935,34 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
             count = other_count[twin];
             lower = other_lower[twin];
         } else {
-            int without[VEC];
-            widen(without_t, without);
             for (int Q = 0; Q < 4; Q++) {
                 uint64_t bits = cand[t] & PART_TILES[Q];
                 if (Q == P || !bits) continue;
                 /* every part but Q, with P's vector the one without t: P's vector joined with the
                  * two parts other than P and Q, whose join does not depend on t (computed once per
-                 * pair). Min-plus of nonnegative vectors capped at BIG is associative and
-                 * commutative, so the order of the joins does not change a value. */
+                 * pair). Min-plus of nonnegative vectors capped at BIG (or INF) is associative and
+                 * commutative, so the order of the joins does not change a value below INF. */
                 int x[2], n = 0;
                 for (int R = 0; R < 4; R++)
                     if (R != Q && R != P) x[n++] = R;
+                lanes *pair = pairs[x[0]][x[1]];
                 if (!have_pair[x[0]][x[1]]) {
-                    minplus(base[x[0]], base[x[1]], pairs[x[0]][x[1]], m);
+                    int j[VEC];
+                    uint8_t y[16];
+                    minplus(base[x[0]], base[x[1]], j, m);
+                    memset(y, INF, sizeof y);
+                    for (int i = 0; i <= 2 * m + 1; i++) y[i] = (uint8_t)(j[i] < INF ? j[i] : INF);
+                    pair[0] = lanes_load(y);
+                    for (int i = 1; i < 16; i += 2) y[i] = 255;
+                    pair[1] = lanes_load(y);
                     have_pair[x[0]][x[1]] = 1;
                 }
-                int j[VEC];
-                minplus(without, pairs[x[0]][x[1]], j, m);
-                unsigned tight = part_tight(part[Q]->base, others_lanes(j, m), D, m);
+                /* the entries where Q's sum with them is tight, as bits 2m + 1 - i (lowered's order);
+                 * the join saturates at 255, which no sum equal to D < INCOMPLETABLE meets */
+                lanes rest = minplus_lanes(without_t, pair[0], pair[1], m);
+                unsigned tight = D < INCOMPLETABLE ? lanes_eq(lanes_adds(rest, reversed[Q]), lanes_fill(D)) &
+                                                         ((2u << (2 * m + 1)) - 1)
+                                                   : 0;
                 for (; bits; bits &= bits - 1) {
                     int u = __builtin_ctzll(bits), lt = (lowered[u] & tight) != 0;
                     count += kb[u] & -lt;
