@@ -918,11 +918,11 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
     int other_count[34];
     uint64_t other_lower[34];
     for (int t = 0; t < T; t++) out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
+    /* first the draws in the other parts of every t (no table row: the rows loading meanwhile), then
+     * those in t's part */
     for (uint64_t held_bits = held; held_bits; held_bits &= held_bits - 1) {
         int t = __builtin_ctzll(held_bits);
-        int P = part_of(t), a = hand[t] + kb[t], h = half_of(t), D = after_disc[t];
-        int r[2] = {rows[P][0], rows[P][1]};
-        r[h] -= (a + 1) * weight_of(t);
+        int P = part_of(t), a = hand[t] + kb[t], D = after_disc[t];
         int count = 0;
         uint64_t lower = 0; /* the draws counted */
         const uint8_t *without_t = part_disc(part[P], tb, P, t, a);
@@ -932,8 +932,8 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
             if (memcmp(part_disc(part[P], tb, P, t2, hand[t2] + kb[t2]), without_t, VEC) == 0) twin = t2;
         }
         if (twin >= 0) {
-            count = other_count[twin];
-            lower = other_lower[twin];
+            other_count[t] = other_count[twin];
+            other_lower[t] = other_lower[twin];
         } else {
             for (int Q = 0; Q < 4; Q++) {
                 uint64_t bits = cand[t] & PART_TILES[Q];
@@ -972,19 +972,16 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
             other_count[t] = count;
             other_lower[t] = lower;
         }
-        /* t's half changes twice; the other half as it is */
-        uint64_t bits = cand[t] & HALF_TILES[P][h];
-        if (bits && !have_same[P][h]) {
-            join_part_half(tb, P, 1 - h, rows[P][1 - h], others[P], m, same[P][h]);
-            have_same[P][h] = 1;
-        }
-        for (; bits; bits &= bits - 1) {
-            int u = __builtin_ctzll(bits), lt = part_half_value(tb, P, h, r[h] + weight_of(u), same[P][h], m) < D;
-            count += kb[u] & -lt;
-            lower |= (uint64_t)lt << u;
-        }
-        /* both halves change: t's half (without t) joined first */
-        bits = cand[t] & HALF_TILES[P][1 - h];
+    }
+    for (uint64_t held_bits = held; held_bits; held_bits &= held_bits - 1) {
+        int t = __builtin_ctzll(held_bits);
+        int P = part_of(t), a = hand[t] + kb[t], h = half_of(t), D = after_disc[t];
+        int r[2] = {rows[P][0], rows[P][1]};
+        r[h] -= (a + 1) * weight_of(t);
+        int count = other_count[t];
+        uint64_t lower = other_lower[t];
+        /* both halves change: t's half (without t) joined first (the other half's rows are the draws') */
+        uint64_t bits = cand[t] & HALF_TILES[P][1 - h];
         if (bits) {
             uint8_t changed[SUIT_ROW + 16];
             join_part_half(tb, P, h, r[h], others[P], m, changed);
@@ -994,6 +991,17 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
                 count += kb[u] & -lt;
                 lower |= (uint64_t)lt << u;
             }
+        }
+        /* t's half changes twice; the other half as it is */
+        bits = cand[t] & HALF_TILES[P][h];
+        if (bits && !have_same[P][h]) {
+            join_part_half(tb, P, 1 - h, rows[P][1 - h], others[P], m, same[P][h]);
+            have_same[P][h] = 1;
+        }
+        for (; bits; bits &= bits - 1) {
+            int u = __builtin_ctzll(bits), lt = part_half_value(tb, P, h, r[h] + weight_of(u), same[P][h], m) < D;
+            count += kb[u] & -lt;
+            lower |= (uint64_t)lt << u;
         }
         out_count_after[t] = count;
         if (ad) {
