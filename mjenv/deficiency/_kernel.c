@@ -347,12 +347,15 @@ static inline int honour_value(const uint8_t *half, const uint8_t *Y, int m) {
     return final_value(x, y, m);
 }
 
-/* a suit row is 108 bytes: up to three cache lines */
-static inline void prefetch_row(const uint8_t *row) {
+/* the first n bytes of a suit row (at most its 108: up to three cache lines) */
+static inline void prefetch_row(const uint8_t *row, int n) {
     PREFETCH(row);
     PREFETCH(row + 64);
-    PREFETCH(row + SUIT_ROW - 1);
+    PREFETCH(row + n - 1);
 }
+/* the bytes of a suit row that a vector with k <= m reads: suit_vector's blocks 0..2m+1 (block_lanes:
+ * sixteen bytes from each block's start, the last block's nine where sixteen would run past the row) */
+static inline int vector_bytes(int m) { return (2 * m + 1) * NBOUND + 16 < SUIT_ROW ? (2 * m + 1) * NBOUND + 16 : SUIT_ROW; }
 
 /* a part's (k, p) vector (k <= kmax) from its two half rows (suits: left / right, honours: h4 / h3) */
 static void part_vector(const Tables *tb, int P, int r0, int r1, int *out, int kmax) {
@@ -606,9 +609,9 @@ static void prefetch_part_sets(const PartCache *pc, int T, const int rows[4][2],
  * and with the arithmetic: a cached part's entry, or the table rows of a part that is not cached
  * (the left table is 82 MB: mostly cache misses): its two rows, its draws' and (discard turn) its
  * discards' rows; the honours (T = 34) as the suits, one line a row. */
-static inline void prefetch_half_row(const Tables *tb, int P, int h, int row) {
+static inline void prefetch_half_row(const Tables *tb, int P, int h, int row, int m) {
     if (P < 3)
-        prefetch_row(half_row(tb, P, h, row));
+        prefetch_row(half_row(tb, P, h, row), vector_bytes(m));
     else
         PREFETCH(half_row(tb, P, h, row));
 }
@@ -627,8 +630,8 @@ static void prefetch_seat(const Tables *tb, const PartCache *pc, int T, const in
             have_d |= (uint64_t)e->have_draw << (9 * P), have_x |= (uint64_t)e->have_disc << (9 * P);
             continue;
         }
-        prefetch_half_row(tb, P, 0, rows[P][0]);
-        prefetch_half_row(tb, P, 1, rows[P][1]);
+        prefetch_half_row(tb, P, 0, rows[P][0], m);
+        prefetch_half_row(tb, P, 1, rows[P][1], m);
     }
     /* the rows to load as bit sets (tile t: bit t), walked without a branch per tile */
     uint64_t drawable = 0, held = 0;
@@ -638,11 +641,11 @@ static void prefetch_seat(const Tables *tb, const PartCache *pc, int T, const in
     }
     for (uint64_t bits = drawable & draws & ~have_d; bits; bits &= bits - 1) {
         int t = __builtin_ctzll(bits), P = part_of(t), half = half_of(t);
-        prefetch_half_row(tb, P, half, rows[P][half] + weight_of(t));
+        prefetch_half_row(tb, P, half, rows[P][half] + weight_of(t), m);
     }
     for (uint64_t bits = discard_turn ? held & ~have_x : 0; bits; bits &= bits - 1) {
         int t = __builtin_ctzll(bits), P = part_of(t), half = half_of(t);
-        prefetch_half_row(tb, P, half, rows[P][half] - (hand[t] + kb[t] + 1) * weight_of(t));
+        prefetch_half_row(tb, P, half, rows[P][half] - (hand[t] + kb[t] + 1) * weight_of(t), m);
     }
 }
 
@@ -901,7 +904,7 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
         for (uint64_t bits = cand[t] & HALF_TILES[P][h]; bits; bits &= bits - 1) {
             const uint8_t *x = half_row(tb, P, h, row + weight_of(__builtin_ctzll(bits)));
             if (P < 3)
-                prefetch_row(x);
+                prefetch_row(x, 2 * (m + 1) * NBOUND); /* what half_value reads */
             else
                 PREFETCH(x);
         }
