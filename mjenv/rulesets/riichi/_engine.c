@@ -24,7 +24,7 @@
  *     resolved inside the step that opened it (game.py's claim_window="when_possible"); else it is a step of its
  *     own. The tables run with the GIL released, on the calling thread (workers None) or on a pool()'s threads
  *     (mjenv/game/_pool.h; the same outputs). Returns flags: 1 when a table it ran reports an error (info's error
- *     entry), 2 when a table has taken its next wall (need_wall).
+ *     entry), 2 when a table has taken its next wall (need_wall), 4 when a hand ended on a table it ran.
  *   pool(k) -> capsule: k - 1 threads kept for run() (with the caller, k), stopped when the capsule is freed.
  */
 #define PY_SSIZE_T_CLEAN
@@ -1193,11 +1193,13 @@ static PyObject *py_run(PyObject *self, PyObject *args) {
     if (pool) pool_run(pool, run_job, &J, N);
     else run_range(&J, 0, N);
     Py_END_ALLOW_THREADS
-    long flags = 0; /* what the caller must look at: 1 a table it ran failed, 2 a table wants its next wall */
+    long flags = 0; /* what the caller must look at: 1 a table it ran failed, 2 a table wants its next wall, 4 a
+                     * hand ended */
     for (Py_ssize_t i = 0; i < N; i++) {
         const ReTable *g = (const ReTable *)((const uint8_t *)st.buf + i * B);
         if (((const uint8_t *)ops.buf)[i] && ((const int32_t *)inf.buf)[i * RE_INFO + RE_I_ERROR]) flags |= 1;
         if (g->need_wall) flags |= 2;
+        if (((const uint8_t *)ops.buf)[i] && ((const int32_t *)inf.buf)[i * RE_INFO + RE_I_HAND_ENDED]) flags |= 4;
     }
     ret = PyLong_FromLong(flags);
 done:

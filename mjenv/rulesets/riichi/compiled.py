@@ -128,6 +128,7 @@ class Tables:
         self._ops = np.zeros(n, dtype=np.uint8)
         self._no_actions = np.zeros((n, 4), dtype=np.int32)  # a start's (the engine reads no action)
         self._ops_all = False  # whether every entry of _ops is 1 (a step of all tables)
+        self.hand_ended = False  # whether a hand ended on a table of the last run
         self._pool = None  # the engine's kept threads (made on the first run with num_threads > 1)
         self._wall_at = lay["next_wall"]
         self._need_at = lay["need_wall"]
@@ -208,6 +209,7 @@ class Tables:
             self._pool = _ext.pool(self.num_threads)
         flags = _ext.run(self.states, self._ops, acts, self._params, self.obs, self.masks, self.defs, self.info,
                          self.memos, self._pool, int(self.raw))  # fmt: skip
+        self.hand_ended = bool(flags & 4)
         if flags & 1:
             bad = int(np.flatnonzero((self.info[:, I_ERROR] != 0) & (self._ops != 0))[0])
             raise ValueError(f"table {bad}: an action outside its mask reached the compiled engine")
@@ -286,6 +288,8 @@ class VectorCore:
         self._spare_obs, self._spare_final = _Spares(shape, np.float32, None), _Spares(shape, np.float32, 0)
         self._spare_final_masks = _Spares((n, 4, A.N_ACTIONS), np.int8, 0)
         self._mask_offsets = np.arange(4 * n, dtype=np.int64) * A.N_ACTIONS  # each seat's row in the flat masks
+        self._no_pay = np.zeros((n, 4), dtype=np.float64)  # a step's payments when no hand ended (read only)
+        self._no_pay.flags.writeable = False
 
     def _gather(self):
         c = self.core
@@ -328,25 +332,28 @@ class VectorCore:
             c.obs = obs
         c.step(a32, rows=good if any_bad else None)
         info = c.info
-        paid = np.zeros((n, 4), dtype=np.float64)  # what the hands and games that ended pay (0 on illegal tables)
-        ended = (info[:, I_HAND_ENDED] != 0) & good
-        over = (info[:, I_GAME_OVER] != 0) & good
-        if not ended.any():
-            pass  # nothing paid (a game ends with a hand)
-        elif self.reward == "points":
-            paid[ended] = info[ended, I_DELTAS:I_DELTAS + 4] / 1000
-            paid[over] += (info[over, I_FINAL:I_FINAL + 4] - info[over, I_SCORES:I_SCORES + 4]) / 1000
-        else:
-            paid[over] = info[over, I_POINTS:I_POINTS + 4]
-        done = over | bad_table
-        rewards = table_rewards(paid, bad, before, c.defs, done, self.gamma)
+        if c.hand_ended or any_bad:
+            paid = np.zeros((n, 4), dtype=np.float64)  # what the hands and games that ended pay (0 on illegal tables)
+            ended = (info[:, I_HAND_ENDED] != 0) & good
+            over = (info[:, I_GAME_OVER] != 0) & good
+            if not ended.any():
+                pass  # nothing paid (a game ends with a hand)
+            elif self.reward == "points":
+                paid[ended] = info[ended, I_DELTAS:I_DELTAS + 4] / 1000
+                paid[over] += (info[over, I_FINAL:I_FINAL + 4] - info[over, I_SCORES:I_SCORES + 4]) / 1000
+            else:
+                paid[over] = info[over, I_POINTS:I_POINTS + 4]
+            done = over | bad_table
+        else:  # no hand ended and no action was illegal: nothing paid, no episode over
+            paid, over, done = self._no_pay, None, np.zeros(n, dtype=bool)
+        rewards = table_rewards(paid, bad if any_bad else None, before, c.defs, done, self.gamma)
         (final_obs, kf), (final_masks, km) = self._spare_final.take(), self._spare_final_masks.take()
-        rows = np.flatnonzero(done).tolist()
+        rows = np.flatnonzero(done).tolist() if over is not None else []
         self._spare_final.wrote(kf, rows)
         self._spare_final_masks.wrote(km, rows)
         final = {"final_scores": np.zeros((n, 4), np.int64), "final_points": np.zeros((n, 4), np.float64)}
         scores, winners = np.zeros((n, 4), np.int64), np.zeros((n, 4), bool)
-        if done.any():
+        if rows:
             final_obs[done], final_masks[done] = c.obs[done], c.masks[done]
             final["final_scores"][over] = info[over, I_FINAL:I_FINAL + 4]
             final["final_points"][over] = info[over, I_POINTS:I_POINTS + 4]

@@ -385,6 +385,10 @@ class RiichiTable:
                    h["winners"] if h is not None else [])
         out = infos(self.deficiency, NEEDS_OF_BITS[self.acting_bits()], over, end)
         phase = self.phase
+        if h is None and not over:  # the common case: the phase alone
+            for info in out.values():
+                info["phase"] = phase
+            return out
         final, points = self._final() if over else (None, None)
         for s, a in enumerate(AGENTS):
             info = out[a]
@@ -441,12 +445,30 @@ class RiichiTable:
                              f"{self.phase!r}; legal: {self.legal(s)}")
         return bad
 
+    def _acting_actions(self, actions: Mapping[int, int]) -> dict[int, int] | None:
+        """The common case checked at once: ``actions`` holds exactly the acting seats' actions, each a legal int (the
+        others pass); then those actions (seats ascending), else None (:meth:`complete` and :meth:`illegal` decide)."""
+        acting, masks = self.acting, self.masks
+        if len(actions) != len(acting):
+            return None
+        chosen = {}
+        for s in acting:
+            a = actions.get(s)
+            if type(a) is not int or not 0 <= a < A.N_ACTIONS or not masks[s, a]:
+                return None
+            chosen[s] = a
+        return chosen
+
     def step(self, actions: Mapping[int, int]) -> list[float]:
         """Apply one action per seat (checked and completed by :meth:`complete`); the four rewards."""
         if self.over:
             raise ValueError("step() after the episode ended; call reset()")
-        acts = self.complete(actions)
-        bad = self.illegal(acts)
+        chosen = self._acting_actions(actions)
+        bad = []
+        if chosen is None:
+            acts = self.complete(actions)
+            bad = self.illegal(acts)
+            chosen = {s: acts[s] for s in self.acting}
         before = self.deficiency if self.shaping is not None else None
         self.hand_end = None
         if bad:
@@ -454,7 +476,7 @@ class RiichiTable:
             self.over = True
             self._finish()
             return seat_rewards((), bad, before, self.deficiency, True, self.gamma)
-        paid = self.advance({s: acts[s] for s in self.acting})
+        paid = self.advance(chosen)
         return seat_rewards(paid, (), before, self.deficiency, self.over, self.gamma)
 
     def advance(self, chosen: dict[int, int]) -> list[float]:
@@ -758,8 +780,8 @@ class RiichiParallelEnv(_Shell, ParallelEnv):
         return self._observations(), self._table.infos()
 
     def step(self, actions: dict[str, Any]):
-        self._check_started()
         if not self.agents:
+            self._check_started()
             raise ValueError("step() after the episode ended; call reset()")
         if not isinstance(actions, dict):
             raise ValueError(f"actions must be a dict agent -> action, got {type(actions).__name__}")
@@ -774,7 +796,8 @@ class RiichiParallelEnv(_Shell, ParallelEnv):
         dicts = parallel_dicts(obs, t.masks, rewards, t.over, t.infos())
         if t.over:
             self.agents = []
-        self._rendered()
+        if self.render_mode == "human":
+            self.render()
         return dicts
 
 
