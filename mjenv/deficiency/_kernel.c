@@ -847,10 +847,11 @@ static int seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *h
  * every part but P (others[P]), the deficiency of H (now) and its draws (eff).
  *
  * A row H - t + u differs from H in one part when u and t share it, else in two. So per t: the
- * vector of t's part without t (its entry's discard vector), the other parts joined with it, and
- * one final min-plus with the vector of u's part after the draw u (its entry's draw vector) per
- * draw in another part; a draw in t's own part changes one or both of its halves: the other half
- * joined with the other parts, then one pass per draw. Option codes are linear in the changes:
+ * vector of t's part without t (its entry's discard vector) joined with the parts other than u's,
+ * the entries of u's part where its sum with that join is tight, and per draw in another part one
+ * test of the entries its draw lowers (part_tight); a draw in t's own part changes one or both of
+ * its halves: the other half joined with the other parts, then one pass per draw. Option codes are
+ * linear in the changes:
  * discarding t moves its code by -(a + 1), drawing u by +1 (a = hand + KB).
  *
  * Only draws that can count are evaluated. The deficiency is monotone in the options (more tiles
