@@ -79,7 +79,7 @@ view lists tiles):
 `observation="raw"` leaves out the views derived per tile from the own hand (`observation.DERIVED`: the deficiency
 features and the per-discard tenpai and yaku facts): float32[{RAW_SIZE}], the other views as above in the same order
 (`env.spec.decode`). It is for agents that build their own features; `infos[agent]["deficiency"]` is still given.
-The engine skips the per-tile features, about half of a step's CPU time (docs/BENCHMARKS.md).
+The engine skips the per-tile features, about 40% of a vector step's CPU time (docs/BENCHMARKS.md).
 
 `observers="acting"` (not the default) observes only the agents that must act this step, as RiichiEnv does,
 and every agent after each deal and at a hand's or the game's end: another agent's `observation` is all zeros
