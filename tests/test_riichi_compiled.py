@@ -131,7 +131,7 @@ def test_when_possible_illegal_actions_and_shaping_equal_python():
 
 #: hands per (episode mode, claim window) with ``observers="acting"`` (only the acting seats observed; every seat
 #: after a deal and at an end), default and slow suite
-ACTING_HANDS = {("hand", "always"): 300, ("hand", "when_possible"): 300, ("east", "always"): 100}
+ACTING_HANDS = {("hand", "always"): 150, ("hand", "when_possible"): 150, ("east", "always"): 50}
 SLOW_ACTING_HANDS = {("hand", "always"): 10000, ("hand", "when_possible"): 10000, ("hanchan", "always"): 2000}
 
 
@@ -156,7 +156,7 @@ def test_acting_observers_illegal_actions_and_shaping_equal_python():
 
 #: hands per (episode mode, claim window, observers) with ``observation="raw"`` (no derived views; the infos'
 #: deficiencies alone through the kernel), uniform random play (eager play reads the derived views), default and slow
-RAW_HANDS = {("hand", "always", "all"): 300, ("hand", "when_possible", "acting"): 300, ("east", "always", "acting"): 60}
+RAW_HANDS = {("hand", "always", "all"): 150, ("hand", "when_possible", "acting"): 150, ("east", "always", "acting"): 40}
 SLOW_RAW_HANDS = {("hand", "always", "all"): 10000, ("hand", "when_possible", "acting"): 10000}
 
 
