@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+import mjenv
 from mjenv.rulesets.riichi import actions as A
 from mjenv.rulesets.riichi.game import RiichiGame
 from mjenv.rulesets.riichi.wall import Wall
@@ -128,3 +131,14 @@ def unseen_swap_walls(seed: int = 21) -> tuple[list[int], list[int]]:
     other[i], other[j] = other[j], other[i]
     other[122], other[131] = other[131], other[122]
     return base, other
+
+
+def assert_checked_in_every_shell(engine: str, name: str, bad, want: str) -> None:
+    """Every Riichi shell (parallel, AEC, vector) refuses the argument ``name=bad`` with a ValueError matching
+    ``want``, and ``name=None`` with one saying what is allowed."""
+    for make in (lambda **k: mjenv.parallel_env(**k), lambda **k: mjenv.env(**k),
+                 lambda **k: mjenv.vector_env(2, **k)):  # fmt: skip
+        with pytest.raises(ValueError, match=want):
+            make(rules="riichi", engine=engine, **{name: bad})
+        with pytest.raises(ValueError, match=rf"{name} must be one of"):
+            make(rules="riichi", engine=engine, **{name: None})

@@ -18,6 +18,7 @@ from mjenv import AGENTS
 from mjenv.rulesets.riichi import actions as A
 from mjenv.rulesets.riichi import compiled
 from mjenv.rulesets.riichi import log as rlog
+from tests.riichi_game_helpers import assert_checked_in_every_shell
 
 ENGINES = ["python", "compiled"] if compiled.available() else ["python"]
 WINDOWS = ("claim", "chankan")
@@ -44,13 +45,8 @@ def _play(env, seed: int, options=None) -> list[tuple[dict, dict, dict]]:
 # ------------------------------------------------------------------ the argument
 @pytest.mark.parametrize("engine", ENGINES)
 def test_the_argument_is_checked_in_every_shell(engine):
-    want = r"claim_window must be one of \('always', 'when_possible'\), got 'sometimes'"
-    for make in (lambda **k: mjenv.parallel_env(**k), lambda **k: mjenv.env(**k),
-                 lambda **k: mjenv.vector_env(2, **k)):  # fmt: skip
-        with pytest.raises(ValueError, match=want):
-            make(rules="riichi", engine=engine, claim_window="sometimes")
-        with pytest.raises(ValueError, match=r"claim_window must be one of"):
-            make(rules="riichi", engine=engine, claim_window=None)
+    assert_checked_in_every_shell(engine, "claim_window", "sometimes",
+                                  r"claim_window must be one of \('always', 'when_possible'\), got 'sometimes'")
 
 
 @pytest.mark.parametrize("engine", ENGINES)

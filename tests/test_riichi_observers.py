@@ -17,19 +17,15 @@ from pettingzoo.test import api_test, parallel_api_test
 import mjenv
 from mjenv import AGENTS
 from mjenv.rulesets.riichi import compiled
+from tests.riichi_game_helpers import assert_checked_in_every_shell
 
 ENGINES = ["python", "compiled"] if compiled.available() else ["python"]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_the_argument_is_checked_in_every_shell(engine):
-    want = r"observers must be one of \('all', 'acting'\), got 'some'"
-    for make in (lambda **k: mjenv.parallel_env(**k), lambda **k: mjenv.env(**k),
-                 lambda **k: mjenv.vector_env(2, **k)):  # fmt: skip
-        with pytest.raises(ValueError, match=want):
-            make(rules="riichi", engine=engine, observers="some")
-        with pytest.raises(ValueError, match=r"observers must be one of"):
-            make(rules="riichi", engine=engine, observers=None)
+    assert_checked_in_every_shell(engine, "observers", "some",
+                                  r"observers must be one of \('all', 'acting'\), got 'some'")
 
 
 def _observed(infos_all: dict, phase: str, dealt: bool) -> set[str]:
