@@ -551,11 +551,16 @@ static inline int final_lanes(const uint8_t *v, lanes o) {
  * the draw lowers d exactly when it lowers an entry i at which v[i] + o[i] = d < INCOMPLETABLE (its
  * sum there is d - 1; every other sum stays at least d). part_tight gives those entries as bits,
  * part_lowered the entries a draw lowers; a draw lowers d when the two meet. */
+static inline unsigned entry_bits(int m) { return (2u << (2 * m + 1)) - 1; } /* entries 0..2m + 1 */
+/* the entries (bits) where the sums in lanes equal d (none when d is INCOMPLETABLE) */
+static inline unsigned tight_entries(lanes sums, int d, int m) {
+    return d < INCOMPLETABLE ? lanes_eq(sums, lanes_fill(d)) & entry_bits(m) : 0;
+}
 static inline unsigned part_tight(const uint8_t *v, lanes o, int d, int m) {
-    return d < INCOMPLETABLE ? lanes_eq(lanes_adds(lanes_load(v), o), lanes_fill(d)) & ((2u << (2 * m + 1)) - 1) : 0;
+    return tight_entries(lanes_adds(lanes_load(v), o), d, m);
 }
 static inline unsigned part_lowered(const uint8_t *drawn, const uint8_t *v, int m) {
-    return ~lanes_eq(lanes_load(drawn), lanes_load(v)) & ((2u << (2 * m + 1)) - 1);
+    return ~lanes_eq(lanes_load(drawn), lanes_load(v)) & entry_bits(m);
 }
 
 /* The min-plus of two capped (k, p) vectors in lanes: lane j = 2k + p (j <= 2m + 1) the min over the
@@ -964,9 +969,7 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
                 /* the entries where Q's sum with them is tight, as bits 2m + 1 - i (lowered's order);
                  * the join saturates at 255, which no sum equal to D < INCOMPLETABLE meets */
                 lanes rest = minplus_lanes(without_t, pair[0], pair[1], m);
-                unsigned tight = D < INCOMPLETABLE ? lanes_eq(lanes_adds(rest, reversed[Q]), lanes_fill(D)) &
-                                                         ((2u << (2 * m + 1)) - 1)
-                                                   : 0;
+                unsigned tight = tight_entries(lanes_adds(rest, reversed[Q]), D, m);
                 for (; bits; bits &= bits - 1) {
                     int u = __builtin_ctzll(bits), lt = (lowered[u] & tight) != 0;
                     count += kb[u] & -lt;
