@@ -1697,10 +1697,13 @@ static int prepare(const Plan *plan, const int16_t *records, Memo *const *memos,
 /* The writer plan executed for N whole state records (int16[N, L]) with their tables' memos (N pointers, NULL
  * each allowed; memos NULL: none), into obs float32[N, 4, size] and defs int32[N, 4]; seats NULL (every seat) or
  * uint8[N] bit sets of the seats observed: another seat's row is zeros and its defs entry is left as it was.
+ * zero 0: the caller has zeroed obs where observe_written leaves a 0 (an observed seat's row) and all of an
+ * unobserved seat's row, and observe writes only the rest (a caller that writes most views itself so stores each
+ * float once).
  * Touches no Python object, so it runs without the GIL (the compiled step's threads call it through the capsule
  * _C_API). 0, or -1 with err. */
 static int observe_core(const Plan *plan, const int16_t *records, Memo *const *memos, const uint8_t *seats,
-                        Py_ssize_t N, float *obs, int32_t *defs, Err *err) {
+                        Py_ssize_t N, float *obs, int32_t *defs, int zero, Err *err) {
     const int T = plan->T;
     const Py_ssize_t R = plan->R, K = plan->K, L = plan->L, size = plan->size;
     const int32_t *CP = plan->copies, *OH = plan->onehots, *FI = plan->fin, *FO = plan->fout;
@@ -1748,7 +1751,7 @@ static int observe_core(const Plan *plan, const int16_t *records, Memo *const *m
                               prior[s] ? prior[s]->eff : ~0ull);
         }
         if (n + 1 < N && !prepare(plan, records, memos, n + 1, SEEN(n + 1), &ready[(n + 1) & 1], err)) return -1;
-        memset(out, 0, sizeof(float) * 4 * (size_t)size);
+        if (zero) memset(out, 0, sizeof(float) * 4 * (size_t)size);
         for (Py_ssize_t j = 0; j < (R ? L : 0); j++) stf[j] = (float)st[j]; /* once, not once per seat that shows it */
         for (Py_ssize_t r = 0; r < R; r++)
             if (seen >> CP[4 * r] & 1)
@@ -1891,7 +1894,7 @@ static PyObject *py_observe(PyObject *self, PyObject *args) {
         if (memo_pointers(memos, N, mp) < 0) goto done;
     }
     Err err;
-    if (observe_core(plan, records, mp, NULL, N, (float *)o_obs.buf, (int32_t *)o_def.buf, &err) < 0) {
+    if (observe_core(plan, records, mp, NULL, N, (float *)o_obs.buf, (int32_t *)o_def.buf, 1, &err) < 0) {
         PyErr_SetString(PyExc_ValueError, err.msg);
         goto done;
     }
@@ -1928,9 +1931,26 @@ static int api_memos_of(PyObject *memos, Py_ssize_t n, void **out) { return memo
 static int api_observe(const void *plan, const int16_t *records, void *const *memos, const uint8_t *seats,
                        Py_ssize_t n, float *obs, int32_t *defs, char *err) {
     Err e;
-    int r = observe_core(plan, records, (Memo *const *)memos, seats, n, obs, defs, &e);
+    int r = observe_core(plan, records, (Memo *const *)memos, seats, n, obs, defs, 1, &e);
     if (r < 0) memcpy(err, e.msg, KERNEL_ERR_LEN);
     return r;
+}
+
+static int api_observe_unzeroed(const void *plan, const int16_t *records, void *const *memos, const uint8_t *seats,
+                                Py_ssize_t n, float *obs, int32_t *defs, char *err) {
+    Err e;
+    int r = observe_core(plan, records, (Memo *const *)memos, seats, n, obs, defs, 0, &e);
+    if (r < 0) memcpy(err, e.msg, KERNEL_ERR_LEN);
+    return r;
+}
+
+/* the floats of an observed seat's row that observe writes whatever the state (the feature views):
+ * written[i] = 1, the others left as they are */
+static void api_observe_written(const void *plan_, uint8_t *written) {
+    const Plan *plan = plan_;
+    static const int out_len[NUM_OUTPUTS] = {1, -1, -1, 1, 5, -1, -1}; /* -1: T entries (as bind checks them) */
+    for (int i = 0; i < NUM_OUTPUTS; i++)
+        if (plan->fout[i] >= 0) memset(written + plan->fout[i], 1, (size_t)(out_len[i] < 0 ? plan->T : out_len[i]));
 }
 
 /* the deficiency of one seat alone (hand, kb: T counts; m melds to build): its parts' vectors joined, and the plan's
@@ -1958,7 +1978,8 @@ static int api_deficiency(const void *plan_, const int8_t *hand, const int8_t *k
     return d;
 }
 
-static KernelApi api = {api_plan_of, api_record_length, api_size, api_memos_of, api_observe, api_deficiency};
+static KernelApi api = {api_plan_of,    api_record_length,    api_size,           api_memos_of,
+                        api_observe,    api_deficiency,       api_observe_unzeroed, api_observe_written};
 
 static PyObject *py_memo_bytes(PyObject *self, PyObject *args) {
     (void)self;

@@ -15,7 +15,12 @@
  *     unobserved seat's row zeros) and defs int32[n, 4] (the observed seats' entries); 0, or -1 with a message in
  *     err (KERNEL_ERR_LEN bytes).
  *   deficiency(plan, hand, kb, m): the deficiency of one seat alone (hand and kb int8[T], m melds to build): the
- *     deficiency observe writes for it, without the other features. */
+ *     deficiency observe writes for it, without the other features.
+ *   observe_unzeroed(...): observe for a caller that zeroes obs itself: it writes only the floats observe_written
+ *     marks, in the observed seats' rows, and leaves the rest of obs as it is.
+ *   observe_written(plan, written): written[i] = 1 for each float of a row (S entries) that observe writes in full
+ *     whatever the state (the feature views);
+ *     the other entries left as they are. */
 #ifndef MJENV_KERNEL_API_H
 #define MJENV_KERNEL_API_H
 #include <Python.h>
@@ -32,6 +37,9 @@ typedef struct {
     int (*observe)(const void *plan, const int16_t *records, void *const *memos, const uint8_t *seats, Py_ssize_t n,
                    float *obs, int32_t *defs, char *err);
     int (*deficiency)(const void *plan, const int8_t *hand, const int8_t *kb, int m);
+    int (*observe_unzeroed)(const void *plan, const int16_t *records, void *const *memos, const uint8_t *seats,
+                            Py_ssize_t n, float *obs, int32_t *defs, char *err);
+    void (*observe_written)(const void *plan, uint8_t *written);
 } KernelApi;
 
 #endif

@@ -905,6 +905,14 @@ enum {
 #define REC_LEN 288
 
 static const KernelApi *kernel_api = NULL;
+#define MAX_ZERO_RANGES 64
+/* the views the first observer writes for every seat and the other observers copy, rotated, from its row: each view
+ * is 4 rows (the seats from the observer on) of the length beside it */
+static const int ROTATED[][2] = {{V_MELD_COUNTS, 34}, {V_MELD_KIND, 20}, {V_MELD_TILE, 4}, {V_MELD_CALLED, 4},
+                                 {V_MELD_RED, 4}, {V_DISCARDS, 32}, {V_DISCARD_RED, 32}, {V_DISCARD_TSUMOGIRI, 32},
+                                 {V_DISCARD_RIICHI, 32}, {V_DISCARD_CALLED, 32}, {V_DISCARD_ORDER, 32}, {V_SCORES, 1},
+                                 {V_DEALER, 1}, {V_RIICHI, 1}, {V_DOUBLE_RIICHI, 1}, {V_IPPATSU, 1}};
+#define NROTATED ((int)(sizeof ROTATED / sizeof ROTATED[0]))
 /* an observation layout (configure): the kernel's plan, each view's offset (-1: not in it) and the size */
 typedef struct {
     PyObject *capsule;
@@ -912,6 +920,11 @@ typedef struct {
     int32_t off[NV];
     Py_ssize_t size;
     int features; /* whether the plan writes the deficiency features (else only the deficiencies are computed) */
+    /* the floats of an observed seat's row that observe_table zeroes before writing it: those that not every step
+     * writes (the kernel's features, hand, knowledge_base, tenpai_after_discard, yaku_after_discard are written in
+     * full), as [start, length) ranges; [1]: a seat after the first observer, whose rotated views are copied whole */
+    int32_t zero[2][MAX_ZERO_RANGES][2];
+    int nzero[2];
 } Layout;
 static Layout LAYOUTS[2];
 
@@ -945,12 +958,23 @@ static int observe_table(ReTable *g, const Layout *lay, float *obs, int8_t *mask
     const uint8_t observed = over || g->fresh || !g->acting_only ? 15 : g->acting;
     g->fresh = 0;
     const Py_ssize_t S = lay->size;
-    if (lay->features) { /* the features: zeros, then the kernel's */
+    const int first = observed ? __builtin_ctz(observed) : 4; /* the first observer writes the public rows */
+    /* zeros where this step may write nothing (each float stored once where it can be): an unobserved seat's whole
+     * row, an observed one's floats that not every step writes (Layout.zero) */
+    for (int s = 0; s < 4; s++) {
+        float *o = obs + s * S;
+        if (!(observed >> s & 1)) {
+            memset(o, 0, sizeof(float) * (size_t)S);
+            continue;
+        }
+        const int z = s > first;
+        for (int r = 0; r < lay->nzero[z]; r++) memset(o + lay->zero[z][r][0], 0, sizeof(float) * (size_t)lay->zero[z][r][1]);
+    }
+    if (lay->features) { /* the features: the kernel's */
         char err[KERNEL_ERR_LEN];
         void *memos[1] = {memo};
-        if (kernel_api->observe(lay->plan, rec, memos, &observed, 1, obs, defs, err) < 0) return -1;
-    } else { /* observation="raw": zeros, and the observed seats' deficiencies alone */
-        memset(obs, 0, sizeof(float) * 4 * (size_t)S);
+        if (kernel_api->observe_unzeroed(lay->plan, rec, memos, &observed, 1, obs, defs, err) < 0) return -1;
+    } else { /* observation="raw": the observed seats' deficiencies alone */
         for (int s = 0; s < 4; s++)
             if (observed >> s & 1) {
                 int8_t h[34], k[34];
@@ -964,7 +988,6 @@ static int observe_table(ReTable *g, const Layout *lay, float *obs, int8_t *mask
     }
     int dealer = dealer_of(g), rw = round_wind(g);
     static const int PHASE_INDEX[7] = {0, 1, 2, 3, 4, 5, 5};
-    const int first = observed ? __builtin_ctz(observed) : 4; /* the first observer writes the public rows */
     for (int s = 0; s < 4; s++) {
         int8_t *mk = masks + s * RE_ACTIONS;
         memset(mk, 0, RE_ACTIONS);
@@ -973,7 +996,7 @@ static int observe_table(ReTable *g, const Layout *lay, float *obs, int8_t *mask
             memcpy(mk, g->opts[s], RE_ACTIONS);
             if (g->phase == PH_CLAIM || g->phase == PH_CHANKAN) mk[A_PASS] = 1;
         }
-        if (!(observed >> s & 1)) continue; /* the kernel left its row zeros */
+        if (!(observed >> s & 1)) continue; /* its row zeros */
         float *o = obs + s * S;
         for (int t = 0; t < 34; t++) o[OFF[V_HAND] + t] = g->cnt[s][t];
         for (int i = 0; i < g->hn[s]; i++)
@@ -983,15 +1006,12 @@ static int observe_table(ReTable *g, const Layout *lay, float *obs, int8_t *mask
             o[OFF[V_DRAWN_RED]] = is_red(g->drawn);
         }
         if (s > first) { /* the other observers' rows are the first one's, rotated */
-            static const int ROWS[][2] = {{V_MELD_COUNTS, 34}, {V_MELD_KIND, 20}, {V_MELD_TILE, 4}, {V_MELD_CALLED, 4},
-                                          {V_MELD_RED, 4}, {V_DISCARDS, 32}, {V_DISCARD_RED, 32},
-                                          {V_DISCARD_TSUMOGIRI, 32}, {V_DISCARD_RIICHI, 32}, {V_DISCARD_CALLED, 32},
-                                          {V_DISCARD_ORDER, 32}, {V_SCORES, 1}, {V_DEALER, 1}, {V_RIICHI, 1},
-                                          {V_DOUBLE_RIICHI, 1}, {V_IPPATSU, 1}};
-            for (size_t v = 0; v < sizeof ROWS / sizeof ROWS[0]; v++) {
-                int at = OFF[ROWS[v][0]], r = ROWS[v][1];
-                for (int j = 0; j < 4; j++)
-                    memcpy(o + at + j * r, obs + first * S + at + ((s + j - first) % 4) * r, sizeof(float) * (size_t)r);
+            const float *src = obs + first * S;
+            const int k = s - first;
+            for (int v = 0; v < NROTATED; v++) { /* rows k..3 of the first's view, then rows 0..k - 1 */
+                int at = OFF[ROTATED[v][0]], r = ROTATED[v][1];
+                memcpy(o + at, src + at + k * r, sizeof(float) * (size_t)((4 - k) * r));
+                memcpy(o + at + (4 - k) * r, src + at, sizeof(float) * (size_t)(k * r));
             }
             for (int j = 0; j < 4; j++) {
                 int p = (s + j) % 4;
@@ -1209,6 +1229,36 @@ done:
     return ret;
 }
 
+/* Layout.zero of a layout whose view offsets are set (features: the kernel writes its feature views): 0, or -1
+ * with an exception set */
+static int zero_ranges(Layout *L, const void *plan, Py_ssize_t size, int features) {
+    uint8_t *w = PyMem_Calloc((size_t)size, 1);
+    if (!w) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (features) kernel_api->observe_written(plan, w);
+    static const int FULL[] = {V_HAND, V_KNOWLEDGE_BASE, V_TENPAI_AFTER_DISCARD, V_YAKU_AFTER_DISCARD}; /* 34 each */
+    for (size_t v = 0; v < sizeof FULL / sizeof FULL[0]; v++)
+        if (L->off[FULL[v]] >= 0) memset(w + L->off[FULL[v]], 1, 34);
+    int ok = 1;
+    for (int z = 0; z < 2 && ok; z++) {
+        if (z) /* a later observer: its rotated views are copies */
+            for (int v = 0; v < NROTATED; v++) memset(w + L->off[ROTATED[v][0]], 1, 4 * (size_t)ROTATED[v][1]);
+        L->nzero[z] = 0;
+        for (Py_ssize_t i = 0; i < size && ok; i++) {
+            if (w[i]) continue;
+            Py_ssize_t e = i;
+            while (e < size && !w[e]) e++;
+            if (L->nzero[z] == MAX_ZERO_RANGES) ok = 0;
+            else L->zero[z][L->nzero[z]][0] = (int32_t)i, L->zero[z][L->nzero[z]++][1] = (int32_t)(e - i), i = e;
+        }
+    }
+    PyMem_Free(w);
+    if (!ok) PyErr_SetString(PyExc_ValueError, "configure(): the layout's views leave too many gaps");
+    return ok ? 0 : -1;
+}
+
 static PyObject *py_configure(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *cap;
@@ -1244,6 +1294,7 @@ static PyObject *py_configure(PyObject *self, PyObject *args) {
     }
     memcpy(L->off, off.buf, sizeof L->off);
     PyBuffer_Release(&off);
+    if (zero_ranges(L, p, size, which == 0) < 0) return NULL;
     Py_INCREF(cap);
     Py_XDECREF(L->capsule);
     L->capsule = cap, L->plan = p, L->size = size, L->features = which == 0;
