@@ -1634,7 +1634,7 @@ done:
 /* one state made ready for observe's seats: its record, the seats' hands and KBs (checked), its memo,
  * and the seats' memo keys and slots, with the slots and part-cache sets set loading */
 typedef struct {
-    int16_t st[MAX_STATE];
+    const int16_t *st; /* the state's record, read where the caller keeps it */
     int8_t hand[4][34], kb[4][34];
     uint8_t codes[4][34]; /* the seats' option codes (seat_codes) */
     int rows[4][4][2];    /* and their parts' half rows (rows_of_codes) */
@@ -1651,8 +1651,7 @@ static int prepare(const Plan *plan, const int16_t *records, Memo *const *memos,
                    Err *err) {
     const int T = plan->T;
     const int32_t *FI = plan->fin;
-    int16_t *st = rd->st;
-    memcpy(st, records + n * plan->L, sizeof(int16_t) * (size_t)plan->L);
+    const int16_t *st = rd->st = records + n * plan->L;
     for (int s = 0; s < 4; s++) {
         int m = st[FI[2] + s], c = st[FI[4] + s];
         if (m < 0 || m >= KM || c < -1 || c >= T) {
