@@ -1659,15 +1659,22 @@ static int prepare(const Plan *plan, const int16_t *records, Memo *const *memos,
                      n, s, m, KM - 1, c);
             return 0;
         }
+        /* checked without a branch per tile (a loop the compiler vectorises); the bad tile found again after */
+        const int16_t *hs = st + FI[0] + s * T, *ks = st + FI[1] + s * T;
+        int bad = 0;
         for (int t = 0; t < T; t++) {
-            int h = st[FI[0] + s * T + t], k = st[FI[1] + s * T + t];
+            int h = hs[t], k = ks[t];
+            bad |= (h < 0) | (k < 0) | (h + k > 4);
+            rd->hand[s][t] = (int8_t)h;
+            rd->kb[s][t] = (int8_t)k;
+        }
+        for (int t = 0; bad && t < T; t++) {
+            int h = hs[t], k = ks[t];
             if (h < 0 || k < 0 || h + k > 4) {
                 snprintf(err->msg, sizeof err->msg, "observe(): state %zd seat %d tile %d: hand %d and KB %d; need "
                          "0 <= hand, 0 <= KB, hand + KB <= 4", n, s, t, h, k);
                 return 0;
             }
-            rd->hand[s][t] = (int8_t)h;
-            rd->kb[s][t] = (int8_t)k;
         }
     }
     /* a seat's excluded suit (declared) is in no completion; its features are those of
