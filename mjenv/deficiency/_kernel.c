@@ -1143,7 +1143,7 @@ typedef struct {
     int32_t def;
     int64_t count;
     uint8_t eff[34];
-    int32_t disc[34];
+    int8_t disc[34];         /* deficiencies <= 99 (bytes: an entry is four cache lines, not six) */
     int16_t count_after[34]; /* the discard turn's rows (discard_features) */
     int8_t kong[34];
     uint8_t closed;  /* 0: the melds-and-pair features; else the closed-hand form (seven_pairs_seat) they include */
@@ -1228,9 +1228,9 @@ static int memo_serve(Memo *memo, MemoEntry *e, const uint8_t *key, int T, const
         *out_def = e->def;
         *out_count = e->count;
         memcpy(out_eff, e->eff, (size_t)T);
-        memcpy(out_disc, e->disc, sizeof(int32_t) * (size_t)T);
         for (int c = 0; c < 5; c++) out_claim[c] = NOT_APPLICABLE;
         for (int t = 0; t < T; t++) {
+            out_disc[t] = e->disc[t];
             out_count_after[t] = e->count_after[t];
             out_kong[t] = e->kong[t];
         }
@@ -1258,8 +1258,8 @@ static void memo_store(MemoEntry *e, int T, const uint8_t *key, int32_t def, con
     e->def = def;
     e->count = count;
     memcpy(e->eff, eff, (size_t)T);
-    memcpy(e->disc, disc, sizeof(int32_t) * (size_t)T);
     for (int t = 0; t < T; t++) { /* counts <= 4 * 34, deficiencies <= 99 */
+        e->disc[t] = (int8_t)disc[t];
         e->count_after[t] = (int16_t)count_after[t];
         e->kong[t] = (int8_t)kong[t];
     }
