@@ -908,11 +908,18 @@ static const KernelApi *kernel_api = NULL;
 #define MAX_ZERO_RANGES 64
 /* the views the first observer writes for every seat and the other observers copy, rotated, from its row: each view
  * is 4 rows (the seats from the observer on) of the length beside it */
-static const int ROTATED[][2] = {{V_MELD_COUNTS, 34}, {V_MELD_KIND, 20}, {V_MELD_TILE, 4}, {V_MELD_CALLED, 4},
-                                 {V_MELD_RED, 4}, {V_DISCARDS, 32}, {V_DISCARD_RED, 32}, {V_DISCARD_TSUMOGIRI, 32},
-                                 {V_DISCARD_RIICHI, 32}, {V_DISCARD_CALLED, 32}, {V_DISCARD_ORDER, 32}, {V_SCORES, 1},
-                                 {V_DEALER, 1}, {V_RIICHI, 1}, {V_DOUBLE_RIICHI, 1}, {V_IPPATSU, 1}};
+#define ROTATED_VIEWS(X)                                                                                              \
+    X(V_MELD_COUNTS, 34) X(V_MELD_KIND, 20) X(V_MELD_TILE, 4) X(V_MELD_CALLED, 4) X(V_MELD_RED, 4) X(V_DISCARDS, 32) \
+    X(V_DISCARD_RED, 32) X(V_DISCARD_TSUMOGIRI, 32) X(V_DISCARD_RIICHI, 32) X(V_DISCARD_CALLED, 32)                   \
+    X(V_DISCARD_ORDER, 32) X(V_SCORES, 1) X(V_DEALER, 1) X(V_RIICHI, 1) X(V_DOUBLE_RIICHI, 1) X(V_IPPATSU, 1)
+#define ROTATED_ENTRY(v, r) {v, r},
+static const int ROTATED[][2] = {ROTATED_VIEWS(ROTATED_ENTRY)};
 #define NROTATED ((int)(sizeof ROTATED / sizeof ROTATED[0]))
+/* a rotated view of r floats a row: row j of o's view is row (j + k) % 4 of src's (r a constant where it is
+ * inlined, so that each row's copy is a few moves, not a call) */
+static inline __attribute__((always_inline)) void rotate_view(float *o, const float *src, int at, int r, int k) {
+    for (int j = 0; j < 4; j++) memcpy(o + at + j * r, src + at + ((j + k) & 3) * r, sizeof(float) * (size_t)r);
+}
 /* an observation layout (configure): the kernel's plan, each view's offset (-1: not in it) and the size */
 typedef struct {
     PyObject *capsule;
@@ -1008,11 +1015,9 @@ static int observe_table(ReTable *g, const Layout *lay, float *obs, int8_t *mask
         if (s > first) { /* the other observers' rows are the first one's, rotated */
             const float *src = obs + first * S;
             const int k = s - first;
-            for (int v = 0; v < NROTATED; v++) { /* rows k..3 of the first's view, then rows 0..k - 1 */
-                int at = OFF[ROTATED[v][0]], r = ROTATED[v][1];
-                memcpy(o + at, src + at + k * r, sizeof(float) * (size_t)((4 - k) * r));
-                memcpy(o + at + (4 - k) * r, src + at, sizeof(float) * (size_t)(k * r));
-            }
+#define ROTATE(v, r) rotate_view(o, src, OFF[v], r, k);
+            ROTATED_VIEWS(ROTATE)
+#undef ROTATE
             for (int j = 0; j < 4; j++) {
                 int p = (s + j) % 4;
                 for (int k = 0; k < g->nmelds[p]; k++)
