@@ -9,7 +9,7 @@ Every env plays with uniformly random legal actions and builds its observations:
   the seats whose ``infos[agent]["needs_action"]`` is true; the others pass when left out); all four
   observations are built every step.
 * ``mjenv vector N``: ``mjenv.vector_env(N, rules="riichi", episode=...)`` stepped with one random legal
-  action per seat (drawn in the timed loop from the masks: the argmax of float32 uniform draws times the mask).
+  action per seat (drawn in the timed loop from the masks: ``benchmarks._timing.uniform_legal``).
   Its hands (games) per second are its table-steps per second divided by the parallel env's steps per hand (game)
   in the same run (the episodes that end inside a vector run are biased toward short ones).
 * ``engine=python`` rows: the same on the Python engine (the reference), with fewer steps.
@@ -37,7 +37,7 @@ import time
 
 import numpy as np
 
-from benchmarks._timing import lean_loop
+from benchmarks._timing import lean_loop, uniform_legal
 
 
 def run_riichienv(mode: str, episodes: int, seed: int) -> tuple[int, int]:
@@ -79,12 +79,11 @@ def run_vector(n: int, episode: str, table_steps: int, seed: int, engine: str = 
     obs, _ = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     steps = max(1, table_steps // n)
-    shape = (n, 4, env.single_action_space.n)
     for _ in range(steps // 10 + 1):  # warm-up (the kernel's tables, the first hands)
-        obs = env.step((rng.random(shape, dtype=np.float32) * obs["action_mask"]).argmax(axis=2))[0]
+        obs = env.step(uniform_legal(obs["action_mask"], rng))[0]
     t0 = clock()
-    for _ in range(steps):  # a uniform legal action of each seat: the largest of uniform draws on its legal actions
-        obs = env.step((rng.random(shape, dtype=np.float32) * obs["action_mask"]).argmax(axis=2))[0]
+    for _ in range(steps):  # a uniform legal action of each seat
+        obs = env.step(uniform_legal(obs["action_mask"], rng))[0]
     return clock() - t0, steps * n
 
 

@@ -227,3 +227,52 @@ def test_one_hand_walls_are_numpys_permutations():
         game_seed = int(np.random.default_rng(s).integers(2**63))
         assert t.walls[i] == np.random.default_rng(game_seed).permutation(136).tolist()
         assert t.game_rngs[i] is None
+
+
+def _first_choice(masks: np.ndarray) -> np.ndarray:
+    """int64[N, 4]: each seat's highest legal action (a discard or call where it has a choice)."""
+    return 84 - np.argmax(masks[..., ::-1], axis=2)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint64])
+def test_vector_actions_of_any_int_dtype_and_layout_step_alike(dtype):
+    """The compiled vector env reads actions of every int dtype, C-ordered or not, as the same ids."""
+    ref, venv = (mjenv.vector_env(3, rules="riichi", episode="hand") for _ in range(2))
+    o_ref, _ = ref.reset(seed=3)
+    venv.reset(seed=3)
+    for step in range(40):
+        acts = _first_choice(o_ref["action_mask"])
+        given = np.asfortranarray(acts.astype(dtype)) if step % 2 else acts.astype(dtype)
+        o_ref, r_ref, *_ = ref.step(acts)
+        o, r, *_ = venv.step(given)
+        _assert_same(o_ref["observation"], o["observation"], "observations", step)
+        _assert_same(r_ref, r, "rewards", step)
+
+
+@pytest.mark.parametrize("bad", [85, -1, 2**40, 2**32 + 5])
+def test_vector_actions_outside_the_space_are_refused_and_move_no_table(bad):
+    """An id outside 0..84 (also one that an int32 cast would wrap into the space) is refused, naming the seat and
+    the id as given; no table moves."""
+    venv = mjenv.vector_env(2, rules="riichi", episode="hand")
+    obs, _ = venv.reset(seed=4)
+    acts = _first_choice(obs["action_mask"])
+    before = venv._core.core.states.copy()
+    wrong = acts.copy()
+    wrong[1, 2] = bad
+    with pytest.raises(ValueError, match=rf"table 1: player_2: action {bad} is outside the action space 0..84"):
+        venv.step(wrong)
+    np.testing.assert_array_equal(venv._core.core.states, before)
+    venv.step(acts)  # the retry is a plain step
+
+
+def test_vector_illegal_int32_action_is_refused_with_raise():
+    """An id in the space but not in the seat's mask: ``illegal_action="raise"`` refuses it and no table moves."""
+    venv = mjenv.vector_env(2, rules="riichi", episode="hand", illegal_action="raise")
+    obs, _ = venv.reset(seed=5)
+    acts = _first_choice(obs["action_mask"]).astype(np.int32)
+    seat = int(np.flatnonzero(obs["action_mask"][0].sum(axis=1) > 1)[0])
+    acts[0, seat] = int(np.flatnonzero(obs["action_mask"][0, seat] == 0)[0])
+    before = venv._core.core.states.copy()
+    with pytest.raises(ValueError, match=rf"table 0: player_{seat}: action {acts[0, seat]} .* is illegal"):
+        venv.step(acts)
+    np.testing.assert_array_equal(venv._core.core.states, before)

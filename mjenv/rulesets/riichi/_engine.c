@@ -1264,6 +1264,25 @@ static int zero_ranges(Layout *L, const void *plan, Py_ssize_t size, int feature
     return ok ? 0 : -1;
 }
 
+/* legal(masks, actions): whether every seat's action (int32 or int64[N, 4], C order) is in 0..RE_ACTIONS - 1 and
+ * in its mask (int8[N, 4, RE_ACTIONS]); False for any other dtype or shape (the caller then checks in numpy and
+ * says what was wrong). One pass, no array made: the vector env's check of a step whose actions are all legal. */
+static PyObject *py_legal(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer msk, act;
+    if (!PyArg_ParseTuple(args, "y*y*", &msk, &act)) return NULL;
+    const Py_ssize_t N = msk.len / (4 * RE_ACTIONS);
+    const int8_t *m = msk.buf;
+    int ok = msk.len == N * 4 * RE_ACTIONS && (act.len == N * 16 || act.len == N * 32);
+    const int wide = act.len == N * 32;
+    for (Py_ssize_t k = 0; ok && k < 4 * N; k++) {
+        int64_t a = wide ? ((const int64_t *)act.buf)[k] : ((const int32_t *)act.buf)[k];
+        ok = a >= 0 && a < RE_ACTIONS && m[k * RE_ACTIONS + a];
+    }
+    PyBuffer_Release(&msk), PyBuffer_Release(&act);
+    return PyBool_FromLong(ok);
+}
+
 static PyObject *py_configure(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *cap;
@@ -1321,6 +1340,7 @@ static PyObject *py_layout(PyObject *self, PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"run", py_run, METH_VARARGS, "Step, start and observe N Riichi tables (see the module comment)."},
+    {"legal", py_legal, METH_VARARGS, "Whether every seat's action (int32 or int64[N, 4]) is in its mask."},
     {"configure", py_configure, METH_VARARGS, "The kernel plan and the spec's view offsets."},
     {"pool", py_pool, METH_VARARGS, "Threads kept for run() (a capsule; they stop when it is freed)."},
     {"table_bytes", py_table_bytes, METH_NOARGS, "Bytes of one table."},

@@ -48,6 +48,7 @@ FEATURES = ("deficiency", "deficiency_after_discard", "effective_tiles", "effect
 #: result codes of the engine's hand results
 RESULTS = ("agari", "exhaustive", "nm", "yao9", "kaze4", "reach4", "kan4", "ron3")
 _LENGTH = {"hanchan": 0, "east": 1, "hand": 2}
+_C_ACTIONS = (np.dtype(np.int32), np.dtype(np.int64))  # the action dtypes the engine's legal() reads
 # a step's result per table (_engine.h, RE_I_*)
 I_ACTING, I_PHASE, I_HAND_ENDED, I_RESULT, I_DELTAS = 0, 1, 2, 3, 4
 I_NWIN, I_WINNERS, I_ROUND, I_HONBA, I_GAME_OVER, I_SCORES, I_FINAL, I_POINTS, I_ERROR, I_TURN, I_CLAIM_FROM = (
@@ -309,8 +310,13 @@ class VectorCore:
         raise ValueError(f"table {i}: {AGENTS[s]}: action {a} ({A.describe(a)}) is illegal in phase {phase!r}; "
                          f"legal: {legal}")
 
-    def step(self, acts: np.ndarray):
-        c, n = self.core, self.n
+    def _check(self, acts: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """(the actions as int32[N, 4], bool[N, 4] of the seats whose action is not in its mask or None when every
+        action is legal); raises on an action outside the action space, and on an illegal one with
+        ``illegal_action="raise"``."""
+        c = self.core
+        if acts.dtype in _C_ACTIONS and acts.flags.c_contiguous and _ext.legal(c.masks, acts):
+            return (acts if acts.dtype == np.int32 else acts.astype(np.int32)), None  # in range, so cast exactly
         a64 = acts.astype(np.int64)
         out = outside(a64, A.N_ACTIONS)
         if out is not None:
@@ -319,20 +325,24 @@ class VectorCore:
                              f"0..{A.N_ACTIONS - 1}")
         a32 = a64.astype(np.int32)
         bad = mask_misses(c.masks, a64, self._mask_offsets)
-        any_bad = bool(bad.any())
-        if any_bad and self.illegal_action == "raise":
+        if self.illegal_action == "raise":
             self._raise_illegal(a32, bad)
-        bad_table = bad.any(axis=1) if any_bad else np.zeros(n, dtype=bool)
-        good = ~bad_table
+        return a32, bad
+
+    def step(self, acts: np.ndarray):
+        c, n = self.core, self.n
+        a32, bad = self._check(acts)  # bad: None when every action is legal
+        bad_table = bad.any(axis=1) if bad is not None else None
         before = c.defs.copy() if self.shaping is not None else None
         obs, _ = self._spare_obs.take()  # the engine writes this step's observations into it
         if obs is not c.obs:
-            if any_bad:
+            if bad is not None:
                 obs[bad_table] = c.obs[bad_table]
             c.obs = obs
-        c.step(a32, rows=good if any_bad else None)
+        c.step(a32, rows=~bad_table if bad is not None else None)
         info = c.info
-        if c.hand_ended or any_bad:
+        if c.hand_ended or bad is not None:
+            good = ~bad_table if bad is not None else True
             paid = np.zeros((n, 4), dtype=np.float64)  # what the hands and games that ended pay (0 on illegal tables)
             ended = (info[:, I_HAND_ENDED] != 0) & good
             over = (info[:, I_GAME_OVER] != 0) & good
@@ -343,10 +353,10 @@ class VectorCore:
                 paid[over] += (info[over, I_FINAL:I_FINAL + 4] - info[over, I_SCORES:I_SCORES + 4]) / 1000
             else:
                 paid[over] = info[over, I_POINTS:I_POINTS + 4]
-            done = over | bad_table
+            done = over | bad_table if bad is not None else over
         else:  # no hand ended and no action was illegal: nothing paid, no episode over
             paid, over, done = self._no_pay, None, np.zeros(n, dtype=bool)
-        rewards = table_rewards(paid, bad if any_bad else None, before, c.defs, done, self.gamma)
+        rewards = table_rewards(paid, bad, before, c.defs, done, self.gamma)
         (final_obs, kf), (final_masks, km) = self._spare_final.take(), self._spare_final_masks.take()
         rows = np.flatnonzero(done).tolist() if over is not None else []
         self._spare_final.wrote(kf, rows)
@@ -362,7 +372,8 @@ class VectorCore:
                 scores[i], winners[i, res["winners"]] = res["deltas"], True
             c.start(np.flatnonzero(done))
         obs, infos = self._gather()
-        vector_final_infos(infos, done, final_obs, final_masks, scores, winners, bad & bad_table[:, None], final)
+        illegal = bad & bad_table[:, None] if bad is not None else np.zeros((n, 4), bool)
+        vector_final_infos(infos, done, final_obs, final_masks, scores, winners, illegal, final)
         return obs, rewards, done, np.zeros(n, dtype=bool), infos
 
 

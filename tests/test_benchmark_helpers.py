@@ -1,0 +1,41 @@
+"""The benchmarks' random legal-action picker draws only legal actions, uniformly among each row's own."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchmarks._timing import uniform_legal
+
+
+def test_uniform_legal_picks_only_legal_actions_of_each_row():
+    rng = np.random.default_rng(0)
+    masks = (rng.random((50, 4, 85)) < 0.1).astype(np.int8)
+    masks[..., 84] = 1  # every row has a legal action (the last one, so the first rows' picks are not index 0)
+    for _ in range(20):
+        acts = uniform_legal(masks, rng)
+        assert acts.shape == (50, 4)
+        assert np.take_along_axis(masks, acts[..., None], axis=2).all()
+
+
+def test_uniform_legal_is_uniform_among_a_rows_legal_actions():
+    rng = np.random.default_rng(1)
+    masks = np.zeros((2, 4, 85), dtype=np.int8)
+    masks[:, :, 0] = 1
+    masks[0, 1, [3, 7, 9, 60]] = 1  # row (0, 1): 5 legal actions
+    counts = np.zeros(85)
+    draws = 20000
+    for _ in range(draws):
+        counts[uniform_legal(masks, rng)[0, 1]] += 1
+    assert set(np.flatnonzero(counts)) == {0, 3, 7, 9, 60}
+    # each has probability 1/5: the counts are within 5 standard deviations of draws / 5
+    sd = np.sqrt(draws * 0.2 * 0.8)
+    assert np.abs(counts[[0, 3, 7, 9, 60]] - draws / 5).max() < 5 * sd
+    assert (uniform_legal(masks, rng)[[1], :] == 0).all()  # a row with one legal action gets it
+
+
+@pytest.mark.parametrize("dtype", [np.int8, bool])
+def test_uniform_legal_reads_int8_and_bool_masks(dtype):
+    masks = np.zeros((3, 85), dtype=dtype)
+    masks[0, 5] = masks[1, 80] = masks[2, 0] = 1
+    assert uniform_legal(masks, np.random.default_rng(2)).tolist() == [5, 80, 0]
