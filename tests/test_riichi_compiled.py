@@ -24,11 +24,11 @@ _INFO_KEYS = ("needs_action", "deficiency", "potential")
 _FINAL_KEYS = ("final_scores", "final_points", "illegal_action", "scores", "winners")
 
 
-def _assert_same(a, b, what: str, step: int) -> None:
+def _assert_same(a, b, what: str, step: int, names: tuple[str, str] = ("python", "compiled")) -> None:
     if not np.array_equal(a, b):
         at = np.argwhere(np.asarray(a) != np.asarray(b))[0]
-        raise AssertionError(f"step {step}: {what} differ first at {at.tolist()}: python {a[tuple(at)]}, "
-                             f"compiled {b[tuple(at)]}")
+        raise AssertionError(f"step {step}: {what} differ first at {at.tolist()}: {names[0]} {a[tuple(at)]}, "
+                             f"{names[1]} {b[tuple(at)]}")
 
 
 #: the actions a seat takes whenever they are legal (``eager`` play: wins, riichi and calls come often)
@@ -183,6 +183,28 @@ def test_raw_observation_illegal_actions_and_shaping_equal_python():
 def test_illegal_actions_and_shaping_equal_python():
     """Illegal actions (the episode ends, mjenv.contract's rewards) with shaping: the same arrays on both engines."""
     assert play_both(8, "east", 60, seed=7, illegal=0.005, eager=0.5, shaping="deficiency", gamma=0.99) >= 60
+
+
+@pytest.mark.parametrize("observation", ["default", "raw"])
+@pytest.mark.parametrize("observers", ["all", "acting"])
+def test_what_a_caller_writes_into_returned_arrays_never_shows(observation, observers):
+    """The vector env hands a returned array out again once the caller drops it, and the engine writes every float
+    of it: what a caller wrote into it (NaN, -7 here) never shows in a later step (the same seeds and actions on a
+    table set whose arrays nobody writes give equal arrays at every step)."""
+    kw = dict(episode="hanchan", observers=observers, **({} if observation == "default" else {"observation": "raw"}))
+    clean, scribbled = mjenv.vector_env(8, rules="riichi", **kw), mjenv.vector_env(8, rules="riichi", **kw)
+    o1, _ = clean.reset(seed=21)
+    o2, _ = scribbled.reset(seed=21)
+    rng = np.random.default_rng(21)
+    for step in range(300):
+        for k in ("observation", "action_mask"):
+            _assert_same(o1[k], o2[k], k, step, ("clean", "written into"))
+        masks = o1["action_mask"]
+        acts = (rng.random(masks.shape, dtype=np.float32) * masks).argmax(axis=2)
+        o2["observation"][...] = np.nan
+        o2["action_mask"][...] = -7
+        o1 = clean.step(acts)[0]
+        o2 = scribbled.step(acts)[0]
 
 
 def test_planes_equal_python():
