@@ -1043,18 +1043,12 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
  * this seat's (the whole input compared), else one seat_features of the discard turn computes them
  * for every t at once. The claims and a concealed kong leave a declared meld: those rows keep
  * melds-and-pair; the added-kong rows are the hand minus t, as a discard. */
-static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *hand, const int8_t *kb, int m,
-                             int discard_turn, int32_t *out_def, int32_t *out_disc, uint8_t *out_eff,
-                             int64_t *out_count, int32_t *out_count_after, int32_t *out_kong,
-                             const AfterDiscard *ad) {
-    AfterDiscard own;
-    const AfterDiscard *rows_t = NULL; /* per held t, the melds-and-pair effective draws of H - t */
-    const int64_t(*of)[5][5] = CLOSED_OFFERS[form]; /* closed_offers(form, t, h, a) as of[orphan t][h][a] */
-    int64_t offers[34], total = 0;
-    for (int t = 0; t < T; t++) total += offers[t] = of[TILE_ORPHAN[t]][hand[t]][hand[t] + kb[t]];
-    /* a draw of u adds a step to the offers that depends on (orphan u, h, a) only; the draws fall into a few
-     * classes of the same step (the value of a sum plus a class's step is found once per class, not once per
-     * draw) */
+/* The draws of a seat (hand, KB) in classes of the same step to the closed form's offers (the value of a sum
+ * plus a class's step is found once per class, not once per draw): a draw of u adds a step that depends on
+ * (orphan u, h, a) only. Fills cls_step and cls_mask (bit u: u's draw is in the class) and returns the number of
+ * classes. */
+static int draw_classes(const int64_t (*of)[5][5], int T, const int8_t *hand, const int8_t *kb, int64_t *cls_step,
+                        uint64_t *cls_mask) {
     /* the draws by key 25 orphan + 5 h + a (a > h), and the keys present; a tile with no KB copy has a = h, a key
      * no draw has, so its write leaves every present key's bits as they are */
     uint64_t by_key[50], keys = 0;
@@ -1064,8 +1058,6 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
         keys |= bit;
         by_key[key] = (was ? by_key[key] : 0) | (uint64_t)(kb[u] > 0) << u;
     }
-    int64_t cls_step[50];
-    uint64_t cls_mask[50];
     int ncls = 0;
     for (; keys; keys &= keys - 1) {
         int key = __builtin_ctzll(keys), orphan = key / 25, h = key / 5 % 5, a = key % 5, k = 0;
@@ -1074,19 +1066,40 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
         if (k == ncls) cls_step[ncls] = step, cls_mask[ncls++] = 0;
         cls_mask[k] |= by_key[key];
     }
+    return ncls;
+}
+
+static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *hand, const int8_t *kb, int m,
+                             int discard_turn, int32_t *out_def, int32_t *out_disc, uint8_t *out_eff,
+                             int64_t *out_count, int32_t *out_count_after, int32_t *out_kong,
+                             const AfterDiscard *ad) {
+    AfterDiscard own;
+    const AfterDiscard *rows_t = NULL; /* per held t, the melds-and-pair effective draws of H - t */
+    const int64_t(*of)[5][5] = CLOSED_OFFERS[form]; /* closed_offers(form, t, h, a) as of[orphan t][h][a] */
+    int64_t offers[34], total = 0;
+    for (int t = 0; t < T; t++) total += offers[t] = of[TILE_ORPHAN[t]][hand[t]][hand[t] + kb[t]];
     int o = *out_def, s = closed_value(form, total);
-    *out_def = o < s ? o : s;
-    uint64_t lower = 0; /* the draws lowering the closed form */
-    for (int k = 0; k < ncls; k++)
-        if (closed_value(form, total + cls_step[k]) < s) lower |= cls_mask[k];
-    int64_t count = 0;
-    for (int u = 0; u < T; u++) {
-        if (kb[u] <= 0) continue;
-        int e = (o <= s && out_eff[u]) || (s <= o && (lower >> u & 1));
-        out_eff[u] = (uint8_t)e;
-        count += kb[u] & -e;
+    /* the draws by the step they add (draw_classes), found when first needed: with s > o the closed form
+     * changes none of the seat's own features (the min is o, and a draw lowers it exactly when it lowers o: the
+     * effective draws and count seat_features gave), so a seat not on its discard turn is done */
+    int64_t cls_step[50];
+    uint64_t cls_mask[50];
+    int ncls = -1;
+    if (s <= o) {
+        ncls = draw_classes(of, T, hand, kb, cls_step, cls_mask);
+        *out_def = s;
+        uint64_t lower = 0; /* the draws lowering the closed form */
+        for (int k = 0; k < ncls; k++)
+            if (closed_value(form, total + cls_step[k]) < s) lower |= cls_mask[k];
+        int64_t count = 0;
+        for (int u = 0; u < T; u++) {
+            if (kb[u] <= 0) continue;
+            int e = (o == s && out_eff[u]) || (lower >> u & 1);
+            out_eff[u] = (uint8_t)e;
+            count += kb[u] & -e;
+        }
+        *out_count = count;
     }
-    *out_count = count;
     if (!discard_turn) return;
     for (int t = 0; t < T; t++) {
         if (hand[t] <= 0) continue;
@@ -1096,6 +1109,7 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
         out_disc[t] = ot < st ? ot : st;
         if (hand[t] < 4) out_kong[t] = out_disc[t];
         if (st > ot) continue; /* melds-and-pair alone decides: seat_features' count */
+        if (ncls < 0) ncls = draw_classes(of, T, hand, kb, cls_step, cls_mask);
         /* the draws lowering the closed form of H - t: by class, t itself (one copy less) on its own */
         uint64_t sp = 0, bt = 1ull << t;
         for (int k = 0; k < ncls; k++)
