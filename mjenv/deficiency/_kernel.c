@@ -389,6 +389,13 @@ static inline int part_half_value(const Tables *tb, int P, int h, int row, const
 static int TILE_PART[34], TILE_RANK[34], TILE_HALF[34], TILE_WEIGHT[34]; /* a lookup, not divisions */
 static int TILE_ORPHAN[34];               /* is_orphan */
 static int64_t CLOSED_OFFERS[4][2][5][5]; /* closed_offers(form, t, h, a) by form, is_orphan(t), h, a */
+/* a draw of t held h times of a available adds CLOSED_OFFERS[form][o][h + 1][a] - CLOSED_OFFERS[form][o][h][a] to the
+ * offers (o = is_orphan(t)): the draws fall into a few classes of the same step. DRAW_CLASS[form][o][h][a] (h < a) is
+ * the class, CLASS_STEP[form][k] its step, NUM_CLASSES[form] how many there are (h = a, no draw: class 0) */
+#define MAX_CLASSES 20
+static uint8_t DRAW_CLASS[4][2][5][5];
+static int64_t CLASS_STEP[4][MAX_CLASSES];
+static int NUM_CLASSES[4];
 static uint64_t PART_TILES[4], HALF_TILES[4][2]; /* bit t: tile t is in part P (and its half h) */
 static uint16_t REVERSED[1 << VEC];              /* bit i of x at bit VEC - 1 - i */
 static void tile_tables(void) { /* at import */
@@ -407,6 +414,16 @@ static void tile_tables(void) { /* at import */
         for (int o = 0; o < 2; o++)
             for (int h = 0; h < 5; h++)
                 for (int a = 0; a < 5; a++) CLOSED_OFFERS[form][o][h][a] = closed_offers(form, o ? 0 : 1, h, a);
+    for (int form = 0; form < 4; form++) /* at most 2 * 10 keys (o, h < a), so at most MAX_CLASSES steps */
+        for (int o = 0; o < 2; o++)
+            for (int h = 0; h < 4; h++)
+                for (int a = h + 1; a < 5; a++) {
+                    int64_t step = CLOSED_OFFERS[form][o][h + 1][a] - CLOSED_OFFERS[form][o][h][a];
+                    int k = 0;
+                    while (k < NUM_CLASSES[form] && CLASS_STEP[form][k] != step) k++;
+                    if (k == NUM_CLASSES[form]) CLASS_STEP[form][NUM_CLASSES[form]++] = step;
+                    DRAW_CLASS[form][o][h][a] = (uint8_t)k;
+                }
 }
 static inline int part_of(int t) { return TILE_PART[t]; }
 static inline int rank_of(int t) { return TILE_RANK[t]; }
@@ -1043,29 +1060,14 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
  * this seat's (the whole input compared), else one seat_features of the discard turn computes them
  * for every t at once. The claims and a concealed kong leave a declared meld: those rows keep
  * melds-and-pair; the added-kong rows are the hand minus t, as a discard. */
-/* The draws of a seat (hand, KB) in classes of the same step to the closed form's offers (the value of a sum
- * plus a class's step is found once per class, not once per draw): a draw of u adds a step that depends on
- * (orphan u, h, a) only. Fills cls_step and cls_mask (bit u: u's draw is in the class) and returns the number of
- * classes. */
-static int draw_classes(const int64_t (*of)[5][5], int T, const int8_t *hand, const int8_t *kb, int64_t *cls_step,
-                        uint64_t *cls_mask) {
-    /* the draws by key 25 orphan + 5 h + a (a > h), and the keys present; a tile with no KB copy has a = h, a key
-     * no draw has, so its write leaves every present key's bits as they are */
-    uint64_t by_key[50], keys = 0;
-    for (int u = 0; u < T; u++) {
-        int key = 25 * TILE_ORPHAN[u] + 5 * hand[u] + hand[u] + kb[u];
-        uint64_t bit = (uint64_t)(kb[u] > 0) << key, was = keys & bit;
-        keys |= bit;
-        by_key[key] = (was ? by_key[key] : 0) | (uint64_t)(kb[u] > 0) << u;
-    }
-    int ncls = 0;
-    for (; keys; keys &= keys - 1) {
-        int key = __builtin_ctzll(keys), orphan = key / 25, h = key / 5 % 5, a = key % 5, k = 0;
-        int64_t step = of[orphan][h + 1][a] - of[orphan][h][a];
-        while (k < ncls && cls_step[k] != step) k++;
-        if (k == ncls) cls_step[ncls] = step, cls_mask[ncls++] = 0;
-        cls_mask[k] |= by_key[key];
-    }
+/* The draws of a seat (hand, KB) by their class (DRAW_CLASS: the value of a sum plus a class's step is found once
+ * per class, not once per draw): cls_mask[k] bit u when u has KB copies and its draw is in class k. Returns the
+ * number of classes (some may have no draw). */
+static int draw_classes(int form, int T, const int8_t *hand, const int8_t *kb, uint64_t *cls_mask) {
+    const int ncls = NUM_CLASSES[form];
+    const uint8_t(*cls)[5][5] = DRAW_CLASS[form];
+    for (int k = 0; k < ncls; k++) cls_mask[k] = 0;
+    for (int u = 0; u < T; u++) cls_mask[cls[TILE_ORPHAN[u]][hand[u]][hand[u] + kb[u]]] |= (uint64_t)(kb[u] > 0) << u;
     return ncls;
 }
 
@@ -1082,11 +1084,11 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
     /* the draws by the step they add (draw_classes), found when first needed: with s > o the closed form
      * changes none of the seat's own features (the min is o, and a draw lowers it exactly when it lowers o: the
      * effective draws and count seat_features gave), so a seat not on its discard turn is done */
-    int64_t cls_step[50];
-    uint64_t cls_mask[50];
+    const int64_t *cls_step = CLASS_STEP[form];
+    uint64_t cls_mask[MAX_CLASSES];
     int ncls = -1;
     if (s <= o) {
-        ncls = draw_classes(of, T, hand, kb, cls_step, cls_mask);
+        ncls = draw_classes(form, T, hand, kb, cls_mask);
         *out_def = s;
         uint64_t lower = 0; /* the draws lowering the closed form */
         for (int k = 0; k < ncls; k++)
@@ -1109,7 +1111,7 @@ static void seven_pairs_seat(const Tables *tb, int T, int form, const int8_t *ha
         out_disc[t] = ot < st ? ot : st;
         if (hand[t] < 4) out_kong[t] = out_disc[t];
         if (st > ot) continue; /* melds-and-pair alone decides: seat_features' count */
-        if (ncls < 0) ncls = draw_classes(of, T, hand, kb, cls_step, cls_mask);
+        if (ncls < 0) ncls = draw_classes(form, T, hand, kb, cls_mask);
         /* the draws lowering the closed form of H - t: by class, t itself (one copy less) on its own */
         uint64_t sp = 0, bt = 1ull << t;
         for (int k = 0; k < ncls; k++)
