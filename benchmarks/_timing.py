@@ -85,9 +85,9 @@ def gc_paused() -> Iterator[None]:
 
 
 def uniform_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """int64[..., ] one uniformly drawn legal action per row of ``masks`` (int8 or bool[..., A], at least one legal
-    action a row): the legal ids in order (one pass over the masks as bools), and per row one uniform draw of an
-    index among its own. About a quarter of the cost of an argmax over one uniform draw per action."""
+    """One uniformly drawn legal action per row of ``masks`` (int8 or bool[..., A], at least one legal action a row),
+    int64[...]: the legal ids in order (one pass over the masks as bools), then per row one uniform draw of an index
+    among its own. About a quarter of the cost of an argmax over one uniform draw per action."""
     a = masks.shape[-1]
     legal = np.flatnonzero(masks.view(bool))  # row * A + action, rows in order
     row = legal // a
