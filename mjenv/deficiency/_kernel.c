@@ -1950,20 +1950,23 @@ static Py_ssize_t api_size(const void *plan) { return ((const Plan *)plan)->size
 
 static int api_memos_of(PyObject *memos, Py_ssize_t n, void **out) { return memo_pointers(memos, n, (Memo **)out); }
 
-static int api_observe(const void *plan, const int16_t *records, void *const *memos, const uint8_t *seats,
-                       Py_ssize_t n, float *obs, int32_t *defs, char *err) {
+/* observe_core for another module (zero: as observe_core's), its message copied to err */
+static int api_observe_core(const void *plan, const int16_t *records, void *const *memos, const uint8_t *seats,
+                            Py_ssize_t n, float *obs, int32_t *defs, int zero, char *err) {
     Err e;
-    int r = observe_core(plan, records, (Memo *const *)memos, seats, n, obs, defs, 1, &e);
+    int r = observe_core(plan, records, (Memo *const *)memos, seats, n, obs, defs, zero, &e);
     if (r < 0) memcpy(err, e.msg, KERNEL_ERR_LEN);
     return r;
 }
 
+static int api_observe(const void *plan, const int16_t *records, void *const *memos, const uint8_t *seats,
+                       Py_ssize_t n, float *obs, int32_t *defs, char *err) {
+    return api_observe_core(plan, records, memos, seats, n, obs, defs, 1, err);
+}
+
 static int api_observe_unzeroed(const void *plan, const int16_t *records, void *const *memos, const uint8_t *seats,
                                 Py_ssize_t n, float *obs, int32_t *defs, char *err) {
-    Err e;
-    int r = observe_core(plan, records, (Memo *const *)memos, seats, n, obs, defs, 0, &e);
-    if (r < 0) memcpy(err, e.msg, KERNEL_ERR_LEN);
-    return r;
+    return api_observe_core(plan, records, memos, seats, n, obs, defs, 0, err);
 }
 
 /* the floats of an observed seat's row that observe writes whatever the state (the feature views):
