@@ -272,10 +272,13 @@ def _first_choice(masks: np.ndarray) -> np.ndarray:
     return 84 - np.argmax(masks[..., ::-1], axis=2)
 
 
+@pytest.mark.parametrize("illegal_action", ["penalize", "raise"])
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint64])
-def test_vector_actions_of_any_int_dtype_and_layout_step_alike(dtype):
-    """The compiled vector env reads actions of every int dtype, C-ordered or not, as the same ids."""
-    ref, venv = (mjenv.vector_env(3, rules="riichi", episode="hand") for _ in range(2))
+def test_vector_actions_of_any_int_dtype_and_layout_step_alike(dtype, illegal_action):
+    """The compiled vector env reads legal actions of every int dtype, C-ordered or not, as the same ids (with
+    either illegal_action: none is refused)."""
+    ref, venv = (mjenv.vector_env(3, rules="riichi", episode="hand", illegal_action=illegal_action)
+                 for _ in range(2))
     o_ref, _ = ref.reset(seed=3)
     venv.reset(seed=3)
     for step in range(40):

@@ -325,6 +325,8 @@ class VectorCore:
                              f"0..{A.N_ACTIONS - 1}")
         a32 = a64.astype(np.int32)
         bad = mask_misses(c.masks, a64, self._mask_offsets)
+        if not bad.any():  # every action legal (given in a dtype or layout the C pass does not read)
+            return a32, None
         if self.illegal_action == "raise":
             self._raise_illegal(a32, bad)
         return a32, bad
