@@ -153,7 +153,7 @@ def end_info(seat: int, illegal_seats, scores, winners: list[int]) -> dict:
     return {"illegal_action": seat in illegal_seats, "scores": int(scores[seat]), "winners": list(winners)}
 
 
-def infos(deficiency, needs, over: bool, end=None, left=()) -> dict[str, dict]:
+def infos(deficiency, needs, over: bool, end=None, left=(), phase: str | None = None) -> dict[str, dict]:
     """Every agent's info for a state.
 
     Args:
@@ -163,9 +163,11 @@ def infos(deficiency, needs, over: bool, end=None, left=()) -> dict[str, dict]:
         end: ``(illegal_seats, scores, winners)`` for :func:`end_info` (needed when ``over`` or ``left``).
         left: seats that have left a hand that goes on (they won): they get their end keys now, and
             ``potential`` 0.
+        phase: a room's phase name, every agent's ``phase`` key; None: no such key.
 
     Returns:
-        ``{agent: {"seat", "needs_action", "deficiency", "potential"[, "illegal_action", "scores", "winners"]}}``.
+        ``{agent: {"seat", "needs_action", "deficiency", "potential"[, "phase"][, "illegal_action", "scores",
+        "winners"]}}``.
     """
     d0, d1, d2, d3 = deficiency
     n0, n1, n2, n3 = needs
@@ -176,6 +178,8 @@ def infos(deficiency, needs, over: bool, end=None, left=()) -> dict[str, dict]:
            _A1: {"seat": 1, "needs_action": n1, "deficiency": d1, "potential": p1},
            _A2: {"seat": 2, "needs_action": n2, "deficiency": d2, "potential": p2},
            _A3: {"seat": 3, "needs_action": n3, "deficiency": d3, "potential": p3}}
+    if phase is not None:
+        out[_A0]["phase"] = out[_A1]["phase"] = out[_A2]["phase"] = out[_A3]["phase"] = phase
     if over:
         for s in range(4):
             out[AGENTS[s]].update(end_info(s, *end))

@@ -253,6 +253,31 @@ def test_an_omitted_agent_with_a_choice_and_bad_actions_are_refused():
         env.step({"player_0": "discard"})
 
 
+@pytest.mark.parametrize("engine", ["compiled", "python"])
+def test_the_common_step_and_the_checked_step_play_the_same_game(engine):
+    """The parallel env steps the common case (only the acting agents, legal Python ints) at once; the same choices
+    given every agent (the acting ones as numpy ints, the others PASS) go through the checks: same game, every
+    return and the log equal."""
+    lean = mjenv.parallel_env(rules="riichi", episode="east", engine=engine)
+    full = mjenv.parallel_env(rules="riichi", episode="east", engine=engine)
+    rng = np.random.default_rng(5)
+    (obs, infos), (obs2, infos2) = lean.reset(seed=11), full.reset(seed=11)
+    steps = 0
+    while lean.agents:
+        acts = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in lean.agents
+                if infos[a]["needs_action"]}
+        out = lean.step(acts)
+        out2 = full.step({a: np.int64(acts[a]) if a in acts else A.PASS for a in AGENTS})
+        obs, infos, obs2, infos2 = out[0], out[4], out2[0], out2[4]
+        for a in AGENTS:
+            assert np.array_equal(obs[a]["observation"], obs2[a]["observation"])
+            assert np.array_equal(obs[a]["action_mask"], obs2[a]["action_mask"])
+        assert out[1:] == out2[1:]
+        steps += 1
+    assert full.agents == [] and steps > 200
+    assert lean.log() == full.log()
+
+
 # ------------------------------------------------------------------ arguments
 @pytest.mark.parametrize(("kwargs", "match"), [
     ({"episode": "game"}, r"episode must be one of \('hanchan', 'east', 'hand'\)"),

@@ -48,7 +48,8 @@ FEATURES = ("deficiency", "deficiency_after_discard", "effective_tiles", "effect
 #: result codes of the engine's hand results
 RESULTS = ("agari", "exhaustive", "nm", "yao9", "kaze4", "reach4", "kan4", "ron3")
 _LENGTH = {"hanchan": 0, "east": 1, "hand": 2}
-_C_ACTIONS = (np.dtype(np.int32), np.dtype(np.int64))  # the action dtypes the engine's legal() reads
+_INT32 = np.dtype(np.int32)  # the engine's action dtype (numpy's native dtypes are singletons)
+_C_ACTIONS = (_INT32, np.dtype(np.int64))  # the action dtypes the engine's legal() reads
 # a step's result per table (_engine.h, RE_I_*)
 I_ACTING, I_PHASE, I_HAND_ENDED, I_RESULT, I_DELTAS = 0, 1, 2, 3, 4
 I_NWIN, I_WINNERS, I_ROUND, I_HONBA, I_GAME_OVER, I_SCORES, I_FINAL, I_POINTS, I_ERROR, I_TURN, I_CLAIM_FROM = (
@@ -202,7 +203,7 @@ class Tables:
     def _run(self, actions=None) -> None:
         if actions is None:
             acts = self._no_actions
-        elif actions.dtype == np.int32 and actions.flags.c_contiguous:
+        elif actions.dtype is _INT32 and actions.flags.c_contiguous:
             acts = actions
         else:
             acts = np.ascontiguousarray(actions, np.int32)

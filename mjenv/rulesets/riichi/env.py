@@ -383,16 +383,12 @@ class RiichiTable:
         if over:
             end = (self.illegal_seats, h["deltas"] if h is not None else (0, 0, 0, 0),
                    h["winners"] if h is not None else [])
-        out = infos(self.deficiency, NEEDS_OF_BITS[self.acting_bits()], over, end)
-        phase = self.phase
+        out = infos(self.deficiency, NEEDS_OF_BITS[self.acting_bits()], over, end, phase=self.phase)
         if h is None and not over:  # the common case: the phase alone
-            for info in out.values():
-                info["phase"] = phase
             return out
         final, points = self._final() if over else (None, None)
         for s, a in enumerate(AGENTS):
             info = out[a]
-            info["phase"] = phase
             if h is not None:
                 info.update(hand=h, scores=h["deltas"][s], winners=list(h["winners"]))
             if final is not None:
@@ -476,14 +472,34 @@ class RiichiTable:
             self.over = True
             self._finish()
             return seat_rewards((), bad, before, self.deficiency, True, self.gamma)
-        paid = self.advance(chosen)
+        paid = self.advance([[s, a] for s, a in chosen.items()])
         return seat_rewards(paid, (), before, self.deficiency, self.over, self.gamma)
 
-    def advance(self, chosen: dict[int, int]) -> list[float]:
-        """Step the game with the acting seats' actions (seats ascending) and observe; the rewards before shaping."""
+    def step_agents(self, actions: dict) -> list[float] | None:
+        """The parallel env's common step at once: ``actions`` maps exactly the acting seats' agents to legal ints
+        (the other seats pass) and no shaping is asked. Then it steps as :meth:`step` does and returns the four
+        rewards; otherwise None, with nothing changed (:meth:`step` checks, completes and reports)."""
+        bits = self.acting_bits()
+        if self.over or self.shaping is not None or len(actions) != len(self.acting):
+            return None
+        masks = self.masks
+        pairs = []
+        for agent, a in actions.items():
+            s = _SEAT.get(agent, 4)
+            if not bits >> s & 1 or type(a) is not int or not 0 <= a < N_ACTIONS or not masks[s, a]:
+                return None
+            pairs.append([s, a])
+        if len(pairs) > 1:
+            pairs.sort()
+        self.hand_end = None
+        return self.advance(pairs)
+
+    def advance(self, pairs: list[list[int]]) -> list[float]:
+        """Step the game with the acting seats' ``[seat, action]`` pairs (seats ascending; the record keeps the list)
+        and observe; the rewards before shaping."""
         g = self.game
-        self.record["hands"][-1]["actions"].append([[s, a] for s, a in chosen.items()])  # seats ascending
-        g.step(chosen)
+        self.record["hands"][-1]["actions"].append(pairs)
+        g.step(dict(pairs))
         rewards = [0.0] * 4
         dealt = False
         if g.phase in ("hand_over", "game_over"):
@@ -576,28 +592,24 @@ class CompiledRiichiTable(RiichiTable):
 
     def _read(self) -> None:
         c = self.core
+        obs, masks = c.obs, c.masks
         # the step handed out views of these arrays: the engine writes the next step into fresh ones (it writes
         # every entry)
-        self.obs, self.masks = c.obs[0], c.masks[0]
-        c.obs, c.masks = np.empty(c.obs.shape, np.float32), np.empty(c.masks.shape, np.int8)
+        self.obs, self.masks = obs[0], masks[0]
+        c.obs, c.masks = np.empty(obs.shape, np.float32), np.empty(masks.shape, np.int8)
         self.deficiency = c.defs[0].tolist()
-        info = c.info[0]
-        row = info.tolist()
-        self._bits = row[_compiled.I_ACTING]
+        self._info = info = c.info[0]
+        self._bits, self._phase_index, self._hand_ended = info[:3].tolist()  # I_ACTING, I_PHASE, I_HAND_ENDED
         self.acting = SEATS_OF_BITS[self._bits]
-        self._phase = PHASES[row[_compiled.I_PHASE]]
-        self._turn, self._claim_from = row[_compiled.I_TURN], row[_compiled.I_CLAIM_FROM]
-        self._hand_ended = row[_compiled.I_HAND_ENDED]
-        self._info = info
 
     @property
     def phase(self) -> str:
-        return self._phase
+        return PHASES[self._phase_index]
 
     def answering(self) -> list[int]:
-        if self._phase in ("claim", "chankan"):
-            return [(self._claim_from + k) % 4 for k in (1, 2, 3)]
-        return [self._turn]
+        if self.phase in ("claim", "chankan"):
+            return [(int(self._info[_compiled.I_CLAIM_FROM]) + k) % 4 for k in (1, 2, 3)]
+        return [int(self._info[_compiled.I_TURN])]
 
     def _final(self):
         return _compiled.game_result(self._info)[:2]
@@ -605,11 +617,11 @@ class CompiledRiichiTable(RiichiTable):
     def acting_bits(self) -> int:
         return self._bits
 
-    def advance(self, chosen: dict[int, int]) -> list[float]:
-        """Step the engine with the acting seats' actions; the hand-end rewards (before shaping)."""
-        self.record["hands"][-1]["actions"].append([[s, a] for s, a in chosen.items()])  # seats ascending
+    def advance(self, pairs: list[list[int]]) -> list[float]:
+        """Step the engine with the acting seats' ``[seat, action]`` pairs; the hand-end rewards (before shaping)."""
+        self.record["hands"][-1]["actions"].append(pairs)
         acts = self._acts  # the engine reads the acting seats' entries only
-        for s, a in chosen.items():
+        for s, a in pairs:
             acts[0, s] = a
         c = self.core
         c.step(acts)
@@ -780,6 +792,20 @@ class RiichiParallelEnv(_Shell, ParallelEnv):
         return self._observations(), self._table.infos()
 
     def step(self, actions: dict[str, Any]):
+        t = self._table
+        rewards = t.step_agents(actions) if type(actions) is dict and self.agents else None  # the common case
+        if rewards is None:
+            rewards = self._checked_step(actions)
+        obs = t.obs if self.planes is None else self.planes.planes(t.obs)
+        dicts = parallel_dicts(obs, t.masks, rewards, t.over, t.infos())
+        if t.over:
+            self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return dicts
+
+    def _checked_step(self, actions) -> list[float]:
+        """:meth:`step` outside the common case: the actions checked (clear errors) and completed; the rewards."""
         if not self.agents:
             self._check_started()
             raise ValueError("step() after the episode ended; call reset()")
@@ -790,15 +816,7 @@ class RiichiParallelEnv(_Shell, ParallelEnv):
         except (KeyError, TypeError):
             bad = next(a for a in actions if a not in self.agents)
             raise ValueError(f"unknown or finished agent {bad!r}; live agents: {self.agents}") from None
-        t = self._table
-        rewards = t.step(by_seat)
-        obs = t.obs if self.planes is None else self.planes.planes(t.obs)
-        dicts = parallel_dicts(obs, t.masks, rewards, t.over, t.infos())
-        if t.over:
-            self.agents = []
-        if self.render_mode == "human":
-            self.render()
-        return dicts
+        return self._table.step(by_seat)
 
 
 class RiichiAECEnv(_Shell, AECTurns, AECEnv):
