@@ -39,3 +39,14 @@ def test_uniform_legal_reads_int8_and_bool_masks(dtype):
     masks = np.zeros((3, 85), dtype=dtype)
     masks[0, 5] = masks[1, 80] = masks[2, 0] = 1
     assert uniform_legal(masks, np.random.default_rng(2)).tolist() == [5, 80, 0]
+
+
+@pytest.mark.parametrize("rules", ["basic", "riichi"])
+def test_vector_threads_times_either_rule_set(rules):
+    """The thread benchmark a many-core machine runs: rates for both engines; the critical path only where the engine
+    keeps thread statistics (the shared engine's batch)."""
+    from benchmarks.vector_threads import run
+
+    r = run(4, 2, 5, 0, rules)
+    assert r["wall"] > 0 and r["cpu"] > 0
+    assert (r["critical"] != r["critical"]) == (rules == "riichi")  # NaN: not measured
