@@ -341,6 +341,8 @@ class RiichiTable:
         its deficiency the one it was last observed with."""
         obs, self.masks, defs = self.spec.observe(self.game)
         self.acting = tuple(self.game.to_act())  # ascending
+        self._bits = sum(1 << s for s in self.acting)
+        self._phase = self.game.phase
         if self.observers == "acting" and not dealt and self.game.phase not in ("hand_over", "game_over"):
             for s in range(4):
                 if s not in self.acting:
@@ -350,8 +352,8 @@ class RiichiTable:
 
     @property
     def phase(self) -> str:
-        """The game's phase (``RiichiGame.phase``)."""
-        return self.game.phase
+        """The game's phase (``RiichiGame.phase``) as last observed."""
+        return self._phase
 
     def _final(self) -> tuple[list[int] | None, list[float] | None]:
         """The game's final scores and points (None before its end)."""
@@ -372,7 +374,7 @@ class RiichiTable:
 
     def acting_bits(self) -> int:
         """The acting seats as a bit set (bit s: seat s must act)."""
-        return sum(1 << s for s in self.acting)
+        return self._bits
 
     def infos(self) -> dict[str, dict]:
         """Every agent's info: :func:`mjenv.contract.infos` (its end keys at the episode's end: ``scores`` and
@@ -383,7 +385,7 @@ class RiichiTable:
         if over:
             end = (self.illegal_seats, h["deltas"] if h is not None else (0, 0, 0, 0),
                    h["winners"] if h is not None else [])
-        out = infos(self.deficiency, NEEDS_OF_BITS[self.acting_bits()], over, end, phase=self.phase)
+        out = infos(self.deficiency, NEEDS_OF_BITS[self._bits], over, end, phase=self._phase)
         if h is None and not over:  # the common case: the phase alone
             return out
         final, points = self._final() if over else (None, None)
@@ -479,7 +481,7 @@ class RiichiTable:
         """The parallel env's common step at once: ``actions`` maps exactly the acting seats' agents to legal ints
         (the other seats pass) and no shaping is asked. Then it steps as :meth:`step` does and returns the four
         rewards; otherwise None, with nothing changed (:meth:`step` checks, completes and reports)."""
-        bits = self.acting_bits()
+        bits = self._bits
         if self.over or self.shaping is not None or len(actions) != len(self.acting):
             return None
         masks = self.masks
@@ -599,12 +601,9 @@ class CompiledRiichiTable(RiichiTable):
         c.obs, c.masks = np.empty(obs.shape, np.float32), np.empty(masks.shape, np.int8)
         self.deficiency = c.defs[0].tolist()
         self._info = info = c.info[0]
-        self._bits, self._phase_index, self._hand_ended = info[:3].tolist()  # I_ACTING, I_PHASE, I_HAND_ENDED
+        self._bits, phase, self._hand_ended = info[:3].tolist()  # I_ACTING, I_PHASE, I_HAND_ENDED
         self.acting = SEATS_OF_BITS[self._bits]
-
-    @property
-    def phase(self) -> str:
-        return PHASES[self._phase_index]
+        self._phase = PHASES[phase]
 
     def answering(self) -> list[int]:
         if self.phase in ("claim", "chankan"):
@@ -613,9 +612,6 @@ class CompiledRiichiTable(RiichiTable):
 
     def _final(self):
         return _compiled.game_result(self._info)[:2]
-
-    def acting_bits(self) -> int:
-        return self._bits
 
     def advance(self, pairs: list[list[int]]) -> list[float]:
         """Step the engine with the acting seats' ``[seat, action]`` pairs; the hand-end rewards (before shaping)."""
