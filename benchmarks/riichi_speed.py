@@ -26,7 +26,7 @@ and read the ratios, which compare envs timed in the same run.
 
 Run: ``python -m benchmarks.riichi_speed`` (``--repeat 3`` repeats every row and prints each ratio's range;
 ``--threads 2`` adds ``vector_env(64, num_threads=k)`` rows timed per wall-second, hands of one hand each, and the
-ratio to one thread).
+ratio to one thread; ``--plot FILE.png`` draws every ratio's range against its target).
 """
 
 from __future__ import annotations
@@ -131,6 +131,54 @@ OPTIONS = (("[when_possible]", {"claim_window": "when_possible"}), ("[acting]", 
             {"claim_window": "when_possible", "observers": "acting", "observation": "raw"}))
 
 
+def ratio_ranges(passes: list[dict]) -> dict[str, list[tuple[float, float] | None]]:
+    """Per configuration (``"defaults"`` and each option's label), each target's (min, max) ratio to RiichiEnv over
+    the passes (None where a row is missing)."""
+    out = {}
+    for label in ("defaults", *(lb for lb, _ in OPTIONS)):
+        row = []
+        for ours, peer, _ in TARGETS:
+            name = ours if label == "defaults" else f"{ours} {label}"
+            r = [p[name][0] / p[peer][0] for p in passes if name in p and peer in p]
+            row.append((min(r), max(r)) if r else None)
+        out[label] = row
+    return out
+
+
+def plot(passes: list[dict], path: str) -> None:
+    """One panel per target: each configuration's ratio range (a bar from min to max over the passes) and the
+    target's line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ranges = ratio_ranges(passes)
+    labels = [lb for lb in ranges if any(ranges[lb])]
+    fig, axes = plt.subplots(1, len(TARGETS), figsize=(13, 0.45 * len(labels) + 1.6), sharey=True)
+    for k, (ax, (ours, _, want)) in enumerate(zip(axes, TARGETS)):
+        for i, lb in enumerate(labels):
+            r = ranges[lb][k]
+            if r is None:
+                continue
+            lo, hi = r
+            color = "tab:green" if lo >= want else "tab:orange" if hi >= want else "tab:red"
+            ax.barh(i, max(hi - lo, 0.02), left=lo, height=0.6, color=color)
+        ax.axvline(want, color="black", linestyle="--", linewidth=1)
+        ax.axvline(1.0, color="grey", linewidth=0.5)
+        ax.set_title(f"{ours.removeprefix('mjenv ')}\n(target {want}x)", fontsize=9)
+        ax.set_xlabel("x RiichiEnv, same pass")
+        ax.set_xlim(0, max(5.0, max(r[1] for lb in labels for r in ranges[lb] if r) * 1.05))
+    axes[0].set_yticks(range(len(labels)), [lb.strip("[]") for lb in labels], fontsize=8)
+    axes[0].invert_yaxis()
+    fig.suptitle(f"mjenv Riichi against RiichiEnv: ratio ranges over {len(passes)} passes "
+                 "(green: every pass meets the target, orange: some, red: none)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    print(f"plot: {path}")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hands", type=int, default=200, help="hands per one-hand run (RiichiEnv and parallel_env)")
@@ -144,6 +192,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--no-options", dest="options", action="store_false",
                     help="leave out the rows of the non-default options (claim_window, observers)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--plot", default=None, help="a PNG of every ratio's range against its target")
     a = ap.parse_args(argv)
     passes = []
     for r in range(a.repeat):
@@ -166,6 +215,8 @@ def main(argv: list[str] | None = None) -> None:
             ratios = [p[name][0] / p[peer][0] for p in passes if name in p and peer in p]
             if ratios:
                 print(f"  {name:<50} / {peer:<18} = {min(ratios):.2f}-{max(ratios):.2f}x")
+    if a.plot:
+        plot(passes, a.plot)
     one = "wall: vector 64 hand, 1 threads"
     for k in sorted(a.threads):
         if k != 1:

@@ -50,3 +50,18 @@ def test_vector_threads_times_either_rule_set(rules):
     r = run(4, 2, 5, 0, rules)
     assert r["wall"] > 0 and r["cpu"] > 0
     assert (r["critical"] != r["critical"]) == (rules == "riichi")  # NaN: not measured
+
+
+def test_riichi_speed_ratio_ranges_and_plot(tmp_path):
+    """Each configuration's ratio to RiichiEnv is taken within a pass, and its range spans the passes."""
+    from benchmarks.riichi_speed import OPTIONS, TARGETS, plot, ratio_ranges
+
+    ours, peer, _ = TARGETS[1]
+    label = OPTIONS[0][0]
+    passes = [{peer: (100.0, 88.0), ours: (150.0, 150.0), f"{ours} {label}": (300.0, 90.0)},
+              {peer: (200.0, 88.0), ours: (260.0, 150.0), f"{ours} {label}": (300.0, 90.0)}]
+    r = ratio_ranges(passes)
+    assert r["defaults"][1] == (1.3, 1.5) and r[label][1] == (1.5, 3.0)
+    assert r["defaults"][0] is None and r[label][2] is None  # rows not measured
+    plot(passes, str(tmp_path / "r.png"))
+    assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
