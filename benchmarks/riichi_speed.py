@@ -203,18 +203,16 @@ def main(argv: list[str] | None = None) -> None:
             print(f"        {name:<42} {eps:>10,.1f} {per:>13.1f}")
     print("\n(episodes per CPU-second: hands for 'hand', games for 'hanchan'; vector rows: table-steps/s divided by "
           "the parallel env's steps per episode)")
+    ranges = ratio_ranges(passes)
     print("must show (ratio in the same pass; min-max over passes):")
-    for ours, peer, want in TARGETS:
-        ratios = [p[ours][0] / p[peer][0] for p in passes if ours in p and peer in p]
-        if ratios:
-            print(f"  {ours:<26} / {peer:<18} = {min(ratios):.2f}-{max(ratios):.2f}x (target >= {want}x)")
+    for (ours, peer, want), r in zip(TARGETS, ranges["defaults"]):
+        if r:
+            print(f"  {ours:<26} / {peer:<18} = {r[0]:.2f}-{r[1]:.2f}x (target >= {want}x)")
     for label, options in OPTIONS if a.options else ():
         print(f"NOT the default: {label} = {options} (the targets above are the defaults'):")
-        for ours, peer, _ in TARGETS:
-            name = f"{ours} {label}"
-            ratios = [p[name][0] / p[peer][0] for p in passes if name in p and peer in p]
-            if ratios:
-                print(f"  {name:<50} / {peer:<18} = {min(ratios):.2f}-{max(ratios):.2f}x")
+        for (ours, peer, _), r in zip(TARGETS, ranges[label]):
+            if r:
+                print(f"  {f'{ours} {label}':<50} / {peer:<18} = {r[0]:.2f}-{r[1]:.2f}x")
     if a.plot:
         plot(passes, a.plot)
     one = "wall: vector 64 hand, 1 threads"
