@@ -66,6 +66,17 @@ static void tile_tables(void) {
 }
 static inline int is_red(int id) { return id == 16 || id == 52 || id == 88; }
 static inline int five(int t) { return t < 27 && t % 9 == 4; }
+/* n floats of an observation row from small ints, or one value (restrict: a float store cannot change the source,
+ * which a uint8_t one could alias, so the compiler vectorizes the loop) */
+static inline void floats_of_u8(float *restrict o, const uint8_t *restrict x, int n) {
+    for (int i = 0; i < n; i++) o[i] = (float)x[i];
+}
+static inline void floats_of_i16(float *restrict o, const int16_t *restrict x, int n) {
+    for (int i = 0; i < n; i++) o[i] = (float)x[i];
+}
+static inline void floats_fill(float *restrict o, float v, int n) {
+    for (int i = 0; i < n; i++) o[i] = v;
+}
 static inline int red_suit(int id) { return TYPE34[id] / 9; } /* 0 bamboo, 1 characters, 2 dots */
 static inline int discard_action(int id) { return is_red(id) ? A_DISCARD_RED + red_suit(id) : TYPE34[id]; }
 static const int WIND0 = 27, DRAGON0 = 31;
@@ -1005,7 +1016,7 @@ static int observe_table(ReTable *g, const Layout *lay, float *obs, int8_t *mask
         }
         if (!(observed >> s & 1)) continue; /* its row zeros */
         float *o = obs + s * S;
-        for (int t = 0; t < 34; t++) o[OFF[V_HAND] + t] = g->cnt[s][t];
+        floats_of_u8(o + OFF[V_HAND], g->cnt[s], 34);
         for (int i = 0; i < g->hn[s]; i++)
             if (is_red(g->hand[s][i])) o[OFF[V_HAND_RED] + red_suit(g->hand[s][i])] = 1;
         if (s == turn && g->drawn >= 0 && (g->phase == PH_ACT || g->phase == PH_RIICHI_DISCARD)) {
@@ -1026,7 +1037,7 @@ static int observe_table(ReTable *g, const Layout *lay, float *obs, int8_t *mask
         }
         for (int j = 0; j < 4 && s == first; j++) {
             int p = (s + j) % 4;
-            for (int t = 0; t < 34; t++) o[OFF[V_MELD_COUNTS] + 34 * j + t] = mc[p][t];
+            floats_of_u8(o + OFF[V_MELD_COUNTS] + 34 * j, mc[p], 34);
             for (int k = 0; k < g->nmelds[p]; k++) {
                 const ReMeld *m = &g->melds[p][k];
                 int lo = 99, red = 0;
@@ -1076,9 +1087,10 @@ static int observe_table(ReTable *g, const Layout *lay, float *obs, int8_t *mask
         o[OFF[V_FURITEN]] = !over && is_furiten(g, s);
         o[OFF[V_WALL_COUNT]] = (float)remaining(g);
         o[OFF[V_PHASE] + PHASE_INDEX[g->phase]] = 1;
-        for (int t = 0; t < 34; t++) o[OFF[V_KNOWLEDGE_BASE] + t] = rec[REC_KBS + 34 * s + t];
+        floats_of_i16(o + OFF[V_KNOWLEDGE_BASE], rec + REC_KBS + 34 * s, 34);
         if (OFF[V_TENPAI_AFTER_DISCARD] < 0) continue; /* observation="raw" */
-        for (int t = 0; t < 34; t++) o[OFF[V_TENPAI_AFTER_DISCARD] + t] = o[OFF[V_YAKU_AFTER_DISCARD] + t] = -1;
+        floats_fill(o + OFF[V_TENPAI_AFTER_DISCARD], -1, 34);
+        floats_fill(o + OFF[V_YAKU_AFTER_DISCARD], -1, 34);
         if (s == turn && g->hn[s] % 3 == 2) {
             uint8_t yk[34], tenpai[34];
             tenpai_after_discard(g, s, mc[s], tenpai);
