@@ -190,6 +190,31 @@ static inline lanes lanes_hmin16(const lanes *v) {
         z[j] = _mm_min_epu8(_mm_unpacklo_epi32(y[2 * j], y[2 * j + 1]), _mm_unpackhi_epi32(y[2 * j], y[2 * j + 1]));
     return _mm_min_epu8(_mm_unpacklo_epi64(z[0], z[1]), _mm_unpackhi_epi64(z[0], z[1]));
 }
+/* bit i: lane i of a is above 0 (signed) / not 0 */
+static inline unsigned lanes_positive(lanes a) { return (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(a, _mm_setzero_si128())); }
+static inline unsigned lanes_nonzero(lanes a) {
+    return ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, _mm_setzero_si128())) & 0xFFFF;
+}
+/* out[j] = (float)in[j], j < n (exact: the values are small ints); four at a time */
+static inline void ints_to_floats(const int32_t *in, float *out, int n) {
+    int j = 0;
+    for (; j + 4 <= n; j += 4) _mm_storeu_ps(out + j, _mm_cvtepi32_ps(_mm_loadu_si128((const __m128i *)(in + j))));
+    for (; j < n; j++) out[j] = (float)in[j];
+}
+/* out[j] = (float)in[j], j < n, for n >= 16 bytes: sixteen at a time, the last sixteen overlapping */
+static inline void bytes_to_floats(const uint8_t *in, float *out, int n) {
+    const __m128i zero = _mm_setzero_si128();
+    for (int j = 0;; j += 16) {
+        if (j + 16 > n) j = n - 16;
+        __m128i b = _mm_loadu_si128((const __m128i *)(in + j));
+        __m128i lo = _mm_unpacklo_epi8(b, zero), hi = _mm_unpackhi_epi8(b, zero);
+        _mm_storeu_ps(out + j, _mm_cvtepi32_ps(_mm_unpacklo_epi16(lo, zero)));
+        _mm_storeu_ps(out + j + 4, _mm_cvtepi32_ps(_mm_unpackhi_epi16(lo, zero)));
+        _mm_storeu_ps(out + j + 8, _mm_cvtepi32_ps(_mm_unpacklo_epi16(hi, zero)));
+        _mm_storeu_ps(out + j + 12, _mm_cvtepi32_ps(_mm_unpackhi_epi16(hi, zero)));
+        if (j + 16 >= n) break;
+    }
+}
 #else
 typedef struct { uint8_t v[16]; } lanes;
 static inline lanes lanes_load(const uint8_t *p) { lanes a; memcpy(a.v, p, 16); return a; }
@@ -238,7 +263,32 @@ static inline lanes lanes_hmin16(const lanes *v) {
     for (int i = 0; i < 16; i++) a.v[i] = (uint8_t)lanes_hmin(v[i]);
     return a;
 }
+static inline unsigned lanes_positive(lanes a) {
+    unsigned bits = 0;
+    for (int i = 0; i < 16; i++) bits |= (unsigned)((int8_t)a.v[i] > 0) << i;
+    return bits;
+}
+static inline unsigned lanes_nonzero(lanes a) {
+    unsigned bits = 0;
+    for (int i = 0; i < 16; i++) bits |= (unsigned)(a.v[i] != 0) << i;
+    return bits;
+}
+static inline void ints_to_floats(const int32_t *in, float *out, int n) {
+    for (int j = 0; j < n; j++) out[j] = (float)in[j];
+}
+static inline void bytes_to_floats(const uint8_t *in, float *out, int n) {
+    for (int j = 0; j < n; j++) out[j] = (float)in[j];
+}
 #endif
+
+/* Tile bit sets of a seat's T (27 or 34) bytes, reading only those: sixteen lanes at 0, at 16 (T = 34) and ending
+ * at T (they overlap; an or does not mind). bit t: x[t] > 0 (signed; hand and KB counts) / x[t] != 0 */
+#define TILE_BITS(x, T, TEST)                                                                                  \
+    ((uint64_t)TEST(lanes_load((const uint8_t *)(x))) |                                                     \
+     ((T) >= 32 ? (uint64_t)TEST(lanes_load((const uint8_t *)(x) + 16)) << 16 : 0) |                        \
+     (uint64_t)TEST(lanes_load((const uint8_t *)(x) + (T) - 16)) << ((T) - 16))
+static inline uint64_t positive_bits(const int8_t *x, int T) { return TILE_BITS(x, T, lanes_positive); }
+static inline uint64_t nonzero_bits(const uint8_t *x, int T) { return TILE_BITS(x, T, lanes_nonzero); }
 
 /* 255 in lanes NBOUND..15 (the lanes past a block's boundary states) */
 static const uint8_t PAST_BOUNDARY[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255};
@@ -252,9 +302,9 @@ static inline lanes block_lanes(const uint8_t *row, int i) {
 }
 
 /* a whole suit's (k, p) vector (k <= kmax) from its left and right table rows (min over the
- * boundary): one lane operation per split, one lane min per entry (block_lanes reads the blocks). */
-static inline __attribute__((always_inline)) void suit_vector_k(const uint8_t *l, const uint8_t *r, int *out,
-                                                                 const int kmax) {
+ * boundary) in lanes: lane 2k + p (255 past 2 kmax + 1). One lane operation per split, one lane min per entry
+ * (block_lanes reads the blocks). */
+static inline __attribute__((always_inline)) lanes suit_lanes_k(const uint8_t *l, const uint8_t *r, const int kmax) {
     const lanes past = lanes_load(PAST_BOUNDARY);
     lanes acc[16];
     for (int i = 0; i < 16; i++) acc[i] = lanes_fill(255);
@@ -266,8 +316,12 @@ static inline __attribute__((always_inline)) void suit_vector_k(const uint8_t *l
                     a = lanes_min(a, lanes_add(block_lanes(l, 2 * k1 + p1), block_lanes(r, 2 * (k - k1) + (p - p1))));
             acc[2 * k + p] = lanes_or(a, past);
         }
+    return lanes_hmin16(acc);
+}
+static inline __attribute__((always_inline)) void suit_vector_k(const uint8_t *l, const uint8_t *r, int *out,
+                                                                 const int kmax) {
     uint8_t x[16];
-    lanes_store(x, lanes_hmin16(acc));
+    lanes_store(x, suit_lanes_k(l, r, kmax));
     for (int i = 0; i < 2 * (kmax + 1); i++) out[i] = x[i];
 }
 
@@ -275,6 +329,17 @@ static void suit_vector(const uint8_t *l, const uint8_t *r, int *out, int kmax) 
 #define SUIT_VECTOR(k) suit_vector_k(l, r, out, k)
     BY_KMAX(kmax, SUIT_VECTOR)
 #undef SUIT_VECTOR
+}
+
+/* suit_vector capped at INF as VEC bytes (cap_vec's result: the entries past 2 kmax + 1, 255 in lanes, are INF) */
+static void suit_vector_capped(const uint8_t *l, const uint8_t *r, uint8_t *out, int kmax) {
+    lanes x;
+#define SUIT_LANES(k) x = suit_lanes_k(l, r, k)
+    BY_KMAX(kmax, SUIT_LANES)
+#undef SUIT_LANES
+    uint8_t y[16];
+    lanes_store(y, lanes_min(x, lanes_fill(INF)));
+    memcpy(out, y, VEC);
 }
 
 /* a (k, p) table row as ints */
@@ -464,6 +529,17 @@ static inline void cap_vec(const int *v, uint8_t *out, int kmax) {
     for (int i = 0; i < VEC; i++) out[i] = i < 2 * (kmax + 1) && v[i] < INF ? (uint8_t)v[i] : INF;
 }
 
+/* part_vector capped at INF (cap_vec) as VEC bytes */
+static void part_vector_capped(const Tables *tb, int P, int r0, int r1, uint8_t *out, int kmax) {
+    if (P < 3) {
+        suit_vector_capped(tb->left + (size_t)r0 * SUIT_ROW, tb->right + (size_t)r1 * SUIT_ROW, out, kmax);
+        return;
+    }
+    int v[VEC];
+    part_vector(tb, P, r0, r1, v, kmax);
+    cap_vec(v, out, kmax);
+}
+
 static inline unsigned part_set(int kind, int r0, int r1, int m) {
     uint32_t h = (uint32_t)r0 * 2654435761u + (uint32_t)r1 * 2246822519u + (uint32_t)(m * 2 + kind) * 3266489917u;
     return (h >> 16) % PART_SETS;
@@ -508,18 +584,15 @@ static PartEntry *part_entry(PartCache *pc, PartEntry *scratch, PartEntry *const
     }
     e->used = 1, e->kind = (uint8_t)kind, e->m = (uint8_t)m, e->r0 = r0, e->r1 = r1;
     e->have_draw = e->have_disc = 0;
-    int v[VEC];
-    part_vector(tb, P, r0, r1, v, m);
-    cap_vec(v, e->base, m);
+    part_vector_capped(tb, P, r0, r1, e->base, m);
     return e;
 }
 
 /* entry e's vector (part P) with tile t's half row moved by ``step`` (one weight per code) into out */
 static __attribute__((noinline)) void part_moved(PartEntry *e, const Tables *tb, int P, int t, int step, uint8_t *out) {
-    int rr[2] = {e->r0, e->r1}, v[VEC];
+    int rr[2] = {e->r0, e->r1};
     rr[half_of(t)] += step * weight_of(t);
-    part_vector(tb, P, rr[0], rr[1], v, e->m);
-    cap_vec(v, out, e->m);
+    part_vector_capped(tb, P, rr[0], rr[1], out, e->m);
 }
 
 /* the vector of entry e (part P) after drawing tile t (KB copies of t > 0): (h, a) -> (h + 1, a),
@@ -656,11 +729,7 @@ static void prefetch_seat(const Tables *tb, const PartCache *pc, int T, const in
         prefetch_half_row(tb, P, 1, rows[P][1], m);
     }
     /* the rows to load as bit sets (tile t: bit t), walked without a branch per tile */
-    uint64_t drawable = 0, held = 0;
-    for (int t = 0; t < T; t++) {
-        drawable |= (uint64_t)(kb[t] > 0) << t;
-        held |= (uint64_t)(hand[t] > 0) << t;
-    }
+    uint64_t drawable = positive_bits(kb, T), held = positive_bits(hand, T);
     for (uint64_t bits = drawable & draws & ~have_d; bits; bits &= bits - 1) {
         int t = __builtin_ctzll(bits), P = part_of(t), half = half_of(t);
         prefetch_half_row(tb, P, half, rows[P][half] + weight_of(t), m);
@@ -734,9 +803,7 @@ static void seat_record_bits(SeatRecord *r, int T, const int8_t *hand, const int
 static void seat_record(SeatRecord *r, int T, const int8_t *hand, const int8_t *kb, int m, int def,
                         const uint8_t *eff) {
     if (!r) return;
-    uint64_t bits = 0;
-    for (int t = 0; t < T; t++) bits |= (uint64_t)(eff[t] != 0) << t;
-    seat_record_bits(r, T, hand, kb, m, def, bits);
+    seat_record_bits(r, T, hand, kb, m, def, nonzero_bits(eff, T));
 }
 
 /* The features of one seat (see the module comment); T = 27 or 34. Each part's vectors (its own,
@@ -787,13 +854,10 @@ static int seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *h
     int count = 0;
     lanes other[4];
     for (int P = 0; P < nparts; P++) other[P] = others_lanes(others[P], m);
-    uint64_t drawable = 0, held = 0; /* bit t: KB copies of t / t in the hand (walked, no branch per tile) */
-    for (int t = 0; t < T; t++) {
-        drawable |= (uint64_t)(kb[t] > 0) << t;
-        held |= (uint64_t)(hand[t] > 0) << t;
-        out_eff[t] = 0;
-        out_disc[t] = NOT_APPLICABLE;
-    }
+    /* bit t: KB copies of t / t in the hand (walked, no branch per tile) */
+    uint64_t drawable = positive_bits(kb, T), held = positive_bits(hand, T);
+    memset(out_eff, 0, (size_t)T);
+    for (int t = 0; t < T; t++) out_disc[t] = NOT_APPLICABLE;
     /* the vectors the parts' entries lack first, then the rows over them (no branch per row) */
     for (uint64_t bits = drawable & maybe; bits; bits &= bits - 1) {
         int t = __builtin_ctzll(bits), P = part_of(t);
@@ -891,12 +955,7 @@ static void discard_features(const Tables *tb, int T, const int8_t *hand, const 
     int have_same[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
     /* the draws that can lower D_t (see above), as bits: the draws with KB copies, of which only H's
      * effective ones when D_t = d(H) */
-    uint64_t drawable = 0, effective = 0, held = 0, cand[34];
-    for (int u = 0; u < T; u++) {
-        drawable |= (uint64_t)(kb[u] > 0) << u;
-        effective |= (uint64_t)(eff[u] != 0) << u;
-        held |= (uint64_t)(hand[u] > 0) << u;
-    }
+    uint64_t drawable = positive_bits(kb, T), effective = nonzero_bits(eff, T), held = positive_bits(hand, T), cand[34];
     uint64_t any = 0; /* the draws some t may count */
     for (int t = 0; t < T; t++) {
         cand[t] = hand[t] <= 0 ? 0 : after_disc[t] > now ? drawable : after_disc[t] == now ? effective : 0;
@@ -1830,14 +1889,10 @@ static int observe_core(const Plan *plan, const int16_t *records, Memo *const *m
              * that a float store leaves the plan's ints as they are) */
             const int32_t f0 = FO[0], f1 = FO[1], f2 = FO[2], f3 = FO[3], f4 = FO[4], f5 = FO[5], f6 = FO[6];
             if (f0 >= 0) o[f0] = (float)def_s[s];
-            if (f1 >= 0)
-                for (int t = 0; t < T; t++) o[f1 + t] = (float)after_disc[s][t];
-            if (f2 >= 0)
-                for (int t = 0; t < T; t++) o[f2 + t] = eff[s][t];
-            if (f5 >= 0)
-                for (int t = 0; t < T; t++) o[f5 + t] = (float)count_after[s][t];
-            if (f6 >= 0)
-                for (int t = 0; t < T; t++) o[f6 + t] = (float)after_kong[s][t];
+            if (f1 >= 0) ints_to_floats(after_disc[s], o + f1, T);
+            if (f2 >= 0) bytes_to_floats(eff[s], o + f2, T);
+            if (f5 >= 0) ints_to_floats(count_after[s], o + f5, T);
+            if (f6 >= 0) ints_to_floats(after_kong[s], o + f6, T);
             if (f3 >= 0) o[f3] = (float)count[s];
             if (f4 >= 0)
                 for (int k = 0; k < 5; k++) o[f4 + k] = (float)after_claim[s][k];
