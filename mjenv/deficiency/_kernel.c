@@ -657,7 +657,7 @@ static inline unsigned part_lowered(const uint8_t *drawn, const uint8_t *v, int 
  * splits i = 2k1 + p1 of a[i] + b[j - i], saturating at 255 (lanes past 2m + 1: any value). An even i
  * meets every lane of b shifted up by i; an odd i (a pair in a) only b's lanes without a pair, so it
  * meets ``b_odd``, b with 255 in its odd lanes. */
-static inline lanes minplus_lanes(const uint8_t *a, lanes b, lanes b_odd, int m) {
+static inline __attribute__((always_inline)) lanes minplus_lanes(const uint8_t *a, lanes b, lanes b_odd, int m) {
     lanes acc = lanes_fill(255);
 #define MINPLUS_STEP(I) \
     if ((I) <= 2 * m + 1) acc = lanes_min(acc, lanes_adds(LANES_UP((I) & 1 ? b_odd : b, I), lanes_fill(a[I])));
@@ -665,6 +665,44 @@ static inline lanes minplus_lanes(const uint8_t *a, lanes b, lanes b_odd, int m)
     MINPLUS_STEP(6) MINPLUS_STEP(7) MINPLUS_STEP(8) MINPLUS_STEP(9) MINPLUS_STEP(10) MINPLUS_STEP(11)
 #undef MINPLUS_STEP
     return acc;
+}
+
+/* 255 in the odd lanes (a pair: minplus_lanes' b_odd) */
+static const uint8_t ODD_LANES[16] = {0, 255, 0, 255, 0, 255, 0, 255, 0, 255, 0, 255, 0, 255, 0, 255};
+/* minplus of a capped vector a (bytes, as a part entry keeps it) and a capped vector b in lanes, capped at INF:
+ * lanes 0..2m + 1 (the rest: any value). Capping each join changes no output (see the part cache). */
+static inline __attribute__((always_inline)) lanes join_capped(const uint8_t *a, lanes b, int m) {
+    return lanes_min(minplus_lanes(a, b, lanes_or(b, lanes_load(ODD_LANES)), m), lanes_fill(INF));
+}
+/* a vector in lanes as ints (entries 0..VEC - 1) */
+static inline void lanes_widen(lanes a, int *out) {
+    uint8_t x[16];
+    lanes_store(x, a);
+    for (int i = 0; i < VEC; i++) out[i] = x[i];
+}
+
+/* others[P] (P < nparts): every part but P joined (join_capped; an entry's vectors are capped already, and
+ * sixteen bytes from a part's base are readable), as ints; one unrolled copy per m (BY_KMAX) */
+static inline __attribute__((always_inline)) void others_of_k(PartEntry *const *part, int nparts, int (*others)[VEC],
+                                                              const int m) {
+    lanes pair01 = join_capped(part[0]->base, lanes_load(part[1]->base), m), pair23;
+    if (nparts == 3) {
+        /* no honours: the empty part, cost 0 for no meld and no pair, is min-plus's identity, so joining
+         * with it copies: pair23 is part 2's vector, others[2] is pair01 */
+        pair23 = lanes_load(part[2]->base);
+        lanes_widen(pair01, others[2]);
+    } else {
+        pair23 = join_capped(part[2]->base, lanes_load(part[3]->base), m);
+        lanes_widen(join_capped(part[3]->base, pair01, m), others[2]);
+        lanes_widen(join_capped(part[2]->base, pair01, m), others[3]);
+    }
+    lanes_widen(join_capped(part[1]->base, pair23, m), others[0]);
+    lanes_widen(join_capped(part[0]->base, pair23, m), others[1]);
+}
+static void others_of(PartEntry *const *part, int nparts, int (*others)[VEC], int m) {
+#define OTHERS_OF(k) others_of_k(part, nparts, others, k)
+    BY_KMAX(m, OTHERS_OF)
+#undef OTHERS_OF
 }
 
 /* the option codes of a seat's tiles (code_of) */
@@ -817,7 +855,7 @@ static int seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *h
                          int32_t *out_count_after, int32_t *out_kong, AfterDiscard *ad, const SeatRecord *prior,
                          const int (*seat_rows_in)[2]) {
     int rows[4][2]; /* per part: left / right half row (honours: h4 / h3 row) */
-    int base[4][VEC], others[4][VEC], pair01[VEC], pair23[VEC];
+    int base[4][VEC], others[4][VEC];
     PartEntry scratch[4], *part[4] = {NULL, NULL, NULL, NULL};
     int nparts = T == 34 ? 4 : 3;
 
@@ -829,22 +867,13 @@ static int seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *h
         part[P] = part_entry(pc, &scratch[P], part, tb, P, rows[P][0], rows[P][1], m);
         widen(part[P]->base, base[P]);
     }
-    minplus(base[0], base[1], pair01, m);
     if (nparts == 3) {
         /* no honours: the empty part, cost 0 for no meld and no pair, is min-plus's identity (every
-         * other term adds BIG to a value below BIG), so joining with it copies: pair23 is base[2],
-         * others[2] is pair01, and others[3] (the honours' others) is never read */
+         * other term adds BIG to a value below BIG); others[3] (the honours' others) is never read */
         for (int i = 0; i < VEC; i++) base[3][i] = BIG;
         base[3][0] = 0;
-        memcpy(pair23, base[2], sizeof pair23);
-        memcpy(others[2], pair01, sizeof pair01);
-    } else {
-        minplus(base[2], base[3], pair23, m);
-        minplus(base[3], pair01, others[2], m);
-        minplus(base[2], pair01, others[3], m);
     }
-    minplus(base[1], pair23, others[0], m);
-    minplus(base[0], pair23, others[1], m);
+    others_of(part, nparts, others, m);
     int now = final_value(base[0], others[0], m);
     *out_def = now;
 
@@ -1706,6 +1735,41 @@ done:
     return NULL;
 }
 
+/* A seat's hand and KB counts hs, ks (int16[T], T = 27 or 34, from a state record) as bytes, and their option
+ * codes (code_of): 1 when a count is out of range (hand < 0, KB < 0 or hand + KB > 4; the bytes are then
+ * meaningless), else 0. Eight tiles at a time (the last eight overlap the ones before) where SSE2 is there. */
+static inline int tile_counts(const int16_t *hs, const int16_t *ks, int T, int8_t *hand, int8_t *kb, uint8_t *codes) {
+#if defined(__SSE2__) && !defined(MJENV_NO_SIMD)
+    const __m128i zero = _mm_setzero_si128(), four = _mm_set1_epi16(4), one = _mm_set1_epi16(1);
+    __m128i bad = zero;
+    for (int j = 0;; j += 8) {
+        if (j + 8 > T) j = T - 8;
+        __m128i h = _mm_loadu_si128((const __m128i *)(hs + j)), k = _mm_loadu_si128((const __m128i *)(ks + j));
+        /* h and k in 0..4 first, so that their sum cannot wrap */
+        __m128i a = _mm_add_epi16(h, k);
+        bad = _mm_or_si128(bad, _mm_or_si128(_mm_or_si128(_mm_cmplt_epi16(h, zero), _mm_cmplt_epi16(k, zero)),
+                                             _mm_or_si128(_mm_or_si128(_mm_cmpgt_epi16(h, four), _mm_cmpgt_epi16(k, four)),
+                                                          _mm_cmpgt_epi16(a, four))));
+        __m128i c = _mm_add_epi16(_mm_srli_epi16(_mm_mullo_epi16(a, _mm_add_epi16(a, one)), 1), h); /* a(a+1)/2 + h */
+        _mm_storel_epi64((__m128i *)(hand + j), _mm_packs_epi16(h, h));
+        _mm_storel_epi64((__m128i *)(kb + j), _mm_packs_epi16(k, k));
+        _mm_storel_epi64((__m128i *)(codes + j), _mm_packs_epi16(c, c));
+        if (j + 8 >= T) break;
+    }
+    return _mm_movemask_epi8(bad) != 0;
+#else
+    int bad = 0;
+    for (int t = 0; t < T; t++) {
+        int h = hs[t], k = ks[t];
+        bad |= (h < 0) | (k < 0) | (h + k > 4);
+        hand[t] = (int8_t)h;
+        kb[t] = (int8_t)k;
+        codes[t] = (uint8_t)code_of(h & 7, (h + k) & 7);
+    }
+    return bad;
+#endif
+}
+
 /* one state made ready for observe's seats: its record, the seats' hands and KBs (checked), its memo,
  * and the seats' memo keys and slots, with the slots and part-cache sets set loading */
 typedef struct {
@@ -1734,15 +1798,9 @@ static int prepare(const Plan *plan, const int16_t *records, Memo *const *memos,
                      n, s, m, KM - 1, c);
             return 0;
         }
-        /* checked without a branch per tile (a loop the compiler vectorises); the bad tile found again after */
+        /* checked without a branch per tile (tile_counts); the bad tile found again after */
         const int16_t *hs = st + FI[0] + s * T, *ks = st + FI[1] + s * T;
-        int bad = 0;
-        for (int t = 0; t < T; t++) {
-            int h = hs[t], k = ks[t];
-            bad |= (h < 0) | (k < 0) | (h + k > 4);
-            rd->hand[s][t] = (int8_t)h;
-            rd->kb[s][t] = (int8_t)k;
-        }
+        int bad = tile_counts(hs, ks, T, rd->hand[s], rd->kb[s], rd->codes[s]);
         for (int t = 0; bad && t < T; t++) {
             int h = hs[t], k = ks[t];
             if (h < 0 || k < 0 || h + k > 4) {
@@ -1767,7 +1825,7 @@ static int prepare(const Plan *plan, const int16_t *records, Memo *const *memos,
     rd->memo = memos ? memos[n] : NULL;
     for (int s = 0; s < 4; s++) {
         if (!(seen >> s & 1)) continue;
-        seat_codes(T, rd->hand[s], rd->kb[s], rd->codes[s]);
+        if (rd->miss[s] >= 0) seat_codes(T, rd->hand[s], rd->kb[s], rd->codes[s]); /* without the excluded suit */
         rows_of_codes(T, rd->codes[s], rd->rows[s]);
         rd->slot[s] = memo_find(rd->memo, T, rd->codes[s], st[FI[2] + s], st[FI[3] + s] != 0, rd->key[s]);
         prefetch_part_sets(rd->memo ? &rd->memo->parts : NULL, T, (const int(*)[2])rd->rows[s], st[FI[2] + s]);
