@@ -56,7 +56,9 @@
 /* ------------------------------------------------------------------------------------------------ tiles */
 static uint8_t TYPE34[136]; /* mjenv type of a 136-id */
 static uint8_t DORA_OF[34];
+static uint8_t RED[256]; /* whether a 136-id (any uint8_t) is a red five: one load where three compares were */
 static void tile_tables(void) {
+    RED[16] = RED[52] = RED[88] = 1;
     for (int i = 0; i < 136; i++) {
         int k = i / 4;
         TYPE34[i] = (uint8_t)(k < 18 ? k + 9 : (k < 27 ? k - 18 : k));
@@ -64,7 +66,7 @@ static void tile_tables(void) {
     for (int t = 0; t < 34; t++)
         DORA_OF[t] = (uint8_t)(t < 27 ? (t % 9 == 8 ? t - 8 : t + 1) : (t < 31 ? 27 + (t - 27 + 1) % 4 : 31 + (t - 31 + 1) % 3));
 }
-static inline int is_red(int id) { return id == 16 || id == 52 || id == 88; }
+static inline int is_red(int id) { return RED[(uint8_t)id]; }
 static inline int five(int t) { return t < 27 && t % 9 == 4; }
 /* n floats of an observation row from small ints, or one value (restrict: a float store cannot change the source,
  * which a uint8_t one could alias, so the compiler vectorizes the loop) */
@@ -1258,6 +1260,8 @@ static int zero_ranges(Layout *L, const void *plan, Py_ssize_t size, int feature
     static const int FULL[] = {V_HAND, V_KNOWLEDGE_BASE, V_TENPAI_AFTER_DISCARD, V_YAKU_AFTER_DISCARD}; /* 34 each */
     for (size_t v = 0; v < sizeof FULL / sizeof FULL[0]; v++)
         if (L->off[FULL[v]] >= 0) memset(w + L->off[FULL[v]], 1, 34);
+    /* the first observer writes every seat's meld counts (4 rows of 34), the later ones copy them */
+    if (L->off[V_MELD_COUNTS] >= 0) memset(w + L->off[V_MELD_COUNTS], 1, 4 * 34);
     int ok = 1;
     for (int z = 0; z < 2 && ok; z++) {
         if (z) /* a later observer: its rotated views are copies */
