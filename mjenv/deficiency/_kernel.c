@@ -215,6 +215,19 @@ static inline void bytes_to_floats(const uint8_t *in, float *out, int n) {
         if (j + 16 >= n) break;
     }
 }
+/* lanes 0..11 as ints (three stores of four) */
+static inline void lanes_to_ints12(lanes a, int *out) {
+    const __m128i zero = _mm_setzero_si128(), lo = _mm_unpacklo_epi8(a, zero), hi = _mm_unpackhi_epi8(a, zero);
+    _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi16(lo, zero));
+    _mm_storeu_si128((__m128i *)(out + 4), _mm_unpackhi_epi16(lo, zero));
+    _mm_storeu_si128((__m128i *)(out + 8), _mm_unpacklo_epi16(hi, zero));
+}
+/* the 12 bytes at p in lanes 0..11 (0 above), reading only those */
+static inline lanes lanes_load12(const uint8_t *p) {
+    uint32_t b;
+    memcpy(&b, p + 8, 4);
+    return _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)p), _mm_cvtsi32_si128((int)b));
+}
 #else
 typedef struct { uint8_t v[16]; } lanes;
 static inline lanes lanes_load(const uint8_t *p) { lanes a; memcpy(a.v, p, 16); return a; }
@@ -278,6 +291,15 @@ static inline void ints_to_floats(const int32_t *in, float *out, int n) {
 }
 static inline void bytes_to_floats(const uint8_t *in, float *out, int n) {
     for (int j = 0; j < n; j++) out[j] = (float)in[j];
+}
+static inline void lanes_to_ints12(lanes a, int *out) {
+    for (int i = 0; i < 12; i++) out[i] = a.v[i];
+}
+static inline lanes lanes_load12(const uint8_t *p) {
+    lanes a;
+    memset(a.v, 0, 16);
+    memcpy(a.v, p, 12);
+    return a;
 }
 #endif
 
@@ -344,7 +366,11 @@ static void suit_vector_capped(const uint8_t *l, const uint8_t *r, uint8_t *out,
 
 /* a (k, p) table row as ints */
 static inline void widen(const uint8_t *row, int *out) {
+#if VEC == 12
+    lanes_to_ints12(lanes_load12(row), out);
+#else
     for (int i = 0; i < VEC; i++) out[i] = row[i];
+#endif
 }
 
 static void honour_vector(const uint8_t *a, const uint8_t *b, int *out, int kmax) {
@@ -676,9 +702,13 @@ static inline __attribute__((always_inline)) lanes join_capped(const uint8_t *a,
 }
 /* a vector in lanes as ints (entries 0..VEC - 1) */
 static inline void lanes_widen(lanes a, int *out) {
+#if VEC == 12
+    lanes_to_ints12(a, out);
+#else
     uint8_t x[16];
     lanes_store(x, a);
     for (int i = 0; i < VEC; i++) out[i] = x[i];
+#endif
 }
 
 /* others[P] (P < nparts): every part but P joined (join_capped; an entry's vectors are capped already, and
