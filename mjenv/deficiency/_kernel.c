@@ -199,7 +199,10 @@ static inline unsigned lanes_nonzero(lanes a) {
 static inline void ints_to_floats(const int32_t *in, float *out, int n) {
     int j = 0;
     for (; j + 4 <= n; j += 4) _mm_storeu_ps(out + j, _mm_cvtepi32_ps(_mm_loadu_si128((const __m128i *)(in + j))));
-    for (; j < n; j++) out[j] = (float)in[j];
+    if (j < n && n >= 4) /* the last four, overlapping the ones before (the same values again) */
+        _mm_storeu_ps(out + n - 4, _mm_cvtepi32_ps(_mm_loadu_si128((const __m128i *)(in + n - 4))));
+    else
+        for (; j < n; j++) out[j] = (float)in[j];
 }
 /* out[j] = (float)in[j], j < n, for n >= 16 bytes: sixteen at a time, the last sixteen overlapping */
 static inline void bytes_to_floats(const uint8_t *in, float *out, int n) {
@@ -646,10 +649,27 @@ static inline const uint8_t *part_disc(PartEntry *e, const Tables *tb, int P, in
 /* the other parts' vector o as lanes for final_lanes: lane i holds o[2m + 1 - i] capped at INF (the
  * entry final_value adds to a part's entry i), 255 past 2m + 1 */
 static inline lanes others_lanes(const int *o, int m) {
+#if defined(__SSE2__) && !defined(MJENV_NO_SIMD) && VEC == 12
+    /* o's twelve entries (nonnegative) as bytes capped at INF (saturating packs, then a min), the sixteen lanes
+     * reversed (lane j: entry 15 - j), shifted down by 14 - 2m (lane i: entry 2m + 1 - i), 255 past 2m + 1 */
+    const __m128i *q = (const __m128i *)o;
+    __m128i x = _mm_packus_epi16(_mm_packs_epi32(_mm_loadu_si128(q), _mm_loadu_si128(q + 1)),
+                                 _mm_packs_epi32(_mm_loadu_si128(q + 2), _mm_setzero_si128()));
+    x = _mm_min_epu8(x, _mm_set1_epi8(INF));
+    x = _mm_shuffle_epi32(x, _MM_SHUFFLE(0, 1, 2, 3));
+    x = _mm_shufflehi_epi16(_mm_shufflelo_epi16(x, _MM_SHUFFLE(2, 3, 0, 1)), _MM_SHUFFLE(2, 3, 0, 1));
+    x = _mm_or_si128(_mm_srli_epi16(x, 8), _mm_slli_epi16(x, 8));
+#define OTHERS_SHIFT(k) x = _mm_srli_si128(x, 14 - 2 * (k))
+    BY_KMAX(m, OTHERS_SHIFT)
+#undef OTHERS_SHIFT
+    const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    return _mm_or_si128(x, _mm_cmpgt_epi8(iota, _mm_set1_epi8((char)(2 * m + 1))));
+#else
     uint8_t x[16];
     memset(x, 255, sizeof x);
     for (int i = 0; i <= 2 * m + 1; i++) x[i] = (uint8_t)(o[2 * m + 1 - i] < INF ? o[2 * m + 1 - i] : INF);
     return lanes_load(x);
+#endif
 }
 
 /* final_value of a capped part vector v (sixteen bytes readable; lanes past 2m + 1 meet 255 and
