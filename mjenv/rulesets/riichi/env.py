@@ -443,30 +443,31 @@ class RiichiTable:
                              f"{self.phase!r}; legal: {self.legal(s)}")
         return bad
 
-    def _acting_actions(self, actions: Mapping[int, int]) -> dict[int, int] | None:
-        """The common case checked at once: ``actions`` holds exactly the acting seats' actions, each a legal int (the
-        others pass); then those actions (seats ascending), else None (:meth:`complete` and :meth:`illegal` decide)."""
+    def _acting_actions(self, actions: Mapping, keys: Sequence = range(4)) -> list[list[int]] | None:
+        """The common case checked at once: ``actions`` holds exactly the acting seats' actions (seat s under
+        ``keys[s]``: the seat itself, or its agent), each a legal int (the others pass); then those actions as
+        ``[seat, action]`` pairs (seats ascending), else None (:meth:`complete` and :meth:`illegal` decide)."""
         acting, masks = self.acting, self.masks
         if len(actions) != len(acting):
             return None
-        chosen = {}
+        pairs = []
         for s in acting:
-            a = actions.get(s)
+            a = actions.get(keys[s])
             if type(a) is not int or not 0 <= a < A.N_ACTIONS or not masks[s, a]:
                 return None
-            chosen[s] = a
-        return chosen
+            pairs.append([s, a])
+        return pairs
 
     def step(self, actions: Mapping[int, int]) -> list[float]:
         """Apply one action per seat (checked and completed by :meth:`complete`); the four rewards."""
         if self.over:
             raise ValueError("step() after the episode ended; call reset()")
-        chosen = self._acting_actions(actions)
+        pairs = self._acting_actions(actions)
         bad = []
-        if chosen is None:
+        if pairs is None:
             acts = self.complete(actions)
             bad = self.illegal(acts)
-            chosen = {s: acts[s] for s in self.acting}
+            pairs = [[s, acts[s]] for s in self.acting]
         before = self.deficiency if self.shaping is not None else None
         self.hand_end = None
         if bad:
@@ -474,25 +475,18 @@ class RiichiTable:
             self.over = True
             self._finish()
             return seat_rewards((), bad, before, self.deficiency, True, self.gamma)
-        paid = self.advance([[s, a] for s, a in chosen.items()])
+        paid = self.advance(pairs)
         return seat_rewards(paid, (), before, self.deficiency, self.over, self.gamma)
 
     def step_agents(self, actions: dict) -> list[float] | None:
         """The parallel env's common step at once: ``actions`` maps exactly the acting seats' agents to legal ints
         (the other seats pass) and no shaping is asked. Then it steps as :meth:`step` does and returns the four
         rewards; otherwise None, with nothing changed (:meth:`step` checks, completes and reports)."""
-        bits = self._bits
-        if self.over or self.shaping is not None or len(actions) != len(self.acting):
+        if self.over or self.shaping is not None:
             return None
-        masks = self.masks
-        pairs = []
-        for agent, a in actions.items():
-            s = _SEAT.get(agent, 4)
-            if not bits >> s & 1 or type(a) is not int or not 0 <= a < N_ACTIONS or not masks[s, a]:
-                return None
-            pairs.append([s, a])
-        if len(pairs) > 1:
-            pairs.sort()
+        pairs = self._acting_actions(actions, AGENTS)
+        if pairs is None:
+            return None
         self.hand_end = None
         return self.advance(pairs)
 
