@@ -34,26 +34,25 @@ def run(num_envs: int, threads: int, steps: int, seed: int, rules: str = "basic"
     venv = mjenv.vector_env(num_envs, rules=rules, num_threads=threads)
     assert venv.engine == "compiled", "the threads are the compiled engine's"
     batch = getattr(venv, "_batch", None)  # the shared engine's batch keeps thread statistics; Riichi's does not
-    stats = batch.thread_stats if batch is not None else (lambda: (0.0, 0.0, 0.0))
     rng = np.random.default_rng(seed)
     bank = rng.integers(1, 256, (16, num_envs, 4, venv.single_action_space.n), dtype=np.uint8)
     obs, _ = venv.reset(seed=seed)
     for k in range(20):  # warm-up: lookup tables, memos, the threads' first runs
         obs = venv.step(np.argmax(obs["action_mask"] * bank[k % 16], axis=-1))[0]
-    stats0 = stats()
+    stats0 = batch.thread_stats() if batch is not None else None
     w0, c0 = time.perf_counter(), time.process_time()
     for k in range(steps):
         obs = venv.step(np.argmax(obs["action_mask"] * bank[k % 16], axis=-1))[0]
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
-    work, crit, spun = (x - y for x, y in zip(stats(), stats0))
+    stats = batch.thread_stats() if batch is not None else None
     venv.close()
     table_steps = steps * num_envs
-    if batch is None:
-        return {"wall": table_steps / wall, "cpu": table_steps / cpu, "critical": float("nan"),
-                "threaded share": float("nan")}
+    rates = {"wall": table_steps / wall, "cpu": table_steps / cpu}
+    if stats is None:  # not measured
+        return {**rates, "critical": float("nan"), "threaded share": float("nan")}
+    work, crit, spun = (x - y for x, y in zip(stats, stats0))
     critical = cpu - work - spun + crit  # the serial part, plus each threaded run's slowest thread
-    return {"wall": table_steps / wall, "cpu": table_steps / cpu, "critical": table_steps / critical,
-            "threaded share": work / cpu}
+    return {**rates, "critical": table_steps / critical, "threaded share": work / cpu}
 
 
 def main(argv: list[str] | None = None) -> None:
