@@ -317,3 +317,53 @@ def test_vector_illegal_int32_action_is_refused_with_raise():
     with pytest.raises(ValueError, match=rf"table 0: player_{seat}: action {acts[0, seat]} .* is illegal"):
         venv.step(acts)
     np.testing.assert_array_equal(venv._core.core.states, before)
+
+
+@pytest.mark.parametrize("how", ["copy", "deepcopy", "pickle"])
+def test_copied_tables_step_their_own_arrays(how):
+    """The engine holds a table set's arrays (``Tables._bind``): a copy, deepcopy or unpickled set binds its own, so
+    stepping the copy leaves the original's arrays alone and both play on as a twin that was never copied."""
+    import copy
+    import pickle
+
+    make = {"copy": lambda t: t.copy(), "deepcopy": copy.deepcopy, "pickle": lambda t: pickle.loads(pickle.dumps(t))}
+    orig, twin = compiled.Tables(3, "hand"), compiled.Tables(3, "hand")
+    for t in (orig, twin):
+        t.start(range(3), seeds=[7, 8, 9])
+    for _ in range(5):
+        acts = _first_choice(orig.masks)
+        orig.step(acts)
+        twin.step(acts)
+    dup = make[how](orig)
+    states, obs = orig.states.copy(), orig.obs.copy()
+    acts = _first_choice(dup.masks)
+    dup.step(acts)  # the copy alone: the original must not move
+    np.testing.assert_array_equal(orig.states, states)
+    np.testing.assert_array_equal(orig.obs, obs)
+    assert not np.array_equal(dup.states, states)
+    orig.step(acts)
+    twin.step(acts)
+    for _ in range(30):
+        acts = _first_choice(twin.masks)
+        for t in (orig, dup, twin):
+            t.step(acts)
+        for t in (orig, dup):
+            for k in ("states", "obs", "masks", "defs", "info"):
+                np.testing.assert_array_equal(getattr(t, k), getattr(twin, k), err_msg=k)
+
+
+def test_the_engine_refuses_arrays_of_the_wrong_size():
+    """``bind`` and ``run`` check every buffer's size (and run its obs' contiguity) with a ValueError naming it."""
+    from mjenv.rulesets.riichi import _engine
+
+    t = compiled.Tables(2, "hand")
+    with pytest.raises(ValueError, match=r"bind\(\): info has 8 bytes, expected"):
+        _engine.bind(t.states, t._ops, t._params, t.defs, np.zeros(2, np.int32), t.memos)
+    with pytest.raises(ValueError, match=r"bind\(\): memos must be uint8\[N, memo_bytes\]"):
+        _engine.bind(t.states, t._ops, t._params, t.defs, t.info, np.zeros(3, np.uint8))
+    with pytest.raises(ValueError, match=r"run\(\): obs has \d+ bytes, expected"):
+        _engine.run(t._bound, t._no_actions, t.obs[:1], t.masks, None, 0)
+    with pytest.raises(ValueError, match=r"run\(\): obs must be a C-contiguous buffer|not C-contiguous"):
+        _engine.run(t._bound, t._no_actions, np.asfortranarray(t.obs), t.masks, None, 0)
+    with pytest.raises(TypeError, match=r"run\(\) takes 6 arguments"):
+        _engine.run(t._bound, t._no_actions, t.obs, t.masks, None)

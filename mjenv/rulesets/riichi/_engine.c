@@ -15,9 +15,11 @@
  *     spec without the derived per-tile views): the kernel's bound plan (a _kernel.bind capsule whose feature
  *     outputs sit at the spec's offsets; layout 1's has none and only its deficiency entry is called), the spec's
  *     view offsets (int32[NV], VIEW order of compiled.py; -1 for a view the layout lacks) and the size.
- *   run(states uint8[N, B], ops uint8[N], actions int32[N, 4], params int32[N, 8], obs float32[N, 4, S],
- *       masks int8[N, 4, 85], defs int32[N, 4], info int32[N, 32], memos uint8[N, M], workers, which) -> int
- *     observed in layout `which` (S its size);
+ *   bind(states uint8[N, B], ops uint8[N], params int32[N, 8], defs int32[N, 4], info int32[N, 32],
+ *        memos uint8[N, M]) -> capsule: the arrays of N tables that stay from call to call (their buffers held until
+ *     the capsule is freed; sizes checked once here, not on every run).
+ *   run(bound, actions int32[N, 4], obs float32[N, 4, S], masks int8[N, 4, 85], workers, which) -> int: the
+ *     tables of a bind() capsule stepped and observed in layout `which` (S its size);
  *     ops[i]: 0 leave table i (its outputs untouched), 1 step it with actions[i] (the acting seats' entries read),
  *     2 start a game on it: params[i] = (scores 4, round, honba, sticks, flags: length | kokushi << 2 | wins off
  *     << 3 | when_possible << 4), dealing next_wall. when_possible: a claim or kan-robbing window nobody can use is
@@ -1190,61 +1192,121 @@ static PyObject *py_pool(PyObject *self, PyObject *args) {
     return cap;
 }
 
-static int need(Py_buffer *b, Py_ssize_t len, const char *name) {
+static int need(Py_buffer *b, Py_ssize_t len, const char *fn, const char *name) {
     if (b->len != len) {
-        PyErr_Format(PyExc_ValueError, "run(): %s has %zd bytes, expected %zd", name, b->len, len);
+        PyErr_Format(PyExc_ValueError, "%s(): %s has %zd bytes, expected %zd", fn, name, b->len, len);
         return 0;
     }
     return 1;
 }
 
-static PyObject *py_run(PyObject *self, PyObject *args) {
+/* bind(): the arrays a table set keeps (see the module comment). Their buffers are taken once here: run() is
+ * called every step, and taking six numpy buffers costs about as much as the engine's own work on a small step. */
+#define BOUND_CAPSULE "mjenv.rulesets.riichi._engine.bound"
+typedef struct {
+    Py_buffer st, ops, par, dfs, inf, mem;
+    Py_ssize_t N, M; /* tables, memo bytes per table (0: no memos) */
+} Bound;
+static void bound_release(Bound *b) {
+    PyBuffer_Release(&b->st), PyBuffer_Release(&b->ops), PyBuffer_Release(&b->par);
+    PyBuffer_Release(&b->dfs), PyBuffer_Release(&b->inf), PyBuffer_Release(&b->mem);
+}
+static void bound_free(PyObject *cap) {
+    Bound *b = PyCapsule_GetPointer(cap, BOUND_CAPSULE);
+    if (!b) return;
+    bound_release(b);
+    PyMem_Free(b);
+}
+static PyObject *py_bind(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer st, ops, act, par, obs, msk, dfs, inf, mem;
-    PyObject *workers;
-    int which = 0;
-    if (!PyArg_ParseTuple(args, "w*y*y*y*w*w*w*w*w*O|i", &st, &ops, &act, &par, &obs, &msk, &dfs, &inf, &mem, &workers,
-                          &which))
+    Bound *b = PyMem_Calloc(1, sizeof(Bound));
+    if (!b) return PyErr_NoMemory();
+    /* on a failure PyArg_ParseTuple releases the buffers it took */
+    if (!PyArg_ParseTuple(args, "w*y*y*w*w*w*", &b->st, &b->ops, &b->par, &b->dfs, &b->inf, &b->mem)) {
+        PyMem_Free(b);
         return NULL;
+    }
+    Py_ssize_t N = b->N = b->ops.len;
+    b->M = N ? b->mem.len / N : 0;
+    if (!need(&b->st, N * (Py_ssize_t)sizeof(ReTable), "bind", "states") || !need(&b->par, N * 32, "bind", "params") ||
+        !need(&b->dfs, N * 16, "bind", "defs") || !need(&b->inf, N * RE_INFO * 4, "bind", "info"))
+        goto fail;
+    if (b->mem.len && b->M * N != b->mem.len) {
+        PyErr_SetString(PyExc_ValueError, "bind(): memos must be uint8[N, memo_bytes]");
+        goto fail;
+    }
+    PyObject *cap = PyCapsule_New(b, BOUND_CAPSULE, bound_free);
+    if (cap) return cap;
+fail:
+    bound_release(b);
+    PyMem_Free(b);
+    return NULL;
+}
+
+/* a C-contiguous buffer of obj (writable: PyBUF_WRITABLE), as PyArg_ParseTuple's y* / w* take it: 0, or -1 with an
+ * exception set (nothing held) */
+static int contiguous(PyObject *obj, Py_buffer *b, int writable, const char *name) {
+    if (PyObject_GetBuffer(obj, b, writable ? PyBUF_WRITABLE : PyBUF_SIMPLE) < 0) return -1;
+    if (!PyBuffer_IsContiguous(b, 'C')) {
+        PyBuffer_Release(b);
+        PyErr_Format(PyExc_ValueError, "run(): %s must be a C-contiguous buffer", name);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 6) return PyErr_Format(PyExc_TypeError, "run() takes 6 arguments (bound, actions, obs, masks, "
+                                                         "workers, which), got %zd", nargs);
+    Bound *b = PyCapsule_GetPointer(args[0], BOUND_CAPSULE);
+    if (!b) return NULL;
+    int which = PyLong_AsLong(args[5]);
+    if (which == -1 && PyErr_Occurred()) return NULL;
+    PyObject *workers = args[4];
     Pool *pool = NULL; /* None: the tables run on the calling thread */
-    if (workers != Py_None && !(pool = PyCapsule_GetPointer(workers, POOL_CAPSULE)))
-        PyErr_SetString(PyExc_TypeError, "run(): the last argument must be None or a pool()");
-    PyObject *ret = NULL;
-    Py_ssize_t N = ops.len, B = sizeof(ReTable);
-    if (PyErr_Occurred()) goto done;
-    if (which < 0 || which > 1 || !LAYOUTS[which].plan) {
-        PyErr_Format(PyExc_RuntimeError, "run(): configure() observation layout %d of the engine first", which);
-        goto done;
+    if (workers != Py_None && !(pool = PyCapsule_GetPointer(workers, POOL_CAPSULE))) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_TypeError, "run(): workers must be None or a pool()");
+        return NULL;
     }
+    if (which < 0 || which > 1 || !LAYOUTS[which].plan)
+        return PyErr_Format(PyExc_RuntimeError, "run(): configure() observation layout %d of the engine first", which);
     const Layout *lay = &LAYOUTS[which];
-    if (!need(&st, N * B, "states") || !need(&act, N * 16, "actions") || !need(&par, N * 32, "params") ||
-        !need(&obs, N * 4 * lay->size * 4, "obs") || !need(&msk, N * 4 * RE_ACTIONS, "masks") ||
-        !need(&dfs, N * 16, "defs") || !need(&inf, N * RE_INFO * 4, "info"))
-        goto done;
-    Py_ssize_t M = N ? mem.len / N : 0;
-    if (mem.len && M * N != mem.len) {
-        PyErr_SetString(PyExc_ValueError, "run(): memos must be uint8[N, memo_bytes]");
-        goto done;
+    Py_buffer act, obs, msk;
+    if (contiguous(args[1], &act, 0, "actions") < 0) return NULL;
+    if (contiguous(args[2], &obs, 1, "obs") < 0) {
+        PyBuffer_Release(&act);
+        return NULL;
     }
-    RunJob J = {st.buf, B, ops.buf, act.buf, par.buf, obs.buf, msk.buf, dfs.buf, inf.buf, mem.len ? mem.buf : NULL, M,
-                lay};
+    if (contiguous(args[3], &msk, 1, "masks") < 0) {
+        PyBuffer_Release(&act), PyBuffer_Release(&obs);
+        return NULL;
+    }
+    PyObject *ret = NULL;
+    const Py_ssize_t N = b->N, B = sizeof(ReTable);
+    if (!need(&act, N * 16, "run", "actions") || !need(&obs, N * 4 * lay->size * 4, "run", "obs") ||
+        !need(&msk, N * 4 * RE_ACTIONS, "run", "masks"))
+        goto done;
+    RunJob J = {b->st.buf, B, b->ops.buf, act.buf, b->par.buf, obs.buf, msk.buf, b->dfs.buf, b->inf.buf,
+                b->mem.len ? b->mem.buf : NULL, b->M, lay};
     Py_BEGIN_ALLOW_THREADS
     if (pool) pool_run(pool, run_job, &J, N);
     else run_range(&J, 0, N);
     Py_END_ALLOW_THREADS
     long flags = 0; /* what the caller must look at: 1 a table it ran failed, 2 a table wants its next wall, 4 a
                      * hand ended */
+    const uint8_t *ops = b->ops.buf;
+    const int32_t *inf = b->inf.buf;
     for (Py_ssize_t i = 0; i < N; i++) {
-        const ReTable *g = (const ReTable *)((const uint8_t *)st.buf + i * B);
-        if (((const uint8_t *)ops.buf)[i] && ((const int32_t *)inf.buf)[i * RE_INFO + RE_I_ERROR]) flags |= 1;
+        const ReTable *g = (const ReTable *)((const uint8_t *)b->st.buf + i * B);
+        if (ops[i] && inf[i * RE_INFO + RE_I_ERROR]) flags |= 1;
         if (g->need_wall) flags |= 2;
-        if (((const uint8_t *)ops.buf)[i] && ((const int32_t *)inf.buf)[i * RE_INFO + RE_I_HAND_ENDED]) flags |= 4;
+        if (ops[i] && inf[i * RE_INFO + RE_I_HAND_ENDED]) flags |= 4;
     }
     ret = PyLong_FromLong(flags);
 done:
-    PyBuffer_Release(&st), PyBuffer_Release(&ops), PyBuffer_Release(&act), PyBuffer_Release(&par);
-    PyBuffer_Release(&obs), PyBuffer_Release(&msk), PyBuffer_Release(&dfs), PyBuffer_Release(&inf);
-    PyBuffer_Release(&mem);
+    PyBuffer_Release(&act), PyBuffer_Release(&obs), PyBuffer_Release(&msk);
     return ret;
 }
 
@@ -1355,7 +1417,9 @@ static PyObject *py_layout(PyObject *self, PyObject *args) {
 }
 
 static PyMethodDef methods[] = {
-    {"run", py_run, METH_VARARGS, "Step, start and observe N Riichi tables (see the module comment)."},
+    {"bind", py_bind, METH_VARARGS, "The arrays of N tables that stay from call to call, for run()."},
+    {"run", (PyCFunction)(void (*)(void))py_run, METH_FASTCALL,
+     "Step, start and observe the tables of a bind() capsule (see the module comment)."},
     {"legal", py_legal, METH_VARARGS, "Whether every seat's action (int32 or int64[N, 4]) is in its mask."},
     {"configure", py_configure, METH_VARARGS, "The kernel plan and the spec's view offsets."},
     {"pool", py_pool, METH_VARARGS, "Threads kept for run() (a capsule; they stop when it is freed)."},

@@ -140,6 +140,13 @@ class Tables:
         self.next_walls: list[list[int] | None] = [None] * n
         #: per table, None (walls from its game generator) or an iterator of the walls of its next hands
         self.wall_queues: list = [None] * n
+        self._bind()
+
+    def _bind(self) -> None:
+        """Hand the engine the arrays that stay (``states``, ``_ops``, ``_params``, ``defs``, ``info``, ``memos``): it
+        holds their buffers from then on, so each is changed in place only, and replacing one means calling this
+        again (:meth:`copy` and unpickling do)."""
+        self._bound = _ext.bind(self.states, self._ops, self._params, self.defs, self.info, self.memos)
 
     def _put_wall(self, i: int, wall) -> None:
         self.states[i, self._wall_at:self._wall_at + 136] = wall
@@ -209,8 +216,7 @@ class Tables:
             acts = np.ascontiguousarray(actions, np.int32)
         if self._pool is None and self.num_threads > 1:
             self._pool = _ext.pool(self.num_threads)
-        flags = _ext.run(self.states, self._ops, acts, self._params, self.obs, self.masks, self.defs, self.info,
-                         self.memos, self._pool, int(self.raw))  # fmt: skip
+        flags = _ext.run(self._bound, acts, self.obs, self.masks, self._pool, int(self.raw))
         self.hand_ended = bool(flags & 4)
         if flags & 1:
             bad = int(np.flatnonzero((self.info[:, I_ERROR] != 0) & (self._ops != 0))[0])
@@ -239,12 +245,18 @@ class Tables:
         t.rngs, t.game_rngs = copy.deepcopy(self.rngs), copy.deepcopy(self.game_rngs)
         t.walls, t.next_walls, t.wall_queues = list(self.walls), list(self.next_walls), list(self.wall_queues)
         t._pool = None  # threads of its own
+        t._bind()
         return t
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state["_pool"] = None  # threads are not copied: a copy starts its own on its first run
+        del state["_bound"]  # the engine's hold on this object's arrays: the new object binds its own
         return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind()
 
 
 def hand_result(info) -> dict | None:
