@@ -65,3 +65,19 @@ def test_riichi_speed_ratio_ranges_and_plot(tmp_path):
     assert r["defaults"][0] is None and r[label][2] is None  # rows not measured
     plot(passes, str(tmp_path / "r.png"))
     assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_riichi_breakdown_splits_every_step():
+    """The breakdown times every step of the measured hands once: each in one state, its C call inside it; the raw
+    observation's engine call is cheaper than the default's on discard turns (no per-discard features)."""
+    from benchmarks.riichi_breakdown import measure, report
+
+    runs = {mode: measure(3, 0, mode) for mode in ("default", "raw")}
+    for r in runs.values():
+        assert r["steps"] == sum(len(v) for v in r["by_state"].values()) == len(r["step"]) == len(r["c"]) > 100
+        assert {"act", "claim"} <= set(r["by_state"])
+        assert all(0 < c < s for c, s in zip(r["c"], r["step"]))
+    assert runs["default"]["steps"] == runs["raw"]["steps"]  # the same hands: the observation changes no play
+    assert sum(runs["raw"]["by_state"]["act"]) < sum(runs["default"]["by_state"]["act"])
+    text = "\n".join(report(runs, 3))
+    assert "steps per hand" in text and "act" in text and "lean loop" in text

@@ -594,10 +594,14 @@ class CompiledRiichiTable(RiichiTable):
         self.obs, self.masks = obs[0], masks[0]
         c.obs, c.masks = np.empty(obs.shape, np.float32), np.empty(masks.shape, np.int8)
         self.deficiency = c.defs[0].tolist()
-        self._info = info = c.info[0]
-        self._bits, phase, self._hand_ended = info[:3].tolist()  # I_ACTING, I_PHASE, I_HAND_ENDED
+        self._bits, phase, self._hand_ended = c.info[0, :3].tolist()  # I_ACTING, I_PHASE, I_HAND_ENDED
         self.acting = SEATS_OF_BITS[self._bits]
         self._phase = PHASES[phase]
+
+    @property
+    def _info(self) -> np.ndarray:
+        """The table's info row (``compiled.I_*`` entries), as the last step left it."""
+        return self.core.info[0]
 
     def answering(self) -> list[int]:
         if self.phase in ("claim", "chankan"):
