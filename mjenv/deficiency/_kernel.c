@@ -894,16 +894,64 @@ static void seat_record(SeatRecord *r, int T, const int8_t *hand, const int8_t *
     seat_record_bits(r, T, hand, kb, m, def, nonzero_bits(eff, T));
 }
 
+/* ---- a seat's last state, whole: no copy it lost was effective -----------------------------------
+ * When the KB copies a seat lost since its prior state (seat_prior: the same hand and melds needed,
+ * no KB copy more) were none of them effective draws then, its deficiency and effective draws are
+ * the prior's, exactly. With KB' <= KB and lost(x) = KB'[x] < KB[x]:
+ * - d'(H) = d(H). d' >= d (monotone). An optimal W of H (W <= H + KB, |W - H| = d) with W[x] > H[x]
+ *   at a lost x would make x effective (W <= H + x + (KB - x), |W - (H + x)| = d - 1), so W[x] <= H[x]
+ *   there and W <= H + KB': d' <= d.
+ * - an effective u stays effective. A W' with |W' - (H + u)| = d - 1, W' <= H + KB, has
+ *   |W' - H| <= d, so it is an optimal W of H and (above) W'[x] <= H[x] at every lost x: W' <= H + KB'
+ *   (u is not lost, it is effective), so d'(H + u) <= d - 1. A draw that was not effective is not
+ *   (seat_prior's argument), and no effective u lost a copy: the count is the sum of KB' over them.
+ * Off its discard turn and with no claim it can make (no meld's tiles in the hand) a seat has no
+ * other melds-and-pair feature, so it is served from the record (prior_serves) without a part or a
+ * table row read: the claim windows after a discard that the seat could not use, the common case. */
+
+/* whether the claim tile d (a suit's: chows when chow_ok) leaves a meld the hand can make (seat_features' claims) */
+static int claim_possible(const int8_t *hand, int d, int chow_ok) {
+    if (hand[d] >= 2) return 1; /* pon (a kong needs three) */
+    if (!chow_ok || d >= 27) return 0;
+    int r = d % 9;
+    return (r <= 6 && hand[d + 1] > 0 && hand[d + 2] > 0) || (r >= 1 && r <= 7 && hand[d - 1] > 0 && hand[d + 1] > 0) ||
+           (r >= 2 && hand[d - 2] > 0 && hand[d - 1] > 0);
+}
+
+/* whether the seat (prior: seat_prior's record, or NULL) is its prior state, whole (see above) */
+static int prior_serves(const SeatRecord *prior, int T, const int8_t *hand, const int8_t *kb, int m, int discard_turn,
+                        int claim_tile, int chow_ok) {
+    if (!prior || discard_turn || (claim_tile >= 0 && m >= 1 && claim_possible(hand, claim_tile, chow_ok))) return 0;
+    uint64_t lost = 0;
+    for (int t = 0; t < T; t++) lost |= (uint64_t)(kb[t] < prior->kb[t]) << t;
+    return !(lost & prior->eff);
+}
+
 /* The features of one seat (see the module comment); T = 27 or 34. Each part's vectors (its own,
  * after each draw, after each discard) come from the part cache pc (NULL: none); the rows of a draw
  * or a discard join one of them with the other parts. The per-action rows of the discard turn
  * (out_count_after, out_kong) come from discard_features, which reuses this seat's part vectors.
- * Returns 1 when a prior state (seat_prior) narrowed the draws evaluated, else 0. */
+ * A seat that is its prior state whole (prior_serves) is written from it. Returns 1 when a prior
+ * state (seat_prior) narrowed the draws evaluated or served the seat, else 0. */
 static int seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *hand, const int8_t *kb, int m,
                          int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
                          int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
                          int32_t *out_count_after, int32_t *out_kong, AfterDiscard *ad, const SeatRecord *prior,
                          const int (*seat_rows_in)[2]) {
+    if (prior_serves(prior, T, hand, kb, m, discard_turn, claim_tile, chow_ok)) {
+        int64_t count = 0;
+        *out_def = prior->def;
+        memset(out_eff, 0, (size_t)T);
+        for (uint64_t bits = prior->eff; bits; bits &= bits - 1) {
+            int u = __builtin_ctzll(bits);
+            out_eff[u] = 1;
+            count += kb[u];
+        }
+        *out_count = count;
+        for (int t = 0; t < T; t++) out_disc[t] = out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
+        for (int c = 0; c < 5; c++) out_claim[c] = NOT_APPLICABLE;
+        return 1;
+    }
     int rows[4][2]; /* per part: left / right half row (honours: h4 / h3 row) */
     int base[4][VEC], others[4][VEC];
     PartEntry scratch[4], *part[4] = {NULL, NULL, NULL, NULL};
@@ -1450,7 +1498,8 @@ static void seat_features_memo(Memo *memo, int seat, const Tables *tb, int T, co
     if (!served) {
         PartCache *pc = memo ? &memo->parts : NULL;
         const SeatRecord *prior = seat_prior(rec, T, hand, kb, m);
-        prefetch_seat(tb, pc, T, rows, hand, kb, m, discard_turn, prior ? prior->eff : ~0ull);
+        if (!prior_serves(prior, T, hand, kb, m, discard_turn, claim_tile, chow_ok))
+            prefetch_seat(tb, pc, T, rows, hand, kb, m, discard_turn, prior ? prior->eff : ~0ull);
         if (seat_features(tb, pc, T, hand, kb, m, discard_turn, claim_tile, chow_ok, out_def, out_disc, out_eff,
                           out_count, out_claim, out_count_after, out_kong, ad, prior, (const int(*)[2])rows))
             memo->prior_hits++;
@@ -1935,7 +1984,7 @@ static int observe_core(const Plan *plan, const int16_t *records, Memo *const *m
             if (served[s] == 1 && slot[s]->closed) /* served with its closed-hand form (memo_close) */
                 closed[s] = 1, mp_def[s] = slot[s]->mp_def, mp_eff[s] = slot[s]->mp_eff;
             prior[s] = !served[s] && memo ? seat_prior(&memo->seat[s], T, hand[s], kb[s], m) : NULL;
-            if (!served[s])
+            if (!served[s] && !prior_serves(prior[s], T, hand[s], kb[s], m, dturn, c, st[FI[5] + s] != 0))
                 prefetch_seat(&tb, pc, T, (const int(*)[2])rd->rows[s], hand[s], kb[s], m, dturn,
                               prior[s] ? prior[s]->eff : ~0ull);
         }

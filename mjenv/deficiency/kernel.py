@@ -90,7 +90,8 @@ def memo_stats(memo: np.ndarray) -> dict[str, int]:
     """``{"hits", "misses", "after_discard_hits", "prior_hits", "part_hits", "part_misses"}`` of a memo
     from :func:`new_memo`: whole seats served from it or not (of those, ``after_discard_hits`` were
     served from the last discard turn's rows: the discarder's next state; ``prior_hits`` were computed
-    with only the draws effective in the seat's last state evaluated), and parts (a suit or the
+    with only the draws effective in the seat's last state evaluated, or taken whole from that state when none of
+    the KB copies the seat lost since was effective), and parts (a suit or the
     honours) found in its part cache or computed."""
     return _require().memo_stats(memo)
 
