@@ -922,36 +922,39 @@ static int claim_possible(const int8_t *hand, int d, int chow_ok) {
 static int prior_serves(const SeatRecord *prior, int T, const int8_t *hand, const int8_t *kb, int m, int discard_turn,
                         int claim_tile, int chow_ok) {
     if (!prior || discard_turn || (claim_tile >= 0 && m >= 1 && claim_possible(hand, claim_tile, chow_ok))) return 0;
-    uint64_t lost = 0;
-    for (int t = 0; t < T; t++) lost |= (uint64_t)(kb[t] < prior->kb[t]) << t;
-    return !(lost & prior->eff);
+    int8_t lost[34]; /* the copies lost (seat_prior: none gained) */
+    for (int t = 0; t < T; t++) lost[t] = (int8_t)(prior->kb[t] - kb[t]);
+    return !(positive_bits(lost, T) & prior->eff);
+}
+
+/* a seat its prior state serves whole (prior_serves): the melds-and-pair features of seat_features */
+static void seat_from_prior(const SeatRecord *prior, int T, const int8_t *kb, int32_t *out_def, int32_t *out_disc,
+                            uint8_t *out_eff, int64_t *out_count, int32_t *out_claim, int32_t *out_count_after,
+                            int32_t *out_kong) {
+    int64_t count = 0;
+    *out_def = prior->def;
+    memset(out_eff, 0, (size_t)T);
+    for (uint64_t bits = prior->eff; bits; bits &= bits - 1) {
+        int u = __builtin_ctzll(bits);
+        out_eff[u] = 1;
+        count += kb[u];
+    }
+    *out_count = count;
+    for (int t = 0; t < T; t++) out_disc[t] = out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
+    for (int c = 0; c < 5; c++) out_claim[c] = NOT_APPLICABLE;
 }
 
 /* The features of one seat (see the module comment); T = 27 or 34. Each part's vectors (its own,
  * after each draw, after each discard) come from the part cache pc (NULL: none); the rows of a draw
  * or a discard join one of them with the other parts. The per-action rows of the discard turn
  * (out_count_after, out_kong) come from discard_features, which reuses this seat's part vectors.
- * A seat that is its prior state whole (prior_serves) is written from it. Returns 1 when a prior
- * state (seat_prior) narrowed the draws evaluated or served the seat, else 0. */
+ * Returns 1 when a prior state (seat_prior) narrowed the draws evaluated, else 0 (its callers serve
+ * a seat that is its prior state whole first: prior_serves, seat_from_prior). */
 static int seat_features(const Tables *tb, PartCache *pc, int T, const int8_t *hand, const int8_t *kb, int m,
                          int discard_turn, int claim_tile, int chow_ok, int32_t *out_def,
                          int32_t *out_disc, uint8_t *out_eff, int64_t *out_count, int32_t *out_claim,
                          int32_t *out_count_after, int32_t *out_kong, AfterDiscard *ad, const SeatRecord *prior,
                          const int (*seat_rows_in)[2]) {
-    if (prior_serves(prior, T, hand, kb, m, discard_turn, claim_tile, chow_ok)) {
-        int64_t count = 0;
-        *out_def = prior->def;
-        memset(out_eff, 0, (size_t)T);
-        for (uint64_t bits = prior->eff; bits; bits &= bits - 1) {
-            int u = __builtin_ctzll(bits);
-            out_eff[u] = 1;
-            count += kb[u];
-        }
-        *out_count = count;
-        for (int t = 0; t < T; t++) out_disc[t] = out_count_after[t] = out_kong[t] = NOT_APPLICABLE;
-        for (int c = 0; c < 5; c++) out_claim[c] = NOT_APPLICABLE;
-        return 1;
-    }
     int rows[4][2]; /* per part: left / right half row (honours: h4 / h3 row) */
     int base[4][VEC], others[4][VEC];
     PartEntry scratch[4], *part[4] = {NULL, NULL, NULL, NULL};
@@ -1498,11 +1501,15 @@ static void seat_features_memo(Memo *memo, int seat, const Tables *tb, int T, co
     if (!served) {
         PartCache *pc = memo ? &memo->parts : NULL;
         const SeatRecord *prior = seat_prior(rec, T, hand, kb, m);
-        if (!prior_serves(prior, T, hand, kb, m, discard_turn, claim_tile, chow_ok))
-            prefetch_seat(tb, pc, T, rows, hand, kb, m, discard_turn, prior ? prior->eff : ~0ull);
-        if (seat_features(tb, pc, T, hand, kb, m, discard_turn, claim_tile, chow_ok, out_def, out_disc, out_eff,
-                          out_count, out_claim, out_count_after, out_kong, ad, prior, (const int(*)[2])rows))
+        if (prior_serves(prior, T, hand, kb, m, discard_turn, claim_tile, chow_ok)) {
+            seat_from_prior(prior, T, kb, out_def, out_disc, out_eff, out_count, out_claim, out_count_after, out_kong);
             memo->prior_hits++;
+        } else {
+            prefetch_seat(tb, pc, T, rows, hand, kb, m, discard_turn, prior ? prior->eff : ~0ull);
+            if (seat_features(tb, pc, T, hand, kb, m, discard_turn, claim_tile, chow_ok, out_def, out_disc, out_eff,
+                              out_count, out_claim, out_count_after, out_kong, ad, prior, (const int(*)[2])rows))
+                memo->prior_hits++;
+        }
     }
     if (served != 1) memo_store(e, T, key, *out_def, out_disc, out_eff, *out_count, out_count_after, out_kong);
     seat_record(rec, T, hand, kb, m, *out_def, out_eff);
@@ -1972,7 +1979,7 @@ static int observe_core(const Plan *plan, const int16_t *records, Memo *const *m
         MemoEntry **slot = rd->slot;
         uint8_t (*key)[KEY_BYTES] = rd->key;
         PartCache *pc = memo ? &memo->parts : NULL;
-        int served[4], closed[4] = {0, 0, 0, 0}, mp_def[4];
+        int served[4], whole[4] = {0, 0, 0, 0}, closed[4] = {0, 0, 0, 0}, mp_def[4];
         uint64_t mp_eff[4];
         const SeatRecord *prior[4];
         for (int s = 0; s < 4; s++) {
@@ -1984,7 +1991,8 @@ static int observe_core(const Plan *plan, const int16_t *records, Memo *const *m
             if (served[s] == 1 && slot[s]->closed) /* served with its closed-hand form (memo_close) */
                 closed[s] = 1, mp_def[s] = slot[s]->mp_def, mp_eff[s] = slot[s]->mp_eff;
             prior[s] = !served[s] && memo ? seat_prior(&memo->seat[s], T, hand[s], kb[s], m) : NULL;
-            if (!served[s] && !prior_serves(prior[s], T, hand[s], kb[s], m, dturn, c, st[FI[5] + s] != 0))
+            whole[s] = !served[s] && prior_serves(prior[s], T, hand[s], kb[s], m, dturn, c, st[FI[5] + s] != 0);
+            if (!served[s] && !whole[s])
                 prefetch_seat(&tb, pc, T, (const int(*)[2])rd->rows[s], hand[s], kb[s], m, dturn,
                               prior[s] ? prior[s]->eff : ~0ull);
         }
@@ -1996,11 +2004,15 @@ static int observe_core(const Plan *plan, const int16_t *records, Memo *const *m
                 memcpy(out + CP[4 * r] * size + CP[4 * r + 1], stf + CP[4 * r + 2], sizeof(float) * (size_t)CP[4 * r + 3]);
         for (int s = 0; s < 4; s++) {
             if (!(seen >> s & 1)) continue;
-            if (!served[s] &&
-                seat_features(&tb, pc, T, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, st[FI[4] + s],
-                              st[FI[5] + s] != 0, &def_s[s], after_disc[s], eff[s], &count[s], after_claim[s],
-                              count_after[s], after_kong[s], memo ? &memo->after : NULL, prior[s],
-                              (const int(*)[2])rd->rows[s]))
+            if (whole[s]) {
+                seat_from_prior(prior[s], T, kb[s], &def_s[s], after_disc[s], eff[s], &count[s], after_claim[s],
+                                count_after[s], after_kong[s]);
+                memo->prior_hits++;
+            } else if (!served[s] &&
+                       seat_features(&tb, pc, T, hand[s], kb[s], st[FI[2] + s], st[FI[3] + s] != 0, st[FI[4] + s],
+                                     st[FI[5] + s] != 0, &def_s[s], after_disc[s], eff[s], &count[s], after_claim[s],
+                                     count_after[s], after_kong[s], memo ? &memo->after : NULL, prior[s],
+                                     (const int(*)[2])rd->rows[s]))
                 memo->prior_hits++;
             if (served[s] != 1)
                 memo_store(slot[s], T, key[s], def_s[s], after_disc[s], eff[s], count[s], count_after[s],
