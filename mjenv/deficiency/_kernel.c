@@ -907,7 +907,7 @@ static void seat_record(SeatRecord *r, int T, const int8_t *hand, const int8_t *
  *   (seat_prior's argument), and no effective u lost a copy: the count is the sum of KB' over them.
  * Off its discard turn and with no claim it can make (no meld's tiles in the hand) a seat has no
  * other melds-and-pair feature, so it is served from the record (prior_serves) without a part or a
- * table row read: the claim windows after a discard that the seat could not use, the common case. */
+ * table row read, as in a claim window after a discard the seat cannot use. */
 
 /* whether the claim tile d (a suit's: chows when chow_ok) leaves a meld the hand can make (seat_features' claims) */
 static int claim_possible(const int8_t *hand, int d, int chow_ok) {

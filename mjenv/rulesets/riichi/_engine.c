@@ -1201,7 +1201,8 @@ static int need(Py_buffer *b, Py_ssize_t len, const char *fn, const char *name) 
 }
 
 /* bind(): the arrays a table set keeps (see the module comment). Their buffers are taken once here: run() is
- * called every step, and taking six numpy buffers costs about as much as the engine's own work on a small step. */
+ * called every step, and taking nine numpy buffers through a format string cost about 5,000 instructions a call
+ * (callgrind), a tenth of a single table's step. */
 #define BOUND_CAPSULE "mjenv.rulesets.riichi._engine.bound"
 typedef struct {
     Py_buffer st, ops, par, dfs, inf, mem;
