@@ -869,12 +869,15 @@ typedef struct {
 } SeatRecord;
 
 /* the record r when the seat (T, hand, kb, m) is its hand with the same melds needed and KB <= its KB
- * tile by tile (see SeatRecord), else NULL */
-static const SeatRecord *seat_prior(const SeatRecord *r, int T, const int8_t *hand, const int8_t *kb, int m) {
+ * tile by tile (see SeatRecord), with the tiles whose KB lost copies since in *lost (bit t); else NULL */
+static const SeatRecord *seat_prior(const SeatRecord *r, int T, const int8_t *hand, const int8_t *kb, int m,
+                                    uint64_t *lost) {
     if (!r || !r->used || r->T != T || r->m != m || memcmp(r->hand, hand, (size_t)T) != 0) return NULL;
-    int fewer = 0;
-    for (int t = 0; t < T; t++) fewer |= kb[t] > r->kb[t];
-    return fewer ? NULL : r;
+    int8_t gained[34] = {0}, fewer[34] = {0}; /* KB counts are 0..4: the differences fit */
+    for (int t = 0; t < T; t++) gained[t] = (int8_t)(kb[t] - r->kb[t]), fewer[t] = (int8_t)-gained[t];
+    if (positive_bits(gained, T)) return NULL;
+    *lost = positive_bits(fewer, T);
+    return r;
 }
 
 /* keep a seat's input and its melds-and-pair deficiency and effective draws (NULL r: none) */
@@ -918,13 +921,12 @@ static int claim_possible(const int8_t *hand, int d, int chow_ok) {
            (r >= 2 && hand[d - 2] > 0 && hand[d - 1] > 0);
 }
 
-/* whether the seat (prior: seat_prior's record, or NULL) is its prior state, whole (see above) */
-static int prior_serves(const SeatRecord *prior, int T, const int8_t *hand, const int8_t *kb, int m, int discard_turn,
+/* whether the seat (prior: seat_prior's record, or NULL; lost: the tiles it gave) is its prior state, whole (see
+ * above) */
+static int prior_serves(const SeatRecord *prior, uint64_t lost, const int8_t *hand, int m, int discard_turn,
                         int claim_tile, int chow_ok) {
     if (!prior || discard_turn || (claim_tile >= 0 && m >= 1 && claim_possible(hand, claim_tile, chow_ok))) return 0;
-    int8_t lost[34]; /* the copies lost (seat_prior: none gained) */
-    for (int t = 0; t < T; t++) lost[t] = (int8_t)(prior->kb[t] - kb[t]);
-    return !(positive_bits(lost, T) & prior->eff);
+    return !(lost & prior->eff);
 }
 
 /* a seat its prior state serves whole (prior_serves): the melds-and-pair features of seat_features */
@@ -1500,8 +1502,9 @@ static void seat_features_memo(Memo *memo, int seat, const Tables *tb, int T, co
                             out_count, out_claim, out_count_after, out_kong);
     if (!served) {
         PartCache *pc = memo ? &memo->parts : NULL;
-        const SeatRecord *prior = seat_prior(rec, T, hand, kb, m);
-        if (prior_serves(prior, T, hand, kb, m, discard_turn, claim_tile, chow_ok)) {
+        uint64_t lost = 0;
+        const SeatRecord *prior = seat_prior(rec, T, hand, kb, m, &lost);
+        if (prior_serves(prior, lost, hand, m, discard_turn, claim_tile, chow_ok)) {
             seat_from_prior(prior, T, kb, out_def, out_disc, out_eff, out_count, out_claim, out_count_after, out_kong);
             memo->prior_hits++;
         } else {
@@ -1990,8 +1993,9 @@ static int observe_core(const Plan *plan, const int16_t *records, Memo *const *m
                                    after_claim[s], count_after[s], after_kong[s]);
             if (served[s] == 1 && slot[s]->closed) /* served with its closed-hand form (memo_close) */
                 closed[s] = 1, mp_def[s] = slot[s]->mp_def, mp_eff[s] = slot[s]->mp_eff;
-            prior[s] = !served[s] && memo ? seat_prior(&memo->seat[s], T, hand[s], kb[s], m) : NULL;
-            whole[s] = !served[s] && prior_serves(prior[s], T, hand[s], kb[s], m, dturn, c, st[FI[5] + s] != 0);
+            uint64_t lost = 0;
+            prior[s] = !served[s] && memo ? seat_prior(&memo->seat[s], T, hand[s], kb[s], m, &lost) : NULL;
+            whole[s] = !served[s] && prior_serves(prior[s], lost, hand[s], m, dturn, c, st[FI[5] + s] != 0);
             if (!served[s] && !whole[s])
                 prefetch_seat(&tb, pc, T, (const int(*)[2])rd->rows[s], hand[s], kb[s], m, dturn,
                               prior[s] ? prior[s]->eff : ~0ull);
