@@ -15,6 +15,7 @@ import mjenv
 import mjenv.riichi
 from mjenv import AGENTS, cli
 from mjenv.rulesets.riichi import actions as A
+from mjenv.rulesets.riichi import compiled
 from mjenv.rulesets.riichi import log as rlog
 from mjenv.rulesets.riichi.observation import MAX_DISCARDS, decode
 from tests.riichi_game_helpers import make_game, unseen_swap_walls
@@ -254,14 +255,19 @@ def test_an_omitted_agent_with_a_choice_and_bad_actions_are_refused():
 
 
 @pytest.mark.parametrize("engine", ["compiled", "python"])
-def test_the_common_step_and_the_checked_step_play_the_same_game(engine):
-    """The parallel env steps the common case (only the acting agents, legal Python ints) at once; the same choices
-    given every agent (the acting ones as numpy ints, the others PASS) go through the checks: same game, every
-    return and the log equal."""
+def test_the_common_step_and_the_checked_step_play_the_same_game(engine, monkeypatch):
+    """The parallel env steps the common case (only the acting agents, legal ints) at once: on the compiled engine
+    in one engine call (``CompiledRiichiTable.step_quick``, which every step of this game takes), on the Python one
+    through ``step_agents``. The same choices given every agent (the acting ones as numpy ints, the others PASS)
+    with the one call turned off go through the checks: same game, every return and the log equal."""
+    served = []
+    real = compiled.Tables.step_observe
+    monkeypatch.setattr(compiled.Tables, "step_observe", lambda t, chosen: served.append(real(t, chosen)) or served[-1])
     lean = mjenv.parallel_env(rules="riichi", episode="east", engine=engine)
     full = mjenv.parallel_env(rules="riichi", episode="east", engine=engine)
     rng = np.random.default_rng(5)
     (obs, infos), reset2 = lean.reset(seed=11), full.reset(seed=11)
+    full._table.step_quick = lambda actions: None  # the checks, always
     assert infos == reset2[1]
     steps = 0
     while lean.agents:
@@ -277,6 +283,50 @@ def test_the_common_step_and_the_checked_step_play_the_same_game(engine):
         steps += 1
     assert full.agents == [] and steps > 200
     assert lean.log() == full.log()
+    if engine == "compiled":
+        assert len(served) == steps and None not in served
+    else:
+        assert served == []
+
+
+def test_the_one_call_step_refuses_without_changes_and_never_writes_kept_arrays():
+    """The compiled parallel env's one call (``CompiledRiichiTable.step_quick``, ``_engine.step_observe``): None
+    with nothing changed for actions that need the env's checks (which then refuse or penalize them as before);
+    otherwise new arrays each step, and an observation a caller keeps (a row, a slice of one, its base array, a mask
+    row) keeps its values over the rest of the hand: its memory is written again only once nothing holds it."""
+    env = mjenv.parallel_env(rules="riichi", episode="hand", engine="compiled")
+    obs, infos = env.reset(seed=4)
+    t = env._table
+    forced = next(a for a in AGENTS if infos[a]["needs_action"])
+    waiting = next(a for a in AGENTS if not infos[a]["needs_action"])
+    legal = int(np.flatnonzero(obs[forced]["action_mask"])[0])
+    illegal = int(np.flatnonzero(obs[forced]["action_mask"] == 0)[0])
+    not_pass = int(np.flatnonzero(obs[waiting]["action_mask"] == 0)[0])  # a seat not acting may only pass
+    states, moves = t.core.states.copy(), len(t.record["hands"][-1]["actions"])
+    for acts in ({forced: True}, {forced: 1.0}, {forced: -1}, {forced: 10**30}, {forced: None}, {forced: "0"},
+                 {forced: illegal}, {forced: A.N_ACTIONS}, {}, {waiting: A.PASS}, {"player_9": 0}, {forced: [legal]},
+                 {forced: legal, waiting: not_pass}):
+        assert t.step_quick(acts) is None, acts
+    np.testing.assert_array_equal(t.core.states, states)
+    assert len(t.record["hands"][-1]["actions"]) == moves
+    with pytest.raises(ValueError, match="must act"):
+        env.step({})
+    rng = np.random.default_rng(2)
+    kept, last = [], None
+    while env.agents:
+        acts = _random_actions(obs, rng)
+        if len(kept) % 3 == 0:  # numpy integers count as their ints
+            acts = {a: np.int16(x) for a, x in acts.items()}
+        obs, _, _, _, infos = env.step(acts)
+        a = AGENTS[len(kept) % 4]
+        rows = (obs[a]["observation"], obs[a]["observation"][3:40], obs[a]["observation"].base, obs[a]["action_mask"])
+        part = rows[len(kept) % 4]
+        assert last is None or not np.shares_memory(obs[a]["observation"], last)
+        last = obs[a]["observation"]
+        kept.append((part, part.copy()))  # the rest of this step's dicts is dropped at the next step
+    assert len(kept) > 40 and t.step_quick({forced: legal}) is None  # the hand is over
+    for part, copied in kept:
+        np.testing.assert_array_equal(part, copied)
 
 
 # ------------------------------------------------------------------ arguments

@@ -41,6 +41,7 @@
 #include "_step_room.h"            /* the rooms' hooks, the step's state and params */
 #include "_numpy_random.h"          /* numpy's draws of a deal (the next hand's seed, its wall) */
 #include "_pool.h"                   /* the kept thread pool */
+#include "_slots.h"                  /* the arrays a single table's step hands out */
 
 static int melds_only(int8_t *c) {
     int i = 0;
@@ -865,35 +866,16 @@ static const KernelApi *need_kernel(void) {
     return kernel_api;
 }
 
-/* The arrays a step hands out, kept for reuse: an observation float32[4, S] and masks int8[4, A], the tuples of
- * their 4 row views, the data pointers, and the reference counts of the two arrays when nothing but the slot holds
- * them (the slot and the views' bases). A slot is written again only when nothing else holds any of its objects:
- * every array and view the caller was given is then unreachable, so reusing its memory is invisible, and a step
- * spares two numpy allocations and eight views. */
-enum { NSLOTS = 3 };
 typedef struct {
-    PyObject *obs, *masks, *orows, *mrows;
-    float *od;
-    int8_t *md;
-    Py_ssize_t obs_refs, mask_refs;
-} Slot;
-
-typedef struct {
-    PyObject *bound, *memos, *empty, *f32, *i8, *integer, *omitted, *obs_shape, *mask_shape, *plan_cap;
+    PyObject *bound, *memos, *plan_cap;
     Bound *B;
     void *plan, *memo[1];
-    Slot slot[NSLOTS];
-    int next_slot;
+    Slots slots; /* the arrays handed out (_slots.h) */
 } Observer;
 
 static void observer_clear(Observer *O) {
-    Py_XDECREF(O->bound); Py_XDECREF(O->memos); Py_XDECREF(O->empty); Py_XDECREF(O->f32); Py_XDECREF(O->i8);
-    Py_XDECREF(O->integer); Py_XDECREF(O->omitted); Py_XDECREF(O->obs_shape); Py_XDECREF(O->mask_shape);
-    Py_XDECREF(O->plan_cap);
-    for (int i = 0; i < NSLOTS; i++) {
-        Py_XDECREF(O->slot[i].obs); Py_XDECREF(O->slot[i].masks); Py_XDECREF(O->slot[i].orows);
-        Py_XDECREF(O->slot[i].mrows);
-    }
+    Py_XDECREF(O->bound); Py_XDECREF(O->memos); Py_XDECREF(O->plan_cap);
+    slots_clear(&O->slots);
     PyMem_Free(O);
 }
 
@@ -913,83 +895,24 @@ static PyObject *py_bind_observer(PyObject *self, PyObject *args) {
     if (K->record_length(pl) != B->ly[LY_LEN])
         return PyErr_Format(PyExc_ValueError, "bind_observer(): the plan's record has %zd entries, the table's %d",
                             K->record_length(pl), B->ly[LY_LEN]);
-    if (!PyCallable_Check(empty) || !PyType_Check(integer))
-        return PyErr_Format(PyExc_ValueError, "bind_observer(): empty must be callable and integer a type");
     Observer *O = PyMem_Calloc(1, sizeof(Observer));
     if (!O) return PyErr_NoMemory();
     O->B = B;
     O->plan = pl;
-    PyObject *held[7] = {bound, memos, empty, integer, omitted, plan, NULL};
-    PyObject **to[6] = {&O->bound, &O->memos, &O->empty, &O->integer, &O->omitted, &O->plan_cap};
-    for (int i = 0; i < 6; i++) { Py_INCREF(held[i]); *to[i] = held[i]; }
-    PyObject *np = PyImport_ImportModule("numpy"), *cap = NULL;
-    if (np) {
-        O->f32 = PyObject_CallMethod(np, "dtype", "s", "float32");
-        O->i8 = PyObject_CallMethod(np, "dtype", "s", "int8");
-        Py_DECREF(np);
-    }
-    O->obs_shape = Py_BuildValue("(in)", 4, K->size(pl));
-    O->mask_shape = Py_BuildValue("(ii)", 4, B->P.A);
-    if (O->f32 && O->i8 && O->obs_shape && O->mask_shape && K->memos_of(memos, 1, O->memo) == 0)
+    PyObject *held[3] = {bound, memos, plan};
+    PyObject **to[3] = {&O->bound, &O->memos, &O->plan_cap};
+    for (int i = 0; i < 3; i++) { Py_INCREF(held[i]); *to[i] = held[i]; }
+    PyObject *cap = NULL;
+    if (slots_init(&O->slots, empty, integer, omitted, K->size(pl), B->P.A) == 0 && K->memos_of(memos, 1, O->memo) == 0)
         cap = PyCapsule_New(O, OBSERVER_CAPSULE, observer_free);
     if (!cap) observer_clear(O);
     return cap;
 }
 
-/* the table's state as step_observe's tuple, fresh arrays, after bound_record wrote its record */
-/* whether nothing but the slot holds its arrays, their views and the views' tuples */
-static int slot_free(const Slot *sl) {
-    if (!sl->obs || Py_REFCNT(sl->obs) != sl->obs_refs || Py_REFCNT(sl->masks) != sl->mask_refs ||
-        Py_REFCNT(sl->orows) != 1 || Py_REFCNT(sl->mrows) != 1)
-        return 0;
-    for (int s = 0; s < 4; s++)
-        if (Py_REFCNT(PyTuple_GET_ITEM(sl->orows, s)) != 1 || Py_REFCNT(PyTuple_GET_ITEM(sl->mrows, s)) != 1) return 0;
-    return 1;
-}
-
-/* a slot to write: a free one, else fresh arrays in the next slot (its old objects left to whoever holds them) */
-static Slot *take_slot(Observer *O) {
-    for (int i = 0; i < NSLOTS; i++)
-        if (slot_free(&O->slot[i])) return &O->slot[i];
-    PyObject *a_obs[2] = {O->obs_shape, O->f32}, *a_mask[2] = {O->mask_shape, O->i8};
-    Slot fresh = {NULL, NULL, NULL, NULL, NULL, NULL, 0, 0};
-    fresh.obs = PyObject_Vectorcall(O->empty, a_obs, 2, NULL);
-    fresh.masks = fresh.obs ? PyObject_Vectorcall(O->empty, a_mask, 2, NULL) : NULL;
-    fresh.orows = PyTuple_New(4);
-    fresh.mrows = PyTuple_New(4);
-    int ok = fresh.obs && fresh.masks && fresh.orows && fresh.mrows;
-    for (int s = 0; ok && s < 4; s++) {
-        PyObject *o = PySequence_GetItem(fresh.obs, s), *m = o ? PySequence_GetItem(fresh.masks, s) : NULL;
-        if (o) PyTuple_SET_ITEM(fresh.orows, s, o);
-        if (m) PyTuple_SET_ITEM(fresh.mrows, s, m);
-        ok = o && m;
-    }
-    Py_buffer ob, mb;
-    if (ok && PyObject_GetBuffer(fresh.obs, &ob, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) == 0) {
-        fresh.od = ob.buf;
-        PyBuffer_Release(&ob); /* the slot holds the array, so its memory stays where it is */
-        if (PyObject_GetBuffer(fresh.masks, &mb, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) == 0) {
-            fresh.md = mb.buf;
-            PyBuffer_Release(&mb);
-        }
-    }
-    if (!fresh.md) {
-        Py_XDECREF(fresh.obs); Py_XDECREF(fresh.masks); Py_XDECREF(fresh.orows); Py_XDECREF(fresh.mrows);
-        return NULL;
-    }
-    fresh.obs_refs = Py_REFCNT(fresh.obs);
-    fresh.mask_refs = Py_REFCNT(fresh.masks);
-    Slot *sl = &O->slot[O->next_slot];
-    O->next_slot = (O->next_slot + 1) % NSLOTS;
-    Py_XDECREF(sl->obs); Py_XDECREF(sl->masks); Py_XDECREF(sl->orows); Py_XDECREF(sl->mrows);
-    *sl = fresh;
-    return sl;
-}
-
 /* the table's state as step_observe's tuple, after bound_record wrote its record */
 static PyObject *observe_now(Observer *O, int phase) {
     Bound *B = O->B;
-    Slot *sl = take_slot(O);
+    Slot *sl = take_slot(&O->slots);
     if (!sl) return NULL;
     memcpy(sl->md, B->t.masks, 4 * B->P.A);
     int32_t d[4];
@@ -1000,22 +923,6 @@ static PyObject *observe_now(Observer *O, int phase) {
     }
     return Py_BuildValue("(OOii(iiii)OO)", sl->obs, sl->masks, phase, B->t.sc[SC_ACTING], d[0], d[1], d[2], d[3],
                          sl->orows, sl->mrows);
-}
-
-/* a seat's action: an int, a numpy integer as its int, or omitted (-2); -1: neither (the caller's checks decide) */
-static int64_t action_of(const Observer *O, PyObject *x) {
-    if (x == O->omitted) return -2;
-    PyObject *own = NULL;
-    if (!PyLong_CheckExact(x)) {
-        int is = PyObject_IsInstance(x, O->integer);
-        if (is <= 0 || !(own = PyNumber_Index(x))) { PyErr_Clear(); return -1; }
-        x = own;
-    }
-    int overflow;
-    long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
-    Py_XDECREF(own);
-    if (overflow || (v == -1 && PyErr_Occurred())) { PyErr_Clear(); return -1; }
-    return v < 0 ? -1 : (int64_t)v;
 }
 
 /* the move c (checked) into the table's log */
@@ -1046,10 +953,7 @@ static PyObject *py_step_observe(PyObject *self, PyObject *const *args, Py_ssize
     if (B->t.sc[SC_PHASE] == PH_END) Py_RETURN_NONE;
     int64_t c[4];
     for (int s = 0; s < 4; s++) {
-        PyObject *x = args[s + 1];
-        Py_INCREF(x); /* a numpy integer's conversion runs Python code: keep the value alive */
-        int64_t v = action_of(O, x);
-        Py_DECREF(x);
+        int64_t v = action_of(&O->slots, args[s + 1]);
         if (v == -2) {
             if (acting >> s & 1) Py_RETURN_NONE; /* an acting seat without an action: the caller's checks decide */
             v = ACT_PASS(B->P.T);                /* PASS: a seat not acting has it as its only legal action */

@@ -28,6 +28,19 @@
  *     (mjenv/game/_pool.h; the same outputs). Returns flags: 1 when a table it ran reports an error (info's error
  *     entry), 2 when a table has taken its next wall (need_wall), 4 when a hand ended on a table it ran.
  *   pool(k) -> capsule: k - 1 threads kept for run() (with the caller, k), stopped when the capsule is freed.
+ *   bind_observer(bound, which, empty, integer, omitted) -> capsule: the single table of a bind() capsule (N = 1)
+ *     stepped by step_observe in layout `which`, with the arrays it hands out kept for reuse (mjenv/game/_slots.h):
+ *     empty numpy.empty, integer numpy.integer, omitted the object that marks a seat without an action.
+ *   step_observe(observer, a0, a1, a2, a3) -> (flags, acting, phase, hand_ended, deficiency, obs, masks, obs_rows,
+ *     mask_rows, pairs) or None: the single env's common step in one call. The four seats' actions: an int (a
+ *     numpy integer counts), or ``omitted`` for a seat without one, which takes PASS. None, with nothing changed,
+ *     when the actions need the caller's checks: one not an int or outside the action space, one not legal in its
+ *     mask, an acting seat omitted, or the hand over. Otherwise the table moves and is observed as run() would:
+ *     flags as run()'s, acting / phase / hand_ended its info entries, deficiency a list of the 4 seats', obs a
+ *     float32[4, S] and masks an int8[4, 85] (new to the caller: arrays handed out before are written again only
+ *     once nothing holds them), obs_rows and mask_rows tuples of their 4 rows (views), pairs the acting seats'
+ *     [seat, action] lists, seats ascending (the record's). The state arrays of the bound (defs, info) are written
+ *     as by run().
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -38,6 +51,7 @@
 
 #include "../../deficiency/_kernel_api.h"
 #include "../../game/_pool.h" /* the kept thread pool */
+#include "../../game/_slots.h" /* the arrays a single table's step hands out */
 #include "_engine.h"
 #include "_score.h"
 #include "_shape.h"
@@ -950,6 +964,17 @@ typedef struct {
 } Layout;
 static Layout LAYOUTS[2];
 
+/* seat s's legal actions (RE_ACTIONS bytes): PASS alone for a seat not acting (or at an end), else its options and,
+ * in a claim or kan-robbing window, PASS */
+static inline void mask_row(const ReTable *g, int s, int over, int8_t *mk) {
+    memset(mk, 0, RE_ACTIONS);
+    if (over || !(g->acting >> s & 1)) mk[A_PASS] = 1;
+    else {
+        memcpy(mk, g->opts[s], RE_ACTIONS);
+        if (g->phase == PH_CLAIM || g->phase == PH_CHANKAN) mk[A_PASS] = 1;
+    }
+}
+
 static int observe_table(ReTable *g, const Layout *lay, float *obs, int8_t *masks, int32_t *defs, void *memo) {
     const int32_t *OFF = lay->off;
     int over = g->phase >= PH_HAND_OVER;
@@ -1011,13 +1036,7 @@ static int observe_table(ReTable *g, const Layout *lay, float *obs, int8_t *mask
     int dealer = dealer_of(g), rw = round_wind(g);
     static const int PHASE_INDEX[7] = {0, 1, 2, 3, 4, 5, 5};
     for (int s = 0; s < 4; s++) {
-        int8_t *mk = masks + s * RE_ACTIONS;
-        memset(mk, 0, RE_ACTIONS);
-        if (over || !(g->acting >> s & 1)) mk[A_PASS] = 1;
-        else {
-            memcpy(mk, g->opts[s], RE_ACTIONS);
-            if (g->phase == PH_CLAIM || g->phase == PH_CHANKAN) mk[A_PASS] = 1;
-        }
+        mask_row(g, s, over, masks + s * RE_ACTIONS);
         if (!(observed >> s & 1)) continue; /* its row zeros */
         float *o = obs + s * S;
         floats_of_u8(o + OFF[V_HAND], g->cnt[s], 34);
@@ -1256,6 +1275,20 @@ static int contiguous(PyObject *obj, Py_buffer *b, int writable, const char *nam
     return 0;
 }
 
+/* what the caller of a run must look at (ops: the run's per table): 1 a table it ran failed, 2 a table wants its next
+ * wall, 4 a hand ended on a table it ran */
+static long run_flags(const Bound *b, const uint8_t *ops) {
+    long flags = 0;
+    const int32_t *inf = b->inf.buf;
+    for (Py_ssize_t i = 0; i < b->N; i++) {
+        const ReTable *g = (const ReTable *)((const uint8_t *)b->st.buf + i * (Py_ssize_t)sizeof(ReTable));
+        if (ops[i] && inf[i * RE_INFO + RE_I_ERROR]) flags |= 1;
+        if (g->need_wall) flags |= 2;
+        if (ops[i] && inf[i * RE_INFO + RE_I_HAND_ENDED]) flags |= 4;
+    }
+    return flags;
+}
+
 static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
     if (nargs != 6) return PyErr_Format(PyExc_TypeError, "run() takes 6 arguments (bound, actions, obs, masks, "
@@ -1295,20 +1328,93 @@ static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (pool) pool_run(pool, run_job, &J, N);
     else run_range(&J, 0, N);
     Py_END_ALLOW_THREADS
-    long flags = 0; /* what the caller must look at: 1 a table it ran failed, 2 a table wants its next wall, 4 a
-                     * hand ended */
-    const uint8_t *ops = b->ops.buf;
-    const int32_t *inf = b->inf.buf;
-    for (Py_ssize_t i = 0; i < N; i++) {
-        const ReTable *g = (const ReTable *)((const uint8_t *)b->st.buf + i * B);
-        if (ops[i] && inf[i * RE_INFO + RE_I_ERROR]) flags |= 1;
-        if (g->need_wall) flags |= 2;
-        if (ops[i] && inf[i * RE_INFO + RE_I_HAND_ENDED]) flags |= 4;
-    }
-    ret = PyLong_FromLong(flags);
+    ret = PyLong_FromLong(run_flags(b, b->ops.buf));
 done:
     PyBuffer_Release(&act), PyBuffer_Release(&obs), PyBuffer_Release(&msk);
     return ret;
+}
+
+/* bind_observer() / step_observe(): the single env's step (see the module comment) */
+#define OBSERVER_CAPSULE "mjenv.rulesets.riichi._engine.observer"
+typedef struct {
+    PyObject *bound; /* the bind() capsule (held: its buffers are the table's) */
+    Bound *b;
+    int which;
+    Slots slots;
+} Observer;
+static void observer_free(PyObject *cap) {
+    Observer *O = PyCapsule_GetPointer(cap, OBSERVER_CAPSULE);
+    if (!O) return;
+    Py_XDECREF(O->bound);
+    slots_clear(&O->slots);
+    PyMem_Free(O);
+}
+static PyObject *py_bind_observer(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *bound, *empty, *integer, *omitted;
+    int which;
+    if (!PyArg_ParseTuple(args, "OiOOO", &bound, &which, &empty, &integer, &omitted)) return NULL;
+    Bound *b = PyCapsule_GetPointer(bound, BOUND_CAPSULE);
+    if (!b) return NULL;
+    if (b->N != 1) return PyErr_Format(PyExc_ValueError, "bind_observer(): a bound set of 1 table, got %zd", b->N);
+    if (which < 0 || which > 1 || !LAYOUTS[which].plan)
+        return PyErr_Format(PyExc_RuntimeError, "bind_observer(): configure() observation layout %d of the engine "
+                            "first", which);
+    Observer *O = PyMem_Calloc(1, sizeof(Observer));
+    if (!O) return PyErr_NoMemory();
+    Py_INCREF(bound);
+    O->bound = bound, O->b = b, O->which = which;
+    PyObject *cap = NULL;
+    if (slots_init(&O->slots, empty, integer, omitted, LAYOUTS[which].size, RE_ACTIONS) == 0)
+        cap = PyCapsule_New(O, OBSERVER_CAPSULE, observer_free);
+    if (!cap) {
+        Py_DECREF(bound);
+        slots_clear(&O->slots);
+        PyMem_Free(O);
+    }
+    return cap;
+}
+
+static PyObject *py_step_observe(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 5) return PyErr_Format(PyExc_TypeError, "step_observe() takes 5 arguments, got %zd", nargs);
+    Observer *O = PyCapsule_GetPointer(args[0], OBSERVER_CAPSULE);
+    if (!O) return NULL;
+    Bound *b = O->b;
+    ReTable *g = (ReTable *)b->st.buf;
+    if (g->phase >= PH_HAND_OVER) Py_RETURN_NONE;
+    int32_t acts[4];
+    int8_t legal[RE_ACTIONS];
+    for (int s = 0; s < 4; s++) {
+        int64_t v = action_of(&O->slots, args[s + 1]);
+        if (v == -2) {
+            if (g->acting >> s & 1) Py_RETURN_NONE; /* an acting seat without an action: the caller's checks decide */
+            v = A_PASS;                             /* a seat not acting has PASS as its only legal action */
+        }
+        if (v < 0 || v >= RE_ACTIONS) Py_RETURN_NONE;
+        mask_row(g, s, 0, legal);
+        if (!legal[v]) Py_RETURN_NONE;
+        acts[s] = (int32_t)v;
+    }
+    PyObject *pairs = PyList_New(0);
+    for (int s = 0; pairs && s < 4; s++) {
+        if (!(g->acting >> s & 1)) continue;
+        PyObject *pair = Py_BuildValue("[ii]", s, acts[s]);
+        if (!pair || PyList_Append(pairs, pair) < 0) Py_CLEAR(pairs);
+        Py_XDECREF(pair);
+    }
+    Slot *sl = pairs ? take_slot(&O->slots) : NULL;
+    if (!sl) {
+        Py_XDECREF(pairs);
+        return NULL;
+    }
+    const uint8_t op = 1;
+    RunJob J = {b->st.buf, sizeof(ReTable), &op, acts, b->par.buf, sl->od, sl->md, b->dfs.buf, b->inf.buf,
+                b->mem.len ? b->mem.buf : NULL, b->M, &LAYOUTS[O->which]};
+    run_range(&J, 0, 1);
+    const int32_t *I = b->inf.buf, *d = b->dfs.buf;
+    return Py_BuildValue("(liii[iiii]OOOON)", run_flags(b, &op), I[RE_I_ACTING], I[RE_I_PHASE], I[RE_I_HAND_ENDED],
+                         d[0], d[1], d[2], d[3], sl->obs, sl->masks, sl->orows, sl->mrows, pairs);
 }
 
 /* Layout.zero of a layout whose view offsets are set (features: the kernel writes its feature views): 0, or -1
@@ -1424,6 +1530,9 @@ static PyMethodDef methods[] = {
     {"legal", py_legal, METH_VARARGS, "Whether every seat's action (int32 or int64[N, 4]) is in its mask."},
     {"configure", py_configure, METH_VARARGS, "The kernel plan and the spec's view offsets."},
     {"pool", py_pool, METH_VARARGS, "Threads kept for run() (a capsule; they stop when it is freed)."},
+    {"bind_observer", py_bind_observer, METH_VARARGS, "The single table of a bind() capsule, for step_observe()."},
+    {"step_observe", (PyCFunction)(void (*)(void))py_step_observe, METH_FASTCALL,
+     "The single env's common step: checked actions, the move and the observation in one call."},
     {"table_bytes", py_table_bytes, METH_NOARGS, "Bytes of one table."},
     {"layout", py_layout, METH_NOARGS, "Byte offsets of the fields Python writes, and sizes."},
     {NULL, NULL, 0, NULL},

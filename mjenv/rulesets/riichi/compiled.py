@@ -55,6 +55,9 @@ I_ACTING, I_PHASE, I_HAND_ENDED, I_RESULT, I_DELTAS = 0, 1, 2, 3, 4
 I_NWIN, I_WINNERS, I_ROUND, I_HONBA, I_GAME_OVER, I_SCORES, I_FINAL, I_POINTS, I_ERROR, I_TURN, I_CLAIM_FROM = (
     8, 9, 12, 13, 14, 15, 19, 23, 27, 28, 29)
 _CLAIM_PHASES = (PHASES.index("claim"), PHASES.index("chankan"))
+#: What :meth:`Tables.step_observe` takes for a seat without an action (it takes PASS unless the seat must act).
+OMITTED = object()
+_ONE_TABLE = np.ones(1, dtype=bool)
 
 
 def available() -> bool:
@@ -147,6 +150,7 @@ class Tables:
         holds their buffers from then on, so each is changed in place only, and replacing one means calling this
         again (:meth:`copy` and unpickling do)."""
         self._bound = _ext.bind(self.states, self._ops, self._params, self.defs, self.info, self.memos)
+        self._observer = None  # step_observe's, made on its first call (on these arrays)
 
     def _put_wall(self, i: int, wall) -> None:
         self.states[i, self._wall_at:self._wall_at + 136] = wall
@@ -217,9 +221,38 @@ class Tables:
         if self._pool is None and self.num_threads > 1:
             self._pool = _ext.pool(self.num_threads)
         flags = _ext.run(self._bound, acts, self.obs, self.masks, self._pool, int(self.raw))
+        self._after_run(flags)
+
+    def step_observe(self, chosen: list) -> tuple | None:
+        """The single table's common step in one engine call (``_engine.step_observe``; ``n`` is 1).
+
+        Args:
+            chosen: the four seats' actions (ints, numpy integers), :data:`OMITTED` for a seat without one.
+
+        Returns:
+            None, with nothing changed, when the actions need the checks (one not an int in the action space or
+            not legal, an acting seat omitted, the hand over); else ``(flags, acting bits, phase, hand_ended,
+            deficiencies: 4 ints, obs float32[4, S], masks int8[4, 85], obs_rows, mask_rows, pairs)``: the arrays
+            new to the caller (this object's ``obs`` and ``masks`` are not written), their rows as tuples of views,
+            pairs the acting seats' ``[seat, action]`` lists; ``defs`` and ``info`` row 0 are written as by
+            :meth:`step`.
+        """
+        if self._observer is None:
+            self._observer = _ext.bind_observer(self._bound, int(self.raw), np.empty, np.integer, OMITTED)
+        out = _ext.step_observe(self._observer, *chosen)
+        if out is not None:
+            if out[0]:
+                self._after_run(out[0], _ONE_TABLE)
+            else:  # nothing to look at (the common case)
+                self.hand_ended = False
+        return out
+
+    def _after_run(self, flags: int, ran=None) -> None:
+        """What a run's ``flags`` ask (``ran``: bool[N], the tables it ran; None: those of ``_ops``): a table's error
+        raised, the next walls of the hands just dealt drawn."""
         self.hand_ended = bool(flags & 4)
         if flags & 1:
-            bad = int(np.flatnonzero((self.info[:, I_ERROR] != 0) & (self._ops != 0))[0])
+            bad = int(np.flatnonzero((self.info[:, I_ERROR] != 0) & (self._ops != 0 if ran is None else ran))[0])
             raise ValueError(f"table {bad}: an action outside its mask reached the compiled engine")
         if not flags & 2:
             return
@@ -252,6 +285,7 @@ class Tables:
         state = self.__dict__.copy()
         state["_pool"] = None  # threads are not copied: a copy starts its own on its first run
         del state["_bound"]  # the engine's hold on this object's arrays: the new object binds its own
+        del state["_observer"]  # (bound to them too; made again on first use)
         return state
 
     def __setstate__(self, state: dict) -> None:

@@ -617,9 +617,41 @@ class CompiledRiichiTable(RiichiTable):
         acts = self._acts  # the engine reads the acting seats' entries only
         for s, a in pairs:
             acts[0, s] = a
-        c = self.core
-        c.step(acts)
+        self.core.step(acts)
         self._read()
+        return self._settle()
+
+    def step_quick(self, actions: dict) -> tuple | None:
+        """The parallel env's common step in one engine call (:meth:`Tables.step_observe
+        <mjenv.rulesets.riichi.compiled.Tables.step_observe>`): ``actions`` maps agents to legal ints (numpy integers
+        count), every acting seat's given, a seat left out passes; no shaping. Then it steps as :meth:`step_agents`
+        does and returns ``(rewards, obs_rows, mask_rows, infos)``: the four rewards, the new observation's and
+        masks' rows (tuples of views of ``self.obs`` and ``self.masks``) and :meth:`infos`; otherwise None, with
+        nothing changed."""
+        if self.over or self.shaping is not None:
+            return None
+        chosen = [_compiled.OMITTED, _compiled.OMITTED, _compiled.OMITTED, _compiled.OMITTED]
+        try:
+            for a, x in actions.items():
+                chosen[_SEAT[a]] = x
+        except (KeyError, TypeError):  # not an agent: step() says so
+            return None
+        out = self.core.step_observe(chosen)
+        if out is None:
+            return None
+        _, bits, phase, self._hand_ended, self.deficiency, self.obs, self.masks, obs_rows, mask_rows, pairs = out
+        self.record["hands"][-1]["actions"].append(pairs)
+        self._bits, self.acting, self._phase = bits, SEATS_OF_BITS[bits], PHASES[phase]
+        if self._hand_ended:
+            rewards = self._settle()
+            return rewards, obs_rows, mask_rows, self.infos()
+        self.hand_end = None  # the common case: nothing paid, the phase alone in the infos (infos())
+        return [0.0, 0.0, 0.0, 0.0], obs_rows, mask_rows, infos(self.deficiency, NEEDS_OF_BITS[bits], False, None,
+                                                                phase=self._phase)
+
+    def _settle(self) -> list[float]:
+        """After a step (read): the end of a hand that ended (its result in the record, the rewards, the game's end
+        or the next hand's record); the rewards before shaping."""
         rewards = [0.0] * 4
         self.hand_end = _compiled.hand_result(self._info) if self._hand_ended else None
         if self.hand_end is not None:
@@ -631,7 +663,7 @@ class CompiledRiichiTable(RiichiTable):
                 self.over = True
                 self._finish()
             else:
-                _log.add_hand(self.record, _record_game(c.walls[0]))
+                _log.add_hand(self.record, _record_game(self.core.walls[0]))
         return rewards
 
     def copy(self):
@@ -787,6 +819,15 @@ class RiichiParallelEnv(_Shell, ParallelEnv):
 
     def step(self, actions: dict[str, Any]):
         t = self._table
+        if t.engine == "compiled" and self.planes is None and type(actions) is dict and self.agents:
+            out = t.step_quick(actions)  # the common case in one engine call (None: the step below checks)
+            if out is not None:
+                dicts = parallel_dicts(out[1], out[2], out[0], t.over, out[3])
+                if t.over:
+                    self.agents = []
+                if self.render_mode == "human":
+                    self.render()
+                return dicts
         rewards = t.step_agents(actions) if type(actions) is dict and self.agents else None  # the common case
         if rewards is None:
             rewards = self._checked_step(actions)
