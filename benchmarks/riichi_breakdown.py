@@ -4,7 +4,8 @@ observation and with ``observation="raw"``, then the Python around it and the le
 ``riichi_speed.py`` compares whole loops with RiichiEnv; this script splits mjenv's own step so that the reasons a
 ratio is what it is can be read off (and rechecked after a change):
 
-* **by state**: each step's C call (``mjenv.rulesets.riichi._engine.run``, timed by wrapping it) grouped by the
+* **by state**: each step's C call (``mjenv.rulesets.riichi._engine.step_observe``, the parallel env's one call, or
+  ``run`` where a step takes the checked road; timed by wrapping them) grouped by the
   phase of the state it leads to (``act``: a discard turn; ``claim``: a claim window after a discard; ...), with
   each state's share of the steps. The difference between the default and the raw observation is what the
   deficiency features and the per-discard facts cost there (the kernel's work and its rows).
@@ -35,18 +36,22 @@ def measure(hands: int, seed: int, observation: str = "default") -> dict:
     from mjenv.rulesets.riichi import compiled
 
     env = mjenv.parallel_env(rules="riichi", episode="hand", observation=observation)
-    real = compiled._ext.run
+    real = {name: getattr(compiled._ext, name) for name in ("run", "step_observe")}
     spent = [0.0]
 
-    def timed(*args):
-        t0 = time.perf_counter()
-        flags = real(*args)
-        spent[0] += time.perf_counter() - t0
-        return flags
+    def timed(fn):
+        def call(*args):
+            t0 = time.perf_counter()
+            out = fn(*args)
+            spent[0] += time.perf_counter() - t0
+            return out
+
+        return call
 
     out: dict = {"steps": 0, "by_state": {}, "step": [], "c": [], "loop": []}
     rnd = random.Random(seed).random
-    compiled._ext.run = timed
+    for name, fn in real.items():
+        setattr(compiled._ext, name, timed(fn))
     try:
         for k in range(hands + 1):
             obs, infos = env.reset(seed=seed + k)
@@ -69,7 +74,8 @@ def measure(hands: int, seed: int, observation: str = "default") -> dict:
                 out["c"].append(spent[0])
                 out["loop"].append(t1 - t0)
     finally:
-        compiled._ext.run = real
+        for name, fn in real.items():
+            setattr(compiled._ext, name, fn)
     return out
 
 
