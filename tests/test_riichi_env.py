@@ -254,22 +254,22 @@ def test_an_omitted_agent_with_a_choice_and_bad_actions_are_refused():
         env.step({"player_0": "discard"})
 
 
-@pytest.mark.parametrize("engine", ["compiled", "python"])
-def test_the_common_step_and_the_checked_step_play_the_same_game(engine, monkeypatch):
+@pytest.mark.parametrize(("engine", "shaping"), [("compiled", None), ("python", None), ("compiled", "deficiency")])
+def test_the_common_step_and_the_checked_step_play_the_same_game(engine, shaping, monkeypatch):
     """The parallel env steps the common case (only the acting agents, legal ints) at once: on the compiled engine
-    in one engine call (``CompiledRiichiTable.step_quick``, which every step of this game takes), on the Python one
-    through ``step_agents``. The same choices given every agent (the acting ones as numpy ints, the others PASS)
-    with the one call turned off go through the checks: same game, every return and the log equal."""
+    in one engine call (``CompiledRiichiTable.step_quick``, which every step of this game takes, shaped or not), on
+    the Python one through ``step_agents``. The same choices given every agent (the acting ones as numpy ints, the
+    others PASS) with the one call turned off go through the checks: same game, every return and the log equal."""
     served = []
     real = compiled.Tables.step_observe
     monkeypatch.setattr(compiled.Tables, "step_observe", lambda t, chosen: served.append(real(t, chosen)) or served[-1])
-    lean = mjenv.parallel_env(rules="riichi", episode="east", engine=engine)
-    full = mjenv.parallel_env(rules="riichi", episode="east", engine=engine)
+    lean = mjenv.parallel_env(rules="riichi", episode="east", engine=engine, shaping=shaping)
+    full = mjenv.parallel_env(rules="riichi", episode="east", engine=engine, shaping=shaping)
     rng = np.random.default_rng(5)
     (obs, infos), reset2 = lean.reset(seed=11), full.reset(seed=11)
     full._table.step_quick = lambda actions: None  # the checks, always
     assert infos == reset2[1]
-    steps = 0
+    steps, shaped = 0, []
     while lean.agents:
         acts = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in lean.agents
                 if infos[a]["needs_action"]}
@@ -280,9 +280,12 @@ def test_the_common_step_and_the_checked_step_play_the_same_game(engine, monkeyp
             assert np.array_equal(obs[a]["observation"], obs2[a]["observation"])
             assert np.array_equal(obs[a]["action_mask"], obs2[a]["action_mask"])
         assert out[1:] == out2[1:]
+        shaped.append(list(out[1].values()))
         steps += 1
     assert full.agents == [] and steps > 200
     assert lean.log() == full.log()
+    if shaping is not None:  # the deficiency changes pay on many steps (the scores at the hands' ends only)
+        assert sum(any(r) for r in shaped) > steps // 5
     if engine == "compiled":
         assert len(served) == steps and None not in served
     else:

@@ -624,12 +624,13 @@ class CompiledRiichiTable(RiichiTable):
     def step_quick(self, actions: dict) -> tuple | None:
         """The parallel env's common step in one engine call (:meth:`Tables.step_observe
         <mjenv.rulesets.riichi.compiled.Tables.step_observe>`): ``actions`` maps agents to legal ints (numpy integers
-        count), every acting seat's given, a seat left out passes; no shaping. Then it steps as :meth:`step_agents`
-        does and returns ``(rewards, obs_rows, mask_rows, infos)``: the four rewards, the new observation's and
-        masks' rows (tuples of views of ``self.obs`` and ``self.masks``) and :meth:`infos`; otherwise None, with
+        count), every acting seat's given, a seat left out passes. Then it steps as :meth:`step` does and returns
+        ``(rewards, obs_rows, mask_rows, infos)``: the four rewards (shaped as :meth:`step`'s), the new observation's
+        and masks' rows (tuples of views of ``self.obs`` and ``self.masks``) and :meth:`infos`; otherwise None, with
         nothing changed."""
-        if self.over or self.shaping is not None:
+        if self.over:
             return None
+        before = self.deficiency
         chosen = [_compiled.OMITTED, _compiled.OMITTED, _compiled.OMITTED, _compiled.OMITTED]
         try:
             for a, x in actions.items():
@@ -644,10 +645,14 @@ class CompiledRiichiTable(RiichiTable):
         self._bits, self.acting, self._phase = bits, SEATS_OF_BITS[bits], PHASES[phase]
         if self._hand_ended:
             rewards = self._settle()
+            if self.shaping is not None:
+                rewards = seat_rewards(rewards, (), before, self.deficiency, self.over, self.gamma)
             return rewards, obs_rows, mask_rows, self.infos()
         self.hand_end = None  # the common case: nothing paid, the phase alone in the infos (infos())
-        return [0.0, 0.0, 0.0, 0.0], obs_rows, mask_rows, infos(self.deficiency, NEEDS_OF_BITS[bits], False, None,
-                                                                phase=self._phase)
+        rewards = [0.0, 0.0, 0.0, 0.0]
+        if self.shaping is not None:
+            rewards = seat_rewards(rewards, (), before, self.deficiency, False, self.gamma)
+        return rewards, obs_rows, mask_rows, infos(self.deficiency, NEEDS_OF_BITS[bits], False, None, phase=self._phase)
 
     def _settle(self) -> list[float]:
         """After a step (read): the end of a hand that ended (its result in the record, the rewards, the game's end
