@@ -254,17 +254,21 @@ def test_an_omitted_agent_with_a_choice_and_bad_actions_are_refused():
         env.step({"player_0": "discard"})
 
 
-@pytest.mark.parametrize(("engine", "shaping"), [("compiled", None), ("python", None), ("compiled", "deficiency")])
-def test_the_common_step_and_the_checked_step_play_the_same_game(engine, shaping, monkeypatch):
+@pytest.mark.parametrize(("engine", "shaping", "observation"), [
+    ("compiled", None, "default"), ("python", None, "default"), ("compiled", "deficiency", "default"),
+    ("compiled", None, "planes")])  # fmt: skip
+def test_the_common_step_and_the_checked_step_play_the_same_game(engine, shaping, observation, monkeypatch):
     """The parallel env steps the common case (only the acting agents, legal ints) at once: on the compiled engine
-    in one engine call (``CompiledRiichiTable.step_quick``, which every step of this game takes, shaped or not), on
-    the Python one through ``step_agents``. The same choices given every agent (the acting ones as numpy ints, the
-    others PASS) with the one call turned off go through the checks: same game, every return and the log equal."""
+    in one engine call (``CompiledRiichiTable.step_quick``, which every step of this game takes, shaped or not, with
+    planes or not), on the Python one through ``step_agents``. The same choices given every agent (the acting ones
+    as numpy ints, the others PASS) with the one call turned off go through the checks: same game, every return and
+    the log equal."""
     served = []
     real = compiled.Tables.step_observe
     monkeypatch.setattr(compiled.Tables, "step_observe", lambda t, chosen: served.append(real(t, chosen)) or served[-1])
-    lean = mjenv.parallel_env(rules="riichi", episode="east", engine=engine, shaping=shaping)
-    full = mjenv.parallel_env(rules="riichi", episode="east", engine=engine, shaping=shaping)
+    kwargs = {"engine": engine, "shaping": shaping, "observation": observation}
+    lean = mjenv.parallel_env(rules="riichi", episode="east", **kwargs)
+    full = mjenv.parallel_env(rules="riichi", episode="east", **kwargs)
     rng = np.random.default_rng(5)
     (obs, infos), reset2 = lean.reset(seed=11), full.reset(seed=11)
     full._table.step_quick = lambda actions: None  # the checks, always

@@ -824,10 +824,11 @@ class RiichiParallelEnv(_Shell, ParallelEnv):
 
     def step(self, actions: dict[str, Any]):
         t = self._table
-        if t.engine == "compiled" and self.planes is None and type(actions) is dict and self.agents:
+        if t.engine == "compiled" and type(actions) is dict and self.agents:
             out = t.step_quick(actions)  # the common case in one engine call (None: the step below checks)
             if out is not None:
-                dicts = parallel_dicts(out[1], out[2], out[0], t.over, out[3])
+                obs = out[1] if self.planes is None else self.planes.planes(t.obs)
+                dicts = parallel_dicts(obs, out[2], out[0], t.over, out[3])
                 if t.over:
                     self.agents = []
                 if self.render_mode == "human":
