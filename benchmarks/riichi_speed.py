@@ -21,8 +21,10 @@ Every env plays with uniformly random legal actions and builds its observations:
   RiichiEnv's semantics). The targets are the defaults'; these ratios are printed apart (``--no-options`` leaves
   the rows out).
 
-Rates are per CPU-second of this process (``time.process_time``). The machine is shared: run it a few times
-and read the ratios, which compare envs timed in the same run.
+Rates are per CPU-second of this process (``time.process_time``). Every row of a pass is kept alive and timed in
+``--chunks`` turns (each row runs its share of episodes or table-steps in each turn), so a drift in the machine's
+speed during the pass falls on RiichiEnv and mjenv alike. The machine is shared: run it a few times and read the
+ratios, which compare envs timed in the same pass.
 
 Run: ``python -m benchmarks.riichi_speed`` (``--repeat 3`` repeats every row and prints each ratio's range;
 ``--threads 2`` adds ``vector_env(64, num_threads=k)`` rows timed per wall-second, hands of one hand each, and the
@@ -40,85 +42,129 @@ import numpy as np
 from benchmarks._timing import lean_loop, uniform_legal
 
 
-def run_riichienv(mode: str, episodes: int, seed: int) -> tuple[int, int]:
-    """(episodes, steps) of RiichiEnv in game mode ``mode``."""
-    from riichienv import RiichiEnv
+class RiichiEnvRow:
+    """RiichiEnv in game mode ``mode``, kept over a pass's chunks: :meth:`run` plays more episodes."""
 
-    env = RiichiEnv(game_mode=mode, skip_mjai_logging=True, seed=seed)
-    rnd = random.Random(seed).random
-    steps = 0
-    for _ in range(episodes):
-        obs = env.reset()
-        while not env.done():
-            acts = {}
-            for pid, o in obs.items():
-                o.encode()
-                legal = o.legal_actions()
-                if legal:
-                    acts[pid] = legal[int(rnd() * len(legal))]
-            obs = env.step(acts)
-            steps += 1
-    return episodes, steps
+    def __init__(self, mode: str, seed: int):
+        from riichienv import RiichiEnv
 
+        self.env = RiichiEnv(game_mode=mode, skip_mjai_logging=True, seed=seed)
+        self.rnd = random.Random(seed).random
+        self.run(1)  # warm-up
 
-def run_parallel(episode: str, episodes: int, seed: int, engine: str = "auto", **options) -> tuple[int, int]:
-    """(episodes, steps) of ``parallel_env(rules="riichi", **options)`` with the lean loop."""
-    import mjenv
-
-    env = mjenv.parallel_env(rules="riichi", episode=episode, engine=engine, **options)
-    return lean_loop(env, episodes, seed)
+    def run(self, episodes: int) -> tuple[int, int]:
+        """(episodes, steps) of ``episodes`` more episodes, every observation encoded."""
+        env, rnd, steps = self.env, self.rnd, 0
+        for _ in range(episodes):
+            obs = env.reset()
+            while not env.done():
+                acts = {}
+                for pid, o in obs.items():
+                    o.encode()
+                    legal = o.legal_actions()
+                    if legal:
+                        acts[pid] = legal[int(rnd() * len(legal))]
+                obs = env.step(acts)
+                steps += 1
+        return episodes, steps
 
 
-def run_vector(n: int, episode: str, table_steps: int, seed: int, engine: str = "auto",
-               num_threads: int = 1, clock=time.process_time, **options) -> tuple[float, int]:
-    """(seconds of ``clock``: CPU by default, table-steps) of ``vector_env(n, rules="riichi", **options)`` after a
-    warm-up."""
-    import mjenv
+class ParallelRow:
+    """``parallel_env(rules="riichi", episode=..., **options)`` with the lean loop, kept over a pass's chunks."""
 
-    env = mjenv.vector_env(n, rules="riichi", episode=episode, engine=engine, num_threads=num_threads, **options)
-    obs, _ = env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    steps = max(1, table_steps // n)
-    for _ in range(steps // 10 + 1):  # warm-up (the kernel's tables, the first hands)
-        obs = env.step(uniform_legal(obs["action_mask"], rng))[0]
-    t0 = clock()
-    for _ in range(steps):  # a uniform legal action of each seat
-        obs = env.step(uniform_legal(obs["action_mask"], rng))[0]
-    return clock() - t0, steps * n
+    def __init__(self, episode: str, seed: int, engine: str = "auto", **options):
+        import mjenv
+
+        self.env = mjenv.parallel_env(rules="riichi", episode=episode, engine=engine, **options)
+        self.seed = seed
+        lean_loop(self.env, 1, seed + 10_000)  # warm-up
+
+    def run(self, episodes: int) -> tuple[int, int]:
+        """(episodes, steps) of ``episodes`` more episodes (each chunk's seeds new)."""
+        out = lean_loop(self.env, episodes, self.seed)
+        self.seed += episodes
+        return out
+
+
+class VectorRow:
+    """``vector_env(n, rules="riichi", episode=..., **options)`` stepped with one random legal action per seat (drawn
+    in the timed loop from the masks), kept over a pass's chunks."""
+
+    def __init__(self, n: int, episode: str, seed: int, engine: str = "auto", num_threads: int = 1, **options):
+        import mjenv
+
+        self.n = n
+        self.env = mjenv.vector_env(n, rules="riichi", episode=episode, engine=engine, num_threads=num_threads,
+                                    **options)
+        self.obs, _ = self.env.reset(seed=seed)
+        self.rng = np.random.default_rng(seed)
+        self.run(max(n, 20 * n))  # warm-up (the kernel's tables, the first hands)
+
+    def run(self, table_steps: int) -> tuple[int, int]:
+        """(0, table-steps) of about ``table_steps`` more table-steps (whole vector steps, at least one)."""
+        env, rng, obs = self.env, self.rng, self.obs
+        steps = max(1, table_steps // self.n)
+        for _ in range(steps):  # a uniform legal action of each seat
+            obs = env.step(uniform_legal(obs["action_mask"], rng))[0]
+        self.obs = obs
+        return 0, steps * self.n
+
+
+def interleave(rows: dict, counts: dict, chunks: int, clocks: dict | None = None) -> dict[str, tuple[int, int, float]]:
+    """Time every row in ``chunks`` turns: each turn runs each row once for its share of ``counts[name]`` (episodes,
+    or table-steps for a vector row), so a drift in the machine's speed over the pass falls on every row alike.
+
+    Returns:
+        name -> (episodes, steps, seconds) summed over the turns; seconds of ``clocks[name]`` (CPU by default).
+    """
+    clocks = clocks or {}
+    total = {name: [0, 0, 0.0] for name in rows}
+    for c in range(chunks):
+        for name, row in rows.items():
+            share = counts[name] // chunks + (1 if c < counts[name] % chunks else 0)
+            if share <= 0:
+                continue
+            clock = clocks.get(name, time.process_time)
+            t0 = clock()
+            eps, steps = row.run(share)
+            total[name][2] += clock() - t0
+            total[name][0] += eps
+            total[name][1] += steps
+    return {name: (e, s, dt) for name, (e, s, dt) in total.items()}
 
 
 def measure(a) -> dict[str, tuple[float, float]]:
-    """name -> (episodes per CPU-second, steps per episode) of one pass over every row."""
-    rows: dict[str, tuple[float, float]] = {}
-
-    def single(name, fn, count):
-        fn(1, a.seed + 10_000)  # warm-up
-        t0 = time.process_time()
-        eps, steps = fn(count, a.seed)
-        dt = time.process_time() - t0
-        rows[name] = (eps / dt, steps / eps)
-
+    """name -> (episodes per CPU-second, steps per episode) of one pass over every row, the rows' chunks
+    interleaved (:func:`interleave`); a vector row's episodes are its table-steps divided by the steps per episode
+    of the parallel env with the same options in the same pass."""
+    rows, counts, clocks = {}, {}, {}
+    parallel_of = {}  # vector row -> the parallel row whose steps per episode it divides by
     for ep, mode, count in (("hand", "4p-red-single", a.hands), ("hanchan", "4p-red-half", a.games)):
-        single(f"riichienv {ep}", lambda k, s, mode=mode: run_riichienv(mode, k, s), count)
-        single(f"mjenv parallel {ep}", lambda k, s, ep=ep: run_parallel(ep, k, s), count)
-        per = rows[f"mjenv parallel {ep}"][1]
-        for n in a.tables:
-            dt, ts = run_vector(n, ep, a.table_steps, a.seed)
-            rows[f"mjenv vector {n} {ep}"] = (ts / dt / per, per)
-        if a.python:
-            dt, ts = run_vector(16, ep, a.table_steps // 40, a.seed, engine="python")
-            rows[f"engine=python vector 16 {ep}"] = (ts / dt / per, per)
-        for label, options in OPTIONS if a.options else ():  # the non-default options, per their own steps
-            name = f"mjenv parallel {ep} {label}"
-            single(name, lambda k, s, ep=ep, o=options: run_parallel(ep, k, s, **o), count)
-            per = rows[name][1]
+        rows[f"riichienv {ep}"], counts[f"riichienv {ep}"] = RiichiEnvRow(mode, a.seed), count
+        for label, options in (("", {}), *(OPTIONS if a.options else ())):
+            par = f"mjenv parallel {ep}" + (f" {label}" if label else "")
+            rows[par], counts[par] = ParallelRow(ep, a.seed, **options), count
             for n in a.tables:
-                dt, ts = run_vector(n, ep, a.table_steps, a.seed, **options)
-                rows[f"mjenv vector {n} {ep} {label}"] = (ts / dt / per, per)
+                name = f"mjenv vector {n} {ep}" + (f" {label}" if label else "")
+                rows[name], counts[name], parallel_of[name] = VectorRow(n, ep, a.seed, **options), a.table_steps, par
+        if a.python:
+            name = f"engine=python vector 16 {ep}"
+            rows[name], counts[name] = VectorRow(16, ep, a.seed, engine="python"), a.table_steps // 40
+            parallel_of[name] = f"mjenv parallel {ep}"
     for k in sorted({1, *a.threads}) if a.threads else ():  # table-steps per wall-second, by threads
-        dt, ts = run_vector(64, "hand", a.table_steps, a.seed, num_threads=k, clock=time.perf_counter)
-        rows[f"wall: vector 64 hand, {k} threads"] = (ts / dt / rows["mjenv parallel hand"][1], 0.0)
-    return rows
+        name = f"wall: vector 64 hand, {k} threads"
+        rows[name], counts[name] = VectorRow(64, "hand", a.seed, num_threads=k), a.table_steps
+        clocks[name], parallel_of[name] = time.perf_counter, "mjenv parallel hand"
+    timed = interleave(rows, counts, a.chunks, clocks)
+    per = {name: steps / eps for name, (eps, steps, _) in timed.items() if name not in parallel_of}
+    out = {}
+    for name, (eps, steps, dt) in timed.items():  # in the rows' order
+        if name not in parallel_of:
+            out[name] = (eps / dt, per[name])
+        else:
+            p = per[parallel_of[name]]
+            out[name] = (steps / dt / p, 0.0 if name.startswith("wall") else p)
+    return out
 
 
 TARGETS = (("mjenv parallel hand", "riichienv hand", 1.0), ("mjenv vector 64 hand", "riichienv hand", 2.0),
@@ -186,6 +232,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--table-steps", type=int, default=64_000, help="table-steps per vector-env run")
     ap.add_argument("--tables", type=int, nargs="+", default=[64])
     ap.add_argument("--repeat", type=int, default=1, help="passes over every row (ranges of the ratios)")
+    ap.add_argument("--chunks", type=int, default=8,
+                    help="turns a pass takes over its rows (each row runs its count in this many interleaved parts)")
     ap.add_argument("--python", action="store_true", help="also time the Python engine's vector env")
     ap.add_argument("--threads", type=int, nargs="*", default=[],
                     help="also time vector_env(64, num_threads=k) per wall-second for these k (and 1)")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -65,6 +67,41 @@ def test_riichi_speed_ratio_ranges_and_plot(tmp_path):
     assert r["defaults"][0] is None and r[label][2] is None  # rows not measured
     plot(passes, str(tmp_path / "r.png"))
     assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_riichi_speed_interleaves_each_rows_count_over_the_turns():
+    """A pass times its rows in turns: each row runs its share of its count in every turn (the counts add up), and
+    each row's seconds come from its own clock around its own runs."""
+    from benchmarks.riichi_speed import interleave
+
+    log = []
+
+    class Row:
+        def __init__(self, name):
+            self.name = name
+
+        def run(self, k):
+            log.append((self.name, k))
+            return k, 10 * k
+
+    ticks = iter(range(1000))
+    clock = lambda: next(ticks)  # noqa: E731 - one tick per reading
+    out = interleave({"a": Row("a"), "b": Row("b")}, {"a": 10, "b": 3}, 4, {"a": clock, "b": clock})
+    assert [n for n, _ in log] == ["a", "b", "a", "b", "a", "b", "a"]  # b's 3 over 4 turns: its last share is 0
+    assert [k for n, k in log if n == "a"] == [3, 3, 2, 2]
+    assert out == {"a": (10, 100, 4), "b": (3, 30, 3)}  # each timed run: 1 tick
+
+
+def test_riichi_speed_runs_end_to_end(capsys):
+    """The benchmark's command on tiny counts: every target's ratio printed, and the threads' row."""
+    pytest.importorskip("riichienv")
+    from benchmarks.riichi_speed import main
+
+    main(["--hands", "2", "--games", "1", "--table-steps", "128", "--no-options", "--chunks", "2", "--threads", "2"])
+    out = capsys.readouterr().out
+    for name in ("mjenv parallel hand", "mjenv vector 64 hand", "mjenv parallel hanchan", "mjenv vector 64 hanchan"):
+        assert re.search(rf"{name} +/ riichienv \w+ += \d+\.\d\d-\d+\.\d\dx", out), name
+    assert "num_threads=2 / num_threads=1" in out
 
 
 def test_riichi_breakdown_splits_every_step():
