@@ -98,7 +98,7 @@ class VectorRow:
                                     **options)
         self.obs, _ = self.env.reset(seed=seed)
         self.rng = np.random.default_rng(seed)
-        self.run(max(n, 20 * n))  # warm-up (the kernel's tables, the first hands)
+        self.run(20 * n)  # warm-up: 20 steps (the kernel's tables, the first hands)
 
     def run(self, table_steps: int) -> tuple[int, int]:
         """(0, table-steps) of about ``table_steps`` more table-steps (whole vector steps, at least one)."""
