@@ -1,5 +1,5 @@
 /* The arrays a single table's compiled step hands out, kept for reuse (mjenv.game._step's observer for the rooms of
- * the shared step, mjenv.rulesets.riichi._engine's for Riichi), and the conversion of a seat's action object.
+ * the shared step, and a room's own engine's), and the conversion of a seat's action object.
  * Static functions, included by each extension that uses them.
  *
  * A slot holds an observation float32[4, S] and masks int8[4, A], the tuples of their 4 row views, the data pointers,
