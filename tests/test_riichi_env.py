@@ -260,9 +260,9 @@ def test_an_omitted_agent_with_a_choice_and_bad_actions_are_refused():
 def test_the_common_step_and_the_checked_step_play_the_same_game(engine, shaping, observation, monkeypatch):
     """The parallel env steps the common case (only the acting agents, legal ints) at once: on the compiled engine
     in one engine call (``CompiledRiichiTable.step_quick``, which every step of this game takes, shaped or not, with
-    planes or not), on the Python one through ``step_agents``. The same choices given every agent (the acting ones
-    as numpy ints, the others PASS) with the one call turned off go through the checks: same game, every return and
-    the log equal."""
+    planes or not), on the Python one through ``RiichiTable.step_quick``. The same choices given every agent (the
+    acting ones as numpy ints, the others PASS) with the one call turned off go through the checks: same game,
+    every return and the log equal."""
     served = []
     real = compiled.Tables.step_observe
     monkeypatch.setattr(compiled.Tables, "step_observe", lambda t, chosen: served.append(real(t, chosen)) or served[-1])

@@ -478,17 +478,20 @@ class RiichiTable:
         paid = self.advance(pairs)
         return seat_rewards(paid, (), before, self.deficiency, self.over, self.gamma)
 
-    def step_agents(self, actions: dict) -> list[float] | None:
-        """The parallel env's common step at once: ``actions`` maps exactly the acting seats' agents to legal ints
-        (the other seats pass) and no shaping is asked. Then it steps as :meth:`step` does and returns the four
-        rewards; otherwise None, with nothing changed (:meth:`step` checks, completes and reports)."""
+    def step_quick(self, actions: dict) -> tuple | None:
+        """The parallel env's common step at once: ``actions`` maps exactly the acting seats' agents to legal Python
+        ints (the other seats pass) and no shaping is asked. Then it steps as :meth:`step` does and returns
+        ``(rewards, obs, masks, infos)``: the four rewards, the new observations and masks and :meth:`infos`;
+        otherwise None, with nothing changed (:meth:`step` checks, completes and reports). The compiled table's
+        takes more in one engine call (:meth:`CompiledRiichiTable.step_quick`)."""
         if self.over or self.shaping is not None:
             return None
         pairs = self._acting_actions(actions, AGENTS)
         if pairs is None:
             return None
         self.hand_end = None
-        return self.advance(pairs)
+        rewards = self.advance(pairs)
+        return rewards, self.obs, self.masks, self.infos()
 
     def advance(self, pairs: list[list[int]]) -> list[float]:
         """Step the game with the acting seats' ``[seat, action]`` pairs (seats ascending; the record keeps the list)
@@ -640,19 +643,19 @@ class CompiledRiichiTable(RiichiTable):
         out = self.core.step_observe(chosen)
         if out is None:
             return None
-        _, bits, phase, self._hand_ended, self.deficiency, self.obs, self.masks, obs_rows, mask_rows, pairs = out
+        _, bits, phase, ended, deficiency, obs, masks, obs_rows, mask_rows, pairs = out
         self.record["hands"][-1]["actions"].append(pairs)
+        # the state as _read sets it (inline: a method call here cost about 600 instructions a step)
+        self.obs, self.masks, self.deficiency, self._hand_ended = obs, masks, deficiency, ended
         self._bits, self.acting, self._phase = bits, SEATS_OF_BITS[bits], PHASES[phase]
-        if self._hand_ended:
+        if ended:
             rewards = self._settle()
-            if self.shaping is not None:
-                rewards = seat_rewards(rewards, (), before, self.deficiency, self.over, self.gamma)
-            return rewards, obs_rows, mask_rows, self.infos()
-        self.hand_end = None  # the common case: nothing paid, the phase alone in the infos (infos())
-        rewards = [0.0, 0.0, 0.0, 0.0]
+        else:  # the common case: nothing paid, the phase alone in the infos (infos())
+            self.hand_end, rewards = None, [0.0, 0.0, 0.0, 0.0]
         if self.shaping is not None:
-            rewards = seat_rewards(rewards, (), before, self.deficiency, False, self.gamma)
-        return rewards, obs_rows, mask_rows, infos(self.deficiency, NEEDS_OF_BITS[bits], False, None, phase=self._phase)
+            rewards = seat_rewards(rewards, (), before, deficiency, self.over, self.gamma)
+        info = self.infos() if ended else infos(deficiency, NEEDS_OF_BITS[bits], False, None, phase=self._phase)
+        return rewards, obs_rows, mask_rows, info
 
     def _settle(self) -> list[float]:
         """After a step (read): the end of a hand that ended (its result in the record, the rewards, the game's end
@@ -824,21 +827,13 @@ class RiichiParallelEnv(_Shell, ParallelEnv):
 
     def step(self, actions: dict[str, Any]):
         t = self._table
-        if t.engine == "compiled" and type(actions) is dict and self.agents:
-            out = t.step_quick(actions)  # the common case in one engine call (None: the step below checks)
-            if out is not None:
-                obs = out[1] if self.planes is None else self.planes.planes(t.obs)
-                dicts = parallel_dicts(obs, out[2], out[0], t.over, out[3])
-                if t.over:
-                    self.agents = []
-                if self.render_mode == "human":
-                    self.render()
-                return dicts
-        rewards = t.step_agents(actions) if type(actions) is dict and self.agents else None  # the common case
-        if rewards is None:
-            rewards = self._checked_step(actions)
-        obs = t.obs if self.planes is None else self.planes.planes(t.obs)
-        dicts = parallel_dicts(obs, t.masks, rewards, t.over, t.infos())
+        out = t.step_quick(actions) if type(actions) is dict and self.agents else None  # the common case at once
+        if out is None:
+            out = (self._checked_step(actions), t.obs, t.masks, t.infos())
+        rewards, obs, masks, info = out
+        if self.planes is not None:
+            obs = self.planes.planes(t.obs)
+        dicts = parallel_dicts(obs, masks, rewards, t.over, info)
         if t.over:
             self.agents = []
         if self.render_mode == "human":
