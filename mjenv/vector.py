@@ -59,10 +59,65 @@ from mjenv.env import ENV_OBSERVATIONS, _Output
 from mjenv.observation import ObservationSpec
 from mjenv.tables import PythonTables, _Table, step_tables, table_seeds_and_options
 
-__all__ = ["MahjongVectorEnv", "vector_env"]
+__all__ = ["AsyncSteps", "MahjongVectorEnv", "vector_env"]
 
 
-class MahjongVectorEnv(VectorEnv):
+class AsyncSteps:
+    """gymnasium's async pair for a vector env: :meth:`step_async` starts the env's step on a worker thread of its own
+    and returns at once, :meth:`step_wait` returns what the step returned (or raises what it raised). A compiled
+    engine steps with the GIL released, so a learner's inference can run meanwhile; the Python engine holds it (the
+    same results, no overlap). While a step is pending, ``step``, ``reset`` and another ``step_async`` raise a
+    ``ValueError``; ``close`` lets it finish first.
+
+    A class using it keeps its step in ``_step`` (what ``step`` runs after :meth:`_no_step_pending`) and calls
+    :meth:`_close_async` from ``close_extras``.
+    """
+
+    _stepping = None  # the pending step (a Future of the one worker thread)
+    _worker = None
+
+    def _no_step_pending(self, what: str) -> None:
+        if self._stepping is not None:
+            raise ValueError(f"{what}() while a step_async() step is pending; call step_wait() first")
+
+    def step_async(self, actions) -> None:
+        """Start :meth:`step` on the worker thread and return at once.
+
+        Args:
+            actions: as :meth:`step` (copied: the caller may reuse its buffer).
+
+        Raises:
+            ValueError: a step is already pending (call :meth:`step_wait` first).
+        """
+        self._no_step_pending("step_async")
+        if self._worker is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mjenv-vector")
+        self._stepping = self._worker.submit(self._step, np.array(actions, copy=True))
+
+    def step_wait(self, **kwargs):
+        """The pending :meth:`step_async` step's returns (:meth:`step`'s).
+
+        Raises:
+            ValueError: no step is pending; and whatever the step raised.
+        """
+        if self._stepping is None:
+            raise ValueError("step_wait() without a pending step_async()")
+        pending, self._stepping = self._stepping, None
+        return pending.result()
+
+    def _close_async(self) -> None:
+        """Let a pending step finish (what it raised is dropped) and stop the worker thread."""
+        if self._stepping is not None:
+            self._stepping.exception()
+            self._stepping = None
+        if self._worker is not None:
+            self._worker.shutdown()
+            self._worker = None
+
+
+class MahjongVectorEnv(AsyncSteps, VectorEnv):
     """``num_envs`` independent tables (see the module docstring).
 
     Args:
@@ -149,8 +204,6 @@ class MahjongVectorEnv(VectorEnv):
         )
         self.action_space = spaces.MultiDiscrete(np.full(lead, n_act))
         self._started = False
-        self._stepping = None  # step_async's pending step (a Future of its one worker thread)
-        self._worker = None
 
     def _infos(self) -> dict[str, np.ndarray]:
         # no table is over between steps (ended hands are dealt again at once): mjenv.contract's infos of its arrays
@@ -171,8 +224,9 @@ class MahjongVectorEnv(VectorEnv):
             ``{"needs_action": bool[N, 4], "deficiency": int64[N, 4], "potential": float32[N, 4]}``.
 
         Raises:
-            ValueError: bad seeds or options (nothing is dealt then).
+            ValueError: bad seeds or options (nothing is dealt then); a :meth:`step_async` step pending.
         """
+        self._no_step_pending("reset")
         n = self.num_envs
         seeds, per_table = table_seeds_and_options(seed, options, n)
         self._tables.deal(range(n), seeds, per_table)
@@ -192,8 +246,13 @@ class MahjongVectorEnv(VectorEnv):
 
         Raises:
             ValueError: a bad shape or dtype, an action outside the action space or (with
-                ``illegal_action="raise"``) an illegal action, in any table; no table has moved then.
+                ``illegal_action="raise"``) an illegal action, in any table; no table has moved then. A
+                :meth:`step_async` step pending.
         """
+        self._no_step_pending("step")
+        return self._step(actions)
+
+    def _step(self, actions):
         if not self._started:
             raise ValueError("step() before reset(); call reset() first")
         acts = np.asarray(actions)
@@ -228,43 +287,8 @@ class MahjongVectorEnv(VectorEnv):
             obs = {**obs, "observation": self.planes.planes(obs["observation"])}
         return obs
 
-    def step_async(self, actions) -> None:
-        """Starts :meth:`step` on a worker thread and returns at once (gymnasium's async pair): the compiled
-        engine steps with the GIL released, so a learner's inference can run meanwhile. :meth:`step_wait`
-        returns what :meth:`step` returns (or raises what it raised).
-
-        Args:
-            actions: as :meth:`step` (copied: the caller may reuse its buffer).
-
-        Raises:
-            ValueError: a step is already pending (call :meth:`step_wait` first).
-        """
-        if self._stepping is not None:
-            raise ValueError("step_async() while a step is pending; call step_wait() first")
-        if self._worker is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mjenv-vector")
-        self._stepping = self._worker.submit(self.step, np.array(actions, copy=True))
-
-    def step_wait(self, **kwargs):
-        """The pending :meth:`step_async` step's returns (:meth:`step`'s).
-
-        Raises:
-            ValueError: no step is pending; and whatever the step raised.
-        """
-        if self._stepping is None:
-            raise ValueError("step_wait() without a pending step_async()")
-        pending, self._stepping = self._stepping, None
-        return pending.result()
-
     def close_extras(self, **kwargs) -> None:
-        if getattr(self, "_stepping", None) is not None:  # (a constructor that raised has none)
-            self._stepping.exception()  # let a pending step finish
-            self._stepping = None
-        if getattr(self, "_worker", None) is not None:
-            self._worker.shutdown()
-            self._worker = None
+        self._close_async()
 
 
 _warned_no_step = False

@@ -290,6 +290,52 @@ def test_vector_actions_of_any_int_dtype_and_layout_step_alike(dtype, illegal_ac
         _assert_same(r_ref, r, "rewards", step)
 
 
+def _vector_returns(out) -> list[np.ndarray]:
+    """Every array of a vector step's five returns, in a fixed order."""
+    obs, rewards, terms, truncs, infos = out
+    arrays = [obs["observation"], obs["action_mask"], rewards, terms, truncs]
+    arrays += [infos[k] for k in (*_INFO_KEYS, "_final_obs", "_final_info")]
+    arrays += [infos["final_obs"]["observation"], infos["final_obs"]["action_mask"]]
+    return arrays + [infos["final_info"][k] for k in _FINAL_KEYS]
+
+
+@pytest.mark.parametrize("engine, num_threads", [("compiled", 2), ("python", 1)])
+def test_vector_step_async_and_step_wait_return_what_step_returns(engine, num_threads):
+    """gymnasium's async pair on the Riichi vector env: every array equals a twin env's step over 300 steps (hands
+    ending and dealt again); the caller's action buffer may change once step_async has returned; misuse and a bad
+    action are clear errors (step, reset or step_async while a step is pending; step_wait without one)."""
+    twin = mjenv.vector_env(4, rules="riichi", episode="hand", engine=engine)
+    venv = mjenv.vector_env(4, rules="riichi", episode="hand", engine=engine, num_threads=num_threads)
+    obs, _ = twin.reset(seed=11)
+    venv.reset(seed=11)
+    with pytest.raises(ValueError, match="without a pending"):
+        venv.step_wait()
+    ended = 0
+    for step in range(300):
+        acts = _first_choice(obs["action_mask"]) if step % 3 else np.zeros((4, 4), np.int64) + A.PASS
+        acts = np.where(np.take_along_axis(obs["action_mask"], acts[..., None], 2)[..., 0] > 0, acts,
+                        _first_choice(obs["action_mask"]))
+        venv.step_async(acts)
+        for misuse, args in ((venv.step_async, (acts,)), (venv.step, (acts,)), (venv.reset, ())):
+            with pytest.raises(ValueError, match="pending; call step_wait"):
+                misuse(*args)
+        kept = acts.copy()
+        acts[:] = -1  # the step took a copy
+        got = venv.step_wait()
+        want = twin.step(kept)
+        for i, (a, b) in enumerate(zip(_vector_returns(want), _vector_returns(got))):
+            _assert_same(a, b, f"return {i}", step)
+        obs = want[0]
+        ended += int(want[2].sum())
+    assert ended >= 2  # hands ended and were dealt again on the way
+    venv.step_async(np.full((4, 4), 85))  # outside the space: step_wait raises what step raised
+    with pytest.raises(ValueError, match="outside the action space"):
+        venv.step_wait()
+    venv.step_async(kept)
+    venv.close()  # lets the pending step finish, then stops the worker
+    assert venv._stepping is None and venv._worker is None
+
+
 @pytest.mark.parametrize("bad", [85, -1, 2**40, 2**32 + 5])
 def test_vector_actions_outside_the_space_are_refused_and_move_no_table(bad):
     """An id outside 0..84 (also one that an int32 cast would wrap into the space) is refused, naming the seat and

@@ -81,8 +81,9 @@ def test_step_async_and_step_wait_return_what_step_returns():
         m = obs_a["action_mask"]
         acts = np.argmax(np.where(m > 0, rng.random(m.shape), -1.0), axis=-1)
         b.step_async(acts)
-        with pytest.raises(ValueError, match="pending"):
-            b.step_async(acts)
+        for misuse, args in ((b.step_async, (acts,)), (b.step, (acts,)), (b.reset, ())):
+            with pytest.raises(ValueError, match="pending; call step_wait"):
+                misuse(*args)
         acts_kept = acts.copy()
         acts[:] = -1  # the caller's buffer may change after step_async: the step took a copy
         got = b.step_wait()

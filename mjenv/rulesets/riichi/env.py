@@ -171,6 +171,7 @@ from mjenv.rulesets.riichi.observation import spec as _obs_spec
 from mjenv.rulesets.riichi.settlement import LAST_ROUND_INDEX, placement
 from mjenv.rulesets.riichi.wall import Wall
 from mjenv.tables import check_gamma, table_seeds_and_options
+from mjenv.vector import AsyncSteps
 
 __all__ = [
     "EPISODES", "N_ACTIONS", "REWARDS", "RiichiAECEnv", "RiichiParallelEnv", "RiichiTable", "RiichiVectorEnv",
@@ -868,7 +869,7 @@ class RiichiAECEnv(_Shell, AECTurns, AECEnv):
         return self._table.step(actions), None
 
 
-class RiichiVectorEnv(VectorEnv):
+class RiichiVectorEnv(AsyncSteps, VectorEnv):
     """``num_envs`` independent Riichi tables stepped together (gymnasium vector conventions).
 
     ``reset(seed=s)`` seeds table i with s + i; ``step(actions int[N, 4])`` returns
@@ -882,6 +883,8 @@ class RiichiVectorEnv(VectorEnv):
     On the compiled engine (``engine="auto"`` where it is built) one C call steps and observes every table, on
     ``num_threads`` threads with the GIL released (the same outputs for every number of threads). The threads are
     kept, and wait awake briefly after each step for the next one: use at most as many as there are free cores.
+    ``step_async(actions)`` / ``step_wait()`` (gymnasium's async pair, :class:`mjenv.vector.AsyncSteps`) run a step
+    on a worker thread, so that a learner's inference overlaps the compiled step.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -944,6 +947,7 @@ class RiichiVectorEnv(VectorEnv):
         return {"observation": obs, "action_mask": masks}, infos
 
     def reset(self, seed=None, options=None):
+        self._no_step_pending("reset")
         seeds, per_table = table_seeds_and_options(seed, options, self.num_envs)
         if self._core is not None:
             obs, infos = self._core.reset(seeds, [_start_options(o) for o in per_table])
@@ -955,6 +959,10 @@ class RiichiVectorEnv(VectorEnv):
         return self._gather()
 
     def step(self, actions):
+        self._no_step_pending("step")
+        return self._step(actions)
+
+    def _step(self, actions):
         if not self._started:
             raise ValueError("step() before reset(); call reset() first")
         acts = np.asarray(actions)
@@ -998,7 +1006,7 @@ class RiichiVectorEnv(VectorEnv):
         return obs, rewards, done, np.zeros(n, dtype=bool), infos
 
     def close_extras(self, **kwargs) -> None:
-        pass
+        self._close_async()
 
 
 def _planes(observation: str):
