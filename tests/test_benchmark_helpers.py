@@ -118,3 +118,20 @@ def test_riichi_breakdown_splits_every_step():
     assert sum(runs["raw"]["by_state"]["act"]) < sum(runs["default"]["by_state"]["act"])
     text = "\n".join(report(runs, 3))
     assert "steps per hand" in text and "act" in text and "lean loop" in text
+
+
+@pytest.mark.parametrize("rules", ["basic", "riichi"])
+def test_async_overlap_loops_play_the_same_steps(rules):
+    """The overlap benchmark's two loops (in turn, and step_async / step_wait with the inference between) see the
+    same observations and draw the same actions (``measure`` checks their hashes) and report both rates."""
+    pytest.importorskip("torch")
+    from benchmarks.async_overlap import Loop, measure
+
+    m = measure(rules, 4, 8, 6, 2, seed=1)
+    assert m["in turn"] > 0 and m["overlapped"] > 0 and m["ratio"] == m["overlapped"] / m["in turn"]
+    a, b = (Loop(rules, 2, 8, 3, overlapped) for overlapped in (False, True))
+    a.run(5)
+    b.run(4)  # one step fewer: the hashes differ, so the check can fail
+    assert a.digest.hexdigest() != b.digest.hexdigest()
+    b.run(1)
+    assert a.digest.hexdigest() == b.digest.hexdigest()

@@ -166,9 +166,18 @@ def test_train_ppo_throughput_benchmark_compares_two_trees():
 
 
 def test_cold_start_benchmark_compares_two_trees(tmp_path):
-    out = run("benchmarks/cold_start.py", "--repeats", "1", "--figures", "deficiency,parallel_env", "--cold-cache",
-              "--base-tree", str(ROOT), "--base-python", sys.executable, timeout=300)
+    out = run("benchmarks/cold_start.py", "--repeats", "1", "--figures", "deficiency,parallel_env,riichi parallel_env",
+              "--cold-cache", "--base-tree", str(ROOT), "--base-python", sys.executable, timeout=300)
     assert "| deficiency | <= 0.1 |" in out and "| parallel_env | <= 0.5 |" in out and "empty table cache" in out
+    assert "| riichi parallel_env | <= 0.5 | n/a |" in out  # this tree only: the "before" commit has no Riichi
+
+
+def test_cold_start_benchmark_times_riichi_without_a_before_tree():
+    # Riichi's figures alone: no "before" tree is built (the default "before" commit has no Riichi env)
+    out = run("benchmarks/cold_start.py", "--repeats", "1", "--figures", "riichi vector_env(64)", timeout=300)
+    row = next(line for line in out.splitlines() if line.startswith("| riichi vector_env(64) |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1:3] == ["<= 0.6", "n/a"] and float(cells[3].split()[0]) > 0
 
 
 def test_rl_policy_recipe_trains_selects_and_resumes_with_tiny_budgets(tmp_path):
