@@ -75,3 +75,17 @@ def parse_args(cls: type[T], argv: list[str] | None = None, prog: str | None = N
         else:
             parser.add_argument(flag, dest=name, type=kind, default=fields[name].default, help=argparse.SUPPRESS)
     return cls(**vars(parser.parse_args(argv)))
+
+
+def check_rules(rules: str, prog: str) -> None:
+    """Refuse, before anything is written, rules that ``prog`` (a training script) cannot train on: an unknown preset,
+    or one whose room plays on its own engine (the training scripts' nets, opponents and shaping are the shared
+    engine's).
+
+    Raises:
+        ValueError: saying which presets exist, or which ones ``prog`` plays and which envs play the others.
+    """
+    from mjenv import rulesets
+
+    rulesets.room(rules)  # an unknown name: the known ones listed
+    rulesets.check_shared(rules, prog)

@@ -8,6 +8,7 @@ script's own parser, so ``mjenv train ppo --help`` lists the ``Args`` fields wit
 from __future__ import annotations
 
 import argparse
+import sys
 
 import torch  # noqa: F401  (the train extra: without torch, mjenv.cli skips this plugin)
 
@@ -21,13 +22,14 @@ def _build(parser: argparse.ArgumentParser):
 
     def handler(args: argparse.Namespace) -> int:
         if args.algorithm == "ppo":
-            from mjenv.baselines import train_ppo
-
-            train_ppo.main(list(args.options))
+            from mjenv.baselines.train_ppo import main
         else:
-            from mjenv.baselines import train_bc
-
-            train_bc.main(list(args.options))
+            from mjenv.baselines.train_bc import main
+        try:
+            main(list(args.options))
+        except ValueError as exc:  # bad options (as mjenv eval): one line, no traceback
+            print(f"mjenv: error: {exc}", file=sys.stderr)
+            return 2
         return 0
 
     return handler

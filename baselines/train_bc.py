@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from mjenv.baselines._args import parse_args
+from mjenv.baselines._args import check_rules, parse_args
 from mjenv.baselines.policy import PolicyNet, build_net, load_net, save_policy
 from mjenv.baselines.registry import make_agent  # agents by name (train_ppo imports it from here too)
 from tqdm.auto import tqdm
@@ -250,6 +250,7 @@ def plot_curve(csv_path: Path, png_path: Path, x: str, ys: list[str], title: str
 
 def main(argv: list[str] | None = None) -> Path:
     args = parse_args(Args, argv, prog="mjenv train bc")
+    check_rules(args.rules, "mjenv train bc")
     if not 0.0 <= args.val_fraction < 1.0:
         raise ValueError(f"val_fraction must be in [0, 1), got {args.val_fraction}")
     out_dir = Path(args.out_dir)

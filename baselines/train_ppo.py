@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from mjenv.baselines._args import parse_args
+from mjenv.baselines._args import check_rules, parse_args
 from mjenv.baselines._common import act_rows
 from mjenv.baselines.evaluate import evaluate_vs_greedy  # noqa: F401  (its home before: kept importable here)
 from mjenv.baselines.optim import Adam
@@ -228,6 +228,7 @@ def win_rewards(done: np.ndarray, final_scores: np.ndarray, value: float) -> np.
 
 def main(argv: list[str] | None = None) -> Path:
     args = parse_args(Args, argv, prog="mjenv train ppo", aliases={"torch_threads": "num_threads"})
+    check_rules(args.rules, "mjenv train ppo")
     check_shaping(args.shaping)
     if args.win_reward < 0:
         raise ValueError(f"--win-reward must be >= 0 (0 = score changes), got {args.win_reward}")

@@ -491,11 +491,29 @@ def test_shipped_policies_load_by_name_and_bad_names_raise():
 def test_mjenv_train_subcommand_passes_options_to_the_scripts(tmp_path, capsys):
     from mjenv import cli
 
-    with pytest.raises(ValueError, match="resume"):  # reached train_ppo.main with the options
-        cli.main(["train", "ppo", "--resume", "--out-dir", str(tmp_path / "none")])
+    # reached train_ppo.main with the options; its ValueError is one line on stderr, as mjenv eval's
+    assert cli.main(["train", "ppo", "--resume", "--out-dir", str(tmp_path / "none")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mjenv: error: --resume needs") and "Traceback" not in err
     with pytest.raises(SystemExit):
         cli.main(["train", "bc", "--help"])
     assert "--teacher" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("algorithm", ["ppo", "bc"])
+@pytest.mark.parametrize(("rules", "says"), [("riichi", "played by their room's own engine"),
+                                             ("nonsense", "unknown rules 'nonsense'; allowed presets:")])
+def test_mjenv_train_refuses_rules_it_cannot_train_before_writing(tmp_path, capsys, algorithm, rules, says):
+    """A room with its own engine (its nets, opponents and shaping are not the training scripts') or an unknown
+    preset: a clear error naming what the script plays, and nothing written."""
+    from mjenv import cli
+
+    out = tmp_path / "run"
+    assert cli.main(["train", algorithm, "--rules", rules, "--out-dir", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err and not out.exists()
+    if rules == "riichi":
+        assert f"mjenv train {algorithm} plays basic, honours, sichuan, taiwan16" in err
 
 
 def test_sample_actions_draws_what_categorical_draws():
