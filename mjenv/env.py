@@ -325,6 +325,11 @@ class _Shell:
     def spec(self) -> ObservationSpec:
         return self._table.spec
 
+    @property
+    def pass_action(self) -> int:
+        """The PASS action's id (the one legal action of a seat with nothing to decide)."""
+        return self._table.layout.pass_
+
     def observation_space(self, agent):
         return self.observation_spaces[agent]
 

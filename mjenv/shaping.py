@@ -51,15 +51,21 @@ class Potential:
 
     Args:
         shaping: ``"deficiency"`` or ``"deficiency_tiles"``.
-        rules: rule set of the observations (their layout).
+        rules: rule set of the observations (their layout), for the shared observation spec.
+        spec: the observations' spec instead (``env.spec``: any spec with ``slices`` of a ``deficiency`` and an
+            ``effective_count`` view and ``num_tile_types``, such as a room's own engine's); None: ``rules``'.
     """
 
-    def __init__(self, shaping: str, rules="basic"):
+    def __init__(self, shaping: str, rules="basic", spec=None):
         check_shaping(shaping)
         if shaping is None:
             raise ValueError("Potential needs a shaping name, not None")
         self.shaping = shaping
-        spec = ObservationSpec(rules)
+        if spec is None:
+            spec = ObservationSpec(rules)
+        elif not all(name in getattr(spec, "slices", ()) for name in ("deficiency", "effective_count")):
+            raise ValueError(f"spec must be an observation spec with 'deficiency' and 'effective_count' views, got "
+                             f"{spec!r}")
         self._deficiency = spec.slices["deficiency"].start
         self._count = spec.slices["effective_count"].start
         self._count_scale = TILES_WEIGHT / (4.0 * spec.num_tile_types)

@@ -624,6 +624,24 @@ def test_an_illegal_action_with_shaping_gets_the_contracts_rewards_and_end_infos
         assert "final_scores" not in infos[a]
 
 
+@pytest.mark.parametrize("observation", ["default", "planes"])
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_observations_after_an_illegal_end_are_fresh_arrays(engine, observation):
+    """gymnasium's check_env (as the shared env's test): users keep what a step returns, so the step that an illegal
+    action ends (the state unchanged) hands out equal arrays, not the ones the step before handed out."""
+    if engine == "compiled" and not mjenv.rulesets.riichi.compiled.available():
+        pytest.skip("the compiled Riichi engine is not built")
+    env = mjenv.parallel_env(rules="riichi", episode="hand", engine=engine, observation=observation)
+    before, infos = env.reset(seed=11)
+    seat = next(a for a in AGENTS if infos[a]["needs_action"])
+    after, *_ = env.step({seat: int(np.flatnonzero(before[seat]["action_mask"] == 0)[0])})
+    assert env.agents == []
+    for a in AGENTS:
+        for key in ("observation", "action_mask"):
+            assert not np.shares_memory(after[a][key], before[a][key]), (a, key)
+            np.testing.assert_array_equal(after[a][key], before[a][key])
+
+
 @pytest.mark.parametrize("engine", ["python", "compiled"])
 def test_vector_env_reset_reads_seeds_as_the_shared_vector_env(engine):
     """A 0-d integer array is its number; a wrong count or a negative seed is a ValueError naming what is allowed."""

@@ -237,6 +237,25 @@ def test_bad_shaping_arguments_raise_value_error():
             SingleAgentEnv(shaping="deficiency", gamma=0.99, shaping_scale=bad)
 
 
+def test_potential_of_a_rooms_own_spec_is_the_envs_potential():
+    """Potential(spec=env.spec) reads a room's own observation (its deficiency and effective-count views): the
+    env's infos["potential"] every step; a spec without those views is refused."""
+    env = mjenv.parallel_env(rules="riichi", episode="hand")
+    deficiency, tiles = Potential("deficiency", spec=env.spec), Potential("deficiency_tiles", spec=env.spec)
+    obs, infos = env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    count = env.spec.slices["effective_count"].start
+    while env.agents:
+        for a in env.agents:
+            assert deficiency(obs[a]["observation"]) == infos[a]["potential"]
+            want = infos[a]["potential"] + obs[a]["observation"][count] / (4 * 34)
+            assert tiles(obs[a]["observation"]) == pytest.approx(want)
+        obs, _, _, _, infos = env.step({a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"])))
+                                        for a in env.agents if infos[a]["needs_action"]})
+    with pytest.raises(ValueError, match="'deficiency' and 'effective_count' views"):
+        Potential("deficiency", spec=object())
+
+
 def test_shaping_reward_scale_smoke():
     """The diagnosis script plays the same hands with and without shaping; unshaped mid-hand rewards are 0."""
     from research.shaping_reward_scale import main

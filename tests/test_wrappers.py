@@ -266,3 +266,62 @@ def test_rllib_adapter_in_the_bloody_battle_terminates_each_winner_once_and_keep
             extra = 0.0 if shaping is None else min(first[a], POTENTIAL_CAP)
             assert totals[a] == pytest.approx(base[a] + extra, abs=1e-9), (hand, a)
     assert left_mid_hand > 0  # some winners really left while the others played on
+
+
+def test_single_agent_env_plays_riichi_with_its_own_opponents_shaping_and_scaling():
+    """A room with its own engine: gymnasium's check_env (the scaled observation in [-1, 1] too), the room's own
+    agents as opponents, its env's keywords passed on, every step a real decision, and the rewards of a one-hand
+    game adding up to the learner's final score change (with deficiency shaping and gamma = 1, plus -Phi of its
+    first decision: min(deficiency, 15))."""
+    from mjenv.env import POTENTIAL_CAP
+
+    check_env(SingleAgentEnv(rules="riichi", episode="hand", opponents="random", seat=None), skip_render_check=True)
+    check_env(SingleAgentEnv(rules="riichi", episode="hand", scale_observation=True), skip_render_check=True)
+    env = SingleAgentEnv(rules="riichi", episode="hand", opponents=["greedy", "random", "greedy"], seat=1,
+                         shaping="deficiency", gamma=1.0)
+    assert type(env.opponents[0]).__name__ == "RiichiGreedyAgent" and env.pass_action == 84
+    rng = np.random.default_rng(1)
+    for seed in range(3):
+        obs, info = env.reset(seed=seed)
+        first = min(info["deficiency"], POTENTIAL_CAP)
+        assert info["potential"] == -first
+        total, done = 0.0, False
+        while not done:
+            mask = env.action_masks()
+            assert mask.sum() > 1 and env.observation_space.contains(obs)
+            obs, reward, done, _, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+            total += reward
+        final = info["final_scores"][1] if isinstance(info["final_scores"], list) else info["final_scores"]
+        assert total == pytest.approx((final - 25000) / 1000 + first, abs=1e-9)
+    with pytest.raises(ValueError, match="unknown arguments \\['oponents'\\]"):  # the env names what it takes
+        SingleAgentEnv(rules="riichi", oponents="greedy")
+    with pytest.raises(ValueError, match="render_seat"):
+        SingleAgentEnv(rules="riichi", render_seat=0)
+
+
+def test_rllib_adapter_plays_riichi_and_keeps_every_reward():
+    """The adapter on a room with its own engine: only seats with a choice are presented, and each seat's rewards
+    over a one-hand game add up to its final score change plus -Phi of its first observation (gamma = 1)."""
+    from mjenv.wrappers.rllib import RLlibParallelEnv
+
+    from mjenv.env import POTENTIAL_CAP
+
+    env = RLlibParallelEnv(rules="riichi", episode="hand", shaping="deficiency", gamma=1.0)
+    assert env.pass_action == 84
+    for seed in (3, 8):
+        obs, infos = env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        first = {a: infos[a]["deficiency"] for a in obs}
+        while True:
+            assert obs and all(o["action_mask"].sum() > 1 for o in obs.values())
+            obs, rewards, terms, _, infos = env.step(
+                {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()})
+            for a, r in rewards.items():
+                totals[a] += r
+                first.setdefault(a, infos[a]["deficiency"])
+            if terms and all(terms.values()):
+                break
+        for s, a in enumerate(env.possible_agents):
+            final = infos[a]["final_scores"][s]
+            assert totals[a] == pytest.approx((final - 25000) / 1000 + min(first[a], POTENTIAL_CAP), abs=1e-9)

@@ -49,7 +49,6 @@ import numpy as np
 from pettingzoo import ParallelEnv
 
 from mjenv import AGENTS
-from mjenv.game.actions import ActionLayout
 
 
 class RLlibParallelEnv(ParallelEnv):
@@ -58,7 +57,8 @@ class RLlibParallelEnv(ParallelEnv):
     Args:
         shaping: None, ``"deficiency"`` or ``"deficiency_tiles"``, applied between each seat's decisions.
         gamma: the learner's discount per decision (RLlib PPO's ``gamma``), used by the shaping.
-        **env_kwargs: other arguments of :func:`mjenv.parallel_env` (``rules``, ``observation``, ...).
+        **env_kwargs: other arguments of :func:`mjenv.parallel_env` (``rules``, ``observation``, ...; a room with
+            its own engine too, with its own arguments).
     """
 
     metadata = {"name": "mjenv_rllib_v0", "render_modes": [], "is_parallelizable": True}
@@ -71,14 +71,14 @@ class RLlibParallelEnv(ParallelEnv):
         self.gamma = check_gamma(gamma)
         # the base env stays unshaped: its shaping would discount per env step, not per decision
         self.env = mjenv.parallel_env(**env_kwargs)
-        self._phi = None if shaping is None else Potential(shaping, self.env.spec.rules)
+        self._phi = None if shaping is None else Potential(shaping, spec=self.env.spec)
         self._last_phi: dict[str, float] = {}
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
         inner = self.env.observation_space(AGENTS[0])
         size, n_act = inner["observation"].shape[0], inner["action_mask"].shape[0]
         # PASS is not the last id: a room's own actions may come after it
-        self.pass_action = ActionLayout.for_rules(self.env.spec.rules).pass_
+        self.pass_action = self.env.pass_action
         self._obs_space = gym.spaces.Dict(
             {
                 "observations": gym.spaces.Box(inner["observation"].low, inner["observation"].high, (size,),
@@ -232,6 +232,7 @@ def _rl_module_class():
         """
 
         def setup(self):
+            from mjenv.game.actions import ActionLayout
             from mjenv.observation import ObservationSpec
             from mjenv.rules import get_rules
 

@@ -8,7 +8,8 @@ mask = env.action_masks()                         # bool[A]: what MaskablePPO as
 obs, reward, terminated, truncated, info = env.step(action)
 ```
 
-Each episode is one hand of :func:`mjenv.parallel_env`. The learner sits at ``seat`` (a fixed seat
+Each episode is one episode of :func:`mjenv.parallel_env` (one hand with the shared engine; a room may play
+more, as its ``episode=`` argument says). The learner sits at ``seat`` (a fixed seat
 0..3, or ``None`` for a seat drawn per hand from the env's generator); the other seats are agents with
 ``act(observation_dict) -> int`` (baselines by name through the evaluation harness's registry:
 ``"greedy"``, ``"random"``, ``"flatmc"``, ``"policy:PATH"``; or agent objects). Steps at which the
@@ -50,7 +51,6 @@ import gymnasium as gym
 import numpy as np
 
 from mjenv import AGENTS
-from mjenv.game.actions import ActionLayout
 
 
 def _make_opponents(opponents: Any, rules: Any) -> list:
@@ -85,10 +85,14 @@ class SingleAgentEnv(gym.Env):
         shaping_scale: positive factor of the potential (module docstring); 1 = the potential as defined.
         scale_observation: hand out the observation divided by its views' bounds, in [-1, 1] (module
             docstring); False = the raw observation.
-        rules: passed to :func:`mjenv.parallel_env`.
+        rules: passed to :func:`mjenv.parallel_env`: a shared rule set, or a room with its own engine (its
+            observation, shaping potential, PASS id and agents are read from the env and the registry).
         observation: passed to :func:`mjenv.parallel_env`.
         illegal_action: passed to :func:`mjenv.parallel_env`.
         render_mode: None, ``"ansi"``, ``"human"`` or ``"rgb_array"`` (the learner's view).
+        **env_kwargs: other arguments of :func:`mjenv.parallel_env` for these rules (a room's own, such as the
+            episode and reward of a room that plays whole games); the env refuses unknown ones. Its shaping stays
+            off (``shaping`` here is the learner's), and ``render_seat`` is the learner's.
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
@@ -105,13 +109,13 @@ class SingleAgentEnv(gym.Env):
         render_mode: str | None = None,
         shaping_scale: float = 1.0,
         scale_observation: bool = False,
-        **unknown,
+        **env_kwargs,
     ):
         import mjenv
-        from mjenv._extras import reject_unknown_keywords
-
-        reject_unknown_keywords("SingleAgentEnv", unknown, SingleAgentEnv.__init__)
         from mjenv.shaping import Potential, check_gamma, check_shaping
+
+        if "render_seat" in env_kwargs:
+            raise ValueError("SingleAgentEnv renders the learner's view: render_seat is not an argument of it")
 
         check_shaping(shaping)
         self.gamma = check_gamma(gamma)
@@ -126,14 +130,16 @@ class SingleAgentEnv(gym.Env):
             raise ValueError(f"seat must be None (drawn per hand) or 0..3, got {seat!r}")
         self.fixed_seat = seat
         # the base env stays unshaped: its shaping would discount per env step, not per learner decision
+        # other keywords are the env's (a room's own, e.g. episode= and reward= of one that plays whole games); it
+        # refuses unknown ones, naming the ones it takes
         self.env = mjenv.parallel_env(rules=rules, observation=observation, illegal_action=illegal_action,
-                                      render_mode=render_mode, render_seat=None)
-        self._phi = None if shaping is None else Potential(shaping, self.env.spec.rules)
+                                      render_mode=render_mode, render_seat=None, **env_kwargs)
+        self._phi = None if shaping is None else Potential(shaping, spec=self.env.spec)
         self._potential = 0.0  # Phi of the learner's last decision state
         #: env steps played (every seat's step counts once), over all hands since construction
         self.env_steps = 0
         self.render_mode = render_mode
-        self.opponents = _make_opponents(opponents, self.env.spec.rules)
+        self.opponents = _make_opponents(opponents, rules)
         space = self.env.observation_space(AGENTS[0])
         self.observation_space = space["observation"]
         self._scaler = ObservationScaler(self.env.spec) if scale_observation else None
@@ -143,7 +149,7 @@ class SingleAgentEnv(gym.Env):
                                                     self.observation_space.shape, np.float32)
         self.action_space = gym.spaces.Discrete(self.env.action_space(AGENTS[0]).n)
         # PASS is not the last id: a room's own actions may come after it
-        self.pass_action = ActionLayout.for_rules(self.env.spec.rules).pass_
+        self.pass_action = self.env.pass_action
         self.seat = 0 if seat is None else seat
         self._obs: dict | None = None
         self._infos: dict | None = None
@@ -262,15 +268,17 @@ class ObservationScaler:
     where ``low = 0``).
 
     Args:
-        spec: an :class:`mjenv.observation.ObservationSpec` (``"basic"`` or a rule set's name also works).
+        spec: an observation spec (``env.spec``: :class:`mjenv.observation.ObservationSpec` or a room's own, with
+            ``views``, ``view(name)``, ``slices`` and ``size``), or a shared rule set (its name or ``Rules``).
     """
 
     def __init__(self, spec: Any = "basic"):
         from mjenv.deficiency import INCOMPLETABLE
         from mjenv.env import POTENTIAL_CAP
         from mjenv.observation import ObservationSpec
+        from mjenv.rules import Rules
 
-        if not isinstance(spec, ObservationSpec):
+        if isinstance(spec, (str, Rules)):  # a rule set: its shared spec (else a spec, a room's own one too)
             spec = ObservationSpec(spec)
         self.cap = np.full(spec.size, np.inf, np.float32)
         self.scale = np.ones(spec.size, np.float32)

@@ -754,6 +754,9 @@ class _Shell:
         """The observation spec (:class:`~mjenv.rulesets.riichi.observation.RiichiObservationSpec`)."""
         return self._table.spec
 
+    #: The PASS action's id (the one legal action of a seat with nothing to decide).
+    pass_action = A.PASS
+
     def observation_space(self, agent):
         return self.observation_spaces[agent]
 
@@ -829,8 +832,8 @@ class RiichiParallelEnv(_Shell, ParallelEnv):
     def step(self, actions: dict[str, Any]):
         t = self._table
         out = t.step_quick(actions) if type(actions) is dict and self.agents else None  # the common case at once
-        if out is None:
-            out = (self._checked_step(actions), t.obs, t.masks, t.infos())
+        if out is None:  # copies: an illegal action leaves the state, and so the arrays last handed out, as they were
+            out = (self._checked_step(actions), t.obs.copy(), t.masks.copy(), t.infos())
         rewards, obs, masks, info = out
         if self.planes is not None:
             obs = self.planes.planes(t.obs)
