@@ -325,3 +325,14 @@ def test_rllib_adapter_plays_riichi_and_keeps_every_reward():
         for s, a in enumerate(env.possible_agents):
             final = infos[a]["final_scores"][s]
             assert totals[a] == pytest.approx((final - 25000) / 1000 + min(first[a], POTENTIAL_CAP), abs=1e-9)
+
+
+@pytest.mark.parametrize(("rules", "says"), [("riichi", "bring their own: give RLlibParallelEnv"),
+                                             ("nonsense", "unknown rules 'nonsense'")])
+def test_rllib_ppo_config_refuses_rules_its_policy_module_cannot_read(rules, says):
+    """Before Ray is imported (Ray RLlib need not be installed): the shared policy network reads the shared rule
+    sets' observations only."""
+    from mjenv.wrappers.rllib import ppo_config
+
+    with pytest.raises(ValueError, match=says):
+        ppo_config(rules=rules)

@@ -297,7 +297,18 @@ def ppo_config(
         gamma: PPO's discount per decision.
         num_env_runners: RLlib env-runner actors (0 = sample in the driver process).
         seed: RLlib's ``debugging(seed=...)``.
+
+    Raises:
+        ValueError: rules whose room brings its own engine and observation (the module's :class:`PolicyNet` reads
+            the shared ones; :class:`RLlibParallelEnv` plays them, with a module of the caller's own).
     """
+    from mjenv import rulesets
+
+    rulesets.room(rules)  # an unknown name: the known ones listed
+    if rules not in rulesets.shared_names():
+        raise ValueError(f"ppo_config's policy module (PolicyNet) reads the observations of "
+                         f"{', '.join(rulesets.shared_names())}; rules={rules!r} bring their own: give "
+                         f"RLlibParallelEnv(rules={rules!r}) an RLModule of your own")
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
