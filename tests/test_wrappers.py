@@ -327,7 +327,7 @@ def test_rllib_adapter_plays_riichi_and_keeps_every_reward():
             assert totals[a] == pytest.approx((final - 25000) / 1000 + min(first[a], POTENTIAL_CAP), abs=1e-9)
 
 
-@pytest.mark.parametrize(("rules", "says"), [("riichi", "bring their own: give RLlibParallelEnv"),
+@pytest.mark.parametrize(("rules", "says"), [("riichi", "own engine.*ppo_config's policy module .* plays basic"),
                                              ("nonsense", "unknown rules 'nonsense'")])
 def test_rllib_ppo_config_refuses_rules_its_policy_module_cannot_read(rules, says):
     """Before Ray is imported (Ray RLlib need not be installed): the shared policy network reads the shared rule

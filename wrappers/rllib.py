@@ -305,10 +305,7 @@ def ppo_config(
     from mjenv import rulesets
 
     rulesets.room(rules)  # an unknown name: the known ones listed
-    if rules not in rulesets.shared_names():
-        raise ValueError(f"ppo_config's policy module (PolicyNet) reads the observations of "
-                         f"{', '.join(rulesets.shared_names())}; rules={rules!r} bring their own: give "
-                         f"RLlibParallelEnv(rules={rules!r}) an RLModule of your own")
+    rulesets.check_shared(rules, "ppo_config's policy module (PolicyNet; RLlibParallelEnv plays any rules)")
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
