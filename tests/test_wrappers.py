@@ -293,8 +293,13 @@ def test_single_agent_env_plays_riichi_with_its_own_opponents_shaping_and_scalin
             total += reward
         final = info["final_scores"][1] if isinstance(info["final_scores"], list) else info["final_scores"]
         assert total == pytest.approx((final - 25000) / 1000 + first, abs=1e-9)
-    with pytest.raises(ValueError, match="unknown arguments \\['oponents'\\]"):  # the env names what it takes
+    # a typo: refused, naming this class's keywords and the env's own for these rules (the shared env's are fewer)
+    with pytest.raises(ValueError, match="'oponents'; allowed: opponents, .*; and the env's own for these rules: "
+                                         "episode, reward, "):
         SingleAgentEnv(rules="riichi", oponents="greedy")
+    with pytest.raises(ValueError, match="'episode'; allowed: .*; and the env's own for these rules: log_dir, engine$"):
+        SingleAgentEnv(episode="hand")
+    assert SingleAgentEnv(engine="python").env.engine == "python"  # the shared env's own keywords pass on too
     with pytest.raises(ValueError, match="render_seat"):
         SingleAgentEnv(rules="riichi", render_seat=0)
 

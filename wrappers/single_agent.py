@@ -72,6 +72,44 @@ def _make_opponents(opponents: Any, rules: Any) -> list:
     return out
 
 
+def _env_keywords(rules: Any) -> tuple[str, ...]:
+    """The keywords :func:`mjenv.parallel_env` takes for ``rules``: the shared env's, or the room's ``ARGUMENTS``
+    where the room brings its own engine."""
+    from mjenv import rulesets
+
+    own = rulesets.own_engine(rules)
+    if own is not None:
+        return tuple(own.ARGUMENTS)
+    from mjenv.env import MahjongParallelEnv
+
+    return tuple(_named_parameters(MahjongParallelEnv.__init__))
+
+
+def _check_env_keywords(env_kwargs: dict, rules: Any) -> None:
+    """Refuse the keywords of ``SingleAgentEnv(**env_kwargs)`` that neither it nor the env for ``rules`` takes (and
+    ``render_seat``: the learner's view is rendered), naming both lists."""
+    from mjenv._extras import UnknownKeywordError
+
+    if "render_seat" in env_kwargs:
+        raise ValueError("SingleAgentEnv renders the learner's view: render_seat is not an argument of it")
+    mine = _named_parameters(SingleAgentEnv.__init__)
+    env_only = [k for k in _env_keywords(rules) if k not in mine and k != "render_seat"]
+    unknown = [k for k in env_kwargs if k not in env_only]
+    if unknown:
+        names = ", ".join(repr(k) for k in unknown)
+        more = f"; and the env's own for these rules: {', '.join(env_only)}" if env_only else ""
+        raise UnknownKeywordError(f"SingleAgentEnv got unknown keyword argument(s) {names}; allowed: "
+                                  f"{', '.join(mine)}{more}")
+
+
+def _named_parameters(function) -> list[str]:
+    """The keyword-passable parameters of a method (``self`` and ``**kwargs`` left out)."""
+    import inspect
+
+    params = inspect.signature(function).parameters.items()
+    return [n for n, p in params if n != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
 class SingleAgentEnv(gym.Env):
     """The learner's seat of a four-player hand; the other three seats are fixed agents.
 
@@ -91,8 +129,9 @@ class SingleAgentEnv(gym.Env):
         illegal_action: passed to :func:`mjenv.parallel_env`.
         render_mode: None, ``"ansi"``, ``"human"`` or ``"rgb_array"`` (the learner's view).
         **env_kwargs: other arguments of :func:`mjenv.parallel_env` for these rules (a room's own, such as the
-            episode and reward of a room that plays whole games); the env refuses unknown ones. Its shaping stays
-            off (``shaping`` here is the learner's), and ``render_seat`` is the learner's.
+            episode and reward of a room that plays whole games); unknown ones are refused, naming this class's and
+            the env's. Its shaping stays off (``shaping`` here is the learner's), and ``render_seat`` is the
+            learner's.
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
@@ -114,8 +153,7 @@ class SingleAgentEnv(gym.Env):
         import mjenv
         from mjenv.shaping import Potential, check_gamma, check_shaping
 
-        if "render_seat" in env_kwargs:
-            raise ValueError("SingleAgentEnv renders the learner's view: render_seat is not an argument of it")
+        _check_env_keywords(env_kwargs, rules)
 
         check_shaping(shaping)
         self.gamma = check_gamma(gamma)
@@ -130,8 +168,7 @@ class SingleAgentEnv(gym.Env):
             raise ValueError(f"seat must be None (drawn per hand) or 0..3, got {seat!r}")
         self.fixed_seat = seat
         # the base env stays unshaped: its shaping would discount per env step, not per learner decision
-        # other keywords are the env's (a room's own, e.g. episode= and reward= of one that plays whole games); it
-        # refuses unknown ones, naming the ones it takes
+        # other keywords are the env's (a room's own, e.g. episode= and reward= of one that plays whole games)
         self.env = mjenv.parallel_env(rules=rules, observation=observation, illegal_action=illegal_action,
                                       render_mode=render_mode, render_seat=None, **env_kwargs)
         self._phi = None if shaping is None else Potential(shaping, spec=self.env.spec)

@@ -27,8 +27,9 @@ What a room holds:
 * ``own_engine``: the module path of a room that brings its own engine, observation and env shells
   instead of the shared ones; None for the rooms that play on the shared engine. ``mjenv.parallel_env``,
   ``mjenv.env`` and ``mjenv.vector_env`` hand their keyword arguments to the module's
-  ``make_parallel_env(**kwargs)``, ``make_env(**kwargs)`` and ``make_vector_env(num_envs, **kwargs)``;
-  ``mjenv play --rules <name>`` calls its ``play(args, input, output)``, and documentation generators read
+  ``make_parallel_env(**kwargs)``, ``make_env(**kwargs)`` and ``make_vector_env(num_envs, **kwargs)``, whose
+  keywords its ``ARGUMENTS`` lists (the wrappers pass those on); ``mjenv play --rules <name>`` calls its
+  ``play(args, input, output)``, and documentation generators read
   its ``observation_spec()`` (``markdown_table()``, ``size``, ``views``, ``decode``) and ``action_table()``.
 * ``own_agents``: the module path of the room's own baseline agents, for a room whose observation the
   shared agents cannot read (one with ``own_engine``); None where the shared agents play it. The
