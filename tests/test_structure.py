@@ -166,6 +166,10 @@ def test_every_registered_room_is_a_folder_with_its_preset():
         assert (ROOT / "mjenv" / "rulesets" / name / "__init__.py").exists()
         room = rulesets.room(name)
         assert room.name == name and get_rules(name) is room.preset
+        own = rulesets.own_engine(name)
+        if own is not None:  # the keywords its envs take (the wrappers pass them on): the protocol's ARGUMENTS
+            assert "rules" in own.ARGUMENTS and all(isinstance(a, str) for a in own.ARGUMENTS)
+            assert all(callable(getattr(own, f)) for f in ("make_parallel_env", "make_env", "make_vector_env"))
     assert rulesets.room("basic").engines == ("python", "compiled")
     assert rulesets.room("sichuan").engines == ("python", "compiled")  # through its compiled hooks
     with pytest.raises(ValueError, match="unknown rules 'nope'; allowed presets: basic, honours"):
