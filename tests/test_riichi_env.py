@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import copy
 import io
+import re
 
 import numpy as np
 import pytest
@@ -586,6 +587,14 @@ def test_mjenv_play_riichi_at_the_terminal():
     assert "you play player_1" in text and "legal: " in text and "not a legal action: 'nonsense'" in text
     assert "result: " in text and "your total score change:" in text
     assert cli.main(["play", "--rules", "riichi", "--opponents", "chess"]) == 2
+    from mjenv.rulesets.riichi.play import _label
+
+    # each discard and kan shows its tile (a plain copy: a red five has an action of its own)
+    assert [_label(a) for a in (0, 4, 13, 22, 27, 33, A.KAN + 31)] == [
+        "discard_0 (1s)", "discard_4 (5s)", "discard_13 (5m)", "discard_22 (5p)", "discard_27 (E)", "discard_33 (Rd)",
+        "kan_31 (Wh)"]
+    assert _label(A.DISCARD_RED) == A.describe(A.DISCARD_RED) and _label(A.PASS) == "pass"
+    assert "discard_" in text and all(f"{m.group(1)} (" in text for m in re.finditer(r"\d+ (discard_\d+)", text))
 
 
 def test_readme_riichi_rows_match_the_env():

@@ -60,13 +60,23 @@ def _default(obs: dict, legal: list[int]) -> int:
     return legal[0]
 
 
+def _label(action: int) -> str:
+    """An action's name, with its tile where the name gives only a tile id: ``discard_7 (8s)``, ``kan_31 (Wh)``."""
+    from mjenv.rulesets.riichi.render import tile_text
+    from mjenv.rulesets.riichi.tiles136 import tiles136_of
+
+    name = A.describe(action)
+    _, _, tile = name.rpartition("_")
+    return f"{name} ({tile_text(tiles136_of(int(tile))[-1])})" if tile.isdigit() else name  # [-1]: a plain copy
+
+
 def _ask(obs: dict, inp, out) -> int:
     legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
     if legal == [A.PASS]:
         return A.PASS
     names = {A.describe(a): a for a in legal}
     default = _default(obs, legal)
-    print("legal: " + ", ".join(f"{a} {A.describe(a)}" for a in legal) + f" (Enter: {A.describe(default)})", file=out)
+    print("legal: " + ", ".join(f"{a} {_label(a)}" for a in legal) + f" (Enter: {_label(default)})", file=out)
     while True:
         print("your action> ", end="", file=out, flush=True)
         line = inp.readline()
