@@ -126,6 +126,14 @@ class UnknownKeywordError(TypeError, ValueError):
     """An unknown keyword argument (a ``TypeError``, as Python's own, and a ``ValueError``, as mjenv's bad input)."""
 
 
+def keyword_names(function) -> list[str]:
+    """The keywords ``function`` takes by name (``self`` and ``**kwargs`` left out), in its order."""
+    import inspect
+
+    return [n for n, p in inspect.signature(function).parameters.items()
+            if n != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
 def reject_unknown_keywords(what: str, unknown: dict, function) -> None:
     """Raise :class:`UnknownKeywordError` naming ``unknown`` and the keywords ``function`` takes.
 
@@ -136,11 +144,6 @@ def reject_unknown_keywords(what: str, unknown: dict, function) -> None:
     """
     if not unknown:
         return
-    import inspect
-
-    allowed = [
-        n for n, p in inspect.signature(function).parameters.items()
-        if n != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-    ]
     names = ", ".join(repr(k) for k in unknown)
-    raise UnknownKeywordError(f"{what} got unknown keyword argument(s) {names}; allowed: {', '.join(allowed)}")
+    raise UnknownKeywordError(f"{what} got unknown keyword argument(s) {names}; allowed: "
+                              f"{', '.join(keyword_names(function))}")

@@ -76,23 +76,24 @@ def _env_keywords(rules: Any) -> tuple[str, ...]:
     """The keywords :func:`mjenv.parallel_env` takes for ``rules``: the shared env's, or the room's ``ARGUMENTS``
     where the room brings its own engine."""
     from mjenv import rulesets
+    from mjenv._extras import keyword_names
 
     own = rulesets.own_engine(rules)
     if own is not None:
         return tuple(own.ARGUMENTS)
     from mjenv.env import MahjongParallelEnv
 
-    return tuple(_named_parameters(MahjongParallelEnv.__init__))
+    return tuple(keyword_names(MahjongParallelEnv.__init__))
 
 
 def _check_env_keywords(env_kwargs: dict, rules: Any) -> None:
     """Refuse the keywords of ``SingleAgentEnv(**env_kwargs)`` that neither it nor the env for ``rules`` takes (and
     ``render_seat``: the learner's view is rendered), naming both lists."""
-    from mjenv._extras import UnknownKeywordError
+    from mjenv._extras import UnknownKeywordError, keyword_names
 
     if "render_seat" in env_kwargs:
         raise ValueError("SingleAgentEnv renders the learner's view: render_seat is not an argument of it")
-    mine = _named_parameters(SingleAgentEnv.__init__)
+    mine = keyword_names(SingleAgentEnv.__init__)
     env_only = [k for k in _env_keywords(rules) if k not in mine and k != "render_seat"]
     unknown = [k for k in env_kwargs if k not in env_only]
     if unknown:
@@ -100,14 +101,6 @@ def _check_env_keywords(env_kwargs: dict, rules: Any) -> None:
         more = f"; and the env's own for these rules: {', '.join(env_only)}" if env_only else ""
         raise UnknownKeywordError(f"SingleAgentEnv got unknown keyword argument(s) {names}; allowed: "
                                   f"{', '.join(mine)}{more}")
-
-
-def _named_parameters(function) -> list[str]:
-    """The keyword-passable parameters of a method (``self`` and ``**kwargs`` left out)."""
-    import inspect
-
-    params = inspect.signature(function).parameters.items()
-    return [n for n, p in params if n != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
 
 
 class SingleAgentEnv(gym.Env):
