@@ -22,6 +22,7 @@ import pytest
 
 import mjenv
 from mjenv.game import batch, make_wall
+from tests.compare_helpers import assert_same
 
 pytestmark = pytest.mark.skipif(not batch.available(), reason="mjenv.game._step not built (no C compiler)")
 
@@ -29,23 +30,6 @@ NO_CHOW = {"name": "basic", "allow_chow": False}
 #: Hands per preset: about 5 ms a hand for both engines and the comparisons, so about 3 s in all.
 HANDS = 150
 
-
-def _same(a, b, where: str) -> None:
-    """a == b exactly: dicts key by key (in order), arrays and numbers in dtype, shape and bytes."""
-    if isinstance(a, dict):
-        assert isinstance(b, dict) and list(a) == list(b), where
-        for k in a:
-            _same(a[k], b[k], f"{where}[{k!r}]")
-        return
-    if isinstance(a, (tuple, list)) and not (a and isinstance(a[0], (int, float))):
-        assert type(a) is type(b) and len(a) == len(b), where
-        for k, (x, y) in enumerate(zip(a, b)):
-            _same(x, y, f"{where}[{k}]")
-        return
-    assert type(a) is type(b), f"{where}: {type(a)} != {type(b)}"
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype and a.shape == b.shape, f"{where}: {a.dtype}{a.shape} != {b.dtype}{b.shape}"
-    assert a.tobytes() == b.tobytes(), f"{where}: values differ"
 
 
 def _actions(obs: dict, infos: dict, rng: np.random.Generator, illegal_rate: float) -> dict:
@@ -89,20 +73,20 @@ def play_both(rules, hands: int, **kwargs) -> None:
     for hand in range(hands):
         seed = None if hand % 5 == 4 else 1000 + hand  # every fifth hand from the generator of the hand before
         out = fast.reset(seed=seed)
-        _same(out, ref.reset(seed=seed), f"hand {hand} reset")
+        assert_same(out, ref.reset(seed=seed), f"hand {hand} reset")
         step = 0
         while fast.agents:
             live = {a: o for a, o in out[0].items() if a in fast.agents}  # a seat that won has left (bloody battle)
             acts = _actions(live, out[1], rng, illegal_rate=0.002)
             out = fast.step(acts)
-            _same(out, ref.step(acts), f"hand {hand} step {step}")
+            assert_same(out, ref.step(acts), f"hand {hand} step {step}")
             if rng.random() < 0.01:
                 kept.append((out[0], copy.deepcopy(out[0])))
             step += 1
         assert fast.agents == ref.agents == []
-        _same(fast.game.log, ref.game.log, f"hand {hand} log")  # the game rebuilt on demand
+        assert_same(fast.game.log, ref.game.log, f"hand {hand} log")  # the game rebuilt on demand
     for given, copied in kept:
-        _same(given, copied, "an observation kept across steps")
+        assert_same(given, copied, "an observation kept across steps")
 
 
 @pytest.mark.parametrize("rules", ["basic", "sichuan", "taiwan16"])
@@ -117,12 +101,12 @@ def test_compiled_aec_env_equals_the_python_engine(rules):
         for agent in fast.agent_iter():
             assert agent == ref.agent_selection
             last = fast.last()
-            _same(last, ref.last(), f"hand {hand} {agent}")
+            assert_same(last, ref.last(), f"hand {hand} {agent}")
             mask = last[0]["action_mask"]
             act = None if last[2] or last[3] else int(rng.choice(np.flatnonzero(mask)))
             fast.step(act)
             ref.step(act)
-        _same(fast.unwrapped.game.log, ref.unwrapped.game.log, f"hand {hand} log")
+        assert_same(fast.unwrapped.game.log, ref.unwrapped.game.log, f"hand {hand} log")
 
 
 def test_game_rebuilt_on_demand_follows_every_step_and_copies():
@@ -142,8 +126,8 @@ def test_game_rebuilt_on_demand_follows_every_step_and_copies():
             if fast.agents and rng.random() < 0.05:  # a copy goes on alone, the same as the original would
                 for twin in (copy.deepcopy(fast), pickle.loads(pickle.dumps(fast))):
                     a = {k: int(np.flatnonzero(o["action_mask"])[0]) for k, o in obs.items()}
-                    _same(twin.step(a), copy.deepcopy(fast).step(a), "copy")
-        _same(fast.game.log, ref.game.log, "log")
+                    assert_same(twin.step(a), copy.deepcopy(fast).step(a), "copy")
+        assert_same(fast.game.log, ref.game.log, "log")
 
 
 def test_errors_are_the_python_engines():
@@ -164,7 +148,7 @@ def test_errors_are_the_python_engines():
             assert str(got.value) == str(want.value)
         # nothing moved: both take the same legal step after the refusals
         acts = {"player_0": int(np.flatnonzero(fast._table.masks[0])[0])}
-        _same(fast.step(acts), ref.step(acts), "after the errors")
+        assert_same(fast.step(acts), ref.step(acts), "after the errors")
 
 
 def test_engine_choice_and_fallbacks():
@@ -252,7 +236,7 @@ def test_one_call_step_returns_fresh_objects_and_refuses_without_changes():
     want = [sc + min(d, mjenv.env.POTENTIAL_CAP) for sc, d in zip(scores, d0)]
     assert np.allclose(total, want)
     for given, copied in returned:  # every observation kept stays as it was returned
-        _same(given, copied, "kept")
+        assert_same(given, copied, "kept")
     assert parallel_step(t, {}) is None  # the hand is over
 
 

@@ -20,18 +20,12 @@ from mjenv.rulesets.riichi import compiled
 from mjenv.rulesets.riichi.game import RiichiGame
 from mjenv.rulesets.riichi.mjlog import replay_with_walls
 from mjenv.rulesets.riichi.observation import spec
+from tests.compare_helpers import assert_same
 
 pytestmark = pytest.mark.skipif(not compiled.available(), reason="the compiled Riichi engine is not built")
 
 _INFO_KEYS = ("needs_action", "deficiency", "potential")
 _FINAL_KEYS = ("final_scores", "final_points", "illegal_action", "scores", "winners")
-
-
-def _assert_same(a, b, what: str, step: int, names: tuple[str, str] = ("python", "compiled")) -> None:
-    if not np.array_equal(a, b):
-        at = np.argwhere(np.asarray(a) != np.asarray(b))[0]
-        raise AssertionError(f"step {step}: {what} differ first at {at.tolist()}: {names[0]} {a[tuple(at)]}, "
-                             f"{names[1]} {b[tuple(at)]}")
 
 
 #: the actions a seat takes whenever they are legal (``eager`` play: wins, riichi and calls come often)
@@ -50,15 +44,14 @@ def play_both(n: int, episode: str, hands: int, seed: int = 0, num_threads: int 
     legal action (random play alone rarely wins, so the scorer's paths would go unchecked)."""
     py = mjenv.vector_env(n, rules="riichi", episode=episode, engine="python", **kwargs)
     cc = mjenv.vector_env(n, rules="riichi", episode=episode, engine="compiled", num_threads=num_threads, **kwargs)
-    o1, i1 = py.reset(seed=seed)
-    o2, i2 = cc.reset(seed=seed)
+    out1, out2 = py.reset(seed=seed), cc.reset(seed=seed)
     rng = np.random.default_rng(seed)
     played = step = 0
-    while played < hands:
-        for k in ("observation", "action_mask"):
-            _assert_same(o1[k], o2[k], k, step)
-        for k in _INFO_KEYS:
-            _assert_same(i1[k], i2[k], k, step)
+    while True:
+        assert_same(out1, out2, f"step {step}", ("python", "compiled"))  # everything the step returned
+        if played >= hands:
+            return played
+        o1 = out1[0]
         masks = o1["action_mask"]
         pick = rng.random((n, 4, 1)) * masks.sum(axis=2, keepdims=True)
         acts = (np.cumsum(masks, axis=2) <= pick).sum(axis=2)  # a uniform legal action of each seat
@@ -73,18 +66,12 @@ def play_both(n: int, episode: str, hands: int, seed: int = 0, num_threads: int 
             acts = np.where(take, first, acts)
         wild = np.flatnonzero(rng.random(n) < illegal)
         acts[wild, rng.integers(4, size=len(wild))] = rng.integers(masks.shape[2], size=len(wild))
-        o1, r1, d1, _, i1 = py.step(acts)
-        o2, r2, d2, _, i2 = cc.step(acts)
-        _assert_same(r1, r2, "rewards", step)
-        _assert_same(d1, d2, "terminations", step)
-        _assert_same(i1["final_obs"]["observation"], i2["final_obs"]["observation"], "final observations", step)
-        assert i1["final_info"].keys() == i2["final_info"].keys() >= set(_FINAL_KEYS)
-        for k in i1["final_info"]:
-            _assert_same(i1["final_info"][k], i2["final_info"][k], k, step)
+        out1, out2 = py.step(acts), cc.step(acts)
+        step += 1
+        d1, i1 = out1[2], out1[4]
+        assert i1.keys() >= {*_INFO_KEYS, "final_obs", "final_info"} and i1["final_info"].keys() >= set(_FINAL_KEYS)
         cut = d1 & np.asarray(i1["final_info"]["illegal_action"]).any(axis=1)  # hands an illegal action ended
         played += sum(t.hand_end is not None for t in py.tables) + int((d1 if episode == "hand" else cut).sum())
-        step += 1
-    return played
 
 
 def play_both_split(n: int, episode: str, hands: int, seed: int, **kwargs) -> int:
@@ -215,7 +202,7 @@ def test_what_a_caller_writes_into_returned_arrays_never_shows(observation, obse
     rng = np.random.default_rng(21)
     for step in range(300):
         for k in ("observation", "action_mask"):
-            _assert_same(o1[k], o2[k], k, step, ("clean", "written into"))
+            assert_same(o1[k], o2[k], f"step {step}: {k}", ("clean", "written into"))
         masks = o1["action_mask"]
         acts = (rng.random(masks.shape, dtype=np.float32) * masks).argmax(axis=2)
         o2["observation"][...] = np.nan
@@ -287,17 +274,8 @@ def test_vector_actions_of_any_int_dtype_and_layout_step_alike(dtype, illegal_ac
         given = np.asfortranarray(acts.astype(dtype)) if step % 2 else acts.astype(dtype)
         o_ref, r_ref, *_ = ref.step(acts)
         o, r, *_ = venv.step(given)
-        _assert_same(o_ref["observation"], o["observation"], "observations", step)
-        _assert_same(r_ref, r, "rewards", step)
-
-
-def _vector_returns(out) -> list[np.ndarray]:
-    """Every array of a vector step's five returns, in a fixed order."""
-    obs, rewards, terms, truncs, infos = out
-    arrays = [obs["observation"], obs["action_mask"], rewards, terms, truncs]
-    arrays += [infos[k] for k in (*_INFO_KEYS, "_final_obs", "_final_info")]
-    arrays += [infos["final_obs"]["observation"], infos["final_obs"]["action_mask"]]
-    return arrays + [infos["final_info"][k] for k in _FINAL_KEYS]
+        assert_same(o_ref["observation"], o["observation"], f"step {step}: observations")
+        assert_same(r_ref, r, f"step {step}: rewards")
 
 
 @pytest.mark.parametrize("engine, num_threads", [("compiled", 2), ("python", 1)])
@@ -324,8 +302,7 @@ def test_vector_step_async_and_step_wait_return_what_step_returns(engine, num_th
         acts[:] = -1  # the step took a copy
         got = venv.step_wait()
         want = twin.step(kept)
-        for i, (a, b) in enumerate(zip(_vector_returns(want), _vector_returns(got))):
-            _assert_same(a, b, f"return {i}", step)
+        assert_same(want, got, f"step {step}", ("step", "step_wait"))
         obs = want[0]
         ended += int(want[2].sum())
     assert ended >= 2  # hands ended and were dealt again on the way

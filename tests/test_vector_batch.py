@@ -16,6 +16,7 @@ import pytest
 
 import mjenv
 from mjenv.game import batch
+from tests.compare_helpers import assert_same
 
 pytestmark = pytest.mark.skipif(not batch.available(), reason="mjenv.game._step not built (no C compiler)")
 
@@ -26,22 +27,6 @@ PRESETS = ("basic", "honours", NO_CHOW, "sichuan", "taiwan16")
 #: hands (the Python engine's side dominates), so the three presets cost about 30 s.
 HANDS = 2_000
 
-
-def _same(a, b, where: str) -> None:
-    """a == b exactly: dicts key by key, arrays in dtype, shape and bytes."""
-    if isinstance(a, dict):
-        assert isinstance(b, dict) and a.keys() == b.keys(), where
-        for k in a:
-            _same(a[k], b[k], f"{where}[{k!r}]")
-        return
-    if isinstance(a, tuple):
-        assert isinstance(b, tuple) and len(a) == len(b), where
-        for k, (x, y) in enumerate(zip(a, b)):
-            _same(x, y, f"{where}[{k}]")
-        return
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype and a.shape == b.shape, f"{where}: {a.dtype}{a.shape} != {b.dtype}{b.shape}"
-    assert a.tobytes() == b.tobytes(), f"{where}: values differ at {np.argwhere(a != b)[:5].tolist()}"
 
 
 def _actions(masks: np.ndarray, rng: np.random.Generator, illegal_rate: float) -> np.ndarray:
@@ -61,7 +46,7 @@ def play_both(rules: str, num_envs: int, hands: int, seed: int, illegal_rate: fl
     ref = mjenv.vector_env(num_envs, rules=rules, engine="python", **kwargs)
     assert fast.engine == "compiled" and ref.engine == "python"
     out = fast.reset(seed=seed)
-    _same(out, ref.reset(seed=seed), "reset")
+    assert_same(out, ref.reset(seed=seed), "reset")
     rng = np.random.default_rng(seed)
     ended = steps = 0
     while ended < hands:
@@ -70,7 +55,7 @@ def play_both(rules: str, num_envs: int, hands: int, seed: int, illegal_rate: fl
             left = fast._batch.games.won
             acts = np.where(left, rng.integers(0, fast.layout.size, acts.shape), acts)
         out = fast.step(acts)
-        _same(out, ref.step(acts), f"step {steps}")
+        assert_same(out, ref.step(acts), f"step {steps}")
         ended += int(out[2].sum())
         steps += 1
     return steps
@@ -149,7 +134,7 @@ def test_raise_mode_refuses_every_table_on_both_engines():
     for env in (fast, ref):
         with pytest.raises(ValueError, match="outside the action space"):
             env.step(outside)
-    _same(fast.step(acts), ref.step(acts), "the step after the refused ones")
+    assert_same(fast.step(acts), ref.step(acts), "the step after the refused ones")
 
 
 def test_legal_and_penalized_actions_never_take_the_checked_path(monkeypatch):
