@@ -8,6 +8,9 @@ built for (``rules="basic"``) and acts from its own observation only:
 - :class:`FlatMCAgent`: SIMCAT flat Monte Carlo (SP/FP models, progressive pruning, discard-twice);
 - :class:`HumanAgent`: a person at the terminal (``mjenv play``).
 
+:func:`act_rows` decides many seats in one call (one agent per row: a loop's opponents at every table of a vector
+env), with the same choices as each agent's ``act``.
+
 :func:`evaluate` plays duplicate deals and reports rates with 95% confidence intervals
 (``mjenv eval``, ``mjenv tournament``). Agents by name: :func:`make_agent` / :func:`register_agent`.
 ``PolicyAgent`` and ``load_pretrained`` (trained policies, need torch) load on first use.
@@ -15,6 +18,7 @@ built for (``rules="basic"``) and acts from its own observation only:
 
 from __future__ import annotations
 
+from mjenv.baselines._common import act_rows
 from mjenv.baselines.evaluate import evaluate
 from mjenv.baselines.flatmc import FlatMCAgent
 from mjenv.baselines.greedy import GreedyAgent
@@ -33,6 +37,7 @@ __all__ = [
     "GreedyAgent",
     "HumanAgent",
     "RandomAgent",
+    "act_rows",
     "evaluate",
     "make_agent",
     "register_agent",

@@ -85,3 +85,57 @@ def test_act_rows_mixes_agent_classes_in_row_order():
     same = [GreedyAgent() if i % 3 else RandomAgent(seed=i) for i in range(len(o))]
     want = np.array([x.act({"observation": y, "action_mask": z}) for x, y, z in zip(same, o, m)])
     np.testing.assert_array_equal(act_rows(mixed, o, m), want)
+
+
+def _riichi_rows(steps: int, seed: int):
+    """Observation and mask rows of every seat of 16 Riichi tables (east games), played 70% by the greedy (so wins,
+    riichi, kans and calls come up) and 30% at random."""
+    from mjenv.rulesets.riichi.agents import RiichiGreedyAgent
+
+    venv = mjenv.vector_env(16, rules="riichi", episode="east")
+    obs, _ = venv.reset(seed=seed)
+    greedy = [RiichiGreedyAgent() for _ in range(64)]
+    rng = np.random.default_rng(seed)
+    out_o, out_m = [], []
+    for _ in range(steps):
+        o, m = obs["observation"].reshape(64, -1), obs["action_mask"].reshape(64, -1)
+        out_o.append(o.copy())
+        out_m.append(m.copy())
+        chosen = np.array([a.act({"observation": x, "action_mask": y}) for a, x, y in zip(greedy, o, m)])
+        uniform = np.argmax(np.where(m > 0, rng.random(m.shape), -1.0), axis=1)
+        obs, *_ = venv.step(np.where(rng.random(64) < 0.7, chosen, uniform).reshape(16, 4))
+    return np.concatenate(out_o), np.concatenate(out_m)
+
+
+def test_batched_riichi_greedy_equals_the_per_seat_agent():
+    from mjenv.rulesets.riichi import actions as A
+    from mjenv.rulesets.riichi.agents import RiichiGreedyAgent, _greedy_rows
+
+    o, m = _riichi_rows(300, seed=7)
+    agents = [RiichiGreedyAgent(rules="riichi") for _ in range(len(o))]
+    got = act_rows(agents, o, m)
+    want = np.array([a.act({"observation": x, "action_mask": y}) for a, x, y in zip(agents, o, m)])
+    np.testing.assert_array_equal(got, want)
+    # the batch itself decided the rows of every branch but the calls (not the per-seat fallback)
+    _, done = _greedy_rows(o, m.astype(bool))
+    choice = m.sum(axis=1) > 1
+    assert done[choice].mean() > 0.8, done[choice].mean()
+    fast = done & choice
+    for name, picked in [("discards", got < A.DISCARD_RED), ("red fives", (got >= A.DISCARD_RED) & (got < A.KAN)),
+                         ("riichi", got == A.RIICHI), ("wins", (got == A.TSUMO) | (got == A.RON))]:
+        assert (fast & picked).sum() >= 5, name
+    assert done[~choice].all()  # every forced row (PASS alone, mostly)
+    assert (~done & choice).sum() > 0  # rows with a call legal: per seat (the tanyao test)
+
+
+def test_batched_riichi_flatmc_decides_row_by_row():
+    """The flat Monte Carlo agent chooses its discards by simulation: its rows go to act(), each drawing from its own
+    generator in row order, exactly as one by one."""
+    from mjenv.rulesets.riichi.agents import RiichiFlatMCAgent
+
+    o, m = _riichi_rows(12, seed=8)
+    rows = np.flatnonzero(m.sum(axis=1) > 1)[:12]
+    a = [RiichiFlatMCAgent(seed=i % 3, simulations=20) for i in range(len(rows))]
+    b = [RiichiFlatMCAgent(seed=i % 3, simulations=20) for i in range(len(rows))]
+    want = np.array([x.act({"observation": y, "action_mask": z}) for x, y, z in zip(b, o[rows], m[rows])])
+    np.testing.assert_array_equal(act_rows(a, o[rows], m[rows]), want)

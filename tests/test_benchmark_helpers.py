@@ -135,3 +135,19 @@ def test_async_overlap_loops_play_the_same_steps(rules):
     assert a.digest.hexdigest() != b.digest.hexdigest()
     b.run(1)
     assert a.digest.hexdigest() == b.digest.hexdigest()
+
+
+def test_riichi_greedy_rows_times_both_ways_on_the_same_rows(capsys, monkeypatch):
+    from benchmarks import riichi_greedy_rows as rg
+    from mjenv.rulesets.riichi.agents import RiichiGreedyAgent
+
+    steps = rg.collect(2, 40, seed=1)
+    assert len(steps) == 40 and steps[0][0].shape[0] == 8
+    cpu = rg.measure(steps, repeats=1, chunks=3)
+    assert set(cpu) == {"act_rows", "act, one seat at a time"} and all(v > 0 for v in cpu.values())
+    rg.main(["--tables", "1", "--steps", "10", "--repeats", "1"])
+    assert "act_rows" in capsys.readouterr().out
+    # the check can fail: a batch that passes everywhere is caught
+    monkeypatch.setattr(RiichiGreedyAgent, "act_rows", classmethod(lambda cls, agents, o, m: np.full(len(o), 84)))
+    with pytest.raises(AssertionError, match="different actions"):
+        rg.measure(steps, repeats=1, chunks=1)

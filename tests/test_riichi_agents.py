@@ -150,8 +150,11 @@ def test_greedy_nine_terminals():
     o = observation(game, 0)
     assert o["action_mask"][A.KYUUSHU] and agent.act(o) == A.KYUUSHU
     game, _ = make_game(["19m19p19s12345z23m", "", "", ""], draws="6p")  # eleven: on towards thirteen orphans
-    o = observation(game, 0)
-    assert o["action_mask"][A.KYUUSHU] and agent.act(o) != A.KYUUSHU
+    o2 = observation(game, 0)
+    assert o2["action_mask"][A.KYUUSHU] and agent.act(o2) != A.KYUUSHU
+    # the batched decisions (a loop's opponents) make the same two
+    rows = np.stack([o["observation"], o2["observation"]]), np.stack([o["action_mask"], o2["action_mask"]])
+    assert RiichiGreedyAgent.act_rows([agent, agent], *rows).tolist() == [A.KYUUSHU, agent.act(o2)]
 
 
 def _chi_game():

@@ -61,7 +61,7 @@ from mjenv.deficiency.features import NOT_APPLICABLE
 from mjenv.rulesets.riichi import actions as A
 from mjenv.rulesets.riichi.evaluation import EPISODES, METRIC_TITLES, METRICS, PAIRED, play_deal, play_game
 from mjenv.rulesets.riichi.hand import ORPHANS
-from mjenv.rulesets.riichi.observation import MELD_KINDS, decode
+from mjenv.rulesets.riichi.observation import MELD_KINDS, decode, spec
 from mjenv.rulesets.riichi.scoring import Meld, WinContext, score_hand
 from mjenv.rulesets.riichi.tiles136 import FIRST136
 
@@ -135,8 +135,6 @@ class _RiichiAgent(Agent):
     """What the Riichi agents share: the observation is the Riichi room's (decoded by :class:`Seat`)."""
 
     def _decoder(self):
-        from mjenv.rulesets.riichi.observation import spec
-
         return spec()
 
     def act(self, observation: dict[str, Any]) -> int:
@@ -167,6 +165,35 @@ class RiichiRandomAgent(_RiichiAgent, RandomAgent):
 
 class RiichiGreedyAgent(_RiichiAgent, GreedyAgent):
     """Deficiency-greedy Riichi agent (``GreedyAgent(rules="riichi")``; the rule: the module docstring)."""
+
+    @classmethod
+    def act_rows(cls, agents: Sequence[Agent], observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The decisions of :meth:`act` for many rows in one call: a loop's opponents at every table.
+
+        Rules 1-5 and 7 of the module docstring (a forced action, wins, nine terminals, riichi, the kan and the
+        discard) are decided for all rows at once in numpy; a row where a call is legal (rule 6: its tanyao test
+        reads the deficiency of the hand's simples) is decided by :meth:`act`, as is every row of a subclass that
+        chooses its discards otherwise (the flat Monte Carlo agent) and every row when the arrays are not
+        Riichi observations and masks (``act`` then says what is wrong).
+
+        Args:
+            agents: B RiichiGreedyAgents (one per row).
+            observations: float32[B, size] observation rows.
+            masks: int8/bool[B, 85] their legal actions.
+
+        Returns:
+            int64[B] action ids, each equal to ``agents[i].act`` of row i.
+        """
+        observations, masks = np.asarray(observations), np.asarray(masks)
+        size = spec().size
+        fits = (observations.ndim == 2 and observations.shape[1] == size and masks.shape == (len(observations),
+                A.N_ACTIONS) and masks.astype(bool).any(axis=1).all())
+        if not fits or cls.choose_discard is not RiichiGreedyAgent.choose_discard or not len(agents):
+            return super().act_rows(agents, observations, masks)
+        actions, done = _greedy_rows(observations, masks.astype(bool))
+        for i in np.flatnonzero(~done):
+            actions[i] = agents[i].act({"observation": observations[i], "action_mask": masks[i]})
+        return actions
 
     def decide_seat(self, s: Seat) -> int:
         m = s.mask
@@ -254,6 +281,66 @@ class RiichiGreedyAgent(_RiichiAgent, GreedyAgent):
         d = int(dp.deficiency_batch(hand[None].astype(np.int8), kb[None].astype(np.int8),
                                     np.array([needed], dtype=np.int64))[0])
         return d != INCOMPLETABLE and d <= d_after
+
+
+#: Per discard action (0..36): the tile type it discards, and whether it is a red five's.
+_DISCARD_TYPES = np.array([discard_type(a) for a in range(A.KAN)])
+_DISCARD_IS_RED = np.arange(A.KAN) >= A.DISCARD_RED
+_ORPHAN_TYPES = np.array(sorted(ORPHANS))
+_ANKAN = MELD_KINDS.index("ankan")
+
+
+def _greedy_rows(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`RiichiGreedyAgent.act_rows`' batch: (int64[B] actions, bool[B] the rows decided here); a row where a
+    call is legal (and none of rules 1-5 decides it) is left to ``act``."""
+    sl = spec().slices
+    rows = len(masks)
+    actions = np.full(rows, A.PASS, dtype=np.int64)
+    done = np.zeros(rows, dtype=bool)
+
+    def take(where: np.ndarray, action) -> None:
+        new = where & ~done
+        actions[new] = action if np.isscalar(action) else action[new]
+        done[new] = True
+
+    take(masks.sum(axis=1) == 1, masks.argmax(axis=1))  # a forced action
+    take(masks[:, A.TSUMO], A.TSUMO)
+    take(masks[:, A.RON], A.RON)
+    orphans_held = (observations[:, sl["hand"]][:, _ORPHAN_TYPES] > 0.5).sum(axis=1)
+    take(masks[:, A.KYUUSHU] & (orphans_held < KOKUSHI_KEEP), A.KYUUSHU)
+    take(masks[:, A.RIICHI], A.RIICHI)
+    # discard turns: the legal discard least by discard_key (each key narrows the ties of the one before; the
+    # action id breaks the last), then a kan as good as it
+    legal = masks[:, : A.KAN]
+    turn = legal.any(axis=1) & ~done
+    if turn.any():
+        obs, cand = observations[turn], legal[turn].copy()
+        kinds = obs[:, sl["meld_kind"]].reshape(-1, 4, 4, 5)[:, 0]  # the own melds' kinds (one-hot; zeros: none)
+        declared = kinds.max(axis=2) > 0
+        is_open = (declared & (kinds.argmax(axis=2) != _ANKAN)).any(axis=1)
+        after = obs[:, sl["deficiency_after_discard"]][:, _DISCARD_TYPES]
+        yakuless = (is_open[:, None] & (obs[:, sl["tenpai_after_discard"]] == 1)
+                    & (obs[:, sl["yaku_after_discard"]] == 0))[:, _DISCARD_TYPES]
+        more = -obs[:, sl["effective_count_after_discard"]][:, _DISCARD_TYPES]
+        for key in (after, yakuless.astype(np.float32), more, np.broadcast_to(_DISCARD_IS_RED, cand.shape)):
+            k = np.where(cand, key, np.inf)
+            cand &= k == k.min(axis=1, keepdims=True)
+        best = cand.argmax(axis=1)
+        d_best = after[np.arange(len(best)), best]
+        kan_after = obs[:, sl["deficiency_after_kan"]]
+        kans = masks[turn, A.KAN : A.KAN + 34] & (kan_after != NOT_APPLICABLE) & (kan_after <= d_best[:, None])
+        best = np.where(kans.any(axis=1), A.KAN + kans.argmax(axis=1), best)
+        take(turn, _scatter(turn, best))
+    calls = masks[:, list(_CALLS)].any(axis=1)
+    take(~calls, np.where(masks[:, A.PASS], A.PASS, masks.argmax(axis=1)))
+    return actions, done
+
+
+def _scatter(rows: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """int64[len(rows)]: ``values`` at the True entries of ``rows`` (in order), 0 elsewhere."""
+    out = np.zeros(len(rows), dtype=np.int64)
+    out[rows] = values
+    return out
 
 
 #: Default simulations per decision of :class:`RiichiFlatMCAgent`.
