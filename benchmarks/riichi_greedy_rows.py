@@ -3,9 +3,10 @@
 Rows: every seat's observation and mask at each step of ``--tables`` Riichi tables (east games), played 70% by the
 greedy and 30% at random (so wins, riichi, kans and calls come up), as a training loop's opponents would see them.
 On the same rows, in interleaved chunks (alternating which goes first, so both see the same machine load), it times
-``RiichiGreedyAgent.act_rows`` over each step's rows (the batch: rules 1-5 and 7 in numpy, a row with a call legal
-by ``act``) and ``act`` row by row (the peer), checks that they chose the same actions, and prints CPU
-microseconds per row (``time.process_time``: the machine is shared) and the ratio.
+``RiichiGreedyAgent.act_rows`` over each step's rows (the batch, in numpy), ``act`` row by row (the peer; a seat
+with one legal action is answered without decoding its observation) and ``act`` as it was before that shortcut
+(every seat's observation decoded), checks that all chose the same actions, and prints CPU microseconds per row
+(``time.process_time``: the machine is shared) and each one's ratio to ``act``.
 
     python -m benchmarks.riichi_greedy_rows --tables 16 --steps 600 --repeats 3
 """
@@ -40,13 +41,19 @@ def collect(tables: int, steps: int, seed: int) -> list[tuple[np.ndarray, np.nda
 
 def measure(steps: list, repeats: int, chunks: int = 8) -> dict[str, float]:
     """CPU seconds of each way over ``repeats`` passes of ``steps`` (interleaved chunks); raises if they differ."""
-    from mjenv.rulesets.riichi.agents import RiichiGreedyAgent
+    from mjenv.rulesets.riichi.agents import RiichiGreedyAgent, Seat
 
     agents = [RiichiGreedyAgent() for _ in range(len(steps[0][0]))]
+
+    def decoded(agent, o, m) -> int:  # act as it was: every seat's observation decoded, forced or not
+        seat = Seat({"observation": o, "action_mask": m})
+        return int(seat.legal[0]) if len(seat.legal) == 1 else int(agent.decide_seat(seat))
+
     ways = {
         "act_rows": lambda o, m: RiichiGreedyAgent.act_rows(agents, o, m),
         "act, one seat at a time": lambda o, m: np.array(
             [a.act({"observation": x, "action_mask": y}) for a, x, y in zip(agents, o, m)]),
+        "act, every seat decoded": lambda o, m: np.array([decoded(a, x, y) for a, x, y in zip(agents, o, m)]),
     }
     cpu = dict.fromkeys(ways, 0.0)
     size = -(-len(steps) // chunks)
@@ -54,13 +61,13 @@ def measure(steps: list, repeats: int, chunks: int = 8) -> dict[str, float]:
         for c in range(chunks):
             part = steps[c * size:(c + 1) * size]
             picked = {}
-            for name in (list(ways) if (r + c) % 2 == 0 else list(ways)[::-1]):
+            for name in (list(ways) if (r + c) % 2 == 0 else list(ways)[::-1]):  # alternating who goes first
                 t = time.process_time()
                 picked[name] = [ways[name](o, m) for o, m in part]
                 cpu[name] += time.process_time() - t
-            for a, b in zip(*picked.values()):
-                if not np.array_equal(a, b):
-                    raise AssertionError("act_rows and act chose different actions")
+            for chosen in zip(*picked.values()):
+                if not all(np.array_equal(chosen[0], b) for b in chosen[1:]):
+                    raise AssertionError("the ways chose different actions")
     return cpu
 
 

@@ -116,16 +116,14 @@ def test_batched_riichi_greedy_equals_the_per_seat_agent():
     got = act_rows(agents, o, m)
     want = np.array([a.act({"observation": x, "action_mask": y}) for a, x, y in zip(agents, o, m)])
     np.testing.assert_array_equal(got, want)
-    # the batch itself decided the rows of every branch but the calls (not the per-seat fallback)
+    # the batch itself decided every row (not the per-seat fallback), in every branch
     _, done = _greedy_rows(o, m.astype(bool))
-    choice = m.sum(axis=1) > 1
-    assert done[choice].mean() > 0.8, done[choice].mean()
-    fast = done & choice
+    assert done.all()
+    calls = (got >= A.CHI) & (got <= A.PON_RED)
     for name, picked in [("discards", got < A.DISCARD_RED), ("red fives", (got >= A.DISCARD_RED) & (got < A.KAN)),
-                         ("riichi", got == A.RIICHI), ("wins", (got == A.TSUMO) | (got == A.RON))]:
-        assert (fast & picked).sum() >= 5, name
-    assert done[~choice].all()  # every forced row (PASS alone, mostly)
-    assert (~done & choice).sum() > 0  # rows with a call legal: per seat (the tanyao test)
+                         ("riichi", got == A.RIICHI), ("wins", (got == A.TSUMO) | (got == A.RON)), ("calls", calls),
+                         ("calls declined", (got == A.PASS) & m[:, A.CHI:A.PON_RED + 1].any(axis=1))]:
+        assert picked.sum() >= 5, name
 
 
 def test_batched_riichi_flatmc_decides_row_by_row():
@@ -139,3 +137,39 @@ def test_batched_riichi_flatmc_decides_row_by_row():
     b = [RiichiFlatMCAgent(seed=i % 3, simulations=20) for i in range(len(rows))]
     want = np.array([x.act({"observation": y, "action_mask": z}) for x, y, z in zip(b, o[rows], m[rows])])
     np.testing.assert_array_equal(act_rows(a, o[rows], m[rows]), want)
+
+
+def test_batched_riichi_calls_prefer_pon_then_the_plain_call_as_the_seat_does():
+    """Rows made to tie (a yakuhai pon already declared, so every call keeps a yaku): the least deficiency, then pon
+    before chi, then the plain call before its red-five twin; the batch agrees with act on each."""
+    from mjenv.rulesets.riichi import actions as A
+    from mjenv.rulesets.riichi.agents import RiichiGreedyAgent
+    from mjenv.rulesets.riichi.observation import spec
+
+    sl = spec().slices
+
+    def row(after_claim, legal):
+        o = np.zeros(spec().size, np.float32)
+        o[sl["deficiency"]] = 3
+        o[sl["last_discard"].start + 2] = 1  # 3m, a simple
+        o[sl["seat_wind"].start] = o[sl["round_wind"].start] = 1
+        o[sl["meld_kind"].start + 1] = 1  # the own first meld: a pon (kinds chi, pon, ...) ...
+        o[sl["meld_tile"].start] = 32 + 1  # ... of white dragons: a yaku in hand
+        o[sl["deficiency_after_claim"]] = after_claim
+        m = np.zeros(A.N_ACTIONS, np.int8)
+        m[[A.PASS, *legal]] = 1
+        return o, m
+
+    cases = [  # (deficiency after chi low / mid / high, pon, open kan), legal calls, the choice
+        ([2, 2, 2, 2, -1], [A.CHI + 1, A.PON], A.PON),
+        ([2, 1, 2, 2, -1], [A.CHI + 1, A.PON], A.CHI + 1),
+        ([2, 2, 2, 3, -1], [A.CHI + 1, A.PON], A.CHI + 1),  # the pon does not lower it
+        ([2, 2, 2, 2, -1], [A.CHI + 1, A.CHI_RED + 1], A.CHI + 1),
+        ([2, 2, 2, 2, -1], [A.PON, A.PON_RED], A.PON),
+        ([3, 3, 3, 3, -1], [A.CHI + 1, A.PON], A.PASS),  # nothing lowers the deficiency
+    ]
+    agent = RiichiGreedyAgent()
+    o, m = (np.stack(x) for x in zip(*(row(d, legal) for d, legal, _ in cases)))
+    want = [choice for *_, choice in cases]
+    assert [agent.act({"observation": x, "action_mask": y}) for x, y in zip(o, m)] == want
+    assert RiichiGreedyAgent.act_rows([agent] * len(cases), o, m).tolist() == want

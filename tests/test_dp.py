@@ -212,3 +212,26 @@ def test_minplus_variants_equal_brute_force(variant, boundary, monkeypatch):
                     best = np.min(sums, axis=0)
                     want.append(np.minimum(best.min(axis=-1) if boundary else best, tables.INF))
             assert (got == np.array(want)).all(), (kmax, final)
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_deficiency_rows_of_any_hand_size_equal_the_reference(compiled, monkeypatch):
+    """deficiency_rows (parts of hands, such as a hand's simples: any size, no validation), on the compiled loop and
+    on numpy dp, equals the slow reference, with empty hands, tiny KBs and four copies among them."""
+    from mjenv.deficiency import _run
+
+    if not compiled:
+        monkeypatch.setattr(_run, "_fast_ready", lambda: False)
+    elif not _run._fast_ready():
+        pytest.skip("the compiled dp (mjenv.deficiency._fast) is not built")
+    rng = np.random.default_rng(31)
+    total = rng.integers(0, 5, (300, 34))
+    hands = np.minimum(rng.integers(0, 5, (300, 34)), total)
+    hands[rng.random((300, 34)) < 0.7] = 0  # hand sizes 0 to about 20
+    kbs = total - hands
+    kbs[rng.random((300, 34)) < 0.5] = 0
+    needed = rng.integers(0, 5, 300)
+    got = _run.deficiency_rows(hands, kbs, needed)
+    assert got.dtype == np.int32 and len(set(hands.sum(axis=1) % 3)) == 3
+    for h, k, m, g in zip(hands, kbs, needed, got):
+        assert g == min(reference_one(h, k, int(m)), INCOMPLETABLE), (h.tolist(), k.tolist(), m)

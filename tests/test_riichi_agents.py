@@ -171,6 +171,7 @@ def test_greedy_calls_for_tanyao_and_never_takes_a_yakuless_open_tenpai():
     o = observation(game, 0)
     a = agent.act(o)
     assert a in (A.CHI + 1, A.CHI_RED + 1), A.describe(a)  # chi with 3m in the middle
+    assert RiichiGreedyAgent.act_rows([agent], o["observation"][None], o["action_mask"][None]).tolist() == [a]
     game.step({s: (a if s == 0 else A.PASS) for s in game.to_act()})
     o = observation(game, 0)
     v = decode(o["observation"])
@@ -276,3 +277,21 @@ def test_harness_rank_and_points_by_hand():
         evaluate(["greedy", "random"], 1, rules="riichi", episode="south", progress=False)
     with pytest.raises(ValueError, match="evaluated hand by hand"):
         evaluate(["greedy", "random"], 1, rules="basic", episode="east", progress=False)
+
+
+def test_agents_refuse_malformed_observations_even_with_one_legal_action():
+    """A seat with one legal action is answered without decoding its observation; a malformed one is still refused
+    with a clear error, by every Riichi agent that reads observations."""
+    size = spec().size
+    one = np.zeros(A.N_ACTIONS, dtype=np.int8)
+    one[A.PASS] = 1
+    for agent in (GreedyAgent(rules="riichi"), FlatMCAgent(seed=0, rules="riichi", simulations=5)):
+        assert agent.act({"observation": np.zeros(size, np.float32), "action_mask": one}) == A.PASS
+        with pytest.raises(ValueError, match="observation"):
+            agent.act({"observation": np.zeros(size - 1, np.float32), "action_mask": one})
+        with pytest.raises(ValueError, match=f"{A.N_ACTIONS} entries"):
+            agent.act({"observation": np.zeros(size, np.float32), "action_mask": one[:-1]})
+        with pytest.raises(ValueError, match="at least one legal"):
+            agent.act({"observation": np.zeros(size, np.float32), "action_mask": np.zeros(A.N_ACTIONS, np.int8)})
+        with pytest.raises(ValueError, match="dict with keys"):
+            agent.act(np.zeros(size, np.float32))

@@ -84,3 +84,25 @@ def run_batch(batch: Batch, method: str = "dp", *, form: int = 0, **options) -> 
             extra = _closed.seven_pairs_deficiency(batch.hands[closed], batch.kbs[closed], _closed.SEVEN_PAIRS[form])
             out[closed] = np.minimum(out[closed], extra)
     return out
+
+
+def deficiency_rows(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray) -> np.ndarray:
+    """The melds-and-pair deficiency of rows that need no validation, of any hand size (a part of a hand, such as
+    its simples): the compiled ``dp`` method in one C loop where it is built (a few microseconds for a few rows),
+    else :func:`mjenv.deficiency.dp.deficiency_batch` (numpy; the same values).
+
+    Args:
+        hands, kbs: int8[B, T] counts (T = 27 or 34) with hands + kbs <= 4.
+        melds_needed: int[B], 0..5.
+
+    Returns:
+        int32[B]: deficiency, INCOMPLETABLE where no complete pattern fits the KB.
+    """
+    hands = np.ascontiguousarray(hands, dtype=np.int8)
+    kbs = np.ascontiguousarray(kbs, dtype=np.int8)
+    needed = np.ascontiguousarray(melds_needed, dtype=np.int64)
+    if len(hands) and len(hands) < _FAST_BATCH_MAX and _fast_ready():
+        out = np.empty(len(hands), dtype=np.int32)
+        _fast.batch(hands, kbs, needed, out, 0, 4)
+        return out
+    return np.asarray(_backend("dp").deficiency_batch(hands, kbs, needed), dtype=np.int32)

@@ -56,7 +56,8 @@ from mjenv.baselines._common import Agent
 from mjenv.baselines.flatmc import FlatMCAgent, sample_draws
 from mjenv.baselines.greedy import GreedyAgent
 from mjenv.baselines.random_agent import RandomAgent
-from mjenv.deficiency import INCOMPLETABLE, deficiency, dp
+from mjenv.deficiency import INCOMPLETABLE, deficiency
+from mjenv.deficiency._run import deficiency_rows
 from mjenv.deficiency.features import NOT_APPLICABLE
 from mjenv.rulesets.riichi import actions as A
 from mjenv.rulesets.riichi.evaluation import EPISODES, METRIC_TITLES, METRICS, PAIRED, play_deal, play_game
@@ -131,6 +132,18 @@ class Seat:
         return frozenset({31, 32, 33, 27 + self.wind("seat_wind"), 27 + self.wind("round_wind")})
 
 
+def _forced(observation: Any) -> int | None:
+    """The only legal action of a well-formed observation dict whose mask allows exactly one, else None (then
+    :class:`Seat` reads it, and says what is wrong with a malformed one)."""
+    if not isinstance(observation, dict) or "observation" not in observation or "action_mask" not in observation:
+        return None
+    mask = np.asarray(observation["action_mask"])
+    if mask.shape != (A.N_ACTIONS,) or np.shape(observation["observation"]) != (spec().size,):
+        return None
+    legal = np.flatnonzero(mask)
+    return int(legal[0]) if len(legal) == 1 else None
+
+
 class _RiichiAgent(Agent):
     """What the Riichi agents share: the observation is the Riichi room's (decoded by :class:`Seat`)."""
 
@@ -138,6 +151,9 @@ class _RiichiAgent(Agent):
         return spec()
 
     def act(self, observation: dict[str, Any]) -> int:
+        forced = _forced(observation)
+        if forced is not None:  # one legal action (most seats at most steps): nothing to decode
+            return forced
         seat = Seat(observation)
         if len(seat.legal) == 1:
             return int(seat.legal[0])
@@ -170,11 +186,10 @@ class RiichiGreedyAgent(_RiichiAgent, GreedyAgent):
     def act_rows(cls, agents: Sequence[Agent], observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The decisions of :meth:`act` for many rows in one call: a loop's opponents at every table.
 
-        Rules 1-5 and 7 of the module docstring (a forced action, wins, nine terminals, riichi, the kan and the
-        discard) are decided for all rows at once in numpy; a row where a call is legal (rule 6: its tanyao test
-        reads the deficiency of the hand's simples) is decided by :meth:`act`, as is every row of a subclass that
-        chooses its discards otherwise (the flat Monte Carlo agent) and every row when the arrays are not
-        Riichi observations and masks (``act`` then says what is wrong).
+        Every rule of the module docstring is decided for all rows at once in numpy (the calls' tanyao test: one
+        batch of the simples' deficiencies); every row of a subclass that chooses its discards otherwise (the flat
+        Monte Carlo agent) is decided by :meth:`act`, as is every row when the arrays are not Riichi observations
+        and masks (``act`` then says what is wrong).
 
         Args:
             agents: B RiichiGreedyAgents (one per row).
@@ -278,8 +293,7 @@ class RiichiGreedyAgent(_RiichiAgent, GreedyAgent):
         kb = s.kb.copy()
         kb[~_SIMPLE] = 0
         needed = 4 - len(s.melds) - 1
-        d = int(dp.deficiency_batch(hand[None].astype(np.int8), kb[None].astype(np.int8),
-                                    np.array([needed], dtype=np.int64))[0])
+        d = int(deficiency_rows(hand[None], kb[None], np.array([needed]))[0])
         return d != INCOMPLETABLE and d <= d_after
 
 
@@ -291,8 +305,7 @@ _ANKAN = MELD_KINDS.index("ankan")
 
 
 def _greedy_rows(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:meth:`RiichiGreedyAgent.act_rows`' batch: (int64[B] actions, bool[B] the rows decided here); a row where a
-    call is legal (and none of rules 1-5 decides it) is left to ``act``."""
+    """:meth:`RiichiGreedyAgent.act_rows`' batch: (int64[B] actions, bool[B] the rows decided here: every row)."""
     sl = spec().slices
     rows = len(masks)
     actions = np.full(rows, A.PASS, dtype=np.int64)
@@ -333,7 +346,73 @@ def _greedy_rows(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarra
         take(turn, _scatter(turn, best))
     calls = masks[:, list(_CALLS)].any(axis=1)
     take(~calls, np.where(masks[:, A.PASS], A.PASS, masks.argmax(axis=1)))
+    if not done.all():  # the rest: a call is legal (rule 6)
+        take(~done, _scatter(~done, _call_rows(observations[~done], masks[~done], sl)))
     return actions, done
+
+
+#: The call actions in :meth:`RiichiGreedyAgent._call`'s order, whether each is a pon, and its column of
+#: ``deficiency_after_claim``; per column, the offsets from the called tile of the two tiles the meld takes from the
+#: hand.
+_CALL_ACTIONS = np.array(_CALLS)
+_CALL_IS_PON = np.isin(_CALL_ACTIONS, (A.PON, A.PON_RED))
+_CALL_COLUMNS = np.array([_CALL_COLUMN[a] for a in _CALLS])
+_USED_OFFSETS = np.array([(1, 2), (-1, 1), (-2, -1), (0, 0)])
+
+
+def _call_rows(observations: np.ndarray, masks: np.ndarray, sl: dict) -> np.ndarray:
+    """:meth:`RiichiGreedyAgent._call` for rows where a call is legal, together: each row's candidate calls (legal,
+    lowering the deficiency, or a yakuhai pon not raising it) keep a yaku in reach (a yakuhai pon, a yakuhai meld
+    already declared, or tanyao: one batch of the simples' deficiencies for the candidates that need it); the least
+    (deficiency, chi after pon, action id) is taken, else PASS (or the first legal action)."""
+    rows = len(masks)
+    r = np.arange(rows)
+    now = observations[:, sl["deficiency"]][:, 0]
+    tile = observations[:, sl["last_discard"]].argmax(axis=1)
+    winds = 27 + np.stack([observations[:, sl["seat_wind"]].argmax(axis=1),
+                           observations[:, sl["round_wind"]].argmax(axis=1)], axis=1)
+    yakuhai = np.zeros((rows, 34), dtype=bool)
+    yakuhai[:, 31:] = True
+    yakuhai[r[:, None], winds] = True
+    kinds = observations[:, sl["meld_kind"]].reshape(rows, 4, 4, 5)[:, 0]
+    declared = kinds.max(axis=2) > 0
+    kind = kinds.argmax(axis=2)
+    low = np.clip(np.rint(observations[:, sl["meld_tile"]].reshape(rows, 4, 4)[:, 0]).astype(np.int64) - 1, 0, 33)
+    have_yakuhai = (declared & (kind != MELD_KINDS.index("chi")) & yakuhai[r[:, None], low]).any(axis=1)
+    chi = kind == MELD_KINDS.index("chi")
+    chi_simple = _SIMPLE[np.clip(low + 2, 0, 33)] & (low % 9 <= 6)  # a chi's three tiles: its lowest and highest
+    melds_simple = (~declared | (_SIMPLE[low] & (~chi | chi_simple))).all(axis=1)
+
+    legal = masks[:, _CALL_ACTIONS]  # [rows, 8]
+    d = observations[:, sl["deficiency_after_claim"]][:, _CALL_COLUMNS]
+    yaku_pon = _CALL_IS_PON[None, :] & yakuhai[r, tile][:, None]
+    closer = np.where(yaku_pon, d <= now[:, None], d < now[:, None])
+    cand = legal & (d != NOT_APPLICABLE) & closer
+    # tanyao in reach: the called tile, the own melds and the two tiles taken all simple, and the hand's simples
+    # (with the knowledge base's) as close to complete as the call leaves the hand
+    used = tile[:, None, None] + _USED_OFFSETS[_CALL_COLUMNS][None]  # [rows, 8, 2]
+    used_ok = ((used >= 0) & (used < 34)).all(axis=2)
+    used = np.clip(used, 0, 33)
+    simple_call = _SIMPLE[tile][:, None] & melds_simple[:, None] & used_ok & _SIMPLE[used].all(axis=2)
+    ask = cand & ~yaku_pon & ~have_yakuhai[:, None] & simple_call
+    tanyao = np.zeros_like(cand)
+    if ask.any():
+        ri, ci = np.nonzero(ask)
+        hand = np.rint(observations[:, sl["hand"]]).astype(np.int64)[ri]
+        np.subtract.at(hand, (np.arange(len(ri))[:, None], used[ri, ci]), 1)
+        hand[:, ~_SIMPLE] = 0
+        kb = np.rint(observations[:, sl["knowledge_base"]]).astype(np.int64)[ri]
+        kb[:, ~_SIMPLE] = 0
+        needed = 4 - declared.sum(axis=1)[ri] - 1
+        dd = deficiency_rows(hand, kb, needed)
+        tanyao[ri, ci] = (dd != INCOMPLETABLE) & (dd <= d[ri, ci])
+    cand &= yaku_pon | have_yakuhai[:, None] | tanyao
+    # the least (deficiency, chi after pon, action id): _CALLS lists each kind's plain action before its red one
+    key = np.where(cand, d * 4 + (~_CALL_IS_PON)[None, :] * 2, np.inf)
+    key = key + np.where(cand, np.arange(len(_CALLS))[None, :] / 16, 0)
+    best = _CALL_ACTIONS[key.argmin(axis=1)]
+    fallback = np.where(masks[:, A.PASS], A.PASS, masks.argmax(axis=1))
+    return np.where(cand.any(axis=1), best, fallback)
 
 
 def _scatter(rows: np.ndarray, values: np.ndarray) -> np.ndarray:
