@@ -205,10 +205,7 @@ class RiichiGreedyAgent(_RiichiAgent, GreedyAgent):
                 A.N_ACTIONS) and masks.astype(bool).any(axis=1).all())
         if not fits or cls.choose_discard is not RiichiGreedyAgent.choose_discard or not len(agents):
             return super().act_rows(agents, observations, masks)
-        actions, done = _greedy_rows(observations, masks.astype(bool))
-        for i in np.flatnonzero(~done):
-            actions[i] = agents[i].act({"observation": observations[i], "action_mask": masks[i]})
-        return actions
+        return _greedy_rows(observations, masks.astype(bool))
 
     def decide_seat(self, s: Seat) -> int:
         m = s.mask
@@ -304,8 +301,9 @@ _ORPHAN_TYPES = np.array(sorted(ORPHANS))
 _ANKAN = MELD_KINDS.index("ankan")
 
 
-def _greedy_rows(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:meth:`RiichiGreedyAgent.act_rows`' batch: (int64[B] actions, bool[B] the rows decided here: every row)."""
+def _greedy_rows(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """:meth:`RiichiGreedyAgent.act_rows`' batch: int64[B] actions, the rules in the module docstring's order (each
+    row takes the first rule that decides it)."""
     sl = spec().slices
     rows = len(masks)
     actions = np.full(rows, A.PASS, dtype=np.int64)
@@ -344,11 +342,11 @@ def _greedy_rows(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarra
         kans = masks[turn, A.KAN : A.KAN + 34] & (kan_after != NOT_APPLICABLE) & (kan_after <= d_best[:, None])
         best = np.where(kans.any(axis=1), A.KAN + kans.argmax(axis=1), best)
         take(turn, _scatter(turn, best))
-    calls = masks[:, list(_CALLS)].any(axis=1)
-    take(~calls, np.where(masks[:, A.PASS], A.PASS, masks.argmax(axis=1)))
-    if not done.all():  # the rest: a call is legal (rule 6)
-        take(~done, _scatter(~done, _call_rows(observations[~done], masks[~done], sl)))
-    return actions, done
+    calls = masks[:, list(_CALLS)].any(axis=1) & ~done  # rule 6
+    if calls.any():
+        take(calls, _scatter(calls, _call_rows(observations[calls], masks[calls], sl)))
+    take(np.ones(rows, dtype=bool), np.where(masks[:, A.PASS], A.PASS, masks.argmax(axis=1)))  # rule 7
+    return actions
 
 
 #: The call actions in :meth:`RiichiGreedyAgent._call`'s order, whether each is a pon, and its column of
