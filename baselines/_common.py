@@ -124,6 +124,19 @@ def room_agent(cls: type, rules: Any) -> type | None:
     return sub if sub is not None and sub is not cls and issubclass(sub, cls) else None
 
 
+def forced_action(observation: Any, size: int, num_actions: int) -> int | None:
+    """The only legal action of a well-formed observation dict (an array of ``size`` entries, a mask of
+    ``num_actions``) whose mask allows exactly one; else None, and the agent decodes the observation (and says what
+    is wrong with a malformed one)."""
+    if not isinstance(observation, dict) or "observation" not in observation or "action_mask" not in observation:
+        return None
+    mask = np.asarray(observation["action_mask"])
+    if mask.shape != (num_actions,) or np.shape(observation["observation"]) != (size,):
+        return None
+    legal = np.flatnonzero(mask)
+    return int(legal[0]) if len(legal) == 1 else None
+
+
 class Agent:
     """Base class: seeding, rules, and ``act(observation) -> action id``.
 
@@ -137,6 +150,10 @@ class Agent:
     """
 
     name = "agent"
+    #: Whether :meth:`decide` answers a seat with one legal action with that action and nothing else (no draw from
+    #: the generator, nothing kept): then :meth:`act` answers such a seat without decoding its observation (most
+    #: seats at most steps have only PASS).
+    answers_forced_at_once = False
 
     def __new__(cls, *args: Any, **kwargs: Any):
         # a rule set whose room brings its own agents (RuleSet.own_agents) gets the room's subclass of this
@@ -180,6 +197,10 @@ class Agent:
 
     def act(self, observation: dict[str, Any]) -> int:
         """Choose a legal action id from this seat's observation dict."""
+        if self.answers_forced_at_once:
+            forced = forced_action(observation, self._decoder().size, self.layout.size)
+            if forced is not None:
+                return forced
         return int(self.decide(self.situation(observation)))
 
     @classmethod

@@ -540,6 +540,7 @@ class FlatMCAgent(Agent):
     """
 
     name = "flatmc"
+    answers_forced_at_once = True  # decide() returns the one legal action first
 
     def __init__(
         self,

@@ -175,6 +175,7 @@ class GreedyAgent(Agent):
     """
 
     name = "greedy"
+    answers_forced_at_once = True  # decide() returns the one legal action first
 
     def decide(self, s: Situation) -> int:
         legal = s.legal

@@ -17,6 +17,7 @@ class RandomAgent(Agent):
     """
 
     name = "random"
+    answers_forced_at_once = True  # decide() draws from range(1) for one legal action: no draw at all
 
     def decide(self, s: Situation) -> int:
         legal = s.legal

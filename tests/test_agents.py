@@ -390,3 +390,36 @@ def test_flatmc_claim_takes_the_place_of_the_next_pick():
     assert fixed.decide(s) == LAYOUT.pass_
     old = FlatMCAgent(seed=0, simulations=400, model="sp", claim_turn=False)
     assert old.decide(s) == LAYOUT.pong
+
+
+@pytest.mark.parametrize("rules", ["basic", "sichuan"])
+def test_a_seat_with_one_legal_action_is_answered_at_once_and_bad_input_still_refused(rules):
+    """Random, greedy and flat MC answer a seat with one legal action without decoding its observation (what decide()
+    would answer, with no draw from the generator); a malformed observation or mask is still refused."""
+    import mjenv
+
+    env = mjenv.parallel_env(rules=rules)
+    obs, _ = env.reset(seed=5)
+    while not any(o["action_mask"].sum() == 1 for o in obs.values()):  # a seat with only one legal action
+        obs = env.step({a: int(np.flatnonzero(o["action_mask"])[-1]) for a, o in obs.items()})[0]
+    waiting = next(a for a, o in obs.items() if o["action_mask"].sum() == 1)
+    size = obs[waiting]["observation"].shape[0]
+    one = obs[waiting]["action_mask"]
+    assert one.sum() == 1
+    for agent in (RandomAgent(seed=1, rules=rules), GreedyAgent(rules=rules), FlatMCAgent(seed=0, rules=rules,
+                                                                                           simulations=5)):
+        assert agent.answers_forced_at_once
+        state = agent.rng.bit_generator.state
+        assert agent.decide(agent.situation(obs[waiting])) == int(np.flatnonzero(one)[0])
+        assert agent.rng.bit_generator.state == state  # decide() draws nothing for it ...
+        assert agent.act(obs[waiting]) == int(np.flatnonzero(one)[0])  # ... nor does act()
+        assert agent.act({"observation": np.zeros(size, np.float32), "action_mask": one}) == int(np.argmax(one))
+        assert agent.rng.bit_generator.state == state
+        with pytest.raises(ValueError, match="observation"):
+            agent.act({"observation": np.zeros(size + 1, np.float32), "action_mask": one})
+        with pytest.raises(ValueError, match="action_mask has"):
+            agent.act({"observation": obs[waiting]["observation"], "action_mask": one[:-1]})
+        with pytest.raises(ValueError, match="no legal action"):
+            agent.act({"observation": obs[waiting]["observation"], "action_mask": np.zeros_like(one)})
+        with pytest.raises(ValueError, match="a dict with keys"):
+            agent.act(obs[waiting]["observation"])

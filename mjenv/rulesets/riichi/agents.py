@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from mjenv.baselines._common import Agent
+from mjenv.baselines._common import Agent, forced_action
 from mjenv.baselines.flatmc import FlatMCAgent, sample_draws
 from mjenv.baselines.greedy import GreedyAgent
 from mjenv.baselines.random_agent import RandomAgent
@@ -132,18 +132,6 @@ class Seat:
         return frozenset({31, 32, 33, 27 + self.wind("seat_wind"), 27 + self.wind("round_wind")})
 
 
-def _forced(observation: Any) -> int | None:
-    """The only legal action of a well-formed observation dict whose mask allows exactly one, else None (then
-    :class:`Seat` reads it, and says what is wrong with a malformed one)."""
-    if not isinstance(observation, dict) or "observation" not in observation or "action_mask" not in observation:
-        return None
-    mask = np.asarray(observation["action_mask"])
-    if mask.shape != (A.N_ACTIONS,) or np.shape(observation["observation"]) != (spec().size,):
-        return None
-    legal = np.flatnonzero(mask)
-    return int(legal[0]) if len(legal) == 1 else None
-
-
 class _RiichiAgent(Agent):
     """What the Riichi agents share: the observation is the Riichi room's (decoded by :class:`Seat`)."""
 
@@ -151,7 +139,7 @@ class _RiichiAgent(Agent):
         return spec()
 
     def act(self, observation: dict[str, Any]) -> int:
-        forced = _forced(observation)
+        forced = forced_action(observation, spec().size, A.N_ACTIONS)
         if forced is not None:  # one legal action (most seats at most steps): nothing to decode
             return forced
         seat = Seat(observation)
