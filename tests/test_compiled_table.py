@@ -31,7 +31,6 @@ NO_CHOW = {"name": "basic", "allow_chow": False}
 HANDS = 150
 
 
-
 def _actions(obs: dict, infos: dict, rng: np.random.Generator, illegal_rate: float) -> dict:
     """Random legal actions (some as numpy integers), some seats left out (PASS only, or a forced
     move), and with probability ``illegal_rate`` one illegal action."""

@@ -28,7 +28,6 @@ PRESETS = ("basic", "honours", NO_CHOW, "sichuan", "taiwan16")
 HANDS = 2_000
 
 
-
 def _actions(masks: np.ndarray, rng: np.random.Generator, illegal_rate: float) -> np.ndarray:
     """int64[N, 4]: a uniformly random legal action per seat; with ``illegal_rate``, one illegal one."""
     acts = np.argmax(np.where(masks > 0, rng.random(masks.shape), -1.0), axis=-1)
