@@ -83,6 +83,9 @@ _CALLS = (A.CHI, A.CHI + 1, A.CHI + 2, A.CHI_RED, A.CHI_RED + 1, A.CHI_RED + 2, 
 #: Column of ``deficiency_after_claim`` (chi low / mid / high, pon, open kan) of each call action.
 _CALL_COLUMN = {A.CHI: 0, A.CHI + 1: 1, A.CHI + 2: 2, A.CHI_RED: 0, A.CHI_RED + 1: 1, A.CHI_RED + 2: 2,
                 A.PON: 3, A.PON_RED: 3}  # fmt: skip
+#: Per column of ``deficiency_after_claim`` but the open kan: the offsets from the called tile of the two tiles the
+#: meld takes from the hand.
+_USED_OFFSETS = np.array([(1, 2), (-1, 1), (-2, -1), (0, 0)])
 
 
 def discard_type(action: int) -> int:
@@ -268,7 +271,7 @@ class RiichiGreedyAgent(_RiichiAgent, GreedyAgent):
             if not all(_SIMPLE[t] for t in tiles):
                 return False
         col = _CALL_COLUMN[action]
-        used = (tile, tile) if col == 3 else ((tile + 1, tile + 2), (tile - 1, tile + 1), (tile - 2, tile - 1))[col]
+        used = [int(tile + o) for o in _USED_OFFSETS[col]]
         if not all(_SIMPLE[t] for t in used):
             return False
         hand = s.hand.copy()
@@ -286,7 +289,15 @@ class RiichiGreedyAgent(_RiichiAgent, GreedyAgent):
 _DISCARD_TYPES = np.array([discard_type(a) for a in range(A.KAN)])
 _DISCARD_IS_RED = np.arange(A.KAN) >= A.DISCARD_RED
 _ORPHAN_TYPES = np.array(sorted(ORPHANS))
-_ANKAN = MELD_KINDS.index("ankan")
+_CHI, _ANKAN = MELD_KINDS.index("chi"), MELD_KINDS.index("ankan")
+
+
+def _own_melds(observations: np.ndarray, sl: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The own melds of observation rows, as :class:`Seat` reads them: bool[B, 4] declared, int[B, 4] the kind
+    (:data:`MELD_KINDS` index) and int[B, 4] the lowest tile type (0 where none)."""
+    kinds = observations[:, sl["meld_kind"]].reshape(-1, 4, 4, 5)[:, 0]  # one-hot; zeros: no meld
+    low = np.rint(observations[:, sl["meld_tile"]].reshape(-1, 4, 4)[:, 0]).astype(np.int64) - 1
+    return kinds.max(axis=2) > 0, kinds.argmax(axis=2), np.clip(low, 0, 33)
 
 
 def _greedy_rows(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -314,9 +325,8 @@ def _greedy_rows(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     turn = legal.any(axis=1) & ~done
     if turn.any():
         obs, cand = observations[turn], legal[turn].copy()
-        kinds = obs[:, sl["meld_kind"]].reshape(-1, 4, 4, 5)[:, 0]  # the own melds' kinds (one-hot; zeros: none)
-        declared = kinds.max(axis=2) > 0
-        is_open = (declared & (kinds.argmax(axis=2) != _ANKAN)).any(axis=1)
+        declared, kind, _ = _own_melds(obs, sl)
+        is_open = (declared & (kind != _ANKAN)).any(axis=1)
         after = obs[:, sl["deficiency_after_discard"]][:, _DISCARD_TYPES]
         yakuless = (is_open[:, None] & (obs[:, sl["tenpai_after_discard"]] == 1)
                     & (obs[:, sl["yaku_after_discard"]] == 0))[:, _DISCARD_TYPES]
@@ -332,25 +342,26 @@ def _greedy_rows(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         take(turn, _scatter(turn, best))
     calls = masks[:, list(_CALLS)].any(axis=1) & ~done  # rule 6
     if calls.any():
-        take(calls, _scatter(calls, _call_rows(observations[calls], masks[calls], sl)))
+        best, taken = _call_rows(observations[calls], masks[calls], sl)
+        calls[calls] = taken
+        take(calls, _scatter(calls, best[taken]))
     take(np.ones(rows, dtype=bool), np.where(masks[:, A.PASS], A.PASS, masks.argmax(axis=1)))  # rule 7
     return actions
 
 
 #: The call actions in :meth:`RiichiGreedyAgent._call`'s order, whether each is a pon, and its column of
-#: ``deficiency_after_claim``; per column, the offsets from the called tile of the two tiles the meld takes from the
-#: hand.
+#: ``deficiency_after_claim``.
 _CALL_ACTIONS = np.array(_CALLS)
 _CALL_IS_PON = np.isin(_CALL_ACTIONS, (A.PON, A.PON_RED))
 _CALL_COLUMNS = np.array([_CALL_COLUMN[a] for a in _CALLS])
-_USED_OFFSETS = np.array([(1, 2), (-1, 1), (-2, -1), (0, 0)])
 
 
-def _call_rows(observations: np.ndarray, masks: np.ndarray, sl: dict) -> np.ndarray:
+def _call_rows(observations: np.ndarray, masks: np.ndarray, sl: dict) -> tuple[np.ndarray, np.ndarray]:
     """:meth:`RiichiGreedyAgent._call` for rows where a call is legal, together: each row's candidate calls (legal,
     lowering the deficiency, or a yakuhai pon not raising it) keep a yaku in reach (a yakuhai pon, a yakuhai meld
-    already declared, or tanyao: one batch of the simples' deficiencies for the candidates that need it); the least
-    (deficiency, chi after pon, action id) is taken, else PASS (or the first legal action)."""
+    already declared, or tanyao: one batch of the simples' deficiencies for the candidates that need it). Returns
+    (int64[B] each row's least (deficiency, chi after pon, action id) call, bool[B] the rows that have one); a row
+    without one passes (rule 7, the caller's)."""
     rows = len(masks)
     r = np.arange(rows)
     now = observations[:, sl["deficiency"]][:, 0]
@@ -360,12 +371,9 @@ def _call_rows(observations: np.ndarray, masks: np.ndarray, sl: dict) -> np.ndar
     yakuhai = np.zeros((rows, 34), dtype=bool)
     yakuhai[:, 31:] = True
     yakuhai[r[:, None], winds] = True
-    kinds = observations[:, sl["meld_kind"]].reshape(rows, 4, 4, 5)[:, 0]
-    declared = kinds.max(axis=2) > 0
-    kind = kinds.argmax(axis=2)
-    low = np.clip(np.rint(observations[:, sl["meld_tile"]].reshape(rows, 4, 4)[:, 0]).astype(np.int64) - 1, 0, 33)
-    have_yakuhai = (declared & (kind != MELD_KINDS.index("chi")) & yakuhai[r[:, None], low]).any(axis=1)
-    chi = kind == MELD_KINDS.index("chi")
+    declared, kind, low = _own_melds(observations, sl)
+    have_yakuhai = (declared & (kind != _CHI) & yakuhai[r[:, None], low]).any(axis=1)
+    chi = kind == _CHI
     chi_simple = _SIMPLE[np.clip(low + 2, 0, 33)] & (low % 9 <= 6)  # a chi's three tiles: its lowest and highest
     melds_simple = (~declared | (_SIMPLE[low] & (~chi | chi_simple))).all(axis=1)
 
@@ -396,9 +404,7 @@ def _call_rows(observations: np.ndarray, masks: np.ndarray, sl: dict) -> np.ndar
     # the least (deficiency, chi after pon, action id): _CALLS lists each kind's plain action before its red one
     key = np.where(cand, d * 4 + (~_CALL_IS_PON)[None, :] * 2, np.inf)
     key = key + np.where(cand, np.arange(len(_CALLS))[None, :] / 16, 0)
-    best = _CALL_ACTIONS[key.argmin(axis=1)]
-    fallback = np.where(masks[:, A.PASS], A.PASS, masks.argmax(axis=1))
-    return np.where(cand.any(axis=1), best, fallback)
+    return _CALL_ACTIONS[key.argmin(axis=1)], cand.any(axis=1)
 
 
 def _scatter(rows: np.ndarray, values: np.ndarray) -> np.ndarray:
