@@ -70,10 +70,8 @@ def run_batch(batch: Batch, method: str = "dp", *, form: int = 0, **options) -> 
     if method == "auto":
         # small batches: one C loop (about 0.5 us a hand); large ones: numpy dp, whose per-call
         # overhead is spread over the batch and whose KB = 4 - H tables skip the boundary join
-        if len(batch.hands) < _FAST_BATCH_MAX and _fast_ready():
-            out = np.empty(len(batch.hands), dtype=np.int32)
-            hands, kbs = np.ascontiguousarray(batch.hands), np.ascontiguousarray(batch.kbs)
-            _fast.batch(hands, kbs, batch.melds_needed, out, form, 4)
+        out = _fast_rows(batch.hands, batch.kbs, batch.melds_needed, form)
+        if out is not None:
             return out
         method = "dp"
     mod = _backend(method)
@@ -98,11 +96,18 @@ def deficiency_rows(hands: np.ndarray, kbs: np.ndarray, melds_needed: np.ndarray
     Returns:
         int32[B]: deficiency, INCOMPLETABLE where no complete pattern fits the KB.
     """
-    hands = np.ascontiguousarray(hands, dtype=np.int8)
-    kbs = np.ascontiguousarray(kbs, dtype=np.int8)
-    needed = np.ascontiguousarray(melds_needed, dtype=np.int64)
-    if len(hands) and len(hands) < _FAST_BATCH_MAX and _fast_ready():
-        out = np.empty(len(hands), dtype=np.int32)
-        _fast.batch(hands, kbs, needed, out, 0, 4)
+    out = _fast_rows(hands, kbs, melds_needed)
+    if out is not None:
         return out
-    return np.asarray(_backend("dp").deficiency_batch(hands, kbs, needed), dtype=np.int32)
+    return np.asarray(_backend("dp").deficiency_batch(hands, kbs, melds_needed), dtype=np.int32)
+
+
+def _fast_rows(hands, kbs, melds_needed, form: int = 0) -> np.ndarray | None:
+    """int32[B] from the compiled ``dp`` loop (with the closed-hand form ``form``) for a small batch (1 to
+    ``_FAST_BATCH_MAX - 1`` rows) where it is built; None otherwise (the caller runs numpy dp)."""
+    if not 0 < len(hands) < _FAST_BATCH_MAX or not _fast_ready():
+        return None
+    out = np.empty(len(hands), dtype=np.int32)
+    _fast.batch(np.ascontiguousarray(hands, dtype=np.int8), np.ascontiguousarray(kbs, dtype=np.int8),
+                np.ascontiguousarray(melds_needed, dtype=np.int64), out, form, 4)
+    return out
