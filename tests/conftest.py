@@ -11,7 +11,7 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.load_profile("ci")
 
-#: Test files run whole in the smoke tier (``pytest -m smoke``: about 2 minutes on 2 cores; every layer:
+#: Test files run whole in the smoke tier (``pytest -m smoke``: under a minute on 2 cores; every layer:
 #: tiles, rules, the game and its claims, the observation and features, the env APIs, shaping, agents, the
 #: command line, the docs' promises), beside single tests marked ``@pytest.mark.smoke`` in other files.
 SMOKE_FILES = frozenset({
@@ -24,6 +24,9 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.name in SMOKE_FILES and item.get_closest_marker("slow") is None:
             item.add_marker(pytest.mark.smoke)
+    # the tests marked heavy first (otherwise in their order): a worker of ``-n`` that met one last would leave the
+    # others idle while it runs
+    items.sort(key=lambda item: item.get_closest_marker("heavy") is None)
 
 
 SUITS = {0: range(0, 9), 1: range(9, 18), 2: range(18, 27), 3: range(27, 34)}

@@ -95,6 +95,7 @@ DEFAULT_HANDS = {"hand": 2000, "east": 2000, "hanchan": 2000}
 SLOW_HANDS = {"hand": 50000, "east": 50000, "hanchan": 50000}
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("episode", list(DEFAULT_HANDS))
 def test_play_equals_python(episode):
     """Random and eager play on 16 tables: every array of both engines equal at every step."""

@@ -127,6 +127,7 @@ def _check_against_reference(cases) -> None:
         assert deficiency(h, k, exposed_melds=int(e), rules="riichi", method="hbba") == w
 
 
+@pytest.mark.heavy
 def test_equals_the_reference_on_random_hands_and_knowledge_bases():
     _check_against_reference(reference_cases(seed=30, repeats=1))
 

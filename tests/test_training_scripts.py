@@ -180,6 +180,7 @@ def test_cold_start_benchmark_times_riichi_without_a_before_tree():
     assert cells[1:3] == ["<= 0.6", "n/a"] and float(cells[3].split()[0]) > 0
 
 
+@pytest.mark.heavy
 def test_rl_policy_recipe_trains_selects_and_resumes_with_tiny_budgets(tmp_path):
     env = {**ENV, "PYTHON": sys.executable, "STEPS": "64", "NUM_ENVS": "2", "NUM_STEPS": "16",
            "SELECT_DEALS": "1", "SELECT_LAST": "2", "STEPS2": "64", "NUM_ENVS2": "2", "SELECT2_DEALS": "1",

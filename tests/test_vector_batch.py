@@ -60,6 +60,7 @@ def play_both(rules: str, num_envs: int, hands: int, seed: int, illegal_rate: fl
     return steps
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize(
     ("rules", "kwargs"),
     [

@@ -36,6 +36,7 @@ def _source_tree(dest: Path) -> Path:
     return dest
 
 
+@pytest.mark.heavy
 @pytest.mark.timeout(300)
 def test_build_sdist_and_wheel_install_in_a_fresh_venv_and_run_the_tournament(tmp_path):
     if shutil.which("git") is None:
