@@ -75,10 +75,10 @@ def play_both(n: int, episode: str, hands: int, seed: int = 0, num_threads: int 
 
 
 def play_both_split(n: int, episode: str, hands: int, seed: int, **kwargs) -> int:
-    """:func:`play_both` of ``hands`` hands shared by one worker process per core (at most 2: the suite runs on
-    one core, so a second one is idle), each on its own seed; the hands played. A worker's failed comparison is
-    raised here with its message. Under 100 hands one process plays them (a worker's start would cost more than it
-    saves)."""
+    """:func:`play_both` of ``hands`` hands shared by one worker process per core (at most 2; under ``-n`` they
+    share the cores with the suite's other workers), each on its own seed; the hands played. A worker's failed
+    comparison is raised here with its message. Under 100 hands one process plays them (a worker's start would cost
+    more than it saves)."""
     workers = max(1, min(2, len(os.sched_getaffinity(0))))
     if workers == 1 or hands < 100:
         return play_both(n, episode, hands, seed, **kwargs)
