@@ -77,10 +77,11 @@ def parse_args(cls: type[T], argv: list[str] | None = None, prog: str | None = N
     return cls(**vars(parser.parse_args(argv)))
 
 
-def check_rules(rules: str, prog: str) -> None:
+def check_rules(rules: str, prog: str, own_policy: bool = False) -> None:
     """Refuse, before anything is written, rules that ``prog`` (a training script) cannot train on: an unknown preset,
     or one whose room plays on its own engine (the training scripts' nets, opponents and shaping are the shared
-    engine's).
+    engine's), unless ``own_policy`` (``prog`` trains a room's own network too) and the room has one
+    (``RuleSet.own_policy``).
 
     Raises:
         ValueError: saying which presets exist, or which ones ``prog`` plays and which envs play the others.
@@ -88,4 +89,12 @@ def check_rules(rules: str, prog: str) -> None:
     from mjenv import rulesets
 
     rulesets.room(rules)  # an unknown name: the known ones listed
-    rulesets.check_shared(rules, prog)
+    if own_policy and rulesets.own_policy(rules) is not None:
+        return
+    try:
+        rulesets.check_shared(rules, prog)
+    except ValueError as exc:
+        if not own_policy:
+            raise
+        more = [n for n in rulesets.names() if rulesets.own_policy(n) is not None]
+        raise ValueError(f"{exc}, {', '.join(more)}") from None

@@ -161,7 +161,7 @@ class PolicyNet(nn.Module):
             raise ValueError(f"hidden must be a non-empty list of positive widths, got {list(hidden)}")
         self.views = {str(k): tuple(int(s) for s in v) for k, v in views.items()}
         self.num_tile_types = int(num_tile_types)
-        self.num_actions = 2 * self.num_tile_types + 7
+        self.num_actions = self._action_count()
         self.hidden = tuple(int(h) for h in hidden)
         self.discard_effective = bool(discard_effective)
         self.trunk_kind = trunk
@@ -174,20 +174,12 @@ class PolicyNet(nn.Module):
         high = torch.empty(trunk_size)
         scale = torch.empty(trunk_size)
         for name, (a, b) in offsets.items():
-            lo, hi, sc = _VIEW_NORMALISATION.get(name, _DEFAULT_NORMALISATION)
-            if name == "discards":  # tile id + 1, 0 = none
-                lo, hi, sc = 0.0, float(self.num_tile_types + 1), float(self.num_tile_types + 1)
-            low[a:b], high[a:b], scale[a:b] = lo, hi, sc
+            low[a:b], high[a:b], scale[a:b] = self._normalisation(name)
         self.register_buffer("obs_low", low)
         self.register_buffer("obs_high", high)
         self.register_buffer("obs_scale", scale)
 
-        t = self.num_tile_types
-        kinds = torch.zeros(self.num_actions, _NUM_KINDS)
-        kinds[:t, 0] = 1.0
-        kinds[t : 2 * t, 1] = 1.0
-        for j in range(7):
-            kinds[2 * t + j, 2 + j] = 1.0
+        kinds = self._action_kinds()
         self.register_buffer("action_kinds", kinds)
 
         layers: list[nn.Module] = []
@@ -200,10 +192,32 @@ class PolicyNet(nn.Module):
         self.trunk = nn.Sequential(*layers)
         self.actor = _layer(nn.Linear(width, self.num_actions), std=0.01)
         self.critic = _layer(nn.Linear(width, 1), std=1.0)
-        head_in = _DELTA_BINS + _NUM_KINDS + (_EFFECTIVE_FEATURES if self.discard_effective else 0)
+        head_in = _DELTA_BINS + kinds.shape[1] + (_EFFECTIVE_FEATURES if self.discard_effective else 0)
         self.action_head = nn.Sequential(
             _layer(nn.Linear(head_in, 32)), nn.Tanh(), _layer(nn.Linear(32, 1), std=0.01)
         )
+
+    # ---- what a rule set's action space and views make of the network (a room's own network overrides them) ----
+    def _action_count(self) -> int:
+        """Action ids: the shared rule sets' ``2T + 7`` (discards, kongs, the five claims, win, pass)."""
+        return 2 * self.num_tile_types + 7
+
+    def _action_kinds(self) -> torch.Tensor:
+        """float32[A, kinds]: the one-hot kind of each action id (discard, kong, chow low / mid / high, pong,
+        exposed kong, win, pass)."""
+        t = self.num_tile_types
+        kinds = torch.zeros(self.num_actions, _NUM_KINDS)
+        kinds[:t, 0] = 1.0
+        kinds[t : 2 * t, 1] = 1.0
+        for j in range(7):
+            kinds[2 * t + j, 2 + j] = 1.0
+        return kinds
+
+    def _normalisation(self, name: str) -> tuple[float, float, float]:
+        """(low, high, scale) of a view's entries: the trunk reads ``clip(x, low, high) / scale``."""
+        if name == "discards":  # tile id + 1, 0 = none
+            return 0.0, float(self.num_tile_types + 1), float(self.num_tile_types + 1)
+        return _VIEW_NORMALISATION.get(name, _DEFAULT_NORMALISATION)
 
     def _cnn_layers(self, low: torch.Tensor, high: torch.Tensor, scale: torch.Tensor) -> tuple[list[nn.Module], int]:
         """The convolutional part of ``trunk="cnn"`` (and the planes' clip and scale buffers); its output width."""
@@ -287,7 +301,10 @@ class PolicyNet(nn.Module):
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> PolicyNet:
         """A fresh network from :meth:`config` (older configs without ``discard_effective`` too),
-        bound to the current observation layout of its rule set (:func:`current_layout`)."""
+        bound to the current observation layout of its rule set (:func:`current_layout`). A config naming its
+        ``"rules"`` is a network of a room's own (``RuleSet.own_policy``): that room's class rebuilds it."""
+        if config.get("rules") is not None:
+            return _own_policy(config["rules"]).POLICY_NET.from_config(config)
         net = cls(config["views"], config["num_tile_types"], config["hidden"],
                   bool(config.get("discard_effective", False)), config.get("trunk", "mlp"))
         layout = current_layout(net.views)
@@ -519,11 +536,31 @@ def current_layout(views: Mapping[str, Sequence[int]]) -> dict[str, tuple[int, .
     return None
 
 
+def _own_policy(rules: Any) -> Any:
+    """The module of the room's own network for ``rules`` (``rulesets.own_policy``).
+
+    Raises:
+        ValueError: no room has a network of its own for ``rules``.
+    """
+    from mjenv import rulesets
+
+    own = rulesets.own_policy(rules)
+    if own is None:
+        raise ValueError(f"the checkpoint's network is for rules {rules!r}, which have no network of their own")
+    return own
+
+
 def build_net(rules: Any = "basic", hidden: Sequence[int] = (256, 256), discard_effective: bool = True,
               trunk: str = "mlp") -> PolicyNet:
-    """A fresh :class:`PolicyNet` for the default observation of a rule set (``trunk``: ``"mlp"`` or ``"cnn"``)."""
+    """A fresh :class:`PolicyNet` for the default observation of a rule set (``trunk``: ``"mlp"`` or ``"cnn"``);
+    for a rule set whose room has a network of its own (``RuleSet.own_policy``), that network."""
+    from mjenv import rulesets
     from mjenv.observation import ObservationSpec
     from mjenv.rules import get_rules
+
+    own = rulesets.own_policy(rules)
+    if own is not None:
+        return own.POLICY_NET(hidden=hidden, discard_effective=discard_effective, trunk=trunk)
 
     return PolicyNet(ObservationSpec(rules=rules).views, get_rules(rules).num_tile_types, hidden, discard_effective,
                      trunk)

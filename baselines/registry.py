@@ -179,7 +179,18 @@ def _policy(arg, seed, rules):
             f"policy:{arg} needs the policy module and torch ({exc}); install the training extra: "
             "pip install 'mjenv[train]'"
         ) from exc
-    return PolicyAgent.load(arg, seed=seed, threads=agent_threads())
+    from mjenv import rulesets
+
+    agent = PolicyAgent.load(arg, seed=seed, threads=agent_threads())
+    # a room's own network (its config names its rules) reads that room's observations alone; the shared network
+    # reads the shared rule sets'
+    trained_on = agent.net.config().get("rules")
+    wanted = rules.name if rulesets.own_policy(rules) is not None else None
+    if trained_on != wanted:
+        mine = f"rules {trained_on!r}" if trained_on is not None else "the shared rule sets"
+        raise ValueError(f"policy:{arg} is a network of {mine}, not of rules {rules.name!r} (their observations and "
+                         f"actions differ): train one with mjenv train ppo --rules {rules.name}")
+    return agent
 
 
 register_agent("random", _random, "uniform over the legal actions")

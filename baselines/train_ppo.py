@@ -56,7 +56,10 @@ class Args:
     seed: int = 0
     """seed of the deals, the opponent draws, the agents and torch"""
     rules: str = "basic"
-    """rule set preset"""
+    """rule set preset (a room with a network of its own trains that network: RuleSet.own_policy)"""
+    episode: str = "hand"
+    """what an episode is: 'hand'; for a room with a network of its own also its games (its TRAIN_EPISODES; the
+    log's hands column then counts games)"""
     total_timesteps: int = 200_000
     """env steps to train for, summed over the games stepped together"""
     num_envs: int = 16
@@ -217,7 +220,8 @@ def win_rewards(done: np.ndarray, final_scores: np.ndarray, value: float) -> np.
 
     Args:
         done: bool[N], the hands that ended at this step.
-        final_scores: float[N, 4], each seat's score of the finished hand (read only where ``done``).
+        final_scores: float[N, 4], each seat's score of the finished hand (read only where ``done``), or
+            bool[N, 4], whether each seat won its episode (a room's ``episode_wins``).
         value: the reward for a win.
 
     Returns:
@@ -226,9 +230,29 @@ def win_rewards(done: np.ndarray, final_scores: np.ndarray, value: float) -> np.
     return np.where(done[:, None] & (np.asarray(final_scores) > 0), float(value), 0.0)
 
 
+def episode_wins(final: dict, own=None, game: bool = False) -> np.ndarray:
+    """bool[N, 4]: whether each seat won the episode that just ended (read where it did), from the vector env's
+    ``infos["final_info"]``: its hand's score > 0 (the shared rule sets), or what the room's ``episode_wins`` says
+    (``own``: the module of a room's own network, ``rulesets.own_policy``; ``game``: episodes of several hands)."""
+    if own is None:
+        return np.asarray(final["scores"]) > 0
+    return own.episode_wins(final, game)
+
+
 def main(argv: list[str] | None = None) -> Path:
     args = parse_args(Args, argv, prog="mjenv train ppo", aliases={"torch_threads": "num_threads"})
-    check_rules(args.rules, "mjenv train ppo")
+    check_rules(args.rules, "mjenv train ppo", own_policy=True)
+    from mjenv import rulesets
+
+    own = rulesets.own_policy(args.rules)  # a room's own network, env and opponents (None: the shared ones)
+    episodes = ("hand",) if own is None else tuple(own.TRAIN_EPISODES)
+    if args.episode not in episodes:
+        raise ValueError(f"--episode must be one of {episodes} for rules {args.rules!r}, got {args.episode!r}")
+    if own is not None and args.oracle_critic:
+        raise ValueError(f"--oracle-critic reads the shared engine's games; it does not train on rules {args.rules!r}")
+    if own is not None and args.trunk not in own.TRUNKS:
+        raise ValueError(f"the network of rules {args.rules!r} has the trunks {tuple(own.TRUNKS)}, got --trunk "
+                         f"{args.trunk!r}")
     check_shaping(args.shaping)
     if args.win_reward < 0:
         raise ValueError(f"--win-reward must be >= 0 (0 = score changes), got {args.win_reward}")
@@ -290,14 +314,18 @@ def main(argv: list[str] | None = None) -> Path:
 
     # unshaped env; the shaping is added below with the learner's discount (Ng et al. 1999), so optimal
     # policies are unchanged
-    venv = mjenv.vector_env(args.num_envs, rules=args.rules, engine="compiled" if critic is not None else "auto")
+    if own is not None:
+        venv = mjenv.vector_env(args.num_envs, rules=args.rules, episode=args.episode)
+    else:
+        venv = mjenv.vector_env(args.num_envs, rules=args.rules, engine="compiled" if critic is not None else "auto")
     if args.kl_to_init < 0:
         raise ValueError(f"--kl-to-init must be >= 0, got {args.kl_to_init}")
     if args.kl_to_init > 0 and not args.init:
         raise ValueError("--kl-to-init needs --init (the frozen policy the KL is taken toward)")
     # frozen copy of the starting policy for the KL penalty (reloaded from --init on resume too)
     init_net = load_net(args.init).eval() if args.kl_to_init > 0 else None
-    phi = None if args.shaping is None else Potential(args.shaping, args.rules)
+    spec = None if own is None else venv.spec_obs  # a room's own observation
+    phi = None if args.shaping is None else Potential(args.shaping, args.rules, spec=spec)
     n_env, n_act = args.num_envs, venv.single_action_space.n
     obs_size = venv.single_observation_space["observation"].shape[0]
     if obs_size != net.obs_size:
@@ -403,7 +431,8 @@ def main(argv: list[str] | None = None) -> Path:
             next_obs, rewards, terms, truncs, infos = venv.step(actions)
             done = terms | truncs
             if args.win_reward > 0:
-                rewards = win_rewards(done, infos["final_info"]["scores"], args.win_reward)
+                won = episode_wins(infos["final_info"], own, args.episode != "hand")
+                rewards = win_rewards(done, won, args.win_reward)
             if phi is not None:
                 # after a hand ends next_obs is the next deal's: Phi(end of hand) = 0 instead
                 phi_now, phi_next = phi_next, phi(next_obs["observation"])
@@ -414,10 +443,13 @@ def main(argv: list[str] | None = None) -> Path:
             global_step += n_env
             for e in np.flatnonzero(done):
                 final = infos.get("final_info", {})
-                scores = np.asarray(final["scores"][e]) if "scores" in final else episode_return[e]
+                if own is not None:
+                    wins = episode_wins(final, own, args.episode != "hand")[e]
+                else:
+                    wins = (np.asarray(final["scores"][e]) if "scores" in final else episode_return[e]) > 0
                 for s in range(4):
                     if roles[e][s] == LEARNER:
-                        finished.append({"return": float(episode_return[e, s]), "win": float(scores[s] > 0)})
+                        finished.append({"return": float(episode_return[e, s]), "win": float(wins[s])})
                 episode_return[e] = 0.0
                 hands_done += 1
                 roles[e] = draw_roles(e)

@@ -500,12 +500,15 @@ def test_mjenv_train_subcommand_passes_options_to_the_scripts(tmp_path, capsys):
     assert "--teacher" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("algorithm", ["ppo", "bc"])
-@pytest.mark.parametrize(("rules", "says"), [("riichi", "played by their room's own engine"),
-                                             ("nonsense", "unknown rules 'nonsense'; allowed presets:")])
+@pytest.mark.parametrize(("algorithm", "rules", "says"), [
+    ("bc", "riichi", "played by their room's own engine"),
+    ("ppo", "nonsense", "unknown rules 'nonsense'; allowed presets:"),
+    ("bc", "nonsense", "unknown rules 'nonsense'; allowed presets:"),
+])
 def test_mjenv_train_refuses_rules_it_cannot_train_before_writing(tmp_path, capsys, algorithm, rules, says):
-    """A room with its own engine (its nets, opponents and shaping are not the training scripts') or an unknown
-    preset: a clear error naming what the script plays, and nothing written."""
+    """A room with its own engine that the script does not train (behaviour cloning's teachers and nets are the
+    shared engine's; ``mjenv train ppo`` trains Riichi: tests/test_riichi_policy.py) or an unknown preset: a clear
+    error naming what the script plays, and nothing written."""
     from mjenv import cli
 
     out = tmp_path / "run"

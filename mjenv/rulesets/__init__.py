@@ -29,7 +29,7 @@ ROOMS: dict[str, str] = {
 
 __all__ = [
     "ROOMS", "agent_parts", "check_shared", "declares_suit", "engines", "excluded_suit_view", "extra_tiles",
-    "game_hooks", "names", "observation_views", "own_engine", "plays_on", "render_parts", "room", "rooms",
+    "game_hooks", "names", "observation_views", "own_engine", "own_policy", "plays_on", "render_parts", "room", "rooms",
     "set_aside_names", "shared_names", "step_hooks", "wall_parts",
 ]
 
@@ -148,11 +148,24 @@ def own_engine(rules: Any) -> Any:
     The env factories hand their keyword arguments to it: ``make_parallel_env(**kwargs)``,
     ``make_env(**kwargs)`` (AEC) and ``make_vector_env(num_envs, **kwargs)``.
     """
+    return _room_module(rules, "own_engine")
+
+
+def _room_module(rules: Any, field: str) -> Any:
+    """The module named by the ``RuleSet`` field ``field`` of the room of ``rules`` (a preset name, a dict with
+    ``"name"``, or a Rules), imported; None when the field is None or ``rules`` names no room."""
     name = rules.get("name", "basic") if isinstance(rules, dict) else getattr(rules, "name", rules)
     if not isinstance(name, str) or name not in ROOMS:
         return None
-    module = room(name).own_engine
+    module = getattr(room(name), field)
     return None if module is None else importlib.import_module(module)
+
+
+def own_policy(rules: Any) -> Any:
+    """The module of the room's own policy network (``RuleSet.own_policy``: ``POLICY_NET``, ``TRUNKS``,
+    ``TRAIN_EPISODES``, ``episode_wins``) for ``rules`` (a preset name, a dict with ``"name"``, or a Rules), or
+    None when the shared network plays it (or no room has one for it)."""
+    return _room_module(rules, "own_policy")
 
 
 def observation_views(rules: Any) -> list[Any]:

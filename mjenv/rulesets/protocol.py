@@ -38,6 +38,13 @@ What a room holds:
   (``mjenv.baselines._common.Agent.__new__``). Its ``play_deal``, ``EPISODES``, ``METRICS``,
   ``METRIC_TITLES`` and ``PAIRED`` are the evaluation harness's games of the rule set
   (``mjenv.baselines.evaluate``).
+* ``own_policy``: the module path of the room's policy network, for a room with ``own_engine`` that
+  ``mjenv train ppo --rules <name>`` trains (None: the script trains the shared rule sets alone there). The
+  module's ``POLICY_NET`` is a subclass of :class:`~mjenv.baselines.policy.PolicyNet` (``POLICY_NET(hidden=,
+  discard_effective=, trunk=)``; its ``config()`` holds ``"rules": <name>``, which ``PolicyNet.from_config`` and
+  ``policy:PATH`` read), ``TRUNKS`` the trunks it builds, ``TRAIN_EPISODES`` the ``episode=`` values its vector env
+  trains on, and ``episode_wins(final_info, game)`` says which seats won an episode that ended (bool[N, 4]; ``game``:
+  the episodes are games of several hands).
 * ``viewer``: the module path whose import registers the replay viewer's frame builders of the room's own
   log formats (:func:`mjenv.view.register_frame_builder`); ``mjenv view`` imports it for a format it
   does not know yet.
@@ -91,6 +98,7 @@ class RuleSet:
         own_engine: module path of a room that brings its own engine, observation and env shells
             (``make_parallel_env``, ``make_env``, ``make_vector_env``), or None.
         own_agents: module path of the room's own baseline agents and evaluation games, or None.
+        own_policy: module path of the room's policy network for ``mjenv train ppo``, or None.
         viewer: module path that registers the frame builders of the room's own log formats, or None.
     """
 
@@ -109,6 +117,7 @@ class RuleSet:
     render: str | None = None
     own_engine: str | None = None
     own_agents: str | None = None
+    own_policy: str | None = None
     viewer: str | None = None
 
     def __post_init__(self) -> None:

@@ -9,7 +9,8 @@ Mortal and RiichiEnv, read back through the rules) and ``mjai_agent`` (``MjaiAge
 as a subprocess in a seat); the env's own modules: ``observation`` (the views), ``env`` (the
 parallel, AEC and vector envs: ``own_engine``), ``log`` (mjenv's record, its replay and the log
 formats), ``render`` and ``view`` (its logs in ``mjenv view``); the baselines: ``agents`` (random, greedy
-and flat Monte Carlo) and ``evaluation`` (games for the evaluation harness).
+and flat Monte Carlo), ``evaluation`` (games for the evaluation harness) and ``policy`` (the policy network that
+``mjenv train ppo --rules riichi`` trains).
 """
 
 from __future__ import annotations
@@ -25,4 +26,5 @@ ROOM = RuleSet(
     summary="Japanese Riichi, Tenhou's ranked four-player rules (136 tiles, red fives, hanchan)",
     own_engine="mjenv.rulesets.riichi.env",
     own_agents="mjenv.rulesets.riichi.agents",
+    own_policy="mjenv.rulesets.riichi.policy",
 )

@@ -1,0 +1,250 @@
+"""The policy network on Riichi observations (the room's ``own_policy``: what ``mjenv train ppo --rules riichi``
+trains): :class:`~mjenv.baselines.policy.PolicyNet`'s trunk, value and action-feature head over the Riichi
+observation and its 85 actions.
+
+What differs from the shared rule sets' network is what the two parts read:
+
+* the trunk reads every view of the Riichi observation (:mod:`mjenv.rulesets.riichi.observation`), each clipped and
+  scaled to about [-1, 1]: by the range the spec gives it, the deficiency views as the shared network's, the scores
+  (thousands of points) over 50, the honba and riichi-stick counters over 5;
+* the action-feature head maps each action id to what the deficiency core says of it, read from the observation's
+  per-action views: a discard of t (its red five too) the ``deficiency_after_discard`` of t and, with
+  ``discard_effective``, its ``effective_count_after_discard``; a closed or added kan of t its
+  ``deficiency_after_kan``; chi low / mid / high (with or without the red five), pon and open kan the
+  ``deficiency_after_claim`` entries; riichi, tsumo, ron, kyuushu and pass none. The kinds are Riichi's 13:
+  discard, red-five discard, kan, riichi, tsumo, ron, chi, chi with the red five, pon, pon with the red five, open
+  kan, kyuushu, pass.
+
+Checkpoints carry ``"rules": "riichi"`` in their config, so :func:`~mjenv.baselines.policy.load_net`,
+``PolicyAgent.load`` and ``policy:PATH`` rebuild this class (through the registry: ``rulesets.own_policy``). Only
+the MLP trunk (:data:`TRUNKS`): the tile-plane CNN reads the shared rule sets' planes.
+
+The room's training parts (``RuleSet.own_policy``): :data:`POLICY_NET`, :data:`TRUNKS`, :data:`TRAIN_EPISODES`,
+:func:`episode_wins`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from mjenv.baselines.policy import (
+    _DEFICIENCY_CLIP,
+    _DELTA_BINS,
+    _EFFECTIVE_FEATURES,
+    _VIEW_NORMALISATION,
+    PolicyNet,
+    view_offsets,
+)
+from mjenv.rulesets.riichi import actions as A
+from mjenv.rulesets.riichi.observation import spec as riichi_spec
+
+__all__ = ["ACTION_KINDS", "POLICY_NET", "TRAIN_EPISODES", "TRUNKS", "RiichiPolicyNet", "action_sources",
+           "episode_wins"]
+
+T = 34
+#: the trunks a Riichi network builds
+TRUNKS = ("mlp",)
+#: the vector env's ``episode=`` values ``mjenv train ppo --rules riichi`` trains on
+TRAIN_EPISODES = ("hand", "east", "hanchan")
+#: the action kinds of the head, in its one-hot order
+ACTION_KINDS = ("discard", "discard_red", "kan", "riichi", "tsumo", "ron", "chi", "chi_red", "pon", "pon_red",
+                "minkan", "kyuushu", "pass")
+#: the tile of each red-five discard (bamboo, characters, dots 5: mjenv tile ids 4, 13, 22)
+RED_FIVE_TILES = (4, 13, 22)
+#: the deficiency views the network needs in its observation
+_NEEDED = ("deficiency", "deficiency_after_discard", "deficiency_after_claim", "deficiency_after_kan",
+           "effective_count_after_discard")
+# Riichi's views whose spec range is not the scale to read them by
+_RIICHI_NORMALISATION: dict[str, tuple[float, float, float]] = {
+    "scores": (-100.0, 200.0, 50.0),
+    "honba": (0.0, 10.0, 5.0),
+    "riichi_sticks": (0.0, 10.0, 5.0),
+    "deficiency_after_kan": _VIEW_NORMALISATION["deficiency_after_kong"],
+}
+_SHARED_NAMES = ("deficiency", "deficiency_after_discard", "deficiency_after_claim", "effective_tiles",
+                 "effective_count", "effective_count_after_discard")
+
+
+def action_sources() -> list[tuple[str, str | None, int]]:
+    """Per action id ``(kind, view, index)``: its kind (:data:`ACTION_KINDS`) and the entry of the view that holds
+    its deficiency after it (``view`` None: none applies).
+
+    Returns:
+        85 triples, in action-id order.
+    """
+    out: list[tuple[str, str | None, int]] = []
+    for a in range(A.N_ACTIONS):
+        if a < A.DISCARD_RED:
+            out.append(("discard", "deficiency_after_discard", a - A.DISCARD))
+        elif a < A.KAN:
+            out.append(("discard_red", "deficiency_after_discard", RED_FIVE_TILES[a - A.DISCARD_RED]))
+        elif a < A.RIICHI:
+            out.append(("kan", "deficiency_after_kan", a - A.KAN))
+        elif a in (A.RIICHI, A.TSUMO, A.RON, A.KYUUSHU, A.PASS):
+            out.append(({A.RIICHI: "riichi", A.TSUMO: "tsumo", A.RON: "ron", A.KYUUSHU: "kyuushu",
+                         A.PASS: "pass"}[a], None, 0))
+        elif A.CHI <= a < A.CHI_RED:
+            out.append(("chi", "deficiency_after_claim", a - A.CHI))
+        elif A.CHI_RED <= a < A.PON:
+            out.append(("chi_red", "deficiency_after_claim", a - A.CHI_RED))
+        elif a in (A.PON, A.PON_RED):
+            out.append(("pon" if a == A.PON else "pon_red", "deficiency_after_claim", 3))
+        else:  # A.MINKAN
+            out.append(("minkan", "deficiency_after_claim", 4))
+    return out
+
+
+class RiichiPolicyNet(PolicyNet):
+    """Masked actor-critic over the Riichi observation (see the module docstring).
+
+    Args:
+        views: ordered view name -> shape: the Riichi spec's (``mjenv.rulesets.riichi.observation.spec().views``,
+            the default); its deficiency views are needed (``observation="raw"`` lacks them).
+        hidden: widths of the trunk's hidden layers.
+        discard_effective: give the head each discard's effective count after it (as the shared network's).
+        trunk: ``"mlp"`` only.
+
+    Raises:
+        ValueError: another trunk, or a layout without the deficiency views.
+    """
+
+    def __init__(self, views: Mapping[str, Sequence[int]] | None = None, hidden: Sequence[int] = (256, 256),
+                 discard_effective: bool = True, trunk: str = "mlp"):
+        if trunk not in TRUNKS:
+            raise ValueError(f"a Riichi network has the 'mlp' trunk only (the 'cnn' trunk reads the shared rule "
+                             f"sets' tile planes), got trunk={trunk!r}")
+        self._spec = riichi_spec()
+        super().__init__(self._spec.views if views is None else views, T, hidden, discard_effective, trunk)
+
+    def _action_count(self) -> int:
+        return A.N_ACTIONS
+
+    def _action_kinds(self) -> torch.Tensor:
+        kinds = torch.zeros(A.N_ACTIONS, len(ACTION_KINDS))
+        for a, (kind, _, _) in enumerate(action_sources()):
+            kinds[a, ACTION_KINDS.index(kind)] = 1.0
+        return kinds
+
+    def _normalisation(self, name: str) -> tuple[float, float, float]:
+        if name in _RIICHI_NORMALISATION:
+            return _RIICHI_NORMALISATION[name]
+        if name in _SHARED_NAMES:
+            return _VIEW_NORMALISATION[name]
+        view = self._spec.view(name)  # a Riichi view: its own range
+        lo, hi = float(view.low), float(view.high)
+        return lo, hi, max(abs(lo), abs(hi), 1.0)
+
+    def bind_observation(self, views: Mapping[str, Sequence[int]]) -> None:
+        """Read observations of the layout ``views`` (which must hold every view of :attr:`views` with the same
+        shape and the deficiency views); the action head's sources are that layout's entries.
+
+        Raises:
+            ValueError: a view of the network or a deficiency view is missing, or has another shape.
+        """
+        views = {str(k): tuple(int(s) for s in v) for k, v in views.items()}
+        offsets = view_offsets(views)
+        bad = [k for k, v in self.views.items() if views.get(k) != v]
+        if bad:
+            raise ValueError(f"the observation layout lacks the network's views {bad} (or has other shapes)")
+        missing = [v for v in _NEEDED if v not in offsets]
+        if missing:
+            raise ValueError(f"a Riichi network needs the deficiency views (not observation='raw'); missing {missing}")
+        self.obs_size = max(stop for _, stop in offsets.values())
+        self._def = offsets["deficiency"][0]
+        self._dad = offsets["deficiency_after_discard"]
+        self._dac = offsets["deficiency_after_claim"]
+        self._kong = offsets["deficiency_after_kan"]
+        self._count_after = offsets["effective_count_after_discard"]
+        self._hand, self._kb = offsets.get("hand"), offsets.get("knowledge_base")
+        self._reads_views = True
+        # each action's source column; obs_size (a column of -1 appended) where none applies
+        src = [self.obs_size if view is None else offsets[view][0] + i for _, view, i in action_sources()]
+        device = self.obs_low.device if hasattr(self, "obs_low") else None
+        self.register_buffer("_after_source", torch.as_tensor(src, dtype=torch.long, device=device),
+                             persistent=False)
+        tiles = list(range(T)) + list(RED_FIVE_TILES)  # the tile of each discard action 0..36
+        self.register_buffer("_discard_tile", torch.as_tensor(tiles, dtype=torch.long, device=device),
+                             persistent=False)
+        if views == self.views:
+            self._select = None
+        else:
+            idx = np.concatenate([np.arange(*offsets[k]) for k in self.views])
+            self._select = torch.as_tensor(idx, dtype=torch.long, device=device)
+        self.observation_views = views
+
+    def config(self) -> dict[str, Any]:
+        return {**super().config(), "rules": "riichi"}
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> RiichiPolicyNet:
+        """A fresh network from :meth:`config` (``"rules": "riichi"``), bound to the current Riichi observation.
+
+        Raises:
+            ValueError: the config is not a Riichi network's, or its views are not in today's Riichi observation.
+        """
+        if config.get("rules") != "riichi":
+            raise ValueError(f"not a Riichi network's config (rules {config.get('rules')!r})")
+        net = cls(config["views"], config["hidden"], bool(config.get("discard_effective", True)),
+                  config.get("trunk", "mlp"))
+        if net.observation_views != riichi_spec().views:
+            net.bind_observation(riichi_spec().views)
+        return net
+
+    def aux(self, obs: np.ndarray | torch.Tensor) -> torch.Tensor:
+        """int16[B, 2T]: the effective count after each discard and the deficiency after each kan, as the
+        observation has them (-1 where not applicable)."""
+        return self._aux_views(torch.as_tensor(obs)).round().to(torch.int16)
+
+    def action_features(self, obs: torch.Tensor, aux: torch.Tensor | None = None) -> torch.Tensor:
+        """Per action: the one-hot of its deficiency change (<= -1, 0, +1, >= +2, n/a), the one-hot of its kind
+        (:data:`ACTION_KINDS`), and with ``discard_effective`` for discards the effective count after it / 20, its
+        gap below the best count among discards of equal deficiency / 4 (both clipped to [0, 2]) and 1 where it is
+        that best (as the shared network's). ``aux`` is not read (the observation holds every source).
+
+        Args:
+            obs: float32[B, obs_size] raw observations.
+
+        Returns:
+            float32[B, 85, 18] (21 with ``discard_effective``).
+        """
+        n_b = obs.shape[0]
+        now = obs[:, self._def].clamp(0.0, _DEFICIENCY_CLIP)
+        padded = torch.cat([obs, obs.new_full((n_b, 1), -1.0)], dim=1)
+        after = padded.index_select(1, self._after_source)
+        applicable = after >= 0
+        delta = (after.clamp(0.0, _DEFICIENCY_CLIP) - now[:, None]).round().clamp(-1.0, 2.0) + 1.0
+        bins = torch.where(applicable, delta, torch.full_like(delta, _DELTA_BINS - 1)).long()
+        onehot = torch.nn.functional.one_hot(bins, _DELTA_BINS).to(obs.dtype)
+        kinds = self.action_kinds.to(obs.dtype).expand(n_b, -1, -1)
+        if not self.discard_effective:
+            return torch.cat([onehot, kinds], dim=-1)
+        eff = obs[:, self._count_after[0] : self._count_after[1]]
+        dad = obs[:, self._dad[0] : self._dad[1]]
+        held = eff >= 0
+        same = (dad[:, :, None] == dad[:, None, :]) & held[:, None, :]
+        best = torch.where(same, eff[:, None, :], torch.full_like(same, -1.0, dtype=eff.dtype)).amax(dim=2)
+        zero = torch.zeros_like(eff)
+        per_tile = torch.stack([torch.where(held, eff.clamp(0.0, 40.0) / 20.0, zero),
+                                torch.where(held, (best - eff).clamp(0.0, 8.0) / 4.0, zero),
+                                (held & (eff == best)).to(obs.dtype)], dim=-1)
+        extra = obs.new_zeros((n_b, self.num_actions, _EFFECTIVE_FEATURES))
+        extra[:, : len(self._discard_tile)] = per_tile.index_select(1, self._discard_tile)
+        return torch.cat([onehot, kinds, extra], dim=-1)
+
+
+#: the room's network class (``RuleSet.own_policy``)
+POLICY_NET = RiichiPolicyNet
+
+
+def episode_wins(final: Mapping[str, Any], game: bool) -> np.ndarray:
+    """bool[N, 4]: which seats won the episodes that just ended (read where one did), from the vector env's
+    ``infos["final_info"]``: a seat among the hand's winners, or with ``game`` (east or hanchan episodes) the seat
+    with the most final points (ties: each of them)."""
+    if game:
+        points = np.asarray(final["final_points"])
+        return points == points.max(axis=1, keepdims=True)
+    return np.asarray(final["winners"], dtype=bool)
