@@ -20,6 +20,20 @@ SMOKE_FILES = frozenset({
 })
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own (tryfirst too; a conftest registers later, so runs first)
+def pytest_cmdline_main(config):
+    """The suite on every core: pytest-xdist's ``-n auto --dist worksteal`` (an idle worker takes queued tests from a
+    busy one; a ``--dist`` given is kept) unless ``-n`` was given (``-n 0``: one process) or xdist is not there (not
+    installed, or ``-p no:xdist``): then one process, as plain pytest runs. (In ``addopts`` the flags broke a run
+    without xdist: "unrecognized arguments: -n".)"""
+    if (not config.pluginmanager.hasplugin("xdist") or config.getoption("numprocesses", None) is not None
+            or hasattr(config, "workerinput")):  # a worker of a run already spread: it runs its share
+        return
+    config.option.numprocesses = "auto"
+    if config.getoption("dist", "no") == "no":
+        config.option.dist = "worksteal"
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.name in SMOKE_FILES and item.get_closest_marker("slow") is None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -283,3 +284,14 @@ def test_the_smoke_tier_selects_a_part_of_the_suite():
     for f in ("test_tiles.py", "test_game_claims.py", "test_observation.py", "test_env_api.py", "test_agents.py",
               "test_cli.py", "test_planes.py", "test_league.py", "test_first_hour.py"):
         assert f"tests/{f}" in files, f
+
+
+@pytest.mark.parametrize(("flags", "workers"), [([], True), (["-p", "no:xdist"], False), (["-n", "0"], False)])
+def test_the_suite_spreads_over_the_cores_when_xdist_is_there_and_runs_without_it(flags, workers):
+    """pytest-xdist's -n auto comes from tests/conftest.py, not addopts: plain pytest without the plugin (not
+    installed, or -p no:xdist) runs the tests in one process instead of failing on an unknown -n."""
+    proc = subprocess.run([sys.executable, "-m", "pytest", *flags, "-v", "-p", "no:cacheprovider",
+                           "tests/test_tiles.py"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "passed" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
+    spread = re.search(r"\d+ workers? \[\d+ items\]", proc.stdout) is not None  # xdist's "2 workers [13 items]"
+    assert spread == workers, proc.stdout[-2000:]
