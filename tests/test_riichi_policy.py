@@ -179,8 +179,9 @@ def test_ppo_trains_on_riichi_and_its_policy_plays_in_the_harness(tmp_path, epis
     assert isinstance(net, RiichiPolicyNet)
     ckpt = torch.load(out / "checkpoint.pt", weights_only=False)
     assert ckpt["net_config"]["rules"] == "riichi"
-    assert any(not torch.equal(v, build_net("riichi", hidden=(32, 32)).state_dict()[k]) for k, v in
-               net.state_dict().items())  # trained (and not a fresh net)
+    torch.manual_seed(2)  # the script seeds torch with --seed and builds its network first: the weights it started from
+    start = build_net("riichi", hidden=(32, 32)).state_dict()
+    assert any(not torch.equal(v, start[k]) for k, v in net.state_dict().items())  # the updates moved them
     if "--eval-hands" in extra and extra[extra.index("--eval-hands") + 1] == "1":
         assert 0.0 <= float(rows[-1]["eval_policy_win_rate"]) <= 1.0
         assert (out / "eval" / "update_00002" / "policy_vs_greedy.md").is_file()
