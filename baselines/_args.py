@@ -89,12 +89,5 @@ def check_rules(rules: str, prog: str, own_policy: bool = False) -> None:
     from mjenv import rulesets
 
     rulesets.room(rules)  # an unknown name: the known ones listed
-    if own_policy and rulesets.own_policy(rules) is not None:
-        return
-    try:
-        rulesets.check_shared(rules, prog)
-    except ValueError as exc:
-        if not own_policy:
-            raise
-        more = [n for n in rulesets.names() if rulesets.own_policy(n) is not None]
-        raise ValueError(f"{exc}, {', '.join(more)}") from None
+    also = tuple(n for n in rulesets.names() if rulesets.own_policy(n) is not None) if own_policy else ()
+    rulesets.check_shared(rules, prog, also)

@@ -107,6 +107,28 @@ def view_offsets(views: Mapping[str, Sequence[int]]) -> dict[str, tuple[int, int
     return out
 
 
+def delta_onehot(after: torch.Tensor, now: torch.Tensor) -> torch.Tensor:
+    """float[B, A, 5]: the one-hot bin of each action's deficiency change (<= -1, 0, +1, >= +2, not applicable)
+    from the deficiency after it (``after`` float[B, A], -1 where none applies) and the deficiency now (``now``
+    float[B], already clipped; its dtype is the result's)."""
+    applicable = after >= 0
+    delta = (after.clamp(0.0, _DEFICIENCY_CLIP) - now[:, None]).round().clamp(-1.0, 2.0) + 1.0
+    bins = torch.where(applicable, delta, torch.full_like(delta, _DELTA_BINS - 1)).long()
+    return torch.nn.functional.one_hot(bins, _DELTA_BINS).to(now.dtype)
+
+
+def discard_effective_features(eff: torch.Tensor, dad: torch.Tensor) -> torch.Tensor:
+    """float[B, T, 3] of each discard of tile t (``eff`` float[B, T]: the effective count after it, -1 where t is
+    not held; ``dad`` float[B, T]: the deficiency after it): the count / 20 and its gap below the best count among
+    the discards of equal deficiency / 4 (both clipped to [0, 2]), and 1 where it is that best; 0 where not held."""
+    held = eff >= 0
+    same = (dad[:, :, None] == dad[:, None, :]) & held[:, None, :]
+    best = torch.where(same, eff[:, None, :], torch.full_like(same, -1.0, dtype=eff.dtype)).amax(dim=2)
+    return torch.stack([torch.where(held, eff.clamp(0.0, 40.0) / 20.0, 0.0),
+                        torch.where(held, (best - eff).clamp(0.0, 8.0) / 4.0, 0.0),
+                        (held & (eff == best)).to(eff.dtype)], dim=-1)
+
+
 def _layer(layer: nn.Linear, std: float = math.sqrt(2.0), bias: float = 0.0) -> nn.Linear:
     # Orthogonal init with small actor gain, as in CleanRL's ppo.py: the initial policy is near uniform.
     nn.init.orthogonal_(layer.weight, std)
@@ -143,6 +165,9 @@ class PolicyNet(nn.Module):
             :meth:`bind_observation` bound a larger one).
         obs_size: the length of those observations.
     """
+
+    #: the view of the deficiency after each kong (a room's own network may name its own)
+    kong_view = "deficiency_after_kong"
 
     def __init__(
         self,
@@ -278,7 +303,7 @@ class PolicyNet(nn.Module):
         self._kb = offsets.get("knowledge_base")
         # the per-action views, when the layout has them: read, not recomputed
         self._count_after = offsets.get("effective_count_after_discard")
-        self._kong = offsets.get("deficiency_after_kong")
+        self._kong = offsets.get(self.kong_view)
         self._reads_views = self._count_after is not None and self._kong is not None
         if views == self.views:
             self._select = None
@@ -391,22 +416,12 @@ class PolicyNet(nn.Module):
                 aux = self._aux_views(obs) if self._reads_views else self.aux(obs)
             aux = aux.to(device=obs.device, dtype=obs.dtype)
             after[:, t : 2 * t] = aux[:, t:]
-        applicable = after >= 0
-        delta = (after.clamp(0.0, _DEFICIENCY_CLIP) - now[:, None]).round().clamp(-1.0, 2.0) + 1.0
-        bins = torch.where(applicable, delta, torch.full_like(delta, _DELTA_BINS - 1)).long()
-        onehot = torch.nn.functional.one_hot(bins, _DELTA_BINS).to(obs.dtype)
+        onehot = delta_onehot(after, now)
         kinds = self.action_kinds.expand(n_b, -1, -1)
         if not self.discard_effective:
             return torch.cat([onehot, kinds], dim=-1)
-        eff = aux[:, :t]
-        held = eff >= 0
-        dad = after[:, :t]
-        same = (dad[:, :, None] == dad[:, None, :]) & held[:, None, :]
-        best = torch.where(same, eff[:, None, :], torch.full_like(same, -1.0, dtype=eff.dtype)).amax(dim=2)
         extra = torch.zeros(n_b, self.num_actions, _EFFECTIVE_FEATURES, dtype=obs.dtype, device=obs.device)
-        extra[:, :t, 0] = torch.where(held, eff.clamp(0.0, 40.0) / 20.0, 0.0)
-        extra[:, :t, 1] = torch.where(held, (best - eff).clamp(0.0, 8.0) / 4.0, 0.0)
-        extra[:, :t, 2] = (held & (eff == best)).to(obs.dtype)
+        extra[:, :t] = discard_effective_features(aux[:, :t], after[:, :t])
         return torch.cat([onehot, kinds, extra], dim=-1)
 
     def _action_features_numpy(self, x: np.ndarray) -> np.ndarray:

@@ -245,6 +245,7 @@ def main(argv: list[str] | None = None) -> Path:
     from mjenv import rulesets
 
     own = rulesets.own_policy(args.rules)  # a room's own network, env and opponents (None: the shared ones)
+    game = args.episode != "hand"  # episodes of several hands
     episodes = ("hand",) if own is None else tuple(own.TRAIN_EPISODES)
     if args.episode not in episodes:
         raise ValueError(f"--episode must be one of {episodes} for rules {args.rules!r}, got {args.episode!r}")
@@ -431,8 +432,7 @@ def main(argv: list[str] | None = None) -> Path:
             next_obs, rewards, terms, truncs, infos = venv.step(actions)
             done = terms | truncs
             if args.win_reward > 0:
-                won = episode_wins(infos["final_info"], own, args.episode != "hand")
-                rewards = win_rewards(done, won, args.win_reward)
+                rewards = win_rewards(done, episode_wins(infos["final_info"], own, game), args.win_reward)
             if phi is not None:
                 # after a hand ends next_obs is the next deal's: Phi(end of hand) = 0 instead
                 phi_now, phi_next = phi_next, phi(next_obs["observation"])
@@ -441,15 +441,13 @@ def main(argv: list[str] | None = None) -> Path:
             done_buf[step] = done
             episode_return += rewards
             global_step += n_env
-            for e in np.flatnonzero(done):
+            if done.any():  # who won the episodes that ended (the learner's win rate)
                 final = infos.get("final_info", {})
-                if own is not None:
-                    wins = episode_wins(final, own, args.episode != "hand")[e]
-                else:
-                    wins = (np.asarray(final["scores"][e]) if "scores" in final else episode_return[e]) > 0
+                wins = episode_wins(final, own, game) if own is not None or "scores" in final else episode_return > 0
+            for e in np.flatnonzero(done):
                 for s in range(4):
                     if roles[e][s] == LEARNER:
-                        finished.append({"return": float(episode_return[e, s]), "win": float(wins[s])})
+                        finished.append({"return": float(episode_return[e, s]), "win": float(wins[e, s])})
                 episode_return[e] = 0.0
                 hands_done += 1
                 roles[e] = draw_roles(e)

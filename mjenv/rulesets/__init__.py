@@ -45,16 +45,17 @@ def shared_names() -> tuple[str, ...]:
     return tuple(n for n in ROOMS if room(n).own_engine is None)
 
 
-def check_shared(rules: Any, what: str) -> None:
-    """Refuse rules whose room brings its own engine (``what`` names the shared part asked to play them).
+def check_shared(rules: Any, what: str, also: tuple[str, ...] = ()) -> None:
+    """Refuse rules whose room brings its own engine (``what`` names the shared part asked to play them), but
+    for the presets ``what`` plays ``also``.
 
     Raises:
         ValueError: saying which env factories play them and which presets ``what`` plays.
     """
     name = getattr(rules, "name", rules)
-    if isinstance(name, str) and name in ROOMS and room(name).own_engine is not None:
+    if isinstance(name, str) and name in ROOMS and room(name).own_engine is not None and name not in also:
         raise ValueError(f"rules {name!r} are played by their room's own engine: use mjenv.parallel_env, mjenv.env "
-                         f"or mjenv.vector_env with rules={name!r}; {what} plays {', '.join(shared_names())}")
+                         f"or mjenv.vector_env with rules={name!r}; {what} plays {', '.join(shared_names() + also)}")
 
 
 def room(name: str) -> Any:

@@ -33,10 +33,11 @@ import torch
 
 from mjenv.baselines.policy import (
     _DEFICIENCY_CLIP,
-    _DELTA_BINS,
     _EFFECTIVE_FEATURES,
     _VIEW_NORMALISATION,
     PolicyNet,
+    delta_onehot,
+    discard_effective_features,
     view_offsets,
 )
 from mjenv.rulesets.riichi import actions as A
@@ -112,6 +113,8 @@ class RiichiPolicyNet(PolicyNet):
         ValueError: another trunk, or a layout without the deficiency views.
     """
 
+    kong_view = "deficiency_after_kan"
+
     def __init__(self, views: Mapping[str, Sequence[int]] | None = None, hidden: Sequence[int] = (256, 256),
                  discard_effective: bool = True, trunk: str = "mlp"):
         if trunk not in TRUNKS:
@@ -139,28 +142,19 @@ class RiichiPolicyNet(PolicyNet):
         return lo, hi, max(abs(lo), abs(hi), 1.0)
 
     def bind_observation(self, views: Mapping[str, Sequence[int]]) -> None:
-        """Read observations of the layout ``views`` (which must hold every view of :attr:`views` with the same
-        shape and the deficiency views); the action head's sources are that layout's entries.
+        """Read observations of the layout ``views`` (:meth:`PolicyNet.bind_observation`: every view of
+        :attr:`views` with the same shape), which must hold the deficiency views; the action head's sources are that
+        layout's entries.
 
         Raises:
-            ValueError: a view of the network or a deficiency view is missing, or has another shape.
+            ValueError: a deficiency view is missing (``observation="raw"``), or a view of the network is, or has
+                another shape.
         """
-        views = {str(k): tuple(int(s) for s in v) for k, v in views.items()}
-        offsets = view_offsets(views)
-        bad = [k for k, v in self.views.items() if views.get(k) != v]
-        if bad:
-            raise ValueError(f"the observation layout lacks the network's views {bad} (or has other shapes)")
-        missing = [v for v in _NEEDED if v not in offsets]
+        missing = [v for v in _NEEDED if v not in views]
         if missing:
             raise ValueError(f"a Riichi network needs the deficiency views (not observation='raw'); missing {missing}")
-        self.obs_size = max(stop for _, stop in offsets.values())
-        self._def = offsets["deficiency"][0]
-        self._dad = offsets["deficiency_after_discard"]
-        self._dac = offsets["deficiency_after_claim"]
-        self._kong = offsets["deficiency_after_kan"]
-        self._count_after = offsets["effective_count_after_discard"]
-        self._hand, self._kb = offsets.get("hand"), offsets.get("knowledge_base")
-        self._reads_views = True
+        super().bind_observation(views)
+        offsets = view_offsets(self.observation_views)
         # each action's source column; obs_size (a column of -1 appended) where none applies
         src = [self.obs_size if view is None else offsets[view][0] + i for _, view, i in action_sources()]
         device = self.obs_low.device if hasattr(self, "obs_low") else None
@@ -169,12 +163,6 @@ class RiichiPolicyNet(PolicyNet):
         tiles = list(range(T)) + list(RED_FIVE_TILES)  # the tile of each discard action 0..36
         self.register_buffer("_discard_tile", torch.as_tensor(tiles, dtype=torch.long, device=device),
                              persistent=False)
-        if views == self.views:
-            self._select = None
-        else:
-            idx = np.concatenate([np.arange(*offsets[k]) for k in self.views])
-            self._select = torch.as_tensor(idx, dtype=torch.long, device=device)
-        self.observation_views = views
 
     def config(self) -> dict[str, Any]:
         return {**super().config(), "rules": "riichi"}
@@ -194,11 +182,6 @@ class RiichiPolicyNet(PolicyNet):
             net.bind_observation(riichi_spec().views)
         return net
 
-    def aux(self, obs: np.ndarray | torch.Tensor) -> torch.Tensor:
-        """int16[B, 2T]: the effective count after each discard and the deficiency after each kan, as the
-        observation has them (-1 where not applicable)."""
-        return self._aux_views(torch.as_tensor(obs)).round().to(torch.int16)
-
     def action_features(self, obs: torch.Tensor, aux: torch.Tensor | None = None) -> torch.Tensor:
         """Per action: the one-hot of its deficiency change (<= -1, 0, +1, >= +2, n/a), the one-hot of its kind
         (:data:`ACTION_KINDS`), and with ``discard_effective`` for discards the effective count after it / 20, its
@@ -214,23 +197,12 @@ class RiichiPolicyNet(PolicyNet):
         n_b = obs.shape[0]
         now = obs[:, self._def].clamp(0.0, _DEFICIENCY_CLIP)
         padded = torch.cat([obs, obs.new_full((n_b, 1), -1.0)], dim=1)
-        after = padded.index_select(1, self._after_source)
-        applicable = after >= 0
-        delta = (after.clamp(0.0, _DEFICIENCY_CLIP) - now[:, None]).round().clamp(-1.0, 2.0) + 1.0
-        bins = torch.where(applicable, delta, torch.full_like(delta, _DELTA_BINS - 1)).long()
-        onehot = torch.nn.functional.one_hot(bins, _DELTA_BINS).to(obs.dtype)
+        onehot = delta_onehot(padded.index_select(1, self._after_source), now)
         kinds = self.action_kinds.to(obs.dtype).expand(n_b, -1, -1)
         if not self.discard_effective:
             return torch.cat([onehot, kinds], dim=-1)
-        eff = obs[:, self._count_after[0] : self._count_after[1]]
-        dad = obs[:, self._dad[0] : self._dad[1]]
-        held = eff >= 0
-        same = (dad[:, :, None] == dad[:, None, :]) & held[:, None, :]
-        best = torch.where(same, eff[:, None, :], torch.full_like(same, -1.0, dtype=eff.dtype)).amax(dim=2)
-        zero = torch.zeros_like(eff)
-        per_tile = torch.stack([torch.where(held, eff.clamp(0.0, 40.0) / 20.0, zero),
-                                torch.where(held, (best - eff).clamp(0.0, 8.0) / 4.0, zero),
-                                (held & (eff == best)).to(obs.dtype)], dim=-1)
+        per_tile = discard_effective_features(obs[:, self._count_after[0] : self._count_after[1]],
+                                              obs[:, self._dad[0] : self._dad[1]])
         extra = obs.new_zeros((n_b, self.num_actions, _EFFECTIVE_FEATURES))
         extra[:, : len(self._discard_tile)] = per_tile.index_select(1, self._discard_tile)
         return torch.cat([onehot, kinds, extra], dim=-1)
