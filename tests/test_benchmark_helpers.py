@@ -152,3 +152,23 @@ def test_riichi_greedy_rows_times_both_ways_on_the_same_rows(capsys, monkeypatch
     monkeypatch.setattr(RiichiGreedyAgent, "act_rows", classmethod(lambda cls, agents, o, m: np.full(len(o), 84)))
     with pytest.raises(AssertionError, match="different actions"):
         rg.measure(steps, repeats=1, chunks=1)
+
+
+def test_riichi_eval_speed_plays_the_same_games_on_both_engines(capsys, monkeypatch):
+    """The evaluation benchmark times both engines on the same games, and stops when their records differ."""
+    from benchmarks import riichi_eval_speed as es
+
+    es.main(["--games", "2", "--episode", "hand"])
+    out = capsys.readouterr().out
+    assert "the records of every game equal" in out
+    assert re.search(r"compiled / python: \d+\.\d\dx", out)
+    import mjenv.rulesets.riichi.evaluation as ev
+
+    real = ev.play_game
+
+    def skewed(agents, seed, episode, engine="auto"):  # the Python engine's record of another deal
+        return real(agents, seed + (engine == "python"), episode, engine=engine)
+
+    monkeypatch.setattr(ev, "play_game", skewed)
+    with pytest.raises(SystemExit, match="records differ"):
+        es.main(["--games", "2", "--episode", "hand"])

@@ -243,6 +243,60 @@ def test_whole_games_are_legal():
     assert rec["hands_played"] >= 4 and all(d > 0 for d in rec["decisions"])
 
 
+def _events_metrics(agents, seed: int, episode: str) -> dict:
+    """The metrics of one game played on the Python engine's table, counted from the game's own events (the
+    wins, the seat each ron was on, the drawn hands) rather than from the table's hand results."""
+    from mjenv.rulesets.riichi.env import RiichiTable
+
+    table = RiichiTable(episode=episode, illegal_action="raise")
+    table.reset(seed=seed)
+    while not table.over:
+        acts = {}
+        for s in sorted(table.acting):
+            legal = np.flatnonzero(table.masks[s])
+            acts[s] = int(legal[0]) if len(legal) == 1 else int(agents[s].act(table.observation(s)))
+        table.step(acts)
+    g = table.game
+    hands, wins, deal_ins = len(g.results), [0] * 4, [0] * 4
+    draws = sum(e["type"] == "draw_game" for e in g.events)
+    for k, e in enumerate(g.events):
+        if e["type"] == "win":
+            wins[e["seat"]] += 1
+            if e["from"] is not None and g.events[k - 1]["type"] != "win":  # a double ron: one deal-in
+                deal_ins[e["from"]] += 1
+    return {"final_scores": list(g.final_scores), "points": list(g.final_points),
+            "win_rate": [w / hands for w in wins], "deal_in_rate": [d / hands for d in deal_ins],
+            "draw_rate": [draws / hands] * 4, "hands": hands}
+
+
+@pytest.mark.parametrize("episode,seeds", [("east", (3, 4)), ("hand", tuple(range(20, 32)))])
+def test_games_on_the_compiled_engine_equal_the_python_engine_and_its_events(episode, seeds):
+    """``play_game`` on the compiled engine (what the harness plays where it is built) gives, game for game, the
+    record it gives on the Python engine, and its win, deal-in and draw rates are those counted from the Python
+    game's events. Random and greedy seats, so that rons, tsumos and draws all occur."""
+    def lineup(seed):
+        return [GreedyAgent(rules="riichi"), RandomAgent(seed=seed, rules="riichi"), GreedyAgent(rules="riichi"),
+                RandomAgent(seed=seed + 1, rules="riichi")]
+
+    seen = {"ron": 0, "tsumo": 0, "draw": 0}
+    for seed in seeds:
+        fast = play_game(lineup(seed), seed, episode, engine="compiled")
+        slow = play_game(lineup(seed), seed, episode, engine="python")
+        for rec in (fast, slow):
+            rec.pop("think_s")
+        assert fast == slow
+        ref = _events_metrics(lineup(seed), seed, episode)
+        m = fast["metrics"]
+        assert fast["final_scores"] == ref["final_scores"] and m["points"] == ref["points"]
+        assert fast["hands_played"] == ref["hands"]
+        for key in ("win_rate", "deal_in_rate", "draw_rate"):
+            assert m[key] == pytest.approx(ref[key]), key
+        seen["ron"] += round(sum(m["deal_in_rate"]) * ref["hands"])
+        seen["tsumo"] += round((sum(m["win_rate"]) - sum(m["deal_in_rate"])) * ref["hands"])
+        seen["draw"] += round(m["draw_rate"][0] * ref["hands"])
+    assert all(seen.values()), seen
+
+
 # ------------------------------------------------------------------ the harness
 def test_harness_rank_and_points_by_hand():
     """The harness's per-agent rank and points with their CIs equal a by-hand computation from the games'

@@ -45,7 +45,7 @@ METRIC_TITLES = {
 PAIRED = ("rank", "points", "win_rate")
 
 
-def play_game(agents: Sequence[Any], game_seed: int, episode: str = "hanchan") -> dict[str, Any]:
+def play_game(agents: Sequence[Any], game_seed: int, episode: str = "hanchan", engine: str = "auto") -> dict[str, Any]:
     """One episode with ``agents[s]`` in seat s, each acting from its own observation only.
 
     Args:
@@ -53,6 +53,8 @@ def play_game(agents: Sequence[Any], game_seed: int, episode: str = "hanchan") -
             when it has more than one legal action.
         game_seed: the table's seed (all the walls of the game).
         episode: ``"hanchan"``, ``"east"`` or ``"hand"``.
+        engine: the table's engine (``"auto"``: the compiled one where it is built; ``"python"``; ``"compiled"``):
+            the same game, observations and record on either.
 
     Returns:
         ``{"metrics": {metric: [4 floats]}, "hands_played", "final_scores", "scores" (final minus start,
@@ -62,14 +64,15 @@ def play_game(agents: Sequence[Any], game_seed: int, episode: str = "hanchan") -
     Raises:
         ValueError: an unknown episode, or an agent's illegal action (naming it and the legal ones).
     """
-    from mjenv.rulesets.riichi.env import RiichiTable
+    from mjenv.rulesets.riichi.env import new_table
     from mjenv.rulesets.riichi.settlement import START_SCORE, placement
 
     if episode not in EPISODES:
         raise ValueError(f"episode must be one of {EPISODES} for rules 'riichi', got {episode!r}")
-    table = RiichiTable(episode=episode, illegal_action="raise")
+    table = new_table(engine, episode=episode, illegal_action="raise")
     table.reset(seed=int(game_seed))
     decisions, think, steps = [0] * 4, [0.0] * 4, 0
+    hands, wins, deal_ins, draws = 0, [0] * 4, [0] * 4, 0
     while not table.over:
         actions = {}
         for s in sorted(table.acting):
@@ -82,35 +85,34 @@ def play_game(agents: Sequence[Any], game_seed: int, episode: str = "hanchan") -
             actions[s] = int(agents[s].act(table.observation(s)))
             think[s] += time.perf_counter() - t0
             decisions[s] += 1
+        # a win out of a window (a discard's, or a robbed kan's) is a ron on the seat before the answering ones
+        window_from = (table.answering()[0] - 1) % 4 if table.phase in ("claim", "chankan") else None
         table.step(actions)
         steps += 1
-    g = table.game
-    hands = len(g.results)
-    wins, deal_ins, draws = [0] * 4, [0] * 4, 0
-    hand_won = False
-    for e in g.events:
-        if e["type"] == "start_hand":
-            hand_won = False
-        elif e["type"] == "win":
-            wins[e["seat"]] += 1
-            if e.get("from") is not None and not hand_won:
-                deal_ins[e["from"]] += 1  # a double ron is one deal-in
-            hand_won = True
-        elif e["type"] == "draw_game":
-            draws += 1
-    order = placement(g.final_scores)
-    score = [(x - START_SCORE) / 1000 for x in g.final_scores]
+        end = table.hand_end
+        if end is not None:
+            hands += 1
+            if end["result"] != "agari":
+                draws += 1
+                continue
+            for w in end["winners"]:
+                wins[w] += 1
+            if window_from is not None:
+                deal_ins[window_from] += 1  # a double ron is one deal-in
+    final_scores, final_points = table._final()
+    order = placement(final_scores)
+    score = [(x - START_SCORE) / 1000 for x in final_scores]
     metrics = {
         "rank": [float(order.index(s) + 1) for s in range(4)],
-        "points": [float(p) for p in g.final_points],
+        "points": [float(p) for p in final_points],
         "score": score,
         "mean_score": [x / hands for x in score],
         "win_rate": [w / hands for w in wins],
         "deal_in_rate": [d / hands for d in deal_ins],
         "draw_rate": [draws / hands] * 4,
     }
-    return {"metrics": metrics, "hands_played": hands, "final_scores": [int(x) for x in g.final_scores],
-            "scores": [int(x) - START_SCORE for x in g.final_scores],  # the game's zero-sum points, as a hand's
+    return {"metrics": metrics, "hands_played": hands, "final_scores": [int(x) for x in final_scores],
+            "scores": [int(x) - START_SCORE for x in final_scores],  # the game's zero-sum points, as a hand's
             "steps": steps, "decisions": decisions, "think_s": think}
 
 
