@@ -726,7 +726,7 @@ def _short(label: str, width: int = 18) -> str:
 
 
 def evaluate_vs_greedy(policy_path: str, *, hands: int, seed: int, rules: str = "basic",
-                       out_dir: str | Path | None = None, workers: int = 1) -> dict:
+                       out_dir: str | Path | None = None, workers: int = 1, episode: str | None = None) -> dict:
     """The policy seated with three GreedyAgents on duplicate deals, through the evaluation harness.
 
     Args:
@@ -734,6 +734,8 @@ def evaluate_vs_greedy(policy_path: str, *, hands: int, seed: int, rules: str = 
         hands: duplicate deals; each is played in the four seat rotations (4 * hands hands).
         seed: the harness's seed (walls and agents).
         out_dir: when given, the harness writes its markdown, JSON and PNG there.
+        episode: under rules whose room plays whole games, the games' length (:func:`evaluate`'s; None: the
+            room's first).
 
     Returns:
         ``{"deals", "hands", "policy_win_rate", "policy_win_rate_ci", "greedy_win_rate" (mean greedy
@@ -743,7 +745,7 @@ def evaluate_vs_greedy(policy_path: str, *, hands: int, seed: int, rules: str = 
     report = evaluate(
         [f"policy:{policy_path}", "greedy", "greedy", "greedy"], hands, seed, rules=rules,
         labels=["policy", "greedy", "greedy", "greedy"], workers=workers, progress=False,
-        out_dir=None if out_dir is None else str(out_dir), name="policy_vs_greedy",
+        out_dir=None if out_dir is None else str(out_dir), name="policy_vs_greedy", episode=episode,
     )
     pol, gre = report.stats["policy"], report.stats["greedy"]
     diff, ci = report.difference("policy", "greedy")

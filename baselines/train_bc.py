@@ -4,7 +4,9 @@ CleanRL style: read top to bottom. Teacher agents play all four seats of many ga
 in the vector env (or their recorded game logs are replayed); every decision with more than one legal
 action becomes a sample ``(observation, action_mask, action)``; a :class:`PolicyNet` is fitted by
 masked cross-entropy. The result is a policy checkpoint that ``PolicyAgent.load`` and
-``train_ppo --init`` read.
+``train_ppo --init`` read. A room with a network of its own (``RuleSet.own_policy``) fits that network on its
+own env's observations, episodes of ``--episode`` (its hands or its games); its data are generated (or loaded
+with ``--data``), not replayed from logs.
 
 Run: ``python -m mjenv.baselines.train_bc --hands 2000`` or ``mjenv train bc --hands 2000``.
 """
@@ -39,7 +41,11 @@ class Args:
     opponents: str | None = None
     """agent of the other three seats, whose decisions are not cloned (e.g. greedy); default: the teacher in all four"""
     hands: int = 2000
-    """hands generated on the fly (ignored when --logs is given)"""
+    """episodes generated on the fly: hands (games under a room's --episode of several hands; ignored when --logs
+    is given)"""
+    episode: str = "hand"
+    """what a generated episode is: 'hand'; for a room with a network of its own also its games (its
+    TRAIN_EPISODES, e.g. east)"""
     logs: str | None = None
     """a JSON-lines file of hand logs (Game.to_jsonl / parallel_env(log_dir=...)) whose decisions are cloned"""
     data: str | None = None
@@ -68,32 +74,34 @@ class Args:
     """write TensorBoard events"""
     eval_hands: int = 0
     """duplicate DEALS vs three greedy agents after training, each played in the four seat rotations, so 4
-    hands per deal (--eval-hands 4 plays 16 hands; 0 = skip)"""
+    episodes (hands, or a room's games of --episode) per deal (--eval-hands 4 plays 16; 0 = skip)"""
     progress: bool = True
     """show tqdm progress bars"""
     save_logs: bool = True
-    """keep the generated hands' game logs in out_dir/teacher_logs/hands.jsonl (replayable with --logs)"""
+    """keep the generated hands' game logs in out_dir/teacher_logs/hands.jsonl (replayable with --logs; the shared
+    rule sets: a room with a network of its own keeps --save-data's data instead)"""
     torch_threads: int = 1
     """torch intra-op threads"""
 
 
 def generate(teacher: str, hands: int, *, rules: str, seed: int, num_envs: int, progress: bool = True,
-             log_dir: str | None = None, opponents: str | None = None):
-    """Decisions of ``teacher`` playing all four seats of ``hands`` hands.
+             log_dir: str | None = None, opponents: str | None = None, episode: str | None = None):
+    """Decisions of ``teacher`` playing all four seats of ``hands`` episodes (hands, or the games of ``episode``).
 
     With ``opponents``, the teacher plays one seat per game (seat ``e % 4`` of table e) and the
-    ``opponents`` agent the other three; only the teacher's decisions are samples.
+    ``opponents`` agent the other three; only the teacher's decisions are samples. A seat with one legal action
+    plays it.
 
     Returns:
         (obs float32[M, D], masks int8[M, A], actions int64[M], hand_ids int64[M]): one row per decision
-        with more than one legal action; ``hand_ids`` numbers the hands 0..hands-1 in finishing order.
+        with more than one legal action; ``hand_ids`` numbers the episodes 0..hands-1 in finishing order.
     """
     import mjenv
 
     if hands <= 0:
         raise ValueError(f"hands must be positive, got {hands}")
     num_envs = max(1, min(num_envs, hands))
-    venv = mjenv.vector_env(num_envs, rules=rules, log_dir=log_dir)
+    venv = mjenv.vector_env(num_envs, rules=rules, log_dir=log_dir, **({} if episode is None else {"episode": episode}))
     learner = [[opponents is None or s == e % 4 for s in range(4)] for e in range(num_envs)]
     agents = [[make_agent(teacher if learner[e][s] else opponents, seed=seed * 1000 + 4 * e + s, rules=rules)
                for s in range(4)] for e in range(num_envs)]
@@ -105,7 +113,8 @@ def generate(teacher: str, hands: int, *, rules: str, seed: int, num_envs: int, 
     bar = tqdm(total=hands, desc=f"BC data ({teacher})", unit="hand", disable=not progress)
     while done_hands < hands:
         masks = obs["action_mask"]
-        actions = np.full((num_envs, 4), pass_id, dtype=np.int64)
+        # the one legal action of a seat that has one (a pass, or under some rules a forced move)
+        actions = np.where(masks.any(axis=2), masks.argmax(axis=2), pass_id).astype(np.int64)
         for e, s in zip(*np.nonzero(masks.sum(axis=2) > 1)):
             o = {"observation": obs["observation"][e, s], "action_mask": masks[e, s]}
             actions[e, s] = agents[e][s].act(o)
@@ -250,7 +259,19 @@ def plot_curve(csv_path: Path, png_path: Path, x: str, ys: list[str], title: str
 
 def main(argv: list[str] | None = None) -> Path:
     args = parse_args(Args, argv, prog="mjenv train bc")
-    check_rules(args.rules, "mjenv train bc")
+    check_rules(args.rules, "mjenv train bc", own_policy=True)
+    from mjenv import rulesets
+
+    own = rulesets.own_policy(args.rules)  # a room's own network and env (None: the shared ones)
+    episodes = ("hand",) if own is None else tuple(own.TRAIN_EPISODES)
+    if args.episode not in episodes:
+        raise ValueError(f"--episode must be one of {episodes} for rules {args.rules!r}, got {args.episode!r}")
+    if own is not None and args.trunk not in own.TRUNKS:
+        raise ValueError(f"the network of rules {args.rules!r} has the trunks {tuple(own.TRUNKS)}, got --trunk "
+                         f"{args.trunk!r}")
+    if own is not None and args.logs:
+        raise ValueError(f"--logs replays the shared engine's hand logs; rules {args.rules!r} generate their data "
+                         "(--save-data keeps it, --data loads it)")
     if not 0.0 <= args.val_fraction < 1.0:
         raise ValueError(f"val_fraction must be in [0, 1), got {args.val_fraction}")
     out_dir = Path(args.out_dir)
@@ -269,12 +290,13 @@ def main(argv: list[str] | None = None) -> Path:
         obs, masks, actions, hand_ids = from_logs(args.logs, rules=args.rules, progress=args.progress)
     else:
         log_dir = None
-        if args.save_logs:
+        if args.save_logs and own is None:
             log_dir = str(out_dir / "teacher_logs")
             (out_dir / "teacher_logs" / "hands.jsonl").unlink(missing_ok=True)
         obs, masks, actions, hand_ids = generate(
             args.teacher, args.hands, rules=args.rules, seed=args.seed, num_envs=args.num_envs,
             progress=args.progress, log_dir=log_dir, opponents=args.opponents,
+            episode=None if own is None else args.episode,
         )
     if len(obs) == 0:
         raise ValueError("the teacher games produced no decisions to clone")
@@ -293,7 +315,8 @@ def main(argv: list[str] | None = None) -> Path:
     n_hands = int(hand_ids.max()) + 1
     val = hand_ids >= n_hands - int(round(args.val_fraction * n_hands))  # split by hand: no leakage within a hand
     tr_idx, va_idx = np.flatnonzero(~val), np.flatnonzero(val)
-    print(f"{len(obs)} decisions from {n_hands} hands in {gen_s:.0f}s ({len(tr_idx)} train / {len(va_idx)} val)",
+    unit = "hands" if args.episode == "hand" else "games"
+    print(f"{len(obs)} decisions from {n_hands} {unit} in {gen_s:.0f}s ({len(tr_idx)} train / {len(va_idx)} val)",
           flush=True)
 
     # --- network and optimiser ----------------------------------------------------------------------
@@ -369,7 +392,8 @@ def main(argv: list[str] | None = None) -> Path:
         from mjenv.baselines.evaluate import evaluate_vs_greedy
 
         result = evaluate_vs_greedy(str(policy_path), hands=args.eval_hands, seed=args.seed + 10_000,
-                                    rules=args.rules, out_dir=out_dir / "eval")
+                                    rules=args.rules, out_dir=out_dir / "eval",
+                                    episode=None if own is None else args.episode)
         # the table is markdown: printed as such, not escaped inside JSON (the JSON is in out_dir/eval)
         print(f"\nevaluation against three greedy agents ({result['deals']} duplicate deals = {result['hands']} "
               f"hands; files in {out_dir / 'eval'}):\n{result['table']}")

@@ -129,8 +129,8 @@ class Args:
     eval_every: int = 20
     """updates between evaluations against three greedy agents (0 = only at the end)"""
     eval_hands: int = 64
-    """duplicate DEALS per evaluation, each played in the four seat rotations, so 4 hands per deal
-    (--eval-hands 4 plays 16 hands; 0 = no evaluation)"""
+    """duplicate DEALS per evaluation, each played in the four seat rotations, so 4 episodes (hands, or a room's
+    games of --episode) per deal (--eval-hands 4 plays 16; 0 = no evaluation)"""
     out_dir: str = "runs/ppo"
     """folder for checkpoints, logs and plots"""
     tensorboard: bool = True
@@ -572,7 +572,8 @@ def main(argv: list[str] | None = None) -> Path:
         if args.eval_hands > 0 and (is_last or (args.eval_every > 0 and iteration % args.eval_every == 0)):
             save_policy(net, policy_path, iteration=iteration)
             eval_row = evaluate_vs_greedy(str(policy_path), hands=args.eval_hands, seed=args.seed + 10_000,
-                                          rules=args.rules, out_dir=out_dir / "eval" / f"update_{iteration:05d}")
+                                          rules=args.rules, out_dir=out_dir / "eval" / f"update_{iteration:05d}",
+                                          episode=None if own is None else args.episode)
         recent = finished[-200:]
         row = {
             "iteration": iteration,

@@ -1,6 +1,7 @@
 """The Riichi policy network (mjenv.rulesets.riichi.policy, the room's own_policy) and masked PPO on Riichi
 (``mjenv train ppo --rules riichi``): the action head's sources checked against the observation's views by action
-name, legal play, save and load, the rules check of ``policy:PATH``, tiny training runs and the refusals."""
+name, legal play, save and load, the rules check of ``policy:PATH``, tiny training runs (PPO and behaviour cloning)
+and the refusals."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import json
 import numpy as np
 import pytest
 import torch
-from mjenv.baselines import train_ppo
+from mjenv.baselines import train_bc, train_ppo
 from mjenv.baselines.policy import PolicyAgent, build_net, load_net, save_policy
 from mjenv.baselines.registry import make_agent
 
@@ -218,3 +219,49 @@ def test_ppo_on_riichi_refuses_what_it_cannot_do_before_writing(tmp_path, args, 
 def test_episodes_of_games_are_riichis_alone(tmp_path):
     with pytest.raises(ValueError, match=r"--episode must be one of \('hand',\) for rules 'basic'"):
         train_ppo.main(["--episode", "east", "--out-dir", str(tmp_path / "run")])
+
+
+def test_behaviour_cloning_fits_the_riichi_network_to_the_greedy_teacher(tmp_path):
+    """``mjenv train bc --rules riichi``: the greedy's decisions on the room's own env, split by hand; the fitted
+    network agrees with the teacher on held-out hands far more often than a uniform legal pick would, and its
+    checkpoint is a Riichi network that ``train_ppo --init`` starts from."""
+    out = tmp_path / "bc"
+    policy = train_bc.main(["--rules", "riichi", "--hands", "48", "--num-envs", "8", "--epochs", "12",
+                            "--batch-size", "128", "--hidden", "64,64", "--val-fraction", "0.25", "--no-progress",
+                            "--no-tensorboard", "--save-data", "--out-dir", str(out), "--seed", "3"])
+    net = load_net(policy)
+    assert isinstance(net, RiichiPolicyNet)
+    with np.load(out / "bc_data.npz") as z:
+        obs, masks, actions, hand_ids = z["obs"], z["masks"], z["actions"], z["hand_ids"]
+    assert obs.shape[1] == riichi_spec().size and set(hand_ids.tolist()) == set(range(48))
+    assert (masks.sum(axis=1) > 1).all() and masks[np.arange(len(actions)), actions].all()  # choices, all legal
+    val = hand_ids >= 36
+    rows = _rows(out / "bc_log.csv")
+    chance = float(np.mean(1.0 / masks[val].sum(axis=1)))  # a uniform legal pick's expected accuracy
+    assert float(rows[-1]["val_accuracy"]) > chance + 0.2, (rows[-1]["val_accuracy"], chance)
+    assert train_bc.accuracy(net, obs[val], masks[val], actions[val], aux=net.aux(obs[val])) == pytest.approx(
+        float(rows[-1]["val_accuracy"]))
+    ppo = train_ppo.main(["--rules", "riichi", "--init", str(policy), "--total-timesteps", "128", "--num-envs", "2",
+                          "--num-steps", "64", "--eval-hands", "0", "--no-progress", "--no-tensorboard",
+                          "--out-dir", str(tmp_path / "ppo")])
+    assert isinstance(load_net(ppo), RiichiPolicyNet)
+
+
+def test_behaviour_cloning_on_riichi_games_counts_games():
+    """With ``episode="east"`` each generated episode is a game: ``hand_ids`` number the games."""
+    obs, masks, actions, ids = train_bc.generate("greedy", 3, rules="riichi", seed=1, num_envs=3, progress=False,
+                                                 episode="east")
+    assert set(ids.tolist()) == {0, 1, 2} and len(obs) == len(masks) == len(actions)
+    assert len(obs) > 3 * 4 * 20  # an east game holds several hands of decisions
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--trunk", "cnn"], "the network of rules 'riichi' has the trunks ('mlp',), got --trunk 'cnn'"),
+    (["--episode", "south"], "--episode must be one of ('hand', 'east', 'hanchan')"),
+    (["--logs", "hands.jsonl"], "--logs replays the shared engine's hand logs"),
+])
+def test_behaviour_cloning_on_riichi_refuses_what_it_cannot_do_before_writing(tmp_path, args, says):
+    out = tmp_path / "run"
+    with pytest.raises(ValueError, match=says.replace("(", r"\(").replace(")", r"\)")):
+        train_bc.main(["--rules", "riichi", "--out-dir", str(out), *args])
+    assert not out.exists()

@@ -502,15 +502,19 @@ def test_mjenv_train_subcommand_passes_options_to_the_scripts(tmp_path, capsys):
 
 @pytest.mark.parametrize(("algorithm", "rules", "says"), [
     ("bc", "riichi", "played by their room's own engine"),
+    ("ppo", "riichi", "played by their room's own engine"),
     ("ppo", "nonsense", "unknown rules 'nonsense'; allowed presets:"),
     ("bc", "nonsense", "unknown rules 'nonsense'; allowed presets:"),
 ])
-def test_mjenv_train_refuses_rules_it_cannot_train_before_writing(tmp_path, capsys, algorithm, rules, says):
-    """A room with its own engine that the script does not train (behaviour cloning's teachers and nets are the
-    shared engine's; ``mjenv train ppo`` trains Riichi: tests/test_riichi_policy.py) or an unknown preset: a clear
-    error naming what the script plays, and nothing written."""
-    from mjenv import cli
+def test_mjenv_train_refuses_rules_it_cannot_train_before_writing(tmp_path, capsys, monkeypatch, algorithm, rules,
+                                                                   says):
+    """A room with its own engine and no network of its own (Riichi with its ``own_policy`` taken away: both scripts
+    train the Riichi network, tests/test_riichi_policy.py) or an unknown preset: a clear error naming what the script
+    plays, and nothing written."""
+    from mjenv import cli, rulesets
 
+    real = rulesets.own_policy
+    monkeypatch.setattr(rulesets, "own_policy", lambda name: None if name == "riichi" else real(name))
     out = tmp_path / "run"
     assert cli.main(["train", algorithm, "--rules", rules, "--out-dir", str(out)]) == 2
     err = capsys.readouterr().err
