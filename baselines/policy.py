@@ -246,18 +246,8 @@ class PolicyNet(nn.Module):
 
     def _cnn_layers(self, low: torch.Tensor, high: torch.Tensor, scale: torch.Tensor) -> tuple[list[nn.Module], int]:
         """The convolutional part of ``trunk="cnn"`` (and the planes' clip and scale buffers); its output width."""
-        from mjenv.planes import PlaneSpec
-
-        self.planes = PlaneSpec(self.views, self.num_tile_types)
-        # each plane is clipped and scaled as the flat entries it shows (the first of them: a plane is one view)
-        first = self.planes.planes(np.arange(self.planes.size, dtype=np.float32))[:, 0]
-        src = torch.as_tensor(first, dtype=torch.long)
-        c0, _ = self.planes.layout["discard_counts"]
-        seats = self.planes.layout["discard_counts"][1][0]
-        plane_low, plane_high, plane_scale = low[src].clone(), high[src].clone(), scale[src].clone()
-        plane_low[c0:c0 + seats], plane_high[c0:c0 + seats], plane_scale[c0:c0 + seats] = 0.0, 4.0, 4.0
-        recent = slice(c0 + seats, c0 + seats * (1 + RECENT_DISCARDS))
-        plane_low[recent], plane_high[recent], plane_scale[recent] = 0.0, 1.0, 1.0
+        self.planes = self._plane_spec()
+        plane_low, plane_high, plane_scale = self._plane_normalisation(low, high, scale)
         self.register_buffer("plane_low", plane_low[:, None])
         self.register_buffer("plane_high", plane_high[:, None])
         self.register_buffer("plane_scale", plane_scale[:, None])
@@ -267,6 +257,28 @@ class PolicyNet(nn.Module):
             nn.Conv1d(CNN_CHANNELS, CNN_CHANNELS, 3, padding=1), nn.ReLU(), nn.Flatten(),
         ]
         return layers, CNN_CHANNELS * self.num_tile_types
+
+    def _plane_spec(self):
+        """The tile planes the ``"cnn"`` trunk reads (:class:`mjenv.planes.PlaneSpec` of :attr:`views`)."""
+        from mjenv.planes import PlaneSpec
+
+        return PlaneSpec(self.views, self.num_tile_types)
+
+    def _plane_normalisation(self, low: torch.Tensor, high: torch.Tensor,
+                             scale: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """float32[C] (low, high, scale) of each plane of :attr:`planes`, given the flat entries' (``low``, ``high``,
+        ``scale``): each plane clipped and scaled as the flat entries it shows (the first of them: a plane is one
+        view), the discard planes as counts (0..4) and one-hots."""
+        # the flat entry of each plane's first tile
+        first = self.planes.planes(np.arange(self.planes.size, dtype=np.float32))[:, 0]
+        src = torch.as_tensor(first, dtype=torch.long)
+        c0, _ = self.planes.layout["discard_counts"]
+        seats = self.planes.layout["discard_counts"][1][0]
+        plane_low, plane_high, plane_scale = low[src].clone(), high[src].clone(), scale[src].clone()
+        plane_low[c0:c0 + seats], plane_high[c0:c0 + seats], plane_scale[c0:c0 + seats] = 0.0, 4.0, 4.0
+        recent = slice(c0 + seats, c0 + seats * (1 + RECENT_DISCARDS))
+        plane_low[recent], plane_high[recent], plane_scale[recent] = 0.0, 1.0, 1.0
+        return plane_low, plane_high, plane_scale
 
     def bind_observation(self, views: Mapping[str, Sequence[int]]) -> None:
         """Read observations of the layout ``views`` from now on (``obs_size`` becomes its length).

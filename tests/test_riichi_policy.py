@@ -151,11 +151,39 @@ def test_policy_spec_refuses_a_network_of_other_rules(tmp_path, net):
         make_agent("policy:bc", rules="riichi")
 
 
-def test_a_riichi_network_refuses_the_cnn_trunk_and_raw_observations():
-    with pytest.raises(ValueError, match="'mlp' trunk only"):
-        build_net("riichi", hidden=(8,), trunk="cnn")
+def test_a_riichi_network_refuses_another_trunk_and_raw_observations():
+    with pytest.raises(ValueError, match=r"trunk is one of \('mlp', 'cnn'\), got trunk='resnet'"):
+        build_net("riichi", hidden=(8,), trunk="resnet")
     with pytest.raises(ValueError, match="needs the deficiency views"):
         RiichiPolicyNet(riichi_spec(raw=True).views, hidden=(8,))
+
+
+def test_the_riichi_cnn_reads_the_riichi_planes_each_scaled_as_its_view(tmp_path):
+    """``trunk="cnn"``: the network's input is ``observation="planes"``'s planes of the flat observation (the env's
+    own map), each divided by its view's scale (a count plane by 4, a one-hot as it is); a tile bumped in the flat
+    hand changes that tile of the hand plane alone; the checkpoint round-trips."""
+    from mjenv.planes import plane_spec
+
+    net = build_net("riichi", hidden=(16,), trunk="cnn")
+    flat = torch.as_tensor(np.stack(_positions(24)))
+    planes = plane_spec("riichi").planes(flat)
+    x = net.normalise(flat)
+    assert x.shape == (24, 164, 34) and float(x.abs().max()) <= 2.0
+    lay = plane_spec("riichi").layout
+    for name, scale in (("hand", 4.0), ("discard_counts", 4.0), ("meld_tile", 4.0), ("recent_discards", 1.0),
+                        ("wall_count", 70.0), ("scores", 50.0)):
+        c = lay[name][0]
+        torch.testing.assert_close(x[:, c], planes[:, c] / scale, msg=name)
+    hand = riichi_spec().slices["hand"].start
+    bumped = flat.clone()
+    bumped[:, hand + 5] += 1
+    diff = (net.normalise(bumped) - x).abs().sum(dim=0)
+    assert diff[lay["hand"][0], 5] > 0 and float(diff.sum()) == pytest.approx(float(diff[lay["hand"][0], 5]))
+    mask = torch.ones(24, N_ACTIONS, dtype=torch.bool)
+    save_policy(net, tmp_path / "cnn.pt")
+    again = load_net(tmp_path / "cnn.pt")
+    assert isinstance(again, RiichiPolicyNet) and again.trunk_kind == "cnn"
+    torch.testing.assert_close(again(flat, mask)[0], net(flat, mask)[0])
 
 
 def _rows(path):
@@ -206,7 +234,7 @@ def test_episode_wins_of_riichi_hands_and_games_and_of_the_shared_rules():
 
 @pytest.mark.parametrize(("args", "says"), [
     (["--oracle-critic"], "--oracle-critic reads the shared engine's games"),
-    (["--trunk", "cnn"], "the network of rules 'riichi' has the trunks ('mlp',), got --trunk 'cnn'"),
+    (["--trunk", "resnet"], "the network of rules 'riichi' has the trunks ('mlp', 'cnn'), got --trunk 'resnet'"),
     (["--episode", "hanchan_x"], "--episode must be one of ('hand', 'east', 'hanchan')"),
 ])
 def test_ppo_on_riichi_refuses_what_it_cannot_do_before_writing(tmp_path, args, says):
@@ -256,7 +284,7 @@ def test_behaviour_cloning_on_riichi_games_counts_games():
 
 
 @pytest.mark.parametrize(("args", "says"), [
-    (["--trunk", "cnn"], "the network of rules 'riichi' has the trunks ('mlp',), got --trunk 'cnn'"),
+    (["--trunk", "resnet"], "the network of rules 'riichi' has the trunks ('mlp', 'cnn'), got --trunk 'resnet'"),
     (["--episode", "south"], "--episode must be one of ('hand', 'east', 'hanchan')"),
     (["--logs", "hands.jsonl"], "--logs replays the shared engine's hand logs"),
 ])
@@ -265,3 +293,15 @@ def test_behaviour_cloning_on_riichi_refuses_what_it_cannot_do_before_writing(tm
     with pytest.raises(ValueError, match=says.replace("(", r"\(").replace(")", r"\)")):
         train_bc.main(["--rules", "riichi", "--out-dir", str(out), *args])
     assert not out.exists()
+
+
+def test_behaviour_cloning_trains_the_riichi_cnn(tmp_path):
+    out = tmp_path / "bc_cnn"
+    policy = train_bc.main(["--rules", "riichi", "--trunk", "cnn", "--hands", "12", "--num-envs", "6", "--epochs", "8",
+                            "--batch-size", "64", "--learning-rate", "3e-3", "--hidden", "64", "--val-fraction", "0.25",
+                            "--no-progress", "--no-tensorboard", "--out-dir", str(out), "--seed", "5"])
+    rows = _rows(out / "bc_log.csv")
+    assert float(rows[-1]["loss"]) < 0.6 * float(rows[0]["loss"])
+    assert float(rows[-1]["train_accuracy"]) > 0.7
+    net = load_net(policy)
+    assert isinstance(net, RiichiPolicyNet) and net.trunk_kind == "cnn"

@@ -15,9 +15,14 @@ What differs from the shared rule sets' network is what the two parts read:
   discard, red-five discard, kan, riichi, tsumo, ron, chi, chi with the red five, pon, pon with the red five, open
   kan, kyuushu, pass.
 
+The trunk is an MLP over those scaled views (``trunk="mlp"``), or (``trunk="cnn"``) the shared network's two
+convolutions along the tile axis over the Riichi tile planes (``observation="planes"``'s 164 x 34, built inside the
+network from the flat observation), each plane clipped and scaled as the view it shows: a plane that holds a view's
+entries as its (``tiles``, ``scalar``, ``per_discard``) as that view, a plane of counts (``tile_ids``,
+``slot_sums``, the discard counts) over 4, the recent-discard one-hots as they are.
+
 Checkpoints carry ``"rules": "riichi"`` in their config, so :func:`~mjenv.baselines.policy.load_net`,
-``PolicyAgent.load`` and ``policy:PATH`` rebuild this class (through the registry: ``rulesets.own_policy``). Only
-the MLP trunk (:data:`TRUNKS`): the tile-plane CNN reads the shared rule sets' planes.
+``PolicyAgent.load`` and ``policy:PATH`` rebuild this class (through the registry: ``rulesets.own_policy``).
 
 The room's training parts (``RuleSet.own_policy``): :data:`POLICY_NET`, :data:`TRUNKS`, :data:`TRAIN_EPISODES`,
 :func:`episode_wins`.
@@ -48,7 +53,7 @@ __all__ = ["ACTION_KINDS", "POLICY_NET", "TRAIN_EPISODES", "TRUNKS", "RiichiPoli
 
 T = 34
 #: the trunks a Riichi network builds
-TRUNKS = ("mlp",)
+TRUNKS = ("mlp", "cnn")
 #: the vector env's ``episode=`` values ``mjenv train ppo --rules riichi`` trains on
 TRAIN_EPISODES = ("hand", "east", "hanchan")
 #: the action kinds of the head, in its one-hot order
@@ -107,7 +112,7 @@ class RiichiPolicyNet(PolicyNet):
             the default); its deficiency views are needed (``observation="raw"`` lacks them).
         hidden: widths of the trunk's hidden layers.
         discard_effective: give the head each discard's effective count after it (as the shared network's).
-        trunk: ``"mlp"`` only.
+        trunk: ``"mlp"`` or ``"cnn"`` (the module docstring).
 
     Raises:
         ValueError: another trunk, or a layout without the deficiency views.
@@ -118,8 +123,7 @@ class RiichiPolicyNet(PolicyNet):
     def __init__(self, views: Mapping[str, Sequence[int]] | None = None, hidden: Sequence[int] = (256, 256),
                  discard_effective: bool = True, trunk: str = "mlp"):
         if trunk not in TRUNKS:
-            raise ValueError(f"a Riichi network has the 'mlp' trunk only (the 'cnn' trunk reads the shared rule "
-                             f"sets' tile planes), got trunk={trunk!r}")
+            raise ValueError(f"a Riichi network's trunk is one of {TRUNKS}, got trunk={trunk!r}")
         self._spec = riichi_spec()
         super().__init__(self._spec.views if views is None else views, T, hidden, discard_effective, trunk)
 
@@ -140,6 +144,32 @@ class RiichiPolicyNet(PolicyNet):
         view = self._spec.view(name)  # a Riichi view: its own range
         lo, hi = float(view.low), float(view.high)
         return lo, hi, max(abs(lo), abs(hi), 1.0)
+
+    def _plane_spec(self):
+        from mjenv.planes import PlaneSpec
+
+        kinds = {k: v for k, v in self._spec.plane_kinds.items() if k in self.views}
+        return PlaneSpec(self.views, T, kinds=kinds)
+
+    def _plane_normalisation(self, low: torch.Tensor, high: torch.Tensor,
+                             scale: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Per plane group (:attr:`PlaneSpec.layout`): a view's own entries (kinds ``tiles``, ``scalar``,
+        ``per_discard``) as the view; counts (``tile_ids``, ``slot_sums``, ``discard_counts``) over 4; the
+        recent-discard one-hots as they are."""
+        layout = sorted(self.planes.layout.items(), key=lambda kv: kv[1][0])
+        c = self.planes.channels
+        out = torch.empty(3, c)
+        for k, (name, (first, _)) in enumerate(layout):
+            stop = layout[k + 1][1][0] if k + 1 < len(layout) else c
+            kind = self.planes.kinds.get(name)
+            if kind in ("tiles", "scalar", "per_discard"):
+                bounds = self._normalisation(name)
+            elif name == "recent_discards":
+                bounds = (0.0, 1.0, 1.0)
+            else:  # tile_ids, slot_sums, discard_counts: copies of a tile, or slots, 0..4
+                bounds = (0.0, 4.0, 4.0)
+            out[:, first:stop] = torch.tensor(bounds)[:, None]
+        return out[0], out[1], out[2]
 
     def bind_observation(self, views: Mapping[str, Sequence[int]]) -> None:
         """Read observations of the layout ``views`` (:meth:`PolicyNet.bind_observation`: every view of
