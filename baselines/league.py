@@ -85,7 +85,9 @@ class LeagueReport:
         c = self.config
         lines = [
             f"League of {len(self.agents)} agents: every pair on the same {c['deals']} duplicate deals (teams on "
-            f"opposite seats, both seatings; rules {c['rules']!r}, seed {c['seed']}). Rating: openskill "
+            f"opposite seats, both seatings; rules {c['rules']!r}"
+            f"{'' if c.get('episode') is None else ', one ' + repr(c['episode']) + ' game per seating'}, seed "
+            f"{c['seed']}). Rating: openskill "
             "Plackett-Luce over the deals, mu with its 95% interval (mu ± 1.96 sigma); ranked by mu - 3 sigma.",
             "",
             "| rank | agent | rating (95% CI) | mu - 3 sigma | rated games | win rate | mean score |",
@@ -115,16 +117,19 @@ class LeagueReport:
         return "\n".join(lines)
 
     def _overall(self, agent: str) -> tuple[float, float]:
-        """(win rate, mean score) of the agent's seats over all its hands."""
+        """(win rate, mean score) of the agent's seats over all its hands (a record of a whole game, under rules
+        whose room plays games, counts its ``hands_played`` hands, its wins from its ``win_rate``)."""
         if not self.pairs:
             return self.stored_overall.get(agent, (float("nan"), float("nan")))
         wins = seats = score = 0.0
         for report in self.pairs.values():
             for h in report.hands:
+                game = "winners" not in h  # a whole game's record
+                hands = h["hands_played"] if game else 1
                 for s, lab in enumerate(h["seats"]):
                     if lab == agent:
-                        seats += 1
-                        wins += s in h["winners"]
+                        seats += hands
+                        wins += round(h["metrics"]["win_rate"][s] * hands) if game else s in h["winners"]
                         score += h["scores"][s]
         return wins / max(seats, 1), score / max(seats, 1)
 
@@ -192,14 +197,15 @@ def rate_games(agents: Sequence[str], games: Sequence[tuple[str, str, list[int]]
 
 def league(agents: Sequence[str], deals: int, seed: int = 0, *, rules: Any = "basic", workers: int = 1,
            threads: int | None = 1, progress: bool = True, out_dir: str | os.PathLike | None = None,
-           name: str = "league") -> LeagueReport:
+           name: str = "league", episode: str | None = None) -> LeagueReport:
     """Play every pair of ``agents`` on the same ``deals`` duplicate deals and rate them.
 
     Args:
         agents: at least 3 distinct agent specs (``"greedy"``, ``"flatmc:sims=1000"``, ``"policy:bc"``, ...).
         deals: duplicate deals per pair (every pair plays the same walls).
         seed: seeds the walls and the agents.
-        rules, workers, threads, progress: as for :func:`~mjenv.baselines.evaluate.evaluate`.
+        rules, workers, threads, progress, episode: as for :func:`~mjenv.baselines.evaluate.evaluate` (``episode``:
+            under rules whose room plays whole games, their length; a deal is then one game per seating).
         out_dir: when given, write ``name.md``, ``name.json`` and ``name.png`` there.
         name: base name of the written files.
 
@@ -225,12 +231,15 @@ def league(agents: Sequence[str], deals: int, seed: int = 0, *, rules: Any = "ba
         if progress:
             print(f"pair {i + 1}/{len(agents) * (len(agents) - 1) // 2}: {a} vs {b}", flush=True)
         pairs[(a, b)] = evaluate([a, b], deals, seed, rules=rules, workers=workers, threads=threads,
-                                 progress=progress)
+                                 progress=progress, episode=episode)
     per_pair = {pair: dict(deal_games(r, *pair)) for pair, r in pairs.items()}
     games = [(a, b, per_pair[(a, b)][d]) for d in sorted(next(iter(per_pair.values()))) for (a, b) in pairs]
     rules_name = rules if isinstance(rules, str) else getattr(rules, "name", str(rules))
-    report = LeagueReport(agents, rate_games(agents, games), pairs,
-                          {"deals": int(deals), "seed": int(seed), "rules": rules_name})
+    config = {"deals": int(deals), "seed": int(seed), "rules": rules_name}
+    played = next(iter(pairs.values())).config.get("episode")
+    if played is not None:  # whole games
+        config["episode"] = played
+    report = LeagueReport(agents, rate_games(agents, games), pairs, config)
     if out_dir is not None:
         report.save(out_dir, name)
     return report

@@ -178,7 +178,7 @@ def _run_league(args: argparse.Namespace) -> int:
     try:
         report = league(args.league, args.deals, args.seed, rules=args.rules, workers=args.workers,
                         threads=args.threads, progress=not args.no_progress, out_dir=args.out,
-                        name="league" if args.name == "results" else args.name)
+                        name="league" if args.name == "results" else args.name, episode=args.episode)
     except ValueError as exc:
         print(f"mjenv: error: {exc}", file=sys.stderr)
         return 2

@@ -82,3 +82,29 @@ def test_eval_league_command(tmp_path, capsys):
     assert "League of 3 agents" in out and f"written: {tmp_path}/league.md" in out
     assert cli.main(["eval", "greedy", "--league", "random", "greedy", "flatmc"]) == 2
     assert "after --league only" in capsys.readouterr().err
+
+
+def test_a_league_of_riichi_games_plays_the_episode_asked_and_counts_their_hands(tmp_path, capsys):
+    """Under rules whose room plays whole games, ``--episode`` reaches every pair's match (the table and JSON say
+    it), and the table's win rate is the agent's wins over the hands of its games (a game's record holds many
+    hands and its per-hand win rate, no per-hand winners)."""
+    assert cli.main(["eval", "--league", "greedy", "random", "flatmc:sims=20", "--rules", "riichi", "--episode",
+                     "east", "--deals", "2", "--no-progress", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "one 'east' game per seating" in out and "| rank | agent |" in out
+    saved = json.loads((tmp_path / "league.json").read_text())
+    assert saved["config"]["episode"] == "east"
+    report = league(["greedy", "random", "flatmc:sims=20"], 2, rules="riichi", episode="east", progress=False)
+    for pair in report.pairs.values():
+        assert pair.config["episode"] == "east" and all(h["hands_played"] >= 4 for h in pair.hands)
+    for agent in report.agents:
+        wins = hands = 0
+        for pair in report.pairs.values():
+            for h in pair.hands:
+                for s, lab in enumerate(h["seats"]):
+                    if lab == agent:
+                        wins += h["metrics"]["win_rate"][s] * h["hands_played"]
+                        hands += h["hands_played"]
+        assert report._overall(agent)[0] == pytest.approx(wins / hands)
+    assert report._overall("random")[0] == 0.0 < report._overall("greedy")[0]
+    assert LeagueReport.from_json(json.loads(json.dumps(report.to_json()))).table() == report.table()
