@@ -120,12 +120,19 @@ def _run_eval(args: argparse.Namespace, agents: list[str]) -> int:
 def _build_tournament(p: argparse.ArgumentParser) -> Handler:
     p.description = (
         "A short duplicate-deal tournament of the baselines "
-        f"({', '.join(TOURNAMENT_AGENTS)}); each wall is played with all four seat rotations."
+        f"({', '.join(TOURNAMENT_AGENTS)}); each wall is played with all four seat rotations. A room that plays "
+        "whole games may name its own line-up and episode."
     )
     _add_eval_options(p, deals=30, workers=2)
 
     def run(args: argparse.Namespace) -> int:
-        return _run_eval(args, list(TOURNAMENT_AGENTS))
+        from mjenv.baselines.evaluate import room_games
+
+        games = room_games(args.rules)
+        agents = getattr(games, "TOURNAMENT_AGENTS", TOURNAMENT_AGENTS)
+        if args.episode is None:
+            args.episode = getattr(games, "TOURNAMENT_EPISODE", None)
+        return _run_eval(args, list(agents))
 
     return run
 

@@ -22,6 +22,22 @@ def test_tournament_runs_end_to_end_and_prints_the_table(capsys, monkeypatch):
     assert "win rate difference" in out
 
 
+def test_a_tournament_of_a_room_that_plays_games_takes_the_rooms_line_up_and_episode(capsys, monkeypatch):
+    """``mjenv tournament --rules riichi``: the room's line-up (the shared one names a flat MC model the room's agent
+    does not have) on the room's episode, unless ``--episode`` says another."""
+    import mjenv.rulesets.riichi.agents as room
+
+    monkeypatch.setattr(room, "TOURNAMENT_AGENTS", ("random", "greedy", "flatmc:sims=20", "flatmc:sims=40"))
+    assert cli.main(["tournament", "--rules", "riichi", "--deals", "1", "--workers", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert f"4 games of '{room.TOURNAMENT_EPISODE}'" in out
+    for name in ("random", "greedy", "flatmc:sims=20", "flatmc:sims=40"):
+        assert f"| {name} |" in out
+    assert cli.main(["tournament", "--rules", "riichi", "--episode", "hand", "--deals", "1", "--workers", "1",
+                     "--no-progress"]) == 0
+    assert "4 games of 'hand' (4 hands" in capsys.readouterr().out
+
+
 def test_eval_writes_markdown_json_and_png(tmp_path, capsys):
     code = cli.main(["eval", "greedy", "random", "--deals", "1", "--no-progress", "--out", str(tmp_path)])
     assert code == 0

@@ -60,14 +60,24 @@ from mjenv.deficiency import INCOMPLETABLE, deficiency
 from mjenv.deficiency._run import deficiency_rows
 from mjenv.deficiency.features import NOT_APPLICABLE
 from mjenv.rulesets.riichi import actions as A
-from mjenv.rulesets.riichi.evaluation import EPISODES, METRIC_TITLES, METRICS, PAIRED, play_deal, play_game
+from mjenv.rulesets.riichi.evaluation import (
+    EPISODES,
+    METRIC_TITLES,
+    METRICS,
+    PAIRED,
+    TOURNAMENT_AGENTS,
+    TOURNAMENT_EPISODE,
+    play_deal,
+    play_game,
+)
 from mjenv.rulesets.riichi.hand import ORPHANS
 from mjenv.rulesets.riichi.observation import MELD_KINDS, decode, spec
 from mjenv.rulesets.riichi.scoring import Meld, WinContext, score_hand
 from mjenv.rulesets.riichi.tiles136 import FIRST136
 
 __all__ = [
-    "AGENTS", "EPISODES", "KOKUSHI_KEEP", "METRICS", "METRIC_TITLES", "PAIRED", "RiichiFlatMCAgent",
+    "AGENTS", "EPISODES", "KOKUSHI_KEEP", "METRICS", "METRIC_TITLES", "PAIRED", "TOURNAMENT_AGENTS",
+    "TOURNAMENT_EPISODE", "RiichiFlatMCAgent",
     "RiichiGreedyAgent", "RiichiRandomAgent", "Seat", "play_deal", "play_game",
 ]
 

@@ -43,6 +43,10 @@ METRIC_TITLES = {
 }  # fmt: skip
 #: The metrics whose paired differences between agents are reported.
 PAIRED = ("rank", "points", "win_rate")
+#: ``mjenv tournament --rules riichi``'s line-up and episode (the default's, unless ``--episode`` says otherwise):
+#: every baseline, flat MC at two budgets (its ``flatmc:sp`` is the single-player model it always plays)
+TOURNAMENT_AGENTS = ("random", "greedy", "flatmc:sims=100", "flatmc:sims=400")
+TOURNAMENT_EPISODE = "east"
 
 
 def play_game(agents: Sequence[Any], game_seed: int, episode: str = "hanchan", engine: str = "auto") -> dict[str, Any]:
