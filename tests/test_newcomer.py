@@ -388,4 +388,5 @@ def test_eval_hands_help_says_it_counts_deals_of_four_hands(module):
                        env={**os.environ, "COLUMNS": "200"})
     assert r.returncode == 0, r.stderr
     line = " ".join(r.stdout.split())
-    assert "--eval-hands EVAL_HANDS duplicate DEALS" in line and "4 hands per deal" in line
+    assert "--eval-hands EVAL_HANDS duplicate DEALS" in line
+    assert "4 episodes (hands, or a room's games of --episode) per deal" in line
