@@ -37,9 +37,10 @@ What a room holds:
   room's subclass of that agent, which ``GreedyAgent(rules=<name>)`` and the others build instead
   (``mjenv.baselines._common.Agent.__new__``). Its ``play_deal``, ``EPISODES``, ``METRICS``,
   ``METRIC_TITLES`` and ``PAIRED`` are the evaluation harness's games of the rule set
-  (``mjenv.baselines.evaluate``).
+  (``mjenv.baselines.evaluate``); its optional ``TOURNAMENT_AGENTS`` and ``TOURNAMENT_EPISODE`` are
+  ``mjenv tournament``'s line-up and episode for it.
 * ``own_policy``: the module path of the room's policy network, for a room with ``own_engine`` that
-  ``mjenv train ppo --rules <name>`` trains (None: the script trains the shared rule sets alone there). The
+  ``mjenv train ppo|bc --rules <name>`` train (None: the scripts train the shared rule sets alone there). The
   module's ``POLICY_NET`` is a subclass of :class:`~mjenv.baselines.policy.PolicyNet` (``POLICY_NET(hidden=,
   discard_effective=, trunk=)``; its ``config()`` holds ``"rules": <name>``, which ``PolicyNet.from_config`` and
   ``policy:PATH`` read), ``TRUNKS`` the trunks it builds, ``TRAIN_EPISODES`` the ``episode=`` values its vector env
@@ -98,7 +99,7 @@ class RuleSet:
         own_engine: module path of a room that brings its own engine, observation and env shells
             (``make_parallel_env``, ``make_env``, ``make_vector_env``), or None.
         own_agents: module path of the room's own baseline agents and evaluation games, or None.
-        own_policy: module path of the room's policy network for ``mjenv train ppo``, or None.
+        own_policy: module path of the room's policy network for ``mjenv train ppo|bc``, or None.
         viewer: module path that registers the frame builders of the room's own log formats, or None.
     """
 

@@ -10,7 +10,7 @@ as a subprocess in a seat); the env's own modules: ``observation`` (the views), 
 parallel, AEC and vector envs: ``own_engine``), ``log`` (mjenv's record, its replay and the log
 formats), ``render`` and ``view`` (its logs in ``mjenv view``); the baselines: ``agents`` (random, greedy
 and flat Monte Carlo), ``evaluation`` (games for the evaluation harness) and ``policy`` (the policy network that
-``mjenv train ppo --rules riichi`` trains).
+``mjenv train ppo|bc --rules riichi`` train).
 """
 
 from __future__ import annotations

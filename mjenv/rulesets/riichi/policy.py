@@ -1,4 +1,4 @@
-"""The policy network on Riichi observations (the room's ``own_policy``: what ``mjenv train ppo --rules riichi``
+"""The policy network on Riichi observations (the room's ``own_policy``: what ``mjenv train ppo|bc --rules riichi``
 trains): :class:`~mjenv.baselines.policy.PolicyNet`'s trunk, value and action-feature head over the Riichi
 observation and its 85 actions.
 
@@ -54,7 +54,7 @@ __all__ = ["ACTION_KINDS", "POLICY_NET", "TRAIN_EPISODES", "TRUNKS", "RiichiPoli
 T = 34
 #: the trunks a Riichi network builds
 TRUNKS = ("mlp", "cnn")
-#: the vector env's ``episode=`` values ``mjenv train ppo --rules riichi`` trains on
+#: the vector env's ``episode=`` values ``mjenv train ppo|bc --rules riichi`` train on
 TRAIN_EPISODES = ("hand", "east", "hanchan")
 #: the action kinds of the head, in its one-hot order
 ACTION_KINDS = ("discard", "discard_red", "kan", "riichi", "tsumo", "ron", "chi", "chi_red", "pon", "pon_red",
