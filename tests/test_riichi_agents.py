@@ -37,8 +37,11 @@ def test_shared_agents_build_the_rooms_agents():
     assert make_agent("flatmc:sims=30", rules="riichi").simulations == 30
     assert type(GreedyAgent(rules="basic")) is GreedyAgent  # the shared rule sets keep the shared agent
     assert type(pickle.loads(pickle.dumps(GreedyAgent(rules="riichi")))) is RiichiGreedyAgent
-    with pytest.raises(ValueError, match="not Riichi flat MC's"):
+    assert type(make_agent("flatmc:sp,sims=30", rules="riichi")) is RiichiFlatMCAgent  # the model it plays
+    with pytest.raises(ValueError, match="single-player model only"):
         make_agent("flatmc:model=fp", rules="riichi")
+    with pytest.raises(ValueError, match="not Riichi flat MC's"):
+        make_agent("flatmc:pruning=off", rules="riichi")
     with pytest.raises(ValueError, match="simulations must be a positive int"):
         FlatMCAgent(rules="riichi", simulations=0)
     with pytest.raises(ValueError, match="85 entries"):

@@ -443,16 +443,20 @@ class RiichiFlatMCAgent(RiichiGreedyAgent, FlatMCAgent):
             afterstate) once it is spent; None for none.
         prefilter: simulate only the greedy's least-deficiency discards (True, the default) or every legal
             discard (False).
+        model: ``"sp"``, the single-player model, the only one it simulates (so ``flatmc:sp`` names it too).
     """
 
     name = "flatmc"
-    _OPTIONS = ("simulations", "max_rounds", "time_limit", "prefilter")
+    _OPTIONS = ("simulations", "max_rounds", "time_limit", "prefilter", "model")
 
     def __init__(self, seed: int | None = 0, rules="riichi", simulations: int = DEFAULT_SIMULATIONS,
                  max_rounds: int = DEFAULT_MAX_ROUNDS, time_limit: float | None = None, prefilter: bool = True,
-                 **options: Any) -> None:
+                 model: str = "sp", **options: Any) -> None:
         if options:
             raise ValueError(f"options {sorted(options)} are not Riichi flat MC's; allowed: {list(self._OPTIONS)}")
+        if model != "sp":
+            raise ValueError(f"Riichi flat MC simulates the single-player model only (model='sp', flatmc:sp), got "
+                             f"model={model!r}")
         if isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 1:
             raise ValueError(f"simulations must be a positive int, got {simulations!r}")
         if isinstance(max_rounds, bool) or not isinstance(max_rounds, (int, np.integer)) or max_rounds < 1:
