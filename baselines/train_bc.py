@@ -396,7 +396,7 @@ def main(argv: list[str] | None = None) -> Path:
                                     episode=None if own is None else args.episode)
         # the table is markdown: printed as such, not escaped inside JSON (the JSON is in out_dir/eval)
         print(f"\nevaluation against three greedy agents ({result['deals']} duplicate deals = {result['hands']} "
-              f"hands; files in {out_dir / 'eval'}):\n{result['table']}")
+              f"{unit}; files in {out_dir / 'eval'}):\n{result['table']}")
     return policy_path
 
 
