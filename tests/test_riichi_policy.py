@@ -288,7 +288,9 @@ def test_behaviour_cloning_on_riichi_games_counts_games():
     (["--episode", "south"], "--episode must be one of ('hand', 'east', 'hanchan')"),
     (["--logs", "hands.jsonl"], "--logs replays the shared engine's hand logs"),
 ])
-def test_behaviour_cloning_on_riichi_refuses_what_it_cannot_do_before_writing(tmp_path, args, says):
+def test_behaviour_cloning_on_riichi_refuses_what_it_cannot_do_before_writing(tmp_path, monkeypatch, args, says):
+    # --logs: refused for a room that reads no logs of its own (Riichi's log_decisions taken away)
+    monkeypatch.delattr(rulesets.own_policy("riichi"), "log_decisions")
     out = tmp_path / "run"
     with pytest.raises(ValueError, match=says.replace("(", r"\(").replace(")", r"\)")):
         train_bc.main(["--rules", "riichi", "--out-dir", str(out), *args])

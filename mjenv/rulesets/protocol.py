@@ -45,7 +45,8 @@ What a room holds:
   discard_effective=, trunk=)``; its ``config()`` holds ``"rules": <name>``, which ``PolicyNet.from_config`` and
   ``policy:PATH`` read), ``TRUNKS`` the trunks it builds, ``TRAIN_EPISODES`` the ``episode=`` values its vector env
   trains on, and ``episode_wins(final_info, game)`` says which seats won an episode that ended (bool[N, 4]; ``game``:
-  the episodes are games of several hands).
+  the episodes are games of several hands); an optional ``log_decisions(path, progress)`` reads the room's own logs
+  as behaviour cloning's ``--logs`` data (obs, masks, actions, hand ids).
 * ``viewer``: the module path whose import registers the replay viewer's frame builders of the room's own
   log formats (:func:`mjenv.view.register_frame_builder`); ``mjenv view`` imports it for a format it
   does not know yet.

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+import numpy as np
+
 from mjenv.rulesets.riichi import actions as A
 from mjenv.rulesets.riichi.game import RiichiGame
 from mjenv.rulesets.riichi.wall import Wall
@@ -191,8 +193,12 @@ def replay(text: str) -> RiichiGame:
     return replay_with_walls(text)[0]
 
 
-def replay_with_walls(text: str) -> tuple[RiichiGame, list[Wall]]:
-    """As :func:`replay`, with each hand's rebuilt :class:`Wall` (the deal of each hand, e.g. for mjai)."""
+def replay_with_walls(text: str, on_step=None) -> tuple[RiichiGame, list[Wall]]:
+    """As :func:`replay`, with each hand's rebuilt :class:`Wall` (the deal of each hand, e.g. for mjai).
+
+    ``on_step(game, actions)``, when given, is called before each step the replay applies, with the game as it is
+    then and the actions (seat -> action id) of the step (every seat that acts: its own choice as the log shows it,
+    or a pass)."""
     go, hands = parse(text)
     t = int(go.get("type", "9"))
     length = "hanchan" if t & 0x08 else "east"
@@ -201,6 +207,14 @@ def replay_with_walls(text: str) -> tuple[RiichiGame, list[Wall]]:
         walls.append(_hand_wall(hand, f"hand {k + 1}"))
     queue = iter(walls)
     game = RiichiGame(length=length, wall_factory=lambda g: next(queue))
+    if on_step is not None:  # every step of the replay goes through game.step
+        apply = game.step
+
+        def step(actions, tiles=None):
+            on_step(game, actions)
+            apply(actions, tiles)
+
+        game.step = step
     for k, hand in enumerate(hands):
         where = f"hand {k + 1} ({ROUND_NAMES[min(game.round_index, 15)]}, honba {game.honba})"
         if k > 0:
@@ -218,6 +232,45 @@ def replay_with_walls(text: str) -> tuple[RiichiGame, list[Wall]]:
         if game.phase not in ("hand_over", "game_over"):
             raise ValueError(f"{where}: the log ends the hand but mjenv's hand goes on (phase {game.phase})")
     return game, walls
+
+
+def decisions(text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The players' decisions in a Tenhou log, observed as the env observes them (``observation="default"``): for
+    imitation learning (``mjenv train bc --rules riichi --logs``).
+
+    The log is replayed (:func:`replay_with_walls`); before each step, every seat that acts with more than one
+    legal action gives a row: its observation, its action mask and the action the log shows it took. A seat's pass
+    in a window that another seat's call or win took is left out (the log does not say what that seat chose: a
+    call of lower priority is not shown); in a window everyone passed, each pass is a row.
+
+    Returns:
+        ``(obs float32[M, 1535], masks int8[M, 85], actions int64[M], hands int64[M])``: ``hands`` numbers the
+        log's hands from 0.
+
+    Raises:
+        ValueError: as :func:`replay` (a bad log, or one that mjenv's rules do not replay).
+    """
+    from mjenv.rulesets.riichi.observation import spec
+
+    observe = spec().observe
+    rows: list[tuple[np.ndarray, np.ndarray, int, int]] = []
+
+    def on_step(game: RiichiGame, actions: dict) -> None:
+        chose = {s: int(actions[s]) for s in game.to_act() if s in actions}
+        if game.phase in ("claim", "chankan") and any(a != A.PASS for a in chose.values()):
+            chose = {s: a for s, a in chose.items() if a != A.PASS}  # the others' choices are not in the log
+        chose = {s: a for s, a in chose.items() if int(game.legal_actions(s).sum()) > 1}
+        if chose:
+            obs, masks, _ = observe(game)
+            for s, a in sorted(chose.items()):
+                rows.append((obs[s], masks[s], a, len(game.results)))
+
+    replay_with_walls(text, on_step)
+    if not rows:
+        return (np.zeros((0, spec().size), np.float32), np.zeros((0, A.N_ACTIONS), np.int8), np.zeros(0, np.int64),
+                np.zeros(0, np.int64))
+    return (np.stack([r[0] for r in rows]).astype(np.float32), np.stack([r[1] for r in rows]).astype(np.int8),
+            np.array([r[2] for r in rows], np.int64), np.array([r[3] for r in rows], np.int64))
 
 
 def _pass_all(game: RiichiGame, keep: dict | None = None, tiles: dict | None = None) -> None:

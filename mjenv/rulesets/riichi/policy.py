@@ -25,7 +25,7 @@ Checkpoints carry ``"rules": "riichi"`` in their config, so :func:`~mjenv.baseli
 ``PolicyAgent.load`` and ``policy:PATH`` rebuild this class (through the registry: ``rulesets.own_policy``).
 
 The room's training parts (``RuleSet.own_policy``): :data:`POLICY_NET`, :data:`TRUNKS`, :data:`TRAIN_EPISODES`,
-:func:`episode_wins`.
+:func:`episode_wins`, and :func:`log_decisions` (behaviour cloning's ``--logs``: real Tenhou games).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from mjenv.rulesets.riichi import actions as A
 from mjenv.rulesets.riichi.observation import spec as riichi_spec
 
 __all__ = ["ACTION_KINDS", "POLICY_NET", "TRAIN_EPISODES", "TRUNKS", "RiichiPolicyNet", "action_sources",
-           "episode_wins"]
+           "episode_wins", "log_decisions"]
 
 T = 34
 #: the trunks a Riichi network builds
@@ -250,3 +250,49 @@ def episode_wins(final: Mapping[str, Any], game: bool) -> np.ndarray:
         points = np.asarray(final["final_points"])
         return points == points.max(axis=1, keepdims=True)
     return np.asarray(final["winners"], dtype=bool)
+
+
+def log_decisions(path: str, progress: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The players' decisions in Tenhou logs (``mjenv train bc --rules riichi --logs PATH``), as
+    :func:`mjenv.rulesets.riichi.mjlog.decisions` gives them, game after game.
+
+    Args:
+        path: an mjlog file (Tenhou's XML, plain or gzip-compressed), or a folder whose ``*.mjlog`` and ``*.xml``
+            files (and their ``.gz``) are read in name order.
+        progress: a progress bar over the files.
+
+    Returns:
+        ``(obs float32[M, 1535], masks int8[M, 85], actions int64[M], hand_ids int64[M])``: ``hand_ids`` number the
+        hands of all the games in order (a split by them keeps each hand whole).
+
+    Raises:
+        ValueError: no such file or folder, a folder without logs, or a log that does not replay (naming the file).
+    """
+    import gzip
+    from pathlib import Path
+
+    from tqdm.auto import tqdm
+
+    from mjenv.rulesets.riichi.mjlog import decisions
+
+    p = Path(path)
+    if p.is_dir():
+        files = sorted(f for f in p.iterdir() if f.is_file() and f.name.endswith((".mjlog", ".xml", ".mjlog.gz",
+                                                                                    ".xml.gz")))
+        if not files:
+            raise ValueError(f"no Tenhou logs (*.mjlog, *.xml, or .gz of them) in the folder {str(path)!r}")
+    elif p.is_file():
+        files = [p]
+    else:
+        raise ValueError(f"no Tenhou log file or folder at {str(path)!r}")
+    parts, offset = [], 0
+    for f in tqdm(files, desc="BC data (Tenhou logs)", unit="game", disable=not progress):
+        raw = f.read_bytes()
+        try:
+            text = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode("utf-8")
+            obs, masks, actions, hands = decisions(text)
+        except (ValueError, OSError, UnicodeDecodeError) as e:
+            raise ValueError(f"{f}: {e}") from None
+        parts.append((obs, masks, actions, hands + offset))
+        offset += int(hands.max()) + 1 if len(hands) else 0
+    return tuple(np.concatenate([part[i] for part in parts]) for i in range(4))
