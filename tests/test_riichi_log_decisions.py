@@ -124,3 +124,9 @@ def test_behaviour_cloning_reads_a_folder_of_real_games_plain_and_gzipped(tmp_pa
     (folder / "broken.mjlog").write_text("<mjloggm><INIT")
     with pytest.raises(ValueError, match="broken.mjlog: broken XML"):
         log_decisions(str(folder), progress=False)
+    from mjenv.rulesets.riichi.mjlog import MAX_LOG_CHARS
+
+    bomb = tmp_path / "bomb.mjlog.gz"  # a small file that would expand far past any log
+    bomb.write_bytes(gzip.compress(b"<mjloggm>" + b" " * (8 * MAX_LOG_CHARS)))
+    with pytest.raises(ValueError, match="bomb.mjlog.gz: log too large"):
+        log_decisions(str(bomb), progress=False)

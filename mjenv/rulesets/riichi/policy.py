@@ -269,11 +269,12 @@ def log_decisions(path: str, progress: bool = True) -> tuple[np.ndarray, np.ndar
         ValueError: no such file or folder, a folder without logs, or a log that does not replay (naming the file).
     """
     import gzip
+    import io
     from pathlib import Path
 
     from tqdm.auto import tqdm
 
-    from mjenv.rulesets.riichi.mjlog import decisions
+    from mjenv.rulesets.riichi.mjlog import MAX_LOG_CHARS, decisions
 
     p = Path(path)
     if p.is_dir():
@@ -289,8 +290,10 @@ def log_decisions(path: str, progress: bool = True) -> tuple[np.ndarray, np.ndar
     for f in tqdm(files, desc="BC data (Tenhou logs)", unit="game", disable=not progress):
         raw = f.read_bytes()
         try:
-            text = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode("utf-8")
-            obs, masks, actions, hands = decisions(text)
+            if raw[:2] == b"\x1f\x8b":  # gzip: read no further than a log may be long (mjlog.parse refuses more)
+                with gzip.GzipFile(fileobj=io.BytesIO(raw)) as z:
+                    raw = z.read(4 * MAX_LOG_CHARS + 1)
+            obs, masks, actions, hands = decisions(raw.decode("utf-8"))
         except (ValueError, OSError, UnicodeDecodeError) as e:
             raise ValueError(f"{f}: {e}") from None
         parts.append((obs, masks, actions, hands + offset))
