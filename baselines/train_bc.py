@@ -49,6 +49,8 @@ class Args:
     logs: str | None = None
     """a JSON-lines file of hand logs (Game.to_jsonl / parallel_env(log_dir=...)) whose decisions are cloned; for a
     room with a network of its own, its logs (real games: a file, or a folder of them)"""
+    log_workers: int = 1
+    """processes that read a room's --logs (real games), one game at a time"""
     data: str | None = None
     """.npz data sets written by --save-data, comma separated (instead of generating or replaying)"""
     save_data: bool = False
@@ -288,7 +290,7 @@ def main(argv: list[str] | None = None) -> Path:
     if args.data:
         obs, masks, actions, hand_ids = load_data(args.data.split(","))
     elif args.logs and own is not None:  # the room reads its own logs (e.g. real games)
-        obs, masks, actions, hand_ids = own.log_decisions(args.logs, progress=args.progress)
+        obs, masks, actions, hand_ids = own.log_decisions(args.logs, progress=args.progress, workers=args.log_workers)
     elif args.logs:
         obs, masks, actions, hand_ids = from_logs(args.logs, rules=args.rules, progress=args.progress)
     else:

@@ -106,9 +106,14 @@ def test_behaviour_cloning_reads_a_folder_of_real_games_plain_and_gzipped(tmp_pa
     obs, masks, actions, hands = log_decisions(str(folder), progress=False)
     direct = [decisions(p.read_text())[2] for p in LOGS[:4]]
     assert actions.tolist() == np.concatenate(direct).tolist()  # the games in name order, the .gz one read too
+    again = log_decisions(str(folder), progress=False, workers=2)  # two processes: the same rows, in the same order
+    assert all(np.array_equal(x, y) for x, y in zip(again, (obs, masks, actions, hands)))
+    with pytest.raises(ValueError, match="workers must be a positive int"):
+        log_decisions(str(folder), progress=False, workers=0)
     assert hands.max() + 1 == sum(len(parse(p.read_text())[1]) for p in LOGS[:4])
     out = tmp_path / "bc"
-    policy = train_bc.main(["--rules", "riichi", "--logs", str(folder), "--epochs", "6", "--batch-size", "128",
+    policy = train_bc.main(["--rules", "riichi", "--logs", str(folder), "--log-workers", "2", "--epochs", "6",
+                            "--batch-size", "128",
                             "--hidden", "64,64", "--val-fraction", "0.2", "--no-progress", "--no-tensorboard",
                             "--out-dir", str(out), "--seed", "1"])
     assert isinstance(load_net(policy), RiichiPolicyNet)

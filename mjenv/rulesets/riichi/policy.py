@@ -252,7 +252,26 @@ def episode_wins(final: Mapping[str, Any], game: bool) -> np.ndarray:
     return np.asarray(final["winners"], dtype=bool)
 
 
-def log_decisions(path: str, progress: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _game_decisions(f) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`~mjenv.rulesets.riichi.mjlog.decisions` of the log file ``f`` (a Path; gzip read no further than a log
+    may be long); ValueError naming the file."""
+    import gzip
+    import io
+
+    from mjenv.rulesets.riichi.mjlog import MAX_LOG_CHARS, decisions
+
+    raw = f.read_bytes()
+    try:
+        if raw[:2] == b"\x1f\x8b":  # gzip: read no further than a log may be long (mjlog.parse refuses more)
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as z:
+                raw = z.read(4 * MAX_LOG_CHARS + 1)
+        return decisions(raw.decode("utf-8"))
+    except (ValueError, OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"{f}: {e}") from None
+
+
+def log_decisions(path: str, progress: bool = True,
+                  workers: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The players' decisions in Tenhou logs (``mjenv train bc --rules riichi --logs PATH``), as
     :func:`mjenv.rulesets.riichi.mjlog.decisions` gives them, game after game.
 
@@ -260,6 +279,7 @@ def log_decisions(path: str, progress: bool = True) -> tuple[np.ndarray, np.ndar
         path: an mjlog file (Tenhou's XML, plain or gzip-compressed), or a folder whose ``*.mjlog`` and ``*.xml``
             files (and their ``.gz``) are read in name order.
         progress: a progress bar over the files.
+        workers: processes that replay the files (1: this one); the result is the same for any number.
 
     Returns:
         ``(obs float32[M, 1535], masks int8[M, 85], actions int64[M], hand_ids int64[M])``: ``hand_ids`` number the
@@ -268,14 +288,12 @@ def log_decisions(path: str, progress: bool = True) -> tuple[np.ndarray, np.ndar
     Raises:
         ValueError: no such file or folder, a folder without logs, or a log that does not replay (naming the file).
     """
-    import gzip
-    import io
     from pathlib import Path
 
     from tqdm.auto import tqdm
 
-    from mjenv.rulesets.riichi.mjlog import MAX_LOG_CHARS, decisions
-
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be a positive int, got {workers!r}")
     p = Path(path)
     if p.is_dir():
         files = sorted(f for f in p.iterdir() if f.is_file() and f.name.endswith((".mjlog", ".xml", ".mjlog.gz",
@@ -286,16 +304,26 @@ def log_decisions(path: str, progress: bool = True) -> tuple[np.ndarray, np.ndar
         files = [p]
     else:
         raise ValueError(f"no Tenhou log file or folder at {str(path)!r}")
+    bar = tqdm(total=len(files), desc="BC data (Tenhou logs)", unit="game", disable=not progress)
+    if workers == 1 or len(files) == 1:
+        games = (_game_decisions(f) for f in files)
+        pool = None
+    else:  # in file order, whichever process finishes first
+        import multiprocessing as mp
+        import os
+        from concurrent.futures import ProcessPoolExecutor
+
+        ctx = mp.get_context("fork") if hasattr(os, "fork") else mp.get_context()  # as the evaluation harness
+        pool = ProcessPoolExecutor(min(int(workers), len(files)), mp_context=ctx)
+        games = pool.map(_game_decisions, files, chunksize=4)
     parts, offset = [], 0
-    for f in tqdm(files, desc="BC data (Tenhou logs)", unit="game", disable=not progress):
-        raw = f.read_bytes()
-        try:
-            if raw[:2] == b"\x1f\x8b":  # gzip: read no further than a log may be long (mjlog.parse refuses more)
-                with gzip.GzipFile(fileobj=io.BytesIO(raw)) as z:
-                    raw = z.read(4 * MAX_LOG_CHARS + 1)
-            obs, masks, actions, hands = decisions(raw.decode("utf-8"))
-        except (ValueError, OSError, UnicodeDecodeError) as e:
-            raise ValueError(f"{f}: {e}") from None
-        parts.append((obs, masks, actions, hands + offset))
-        offset += int(hands.max()) + 1 if len(hands) else 0
+    try:
+        for obs, masks, actions, hands in games:
+            parts.append((obs, masks, actions, hands + offset))
+            offset += int(hands.max()) + 1 if len(hands) else 0
+            bar.update(1)
+    finally:
+        bar.close()
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     return tuple(np.concatenate([part[i] for part in parts]) for i in range(4))
