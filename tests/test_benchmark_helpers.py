@@ -172,3 +172,17 @@ def test_riichi_eval_speed_plays_the_same_games_on_both_engines(capsys, monkeypa
     monkeypatch.setattr(ev, "play_game", skewed)
     with pytest.raises(SystemExit, match="records differ"):
         es.main(["--games", "2", "--episode", "hand"])
+
+
+def test_riichi_log_decisions_speed_reads_the_same_rows_both_ways(capsys, tmp_path):
+    import shutil
+    from pathlib import Path
+
+    from benchmarks import riichi_log_decisions_speed as ls
+
+    logs = sorted((Path(__file__).parent / "data" / "mjlog").glob("*.mjlog"))[:2]
+    for p in logs:
+        shutil.copy(p, tmp_path / p.name)
+    ls.main(["--logs", str(tmp_path), "--workers", "2", "--repeats", "1"])
+    out = capsys.readouterr().out
+    assert "2 games" in out and re.search(r"2 processes / 1: \d+\.\d\dx", out)
