@@ -1,6 +1,6 @@
 """Real Tenhou games as imitation data (``mjlog.decisions``, ``mjenv train bc --rules riichi --logs``): every row is a
-decision the log shows, observed before it was taken, and the counts of riichi, tsumo, ron and discard rows agree
-with the log's own tags, read here without the replay."""
+decision the log shows, observed before it was taken: the counts of riichi, tsumo and ron rows equal the log's own
+tags and the discard rows follow each seat's logged discards in order (the tags read here without the replay)."""
 
 from __future__ import annotations
 
