@@ -77,17 +77,27 @@ def parse_args(cls: type[T], argv: list[str] | None = None, prog: str | None = N
     return cls(**vars(parser.parse_args(argv)))
 
 
-def check_rules(rules: str, prog: str, own_policy: bool = False) -> None:
-    """Refuse, before anything is written, rules that ``prog`` (a training script) cannot train on: an unknown preset,
-    or one whose room plays on its own engine (the training scripts' nets, opponents and shaping are the shared
-    engine's), unless ``own_policy`` (``prog`` trains a room's own network too) and the room has one
-    (``RuleSet.own_policy``).
+def check_rules(rules: str, prog: str, episode: str = "hand", trunk: str = "mlp") -> Any:
+    """Refuse, before anything is written, what ``prog`` (a training script) cannot train: an unknown preset, one whose
+    room plays on its own engine without a network of its own (``RuleSet.own_policy``; the scripts' shared nets,
+    opponents and shaping are the shared engine's), an ``episode`` other than a hand (or, for a room's own network,
+    its ``TRAIN_EPISODES``) and a ``trunk`` the room's network does not build.
+
+    Returns:
+        the module of the room's own network (``rulesets.own_policy``), or None for the shared rule sets.
 
     Raises:
-        ValueError: saying which presets exist, or which ones ``prog`` plays and which envs play the others.
+        ValueError: saying which presets exist, which ones ``prog`` plays and which envs play the others, or which
+            episodes and trunks the rules have.
     """
     from mjenv import rulesets
 
     rulesets.room(rules)  # an unknown name: the known ones listed
-    also = tuple(n for n in rulesets.names() if rulesets.own_policy(n) is not None) if own_policy else ()
-    rulesets.check_shared(rules, prog, also)
+    rulesets.check_shared(rules, prog, tuple(n for n in rulesets.names() if rulesets.own_policy(n) is not None))
+    own = rulesets.own_policy(rules)
+    episodes = ("hand",) if own is None else tuple(own.TRAIN_EPISODES)
+    if episode not in episodes:
+        raise ValueError(f"--episode must be one of {episodes} for rules {rules!r}, got {episode!r}")
+    if own is not None and trunk not in own.TRUNKS:
+        raise ValueError(f"the network of rules {rules!r} has the trunks {tuple(own.TRUNKS)}, got --trunk {trunk!r}")
+    return own

@@ -262,16 +262,7 @@ def plot_curve(csv_path: Path, png_path: Path, x: str, ys: list[str], title: str
 
 def main(argv: list[str] | None = None) -> Path:
     args = parse_args(Args, argv, prog="mjenv train bc")
-    check_rules(args.rules, "mjenv train bc", own_policy=True)
-    from mjenv import rulesets
-
-    own = rulesets.own_policy(args.rules)  # a room's own network and env (None: the shared ones)
-    episodes = ("hand",) if own is None else tuple(own.TRAIN_EPISODES)
-    if args.episode not in episodes:
-        raise ValueError(f"--episode must be one of {episodes} for rules {args.rules!r}, got {args.episode!r}")
-    if own is not None and args.trunk not in own.TRUNKS:
-        raise ValueError(f"the network of rules {args.rules!r} has the trunks {tuple(own.TRUNKS)}, got --trunk "
-                         f"{args.trunk!r}")
+    own = check_rules(args.rules, "mjenv train bc", args.episode, args.trunk)  # a room's own network (None: shared)
     if own is not None and args.logs and not hasattr(own, "log_decisions"):
         raise ValueError(f"--logs replays the shared engine's hand logs; rules {args.rules!r} generate their data "
                          "(--save-data keeps it, --data loads it)")

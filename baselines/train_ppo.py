@@ -241,19 +241,11 @@ def episode_wins(final: dict, own=None, game: bool = False) -> np.ndarray:
 
 def main(argv: list[str] | None = None) -> Path:
     args = parse_args(Args, argv, prog="mjenv train ppo", aliases={"torch_threads": "num_threads"})
-    check_rules(args.rules, "mjenv train ppo", own_policy=True)
-    from mjenv import rulesets
-
-    own = rulesets.own_policy(args.rules)  # a room's own network, env and opponents (None: the shared ones)
+    # a room's own network, env and opponents (None: the shared ones)
+    own = check_rules(args.rules, "mjenv train ppo", args.episode, args.trunk)
     game = args.episode != "hand"  # episodes of several hands
-    episodes = ("hand",) if own is None else tuple(own.TRAIN_EPISODES)
-    if args.episode not in episodes:
-        raise ValueError(f"--episode must be one of {episodes} for rules {args.rules!r}, got {args.episode!r}")
     if own is not None and args.oracle_critic:
         raise ValueError(f"--oracle-critic reads the shared engine's games; it does not train on rules {args.rules!r}")
-    if own is not None and args.trunk not in own.TRUNKS:
-        raise ValueError(f"the network of rules {args.rules!r} has the trunks {tuple(own.TRUNKS)}, got --trunk "
-                         f"{args.trunk!r}")
     check_shaping(args.shaping)
     if args.win_reward < 0:
         raise ValueError(f"--win-reward must be >= 0 (0 = score changes), got {args.win_reward}")
