@@ -20,14 +20,14 @@ DEFAULT = Path(__file__).resolve().parents[1] / "tests" / "data" / "mjlog"
 
 
 def main(argv: list[str] | None = None) -> None:
-    from mjenv.rulesets.riichi.policy import log_decisions
+    from mjenv.rulesets.riichi.policy import LOG_SUFFIXES, log_decisions
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--logs", default=str(DEFAULT), help="a folder of mjlogs (default: the test games)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--repeats", type=int, default=3)
     a = p.parse_args(argv)
-    games = len([f for f in Path(a.logs).iterdir() if f.name.endswith((".mjlog", ".xml", ".gz"))])
+    games = len([f for f in Path(a.logs).iterdir() if f.is_file() and f.name.endswith(LOG_SUFFIXES)])
     ways = {1: [], a.workers: []}
     rows = {}
     for r in range(a.repeats):

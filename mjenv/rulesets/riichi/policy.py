@@ -252,6 +252,10 @@ def episode_wins(final: Mapping[str, Any], game: bool) -> np.ndarray:
     return np.asarray(final["winners"], dtype=bool)
 
 
+#: the names of the Tenhou log files :func:`log_decisions` reads in a folder
+LOG_SUFFIXES = (".mjlog", ".xml", ".mjlog.gz", ".xml.gz")
+
+
 def _game_decisions(f) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """:func:`~mjenv.rulesets.riichi.mjlog.decisions` of the log file ``f`` (a Path; gzip read no further than a log
     may be long); ValueError naming the file."""
@@ -296,8 +300,7 @@ def log_decisions(path: str, progress: bool = True,
         raise ValueError(f"workers must be a positive int, got {workers!r}")
     p = Path(path)
     if p.is_dir():
-        files = sorted(f for f in p.iterdir() if f.is_file() and f.name.endswith((".mjlog", ".xml", ".mjlog.gz",
-                                                                                    ".xml.gz")))
+        files = sorted(f for f in p.iterdir() if f.is_file() and f.name.endswith(LOG_SUFFIXES))
         if not files:
             raise ValueError(f"no Tenhou logs (*.mjlog, *.xml, or .gz of them) in the folder {str(path)!r}")
     elif p.is_file():
